@@ -1,0 +1,5 @@
+import sys
+
+from arxpy.cli import main
+
+sys.exit(main())

@@ -1,0 +1,56 @@
+"""The ``arxpy`` command line: argparse over the same API the GUI uses.
+
+User errors (:class:`~arxpy.errors.ArxpyError`) print one line on stderr and exit
+with status 2; they never show a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from arxpy import __version__
+from arxpy.errors import ArxpyError
+
+#: Sub-command modules under ``arxpy.commands``, in help order.
+COMMANDS = ("gui", "example", "anonymize")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arxpy",
+        description="De-identification workbench for health data. "
+        "Without a command, starts the desktop application.",
+    )
+    parser.add_argument("--version", action="version", version=f"arxpy {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"arxpy.commands.{name}")
+        except ModuleNotFoundError as exc:  # a command still being built
+            if exc.name != f"arxpy.commands.{name}":
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["gui", *(argv or [])])
+    try:
+        return int(args.func(args) or 0)
+    except ArxpyError as exc:
+        print(f"arxpy: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("arxpy: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""The contract every privacy model keeps, so the search can prune without special cases.
+
+A model judges equivalence classes. ``satisfied`` says, per class, whether the class
+meets the model; classes that fail are suppressed when the suppression limit allows.
+Models that judge the dataset as a whole (an average risk threshold, say) override
+``dataset_satisfied``. The monotonicity flags promise that if a transformation is
+anonymous, every generalization of it is too (and, for the search's other direction,
+that if it is not, no specialization is): the search prunes only on models that promise.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.lattice.encoding import EncodedData
+
+
+class PrivacyModel(ABC):
+    """Base class of privacy models (k-anonymity, l-diversity, t-closeness, ...)."""
+
+    #: Short key used in project files and reports, e.g. ``"k-anonymity"``.
+    kind: ClassVar[str]
+    #: Anonymity is preserved by generalization when records may be suppressed.
+    monotonic_with_suppression: ClassVar[bool] = False
+    #: Anonymity is preserved by generalization when no record may be suppressed.
+    monotonic_without_suppression: ClassVar[bool] = False
+
+    @property
+    def sensitive_attribute(self) -> str | None:
+        """The sensitive attribute this model protects, if any."""
+        return None
+
+    def validate(self, data: EncodedData) -> None:
+        """Raise :class:`~arxpy.errors.ConfigurationError` if impossible for ``data``."""
+
+    def prepare(self, data: EncodedData) -> None:
+        """Precompute what checks need (global distributions, ...); called once per run."""
+
+    @abstractmethod
+    def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
+        """Boolean array: does each class meet the model?"""
+
+    def dataset_satisfied(self, classes: EquivalenceClasses, kept: np.ndarray) -> bool:
+        """Does the output meet the model, given which classes are kept (not suppressed)?"""
+        return True
+
+    @abstractmethod
+    def describe(self) -> str:
+        """One line for people, e.g. ``"5-anonymity"``."""
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able parameters including ``"kind"``; inverse of ``privacy_model_from_dict``."""
