@@ -39,9 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not _names_command(parser, argv):
+        argv = ["gui", *argv]  # `arxpy [PROJECT] [--example]` starts the GUI
     args = parser.parse_args(argv)
-    if args.command is None:
-        args = parser.parse_args(["gui", *(argv or [])])
     try:
         return int(args.func(args) or 0)
     except ArxpyError as exc:
@@ -50,6 +51,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("arxpy: interrupted", file=sys.stderr)
         return 130
+
+
+def _names_command(parser: argparse.ArgumentParser, argv: list[str]) -> bool:
+    """Does ``argv`` start with a sub-command or a top-level option such as --help?"""
+    if not argv:
+        return False
+    first = argv[0]
+    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    return first in commands or first in ("-h", "--help", "--version")
 
 
 if __name__ == "__main__":

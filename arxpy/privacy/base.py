@@ -34,10 +34,10 @@ class PrivacyModel(ABC):
         """The sensitive attribute this model protects, if any."""
         return None
 
-    def validate(self, data: EncodedData) -> None:
+    def validate(self, data: EncodedData) -> None:  # noqa: B027 - optional hook
         """Raise :class:`~arxpy.errors.ConfigurationError` if impossible for ``data``."""
 
-    def prepare(self, data: EncodedData) -> None:
+    def prepare(self, data: EncodedData) -> None:  # noqa: B027 - optional hook
         """Precompute what checks need (global distributions, ...); called once per run."""
 
     @abstractmethod

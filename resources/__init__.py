@@ -1,0 +1,1 @@
+"""Package data shipped with arxpy (as ``arxpy.resources``): example reference tables, icons."""
