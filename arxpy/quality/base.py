@@ -26,7 +26,7 @@ class QualityModel(ABC):
     #: Human-readable name, e.g. ``"Loss"``.
     label: ClassVar[str]
 
-    def prepare(self, data: EncodedData) -> None:
+    def prepare(self, data: EncodedData) -> None:  # noqa: B027 - optional hook
         """Precompute what scoring needs; called once per run."""
 
     @abstractmethod
@@ -35,6 +35,31 @@ class QualityModel(ABC):
 
     def lower_bound(self, classes: EquivalenceClasses) -> float | None:
         """A bound on the score of this transformation and all above it, or None."""
+        return None
+
+    def evaluate(
+        self, classes: EquivalenceClasses, suppressed: np.ndarray
+    ) -> tuple[float, tuple[float, ...]]:
+        """The raw score and the key the search orders by (lower is better).
+
+        Keys compare lexicographically; the default key is ``(score,)``. Models whose
+        order is not one number (Loss with the rank aggregate) return a longer key.
+        """
+        value = self.score(classes, suppressed)
+        return value, (value,)
+
+    def lower_bound_key(self, classes: EquivalenceClasses) -> tuple[float, ...] | None:
+        """:meth:`lower_bound` as a key comparable with :meth:`evaluate`'s key, or None."""
+        bound = self.lower_bound(classes)
+        return None if bound is None else (float(bound),)
+
+    def lower_bounds_for_levels(self, levels: np.ndarray) -> np.ndarray | None:
+        """Lower bounds from levels alone, without grouping, or None if unavailable.
+
+        ``levels`` is an (n, n_qi) matrix of transformations; the result holds one bound
+        per row, valid as :meth:`lower_bound` is and comparable with one-element keys.
+        Lets the optimal search order and prune the whole lattice before any grouping.
+        """
         return None
 
     def to_dict(self) -> dict[str, Any]:

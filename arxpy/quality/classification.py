@@ -1,0 +1,174 @@
+"""Classification accuracy as a quality model (penalties per record for a class attribute).
+
+Prasser, Eicher, Bild, Spengler, Kuhn, "A tool for optimizing de-identified health data
+for use in statistical classification" (paper 004, section on the data quality model),
+extending Iyengar (2002); ARX: ``org.deidentifier.arx.metric.v2.MetricSDClassification``.
+Records are grouped by their (generalized) feature values, i.e. the equivalence classes
+over the quasi-identifiers. A record costs ``suppressed_penalty`` if suppressed,
+``minority_penalty`` if its class value is not the unique most frequent one of its
+class, ``ambiguity_penalty`` for every record of a class without a unique most
+frequent value, and nothing otherwise. As in ARX the sum is divided by
+``max(penalties) * n``, so scores lie in [0, 1] (the paper's sum / n for the defaults).
+
+When the class attribute is itself a quasi-identifier, ARX's rule applies: kept classes
+are grouped by the other quasi-identifiers, the class value is the generalized one,
+and penalties move towards the largest penalty as that attribute is generalized.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arxpy.errors import ConfigurationError
+from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.lattice.encoding import EncodedData
+from arxpy.quality.base import QualityModel
+from arxpy.quality.kl import row_ids
+from arxpy.quality.registry import register_quality_model
+
+
+def top_two(group: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group present in ``group``: total count, largest and second-largest count.
+
+    The second-largest is -1 for a group with a single value (as in ARX's statistics).
+    """
+    if group.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    order = np.lexsort((-count, group))
+    g, c = group[order], count[order]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    ends = np.r_[starts[1:], g.size]
+    second = np.minimum(starts + 1, g.size - 1)
+    top2 = np.where(starts + 1 < ends, c[second], -1)
+    return np.add.reduceat(c, starts), c[starts], top2
+
+
+@register_quality_model
+class Classification(QualityModel):
+    """Penalties for records not predictable from their class; score in [0, 1]."""
+
+    name = "classification"
+    label = "Classification accuracy"
+
+    def __init__(
+        self,
+        class_attribute: str,
+        suppressed_penalty: float = 0.5,
+        minority_penalty: float = 1.0,
+        ambiguity_penalty: float = 1.0,
+    ) -> None:
+        penalties = (suppressed_penalty, minority_penalty, ambiguity_penalty)
+        if min(penalties) < 0 or max(penalties) <= 0:
+            raise ConfigurationError(
+                f"Classification penalties must be 0 or more and not all 0, got {penalties}; "
+                "the defaults are 0.5 (suppressed), 1 (minority) and 1 (no majority)."
+            )
+        self.class_attribute = class_attribute
+        self.suppressed_penalty = float(suppressed_penalty)
+        self.minority_penalty = float(minority_penalty)
+        self.ambiguity_penalty = float(ambiguity_penalty)
+        self._n_records: int | None = None
+        self._qi_index: int | None = None
+        self._scale: np.ndarray = np.zeros(0)
+        self._radices: list[list[int]] = []
+
+    @property
+    def tracked_attributes(self) -> tuple[str, ...]:
+        """Attributes whose per-class distribution the engine must track."""
+        return (self.class_attribute,)
+
+    @property
+    def _max_penalty(self) -> float:
+        return max(self.suppressed_penalty, self.minority_penalty, self.ambiguity_penalty)
+
+    def validate(self, data: EncodedData) -> None:
+        """Raise :class:`ConfigurationError` unless the class attribute is in ``data``."""
+        if self.class_attribute not in data.qi_names and self.class_attribute not in data.tracked:
+            known = ", ".join(list(data.tracked) + data.qi_names) or "none"
+            raise ConfigurationError(
+                f"The classification model's class attribute '{self.class_attribute}' is not "
+                f"available (attributes available: {known}); choose one of those or mark it "
+                "as sensitive or insensitive so it is kept."
+            )
+
+    def prepare(self, data: EncodedData) -> None:
+        self.validate(data)
+        self._n_records = data.n_records
+        self._qi_index = None
+        if self.class_attribute in data.qi_names:
+            j = data.qi_names.index(self.class_attribute)
+            self._qi_index = j
+            qi = data.quasi_identifiers[j]
+            distinct0 = qi.domain_size(0)
+            # ARX: 0 when not generalized, 1 when generalized to a single value.
+            self._scale = np.array(
+                [0.0 if distinct0 <= 1 else 1 - (qi.domain_size(lvl) - 1) / (distinct0 - 1)
+                 for lvl in range(qi.height)]
+            )
+            self._radices = [[q.domain_size(lvl) for lvl in range(q.height)]
+                             for q in data.quasi_identifiers]
+
+    def score(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
+        if self._n_records is None:
+            raise RuntimeError("Classification.prepare(data) must be called before scoring.")
+        suppressed = np.asarray(suppressed, dtype=bool)
+        penalty = self.suppressed_penalty * float(classes.sizes[suppressed].sum())
+        if self._qi_index is None:
+            penalty += self._feature_penalty(classes, suppressed)
+        else:
+            penalty += self._qi_penalty(classes, suppressed)
+        return penalty / (self._max_penalty * self._n_records)
+
+    def _feature_penalty(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
+        distribution = classes.distributions.get(self.class_attribute)
+        if distribution is None:
+            raise ConfigurationError(
+                f"The equivalence classes carry no distribution of '{self.class_attribute}'; "
+                "the class attribute must be tracked (see Classification.tracked_attributes)."
+            )
+        kept = ~suppressed[distribution.class_index]
+        total, top1, top2 = top_two(distribution.class_index[kept], distribution.count[kept])
+        return self._distribution_penalty(total, top1, top2, scale=0.0)
+
+    def _qi_penalty(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
+        """ARX's rule for a quasi-identifying class attribute (MetaHashGroupify)."""
+        j = self._qi_index
+        assert j is not None
+        keys = classes.keys[~suppressed].astype(np.int64)
+        sizes = classes.sizes[~suppressed]
+        others = [i for i in range(keys.shape[1]) if i != j]
+        radices = [self._radices[i][classes.levels[i]] for i in others]
+        features = row_ids(keys[:, others], radices) if others else np.zeros(len(keys), np.int64)
+        # One entry per (feature group, generalized class value), summed over classes.
+        values = keys[:, j]
+        radix = self._radices[j][classes.levels[j]]
+        features = np.unique(features, return_inverse=True)[1].reshape(-1)  # dense < len
+        pairs, inverse = np.unique(features * radix + values, return_inverse=True)
+        counts = np.bincount(inverse.reshape(-1), weights=sizes).astype(np.int64)
+        total, top1, top2 = top_two(pairs // radix, counts)
+        return self._distribution_penalty(total, top1, top2, self._scale[classes.levels[j]])
+
+    def _distribution_penalty(
+        self, total: np.ndarray, top1: np.ndarray, top2: np.ndarray, scale: float
+    ) -> float:
+        """ARX's getPenaltyDistribution summed over groups (not yet normalized)."""
+        if scale == 1.0:
+            return float(total.sum()) * self._max_penalty
+        minority = self.minority_penalty * (1 - scale) + self._max_penalty * scale
+        ambiguity = self.ambiguity_penalty * (1 - scale) + self._max_penalty * scale
+        has_majority = top1 != top2
+        return float(
+            np.sum(np.where(has_majority, (total - top1) * minority, total * ambiguity))
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "class_attribute": self.class_attribute,
+            "suppressed_penalty": self.suppressed_penalty,
+            "minority_penalty": self.minority_penalty,
+            "ambiguity_penalty": self.ambiguity_penalty,
+        }

@@ -1,0 +1,51 @@
+"""Discernibility (DM) as ARX computes it.
+
+ARX: ``org.deidentifier.arx.metric.v2.MetricSDNMDiscernability`` (default of
+``Metric.createDiscernabilityMetric()``): a kept class of size |E| costs |E|^2, every
+suppressed record costs n (the number of records), so a suppressed class costs n*|E|.
+``monotonic=True`` is ARX's DM* (``MetricSDDiscernability``): suppression is ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.lattice.encoding import EncodedData
+from arxpy.quality.base import QualityModel
+from arxpy.quality.precision import require_prepared
+from arxpy.quality.registry import register_quality_model
+
+
+@register_quality_model
+class Discernibility(QualityModel):
+    """Sum of squared class sizes, n per suppressed record; range [n, n^2]."""
+
+    name = "dm"
+    label = "Discernibility"
+
+    def __init__(self, monotonic: bool = False) -> None:
+        self.monotonic = bool(monotonic)
+        self._n_records: int | None = None
+
+    def prepare(self, data: EncodedData) -> None:
+        self._n_records = data.n_records
+
+    def score(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
+        require_prepared(self, self._n_records)
+        sizes = classes.sizes.astype(float)
+        if self.monotonic:
+            return float(np.dot(sizes, sizes))
+        suppressed = np.asarray(suppressed, dtype=bool)
+        per_class = np.where(suppressed, float(self._n_records) * sizes, sizes * sizes)
+        return float(per_class.sum())
+
+    def lower_bound(self, classes: EquivalenceClasses) -> float:
+        """DM* (sum of squared sizes): merging classes and suppressing only add to it."""
+        sizes = classes.sizes.astype(float)
+        return float(np.dot(sizes, sizes))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "monotonic": self.monotonic}
