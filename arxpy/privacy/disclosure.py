@@ -1,0 +1,69 @@
+"""delta-disclosure privacy of a sensitive attribute, as in ARX.
+
+Brickell, Shmatikov: The cost of privacy: destruction of data-mining utility in anonymized
+data publishing (KDD 2008), Definition 4: every class and every sensitive value v in it
+satisfy |log(p_class(v) / p_global(v))| < delta. As ARX's DDisclosurePrivacy does, the
+logarithm is base 2, the comparison strict, and only values present in the class count
+(an absent value would give log 0).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arxpy.errors import ConfigurationError
+from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.privacy.ldiversity import (
+    SensitiveAttributeModel,
+    class_max,
+    format_number,
+    require_number,
+)
+from arxpy.privacy.registry import register_privacy_model
+
+
+@register_privacy_model
+class DeltaDisclosure(SensitiveAttributeModel):
+    """No class moves the frequency of a sensitive value by a factor of 2**delta or more."""
+
+    kind = "delta-disclosure"
+    # ARX DDisclosurePrivacy: super(attribute, false, false)
+    monotonic_with_suppression = False
+    monotonic_without_suppression = False
+
+    def __init__(self, attribute: str, delta: float) -> None:
+        self.delta = delta
+        super().__init__(attribute)
+        value = require_number(delta, "delta", self.describe())
+        if value <= 0:
+            raise ConfigurationError(f"{self.describe()}: delta must be positive, got {delta}.")
+        self.delta = value
+
+    def value_disclosure(self, classes: EquivalenceClasses) -> np.ndarray:
+        """|log2(p_class / p_global)| of each (class, value) triple of the distribution."""
+        counts = self.prepared_counts()
+        dist = self.distribution(classes)
+        # (n / size) / (G / N), as a ratio of exact integers.
+        numerator = (dist.count * self.n_records).astype(np.float64)
+        denominator = (counts[dist.value] * classes.sizes[dist.class_index]).astype(np.float64)
+        with np.errstate(divide="ignore"):
+            return np.abs(np.log2(numerator / denominator))
+
+    def class_disclosure(self, classes: EquivalenceClasses) -> np.ndarray:
+        """Per class, the largest |log2(p_class / p_global)| over its values (>= 0)."""
+        dist = self.distribution(classes)
+        return class_max(dist.class_index, self.value_disclosure(classes), classes.n_classes)
+
+    def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
+        dist = self.distribution(classes)
+        ok = np.ones(classes.n_classes, dtype=bool)
+        ok[dist.class_index[self.value_disclosure(classes) >= self.delta]] = False
+        return ok
+
+    def describe(self) -> str:
+        return f"{format_number(self.delta)}-disclosure privacy for '{self.attribute}'"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "attribute": self.attribute, "delta": self.delta}
