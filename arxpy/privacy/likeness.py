@@ -15,13 +15,13 @@ import numpy as np
 
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
-from arxpy.privacy.ldiversity import (
+from arxpy.privacy.registry import register_privacy_model
+from arxpy.privacy.sensitive import (
     SensitiveAttributeModel,
     class_max,
     format_number,
     require_number,
 )
-from arxpy.privacy.registry import register_privacy_model
 
 
 class _BetaLikeness(SensitiveAttributeModel):

@@ -15,8 +15,8 @@ import numpy as np
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.privacy.base import PrivacyModel
-from arxpy.privacy.ldiversity import format_number, require_number
 from arxpy.privacy.registry import register_privacy_model
+from arxpy.privacy.sensitive import format_number, require_number
 
 
 def average_risk(sizes: np.ndarray, kept: np.ndarray) -> float:

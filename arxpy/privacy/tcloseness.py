@@ -25,8 +25,8 @@ from arxpy.data.definition import DataKind
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import Distribution, EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData, TrackedAttribute
-from arxpy.privacy.ldiversity import SensitiveAttributeModel, format_number, require_number
 from arxpy.privacy.registry import register_privacy_model
+from arxpy.privacy.sensitive import SensitiveAttributeModel, format_number, require_number
 
 DISTANCES = ("equal", "hierarchical", "ordered")
 

@@ -1,0 +1,117 @@
+"""Shared pieces of the models that judge one sensitive attribute per class.
+
+:class:`SensitiveAttributeModel` is the base of l-diversity, t-closeness,
+delta-disclosure and beta-likeness; the helpers format and check parameters and
+take per-class maxima over sparse distributions.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+from typing import Any
+
+import numpy as np
+
+from arxpy.errors import ConfigurationError
+from arxpy.lattice.classes import Distribution, EquivalenceClasses
+from arxpy.lattice.encoding import EncodedData, TrackedAttribute
+from arxpy.privacy.base import PrivacyModel
+
+#: Relative slack for comparisons of sums of logarithms, so that a class exactly at
+#: the threshold (entropy exactly log l) is not rejected by rounding.
+LOG_SLACK = 1e-12
+
+
+def format_number(value: float) -> str:
+    """Parameters as people write them: ``3`` not ``3.0``, ``0.2``; non-numbers as given."""
+    if isinstance(value, Real) and not isinstance(value, bool):
+        number = float(value)
+        return str(int(number)) if number.is_integer() else repr(number)
+    return repr(value)
+
+
+def require_number(value: Any, name: str, model: str) -> float:
+    """``value`` as a float, or a ConfigurationError naming the parameter and model."""
+    if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value):
+        raise ConfigurationError(f"Parameter {name} of {model} must be a number, got {value!r}.")
+    return float(value)
+
+
+def class_max(class_index: np.ndarray, values: np.ndarray, n_classes: int) -> np.ndarray:
+    """Per-class maximum of ``values`` (float64, -inf for a class without entries).
+
+    ``class_index`` must be non-decreasing, as in a :class:`Distribution`.
+    """
+    out = np.full(n_classes, -np.inf)
+    if values.size:
+        starts = np.flatnonzero(np.concatenate(([True], class_index[1:] != class_index[:-1])))
+        out[class_index[starts]] = np.maximum.reduceat(values.astype(np.float64), starts)
+    return out
+
+
+class SensitiveAttributeModel(PrivacyModel):
+    """A model judging the distribution of one sensitive attribute in each class.
+
+    Parameters are checked when the model is made (a ConfigurationError says which one
+    and why, as ARX's constructors do); ``validate`` adds the checks that need the data.
+    Subclasses get the attribute's global value counts (``self.global_counts``, int64,
+    indexed by value code) and the record count (``self.n_records``) after ``prepare``.
+    """
+
+    def __init__(self, attribute: str) -> None:
+        if not isinstance(attribute, str) or not attribute:
+            raise ConfigurationError(
+                f"{type(self).__name__} needs the name of a sensitive attribute, got {attribute!r}."
+            )
+        self.attribute = attribute
+        self.global_counts: np.ndarray | None = None
+        self.n_records = 0
+
+    @property
+    def sensitive_attribute(self) -> str | None:
+        return self.attribute
+
+    def tracked(self, data: EncodedData) -> TrackedAttribute:
+        """The encoded sensitive attribute, or a ConfigurationError saying what to mark."""
+        if self.attribute not in data.tracked:
+            known = ", ".join(sorted(data.tracked)) or "none"
+            raise ConfigurationError(
+                f"{self.describe()} needs '{self.attribute}' to be a sensitive attribute; "
+                f"mark it sensitive in the attribute definitions "
+                f"(sensitive attributes now: {known})."
+            )
+        return data.tracked[self.attribute]
+
+    def validate(self, data: EncodedData) -> None:
+        self.tracked(data)
+
+    def prepare(self, data: EncodedData) -> None:
+        self.global_counts = self.tracked(data).global_counts.astype(np.int64)
+        self.n_records = int(self.global_counts.sum())
+
+    def distribution(self, classes: EquivalenceClasses) -> Distribution:
+        """The attribute's per-class distribution; the engine must have tracked it."""
+        try:
+            return classes.distributions[self.attribute]
+        except KeyError:
+            raise ConfigurationError(
+                f"{self.describe()}: the equivalence classes carry no distribution of "
+                f"'{self.attribute}'; it must be tracked as a sensitive attribute."
+            ) from None
+
+    def prepared_counts(self) -> np.ndarray:
+        """Global counts from ``prepare``; calling a check before it is a programming error."""
+        if self.global_counts is None:
+            raise RuntimeError(f"{type(self).__name__}.prepare() must run before checks.")
+        return self.global_counts
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "kind")
+        return f"{type(self).__name__}({params})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.to_dict() == self.to_dict()
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted((k, repr(v)) for k, v in self.to_dict().items())))
