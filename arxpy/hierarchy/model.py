@@ -47,7 +47,9 @@ class Hierarchy:
         """Column ``level`` of every row (requires a rectangular hierarchy)."""
         self._require_rectangular()
         if not 0 <= level < self.height:
-            raise HierarchyError(f"Level {level} does not exist; levels are 0 to {self.height - 1}.")
+            raise HierarchyError(
+                f"Level {level} does not exist; levels are 0 to {self.height - 1}."
+            )
         return [r[level] for r in self._rows]
 
     def labels(self, level: int) -> list[str]:
