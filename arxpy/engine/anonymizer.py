@@ -1,0 +1,101 @@
+"""Orchestration: validate the input, encode it, search the lattice, build a Result.
+
+Every check a user can fail runs before the search starts, so a bad setting costs no
+search time and leaves nothing half-done.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+import pandas as pd
+
+from arxpy.data.definition import DataDefinition
+from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.jobs import CancelToken, Progress, ThrottledProgress
+from arxpy.engine.result import Result
+from arxpy.errors import ConfigurationError
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.lattice.encoding import EncodedData, encode
+from arxpy.lattice.search import SearchContext, run_search
+
+#: Share of the progress bar given to encoding and preparation.
+_PREPARE_SHARE = 0.05
+
+
+def tracked_attributes(config: AnonymizationConfig) -> list[str]:
+    """Attributes whose per-class distributions the configured models need."""
+    names = [m.sensitive_attribute for m in config.privacy_models if m.sensitive_attribute]
+    quality = config.quality_model
+    names += list(getattr(quality, "tracked_attributes", ()) or ())
+    class_attribute = getattr(quality, "class_attribute", None)
+    if class_attribute:
+        names.append(class_attribute)
+    return list(dict.fromkeys(names))
+
+
+def prepare(frame: pd.DataFrame, definition: DataDefinition,
+            hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig) -> EncodedData:
+    """Validate everything and encode; raises an ArxpyError for any user mistake."""
+    config.validate()
+    definition.check_columns(frame.columns)
+    if not definition.quasi_identifiers:
+        raise ConfigurationError(
+            "No attribute is a quasi-identifier; mark at least one and give it a hierarchy."
+        )
+    tracked = tracked_attributes(config)
+    for name in tracked:
+        definition[name]  # raises DefinitionError naming the unknown attribute
+    data = encode(frame, definition, hierarchies, tracked)
+    for model in config.privacy_models:
+        model.validate(data)
+    validate_quality = getattr(config.quality_model, "validate", None)
+    if callable(validate_quality):
+        validate_quality(data)
+    for model in config.privacy_models:
+        model.prepare(data)
+    config.quality_model.prepare(data)
+    return data
+
+
+def anonymize(
+    frame: pd.DataFrame,
+    definition: DataDefinition,
+    hierarchies: Mapping[str, Hierarchy],
+    config: AnonymizationConfig,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> Result:
+    """Search the generalization lattice for the best transformation meeting ``config``.
+
+    ``progress(fraction, message)`` is called from this thread with fraction in [0, 1];
+    ``cancel.cancel()`` from any thread stops the run within 200 ms by raising
+    :class:`~arxpy.errors.CancelledError` (no partial result). ``Result.elapsed_seconds``
+    counts search time only.
+    """
+    cancel = cancel or CancelToken()
+    report = ThrottledProgress(progress)
+    report(0.0, "Checking and encoding the data")
+    data = prepare(frame, definition, hierarchies, config)
+    cancel.raise_if_cancelled()
+
+    def search_progress(fraction: float, message: str) -> None:
+        report(_PREPARE_SHARE + (1.0 - _PREPARE_SHARE) * fraction, message)
+
+    context = SearchContext(
+        data,
+        config.privacy_models,
+        config.quality_model,
+        config.suppression_limit,
+        cancel=cancel,
+        progress=search_progress,
+        time_limit=config.time_limit,
+    )
+    started = time.perf_counter()
+    outcome = run_search(context, config.strategy)
+    elapsed = time.perf_counter() - started
+    cancel.raise_if_cancelled()
+    result = Result(frame, definition, config, context, outcome, elapsed)
+    report(1.0, "Done")
+    return result

@@ -1,0 +1,125 @@
+"""Jobs: long work as plain functions with a progress callback and a cancel token.
+
+A job is a callable taking keyword arguments ``progress`` and ``cancel``. It reports
+``progress(fraction, message)`` with ``fraction`` in [0, 1] and calls
+``cancel.raise_if_cancelled()`` often enough to stop within 200 ms. Cancelling
+raises :class:`~arxpy.errors.CancelledError` out of the job, which therefore leaves
+no half-built result behind. :class:`JobRunner` runs one job on a worker thread for
+the GUI and the CLI.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Generic, Protocol, TypeVar
+
+from arxpy.errors import CancelledError
+
+T = TypeVar("T")
+
+
+class Progress(Protocol):
+    """``progress(fraction, message)``: fraction done in [0, 1] and what is happening."""
+
+    def __call__(self, fraction: float, message: str) -> None: ...
+
+
+def no_progress(fraction: float, message: str) -> None:
+    """A progress callback that ignores every report."""
+
+
+class CancelToken:
+    """A thread-safe flag a job polls to learn that it should stop."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        """Ask the job to stop; safe from any thread, idempotent."""
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def raise_if_cancelled(self) -> None:
+        """Raise :class:`CancelledError` if :meth:`cancel` was called."""
+        if self._event.is_set():
+            raise CancelledError("The job was cancelled; nothing it produced was kept.")
+
+
+class ThrottledProgress:
+    """Forwards at most one report per ``interval`` seconds (plus the first and the last)."""
+
+    def __init__(self, progress: Progress | None, interval: float = 0.05) -> None:
+        self._progress = progress or no_progress
+        self._interval = interval
+        self._last = -1.0
+
+    def __call__(self, fraction: float, message: str) -> None:
+        now = time.monotonic()
+        if fraction >= 1.0 or now - self._last >= self._interval:
+            self._last = now
+            self._progress(min(max(float(fraction), 0.0), 1.0), message)
+
+
+class Job(Generic[T]):
+    """A job running on a worker thread; see :class:`JobRunner`."""
+
+    def __init__(self, function: Callable[..., T], progress: Progress | None,
+                 cancel: CancelToken) -> None:
+        self.cancel_token = cancel
+        self._function = function
+        self._progress = progress or no_progress
+        self._result: T | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="arxpy-job", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            self._result = self._function(progress=self._progress, cancel=self.cancel_token)
+        except BaseException as exc:  # handed to the caller of result()
+            self._error = exc
+
+    def start(self) -> Job[T]:
+        self._thread.start()
+        return self
+
+    def cancel(self) -> None:
+        self.cancel_token.cancel()
+
+    @property
+    def done(self) -> bool:
+        return self._thread.ident is not None and not self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the job ends; ``True`` if it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def result(self, timeout: float | None = None) -> T:
+        """The job's return value; re-raises the job's exception (CancelledError included)."""
+        if not self.wait(timeout):
+            raise TimeoutError("The job is still running.")
+        if self._error is not None:
+            raise self._error
+        return self._result  # type: ignore[return-value]
+
+
+class JobRunner:
+    """Starts jobs on worker threads."""
+
+    def start(self, function: Callable[..., T], progress: Progress | None = None,
+              cancel: CancelToken | None = None, **kwargs: Any) -> Job[T]:
+        """Run ``function(**kwargs, progress=..., cancel=...)`` on a new thread."""
+        def bound(progress: Progress, cancel: CancelToken) -> T:
+            return function(progress=progress, cancel=cancel, **kwargs)
+        return Job(bound, progress, cancel or CancelToken()).start()
+
+
+def run_job(function: Callable[..., T], progress: Progress | None = None,
+            cancel: CancelToken | None = None, **kwargs: Any) -> Job[T]:
+    """Shortcut for ``JobRunner().start(...)``."""
+    return JobRunner().start(function, progress, cancel, **kwargs)

@@ -1,0 +1,97 @@
+"""The generalization lattice (step 2 of the core loop).
+
+A transformation is a vector of levels, one per quasi-identifier, each within the
+attribute's ``[min_level, max_level]``. Transformations are ordered component-wise:
+``a <= b`` when ``b`` generalizes every attribute at least as much as ``a``. Each node
+has an integer index (mixed radix over the level ranges, first attribute most
+significant), so per-node state lives in flat numpy arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from arxpy.errors import ConfigurationError
+from arxpy.lattice.encoding import EncodedData
+
+
+class Lattice:
+    """The full-domain generalization lattice between ``bottom`` and ``top``."""
+
+    def __init__(self, names: Sequence[str], bottom: Sequence[int], top: Sequence[int]) -> None:
+        self.names = list(names)
+        self.bottom = tuple(int(v) for v in bottom)
+        self.top = tuple(int(v) for v in top)
+        if any(b > t for b, t in zip(self.bottom, self.top, strict=True)):
+            raise ConfigurationError(f"Lattice bottom {self.bottom} lies above its top {self.top}.")
+        self.widths = np.array([t - b + 1 for b, t in zip(self.bottom, self.top, strict=True)],
+                               dtype=np.int64)
+        # Place value of each attribute in the node index.
+        self._place = np.ones(len(self.widths), dtype=np.int64)
+        for i in range(len(self.widths) - 2, -1, -1):
+            self._place[i] = self._place[i + 1] * self.widths[i + 1]
+
+    @classmethod
+    def for_data(cls, data: EncodedData) -> Lattice:
+        qis = data.quasi_identifiers
+        return cls([q.name for q in qis], [q.min_level for q in qis], [q.max_level for q in qis])
+
+    @property
+    def size(self) -> int:
+        """Number of transformations (may be huge; a Python int)."""
+        return int(np.prod([int(w) for w in self.widths], dtype=object)) if len(self.widths) else 1
+
+    @property
+    def max_height(self) -> int:
+        """Height of the top: the sum of level steps above the bottom."""
+        return int(self.widths.sum() - len(self.widths))
+
+    def index(self, levels: Sequence[int]) -> int:
+        """Index of a transformation in ``[0, size)``."""
+        offsets = np.asarray(levels, dtype=np.int64) - np.asarray(self.bottom, dtype=np.int64)
+        return int(np.dot(offsets, self._place))
+
+    def levels(self, index: int) -> tuple[int, ...]:
+        """Inverse of :meth:`index`."""
+        out = []
+        for place, low in zip(self._place, self.bottom, strict=True):
+            step, index = divmod(index, int(place))
+            out.append(low + step)
+        return tuple(out)
+
+    def contains(self, levels: Sequence[int]) -> bool:
+        return len(levels) == len(self.bottom) and all(
+            b <= v <= t for b, v, t in zip(self.bottom, levels, self.top, strict=True))
+
+    def nodes(self) -> np.ndarray:
+        """(size, n_qi) level matrix in index order; only for lattices that fit in memory."""
+        grids = np.meshgrid(*[np.arange(b, t + 1) for b, t in zip(self.bottom, self.top,
+                                                                   strict=True)],
+                            indexing="ij")
+        return np.stack([g.ravel() for g in grids], axis=1).astype(np.int64) if grids else \
+            np.zeros((1, 0), dtype=np.int64)
+
+    def height(self, levels: Sequence[int]) -> int:
+        """Number of generalization steps above the bottom."""
+        return int(sum(levels) - sum(self.bottom))
+
+    def successors(self, levels: Sequence[int]) -> list[tuple[int, ...]]:
+        """Direct generalizations: one attribute one level higher."""
+        out = []
+        for i, (v, t) in enumerate(zip(levels, self.top, strict=True)):
+            if v < t:
+                out.append(tuple(levels[:i]) + (v + 1,) + tuple(levels[i + 1:]))
+        return out
+
+    def predecessors(self, levels: Sequence[int]) -> list[tuple[int, ...]]:
+        """Direct specializations: one attribute one level lower."""
+        out = []
+        for i, (v, b) in enumerate(zip(levels, self.bottom, strict=True)):
+            if v > b:
+                out.append(tuple(levels[:i]) + (v - 1,) + tuple(levels[i + 1:]))
+        return out
+
+    def to_dict(self) -> dict[str, object]:
+        return {"names": self.names, "bottom": list(self.bottom), "top": list(self.top)}

@@ -1,0 +1,42 @@
+"""Search strategies over the generalization lattice."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from arxpy.errors import ConfigurationError
+from arxpy.lattice.search.base import (
+    ANONYMOUS,
+    NOT_ANONYMOUS,
+    NOT_CHECKED,
+    STATE_NAMES,
+    Check,
+    SearchContext,
+    SearchOutcome,
+)
+from arxpy.lattice.search.exhaustive import search_exhaustive
+from arxpy.lattice.search.heuristic import search_heuristic
+from arxpy.lattice.search.optimal import search_optimal
+
+STRATEGIES: dict[str, Callable[[SearchContext], SearchOutcome]] = {
+    "optimal": search_optimal,
+    "exhaustive": search_exhaustive,
+    "heuristic": search_heuristic,
+}
+
+
+def run_search(ctx: SearchContext, strategy: str) -> SearchOutcome:
+    """Run the named strategy (``optimal``, ``exhaustive`` or ``heuristic``)."""
+    try:
+        function = STRATEGIES[strategy]
+    except KeyError:
+        raise ConfigurationError(
+            f"Unknown search strategy '{strategy}'; use one of {', '.join(STRATEGIES)}."
+        ) from None
+    return function(ctx)
+
+
+__all__ = [
+    "ANONYMOUS", "NOT_ANONYMOUS", "NOT_CHECKED", "STATE_NAMES", "STRATEGIES", "Check",
+    "SearchContext", "SearchOutcome", "run_search",
+]

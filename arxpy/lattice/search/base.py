@@ -1,0 +1,199 @@
+"""What every search strategy shares: checking a transformation and recording states.
+
+Checking = equivalence classes (cached, rolled up, or grouped from the records) →
+every privacy model's per-class verdict → classes failing any model are suppressed
+when the records in them stay within the suppression limit → every model's
+``dataset_satisfied`` must hold → the quality model scores the result.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.lattice.encoding import EncodedData
+from arxpy.lattice.grouping import Grouper, SnapshotCache
+from arxpy.lattice.lattice import Lattice
+from arxpy.privacy.base import PrivacyModel
+from arxpy.quality.base import QualityModel
+
+NOT_CHECKED, ANONYMOUS, NOT_ANONYMOUS = 0, 1, 2
+STATE_NAMES = {NOT_CHECKED: "not checked", ANONYMOUS: "anonymous", NOT_ANONYMOUS: "not anonymous"}
+
+#: Relative slack when comparing bounds with scores: both are float sums in different
+#: orders, so a bound may exceed the score it bounds by a few ulps.
+_SLACK = 1e-12
+
+
+class Cancellable(Protocol):
+    """What the search needs of a cancel token (see :class:`arxpy.engine.jobs.CancelToken`)."""
+
+    def raise_if_cancelled(self) -> None: ...
+
+
+class _NeverCancelled:
+    def raise_if_cancelled(self) -> None:
+        return None
+
+
+class _Throttled:
+    """Forwards at most one progress report per 50 ms, and always the final one."""
+
+    def __init__(self, progress: Callable[[float, str], None] | None) -> None:
+        self._progress = progress
+        self._last = -1.0
+
+    def __call__(self, fraction: float, message: str) -> None:
+        now = time.monotonic()
+        if self._progress is not None and (fraction >= 1.0 or now - self._last >= 0.05):
+            self._last = now
+            self._progress(min(max(float(fraction), 0.0), 1.0), message)
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of checking one transformation."""
+
+    levels: tuple[int, ...]
+    anonymous: bool
+    score: float
+    key: tuple[float, ...]
+    suppressed_records: int
+    n_classes: int
+
+
+@dataclass
+class SearchOutcome:
+    """What a strategy found."""
+
+    lattice: Lattice
+    checks: dict[tuple[int, ...], Check]
+    optimum: Check | None
+    optimal: bool
+    transformations_checked: int
+    rollups: int
+    #: Known anonymity per node index (checked or predictively tagged); None if the
+    #: lattice is too large to hold one entry per node.
+    states: np.ndarray | None = None
+    #: Strategy-specific figures (e.g. nodes skipped by bound) for reports.
+    notes: dict[str, float] = field(default_factory=dict)
+
+
+def exceeds(bound: Sequence[float], best: Sequence[float]) -> bool:
+    """Is ``bound`` surely worse than ``best`` (lexicographically, with float slack)?"""
+    relaxed = tuple(b - _SLACK * max(1.0, abs(b)) for b in bound)
+    return relaxed > tuple(best)
+
+
+def better(a: Check, b: Check | None) -> bool:
+    """Order of optima: key, then fewer generalization steps, then levels."""
+    if b is None:
+        return True
+    return (a.key, sum(a.levels), a.levels) < (b.key, sum(b.levels), b.levels)
+
+
+class SearchContext:
+    """Checks transformations of one encoded table against one configuration."""
+
+    def __init__(
+        self,
+        data: EncodedData,
+        privacy_models: Sequence[PrivacyModel],
+        quality: QualityModel,
+        suppression_limit: float,
+        cancel: Cancellable | None = None,
+        progress: Callable[[float, str], None] | None = None,
+        cache_bytes: int = 256 << 20,
+        time_limit: float | None = None,
+    ) -> None:
+        self.data = data
+        self.models = list(privacy_models)
+        self.quality = quality
+        self.lattice = Lattice.for_data(data)
+        tracked = [m.sensitive_attribute for m in self.models if m.sensitive_attribute]
+        tracked += [name for name in data.tracked if name not in tracked]
+        self.grouper = Grouper(data, tracked)
+        self.cache = SnapshotCache(len(data.quasi_identifiers), max_bytes=cache_bytes)
+        self.max_suppressed = math.floor(suppression_limit * data.n_records + 1e-9)
+        self.cancel: Cancellable = cancel or _NeverCancelled()
+        self.progress = _Throttled(progress)
+        self.time_limit = time_limit
+        self.started = time.perf_counter()
+        self.checks: dict[tuple[int, ...], Check] = {}
+        attr = "monotonic_with_suppression" if self.max_suppressed > 0 else \
+            "monotonic_without_suppression"
+        #: May anonymity be propagated (up if anonymous, down if not)?
+        self.monotonic = all(getattr(m, attr) for m in self.models)
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def out_of_time(self) -> bool:
+        return self.time_limit is not None and self.elapsed >= self.time_limit
+
+    def classes(self, levels: Sequence[int]) -> EquivalenceClasses:
+        """Classes of ``levels``: from the cache, by roll-up, or from the records."""
+        levels = tuple(int(v) for v in levels)
+        cached = self.cache.get(levels)
+        if cached is not None:
+            return cached
+        if self.cache.get(self.lattice.bottom) is None:
+            # The bottom is below every transformation: pin it as the roll-up root.
+            bottom, _ = self.grouper.group_records(self.lattice.bottom)
+            self.cancel.raise_if_cancelled()
+            self.cache.put(bottom, pinned=True)
+            if levels == self.lattice.bottom:
+                return bottom
+        source = self.cache.best_source(levels)
+        if source is None:
+            classes, _ = self.grouper.group_records(levels)
+            self.cancel.raise_if_cancelled()
+            self.cache.put(classes, pinned=levels == self.lattice.bottom)
+        else:
+            classes = self.grouper.roll_up(source, levels)
+            self.cache.put(classes)
+        return classes
+
+    def kept(self, classes: EquivalenceClasses) -> np.ndarray:
+        """Classes meeting every privacy model (the others are to be suppressed)."""
+        kept = np.ones(classes.n_classes, dtype=bool)
+        for model in self.models:
+            kept &= np.asarray(model.satisfied(classes), dtype=bool)
+        return kept
+
+    def check(self, levels: Sequence[int], classes: EquivalenceClasses | None = None) -> Check:
+        """Check one transformation and remember the outcome."""
+        levels = tuple(int(v) for v in levels)
+        if levels in self.checks:
+            return self.checks[levels]
+        classes = classes if classes is not None else self.classes(levels)
+        kept = self.kept(classes)
+        suppressed = int(classes.sizes[~kept].sum())
+        anonymous = suppressed <= self.max_suppressed and all(
+            m.dataset_satisfied(classes, kept) for m in self.models)
+        score, key = self.quality.evaluate(classes, ~kept)
+        result = Check(levels, anonymous, float(score), tuple(float(k) for k in key),
+                       suppressed, int(kept.sum()))
+        self.checks[levels] = result
+        return result
+
+    def outcome(self, optimum: Check | None, optimal: bool,
+                states: np.ndarray | None = None, **notes: float) -> SearchOutcome:
+        self.progress(1.0, "Search finished")
+        return SearchOutcome(
+            lattice=self.lattice,
+            checks=self.checks,
+            optimum=optimum,
+            optimal=optimal,
+            transformations_checked=len(self.checks),
+            rollups=self.grouper.rollups,
+            states=states,
+            notes=dict(notes),
+        )

@@ -1,0 +1,59 @@
+"""k-anonymity: every equivalence class holds at least k records.
+
+Sweeney, "k-anonymity: a model for protecting privacy" (2002). Monotonic with and
+without suppression: merging classes never creates a class smaller than both parts,
+so every generalization of a k-anonymous transformation is k-anonymous too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from arxpy.errors import ConfigurationError
+from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.lattice.encoding import EncodedData
+from arxpy.privacy.base import PrivacyModel
+from arxpy.privacy.registry import register_privacy_model
+
+
+@register_privacy_model
+class KAnonymity(PrivacyModel):
+    """Each class must hold at least ``k`` records (``k >= 1``)."""
+
+    kind = "k-anonymity"
+    monotonic_with_suppression = True
+    monotonic_without_suppression = True
+
+    def __init__(self, k: int) -> None:
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+            raise ConfigurationError(
+                f"k of k-anonymity must be a whole number of 1 or more, got {k!r}."
+            )
+        self.k = int(k)
+
+    def validate(self, data: EncodedData) -> None:
+        if self.k > data.n_records:
+            raise ConfigurationError(
+                f"k = {self.k} is larger than the number of records ({data.n_records}); "
+                f"choose k of at most {data.n_records}."
+            )
+
+    def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
+        return classes.sizes >= self.k
+
+    def describe(self) -> str:
+        return f"{self.k}-anonymity"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "k": self.k}
+
+    def __repr__(self) -> str:
+        return f"KAnonymity(k={self.k})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KAnonymity) and other.k == self.k
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.k))

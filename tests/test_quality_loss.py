@@ -1,0 +1,133 @@
+"""Loss against a hand computation of ARX's definition, its aggregates and its bound."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
+from arxpy.errors import ConfigurationError
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.lattice.encoding import encode
+from arxpy.lattice.grouping import Grouper
+from arxpy.quality.loss import AGGREGATES, Loss
+from arxpy.quality.registry import quality_model_from_dict
+
+# Five leaves for age (one, "50", absent from the data), two for sex.
+AGE = Hierarchy([["20", "20-29", "*"], ["25", "20-29", "*"], ["30", "30-49", "*"],
+                 ["45", "30-49", "*"], ["50", "50+", "*"]])
+SEX = Hierarchy([["m", "*"], ["f", "*"]])
+FRAME = pd.DataFrame({"age": ["20", "25", "25", "30", "45", "45"],
+                      "sex": ["m", "m", "f", "f", "f", "f"]})
+
+
+def setup(weights=(1.0, 1.0), model=None):
+    definition = DataDefinition([
+        AttributeDefinition("age", AttributeType.QUASI_IDENTIFYING, weight=weights[0]),
+        AttributeDefinition("sex", AttributeType.QUASI_IDENTIFYING, weight=weights[1])])
+    data = encode(FRAME, definition, {"age": AGE, "sex": SEX})
+    model = model or Loss()
+    model.prepare(data)
+    return data, Grouper(data), model
+
+
+def by_hand(levels, suppressed_rows, gs=0.5):
+    """Per-attribute loss straight from ARX's definition, record by record."""
+    s = 2 * gs if gs < 0.5 else 1.0
+    g = 1.0 if gs <= 0.5 else 1 - 2 * (gs - 0.5)
+    n = len(FRAME)
+    out = []
+    for name, hierarchy, level in (("age", AGE, levels[0]), ("sex", SEX, levels[1])):
+        column = [r[level] for r in hierarchy.rows]
+        total = 0.0
+        for i, value in enumerate(FRAME[name]):
+            share = column.count(hierarchy.mapping(level)[value]) / len(hierarchy)
+            total += (share + s * (1 - share)) if i in suppressed_rows else g * share
+        low = g * n / len(hierarchy)
+        out.append(max(0.0, math.floor((total - low) / (n - low) * 1e10) / 1e10))
+    return out
+
+
+@pytest.mark.parametrize("gs", [0.0, 0.25, 0.5, 0.75, 1.0])
+@pytest.mark.parametrize("levels", list(itertools.product(range(3), range(2))))
+def test_values_match_hand_computation(gs, levels):
+    data, grouper, model = setup(model=Loss(gs_factor=gs))
+    classes, inverse = grouper.group_records(levels)
+    suppressed = classes.sizes < 2  # suppress the singletons
+    rows = {i for i in range(len(FRAME)) if suppressed[inverse[i]]}
+    # Floored to 10 decimals after sums in different orders: equal up to one step.
+    assert model.values(classes, suppressed) == pytest.approx(by_hand(levels, rows, gs), abs=2e-10)
+
+
+def test_known_values():
+    data, grouper, model = setup()
+    bottom, _ = grouper.group_records((0, 0))
+    none = np.zeros(bottom.n_classes, dtype=bool)
+    assert model.values(bottom, none) == [0.0, 0.0]
+    assert model.score(bottom, none) == 0.0
+    top, _ = grouper.group_records((2, 1))
+    assert model.values(top, np.zeros(1, dtype=bool)) == [1.0, 1.0]
+    assert model.score(top, np.zeros(1, dtype=bool)) == pytest.approx(1.0)
+    # Everything suppressed at the bottom loses everything (gs-factor 0.5: s = 1).
+    assert model.values(bottom, ~none) == [1.0, 1.0]
+    # age at level 1: shares 2/5 (20-29, 3 records) and 2/5 (30-49, 3 records).
+    middle, _ = grouper.group_records((1, 0))
+    expected = (6 * 2 / 5 - 6 / 5) / (6 - 6 / 5)
+    assert model.values(middle, np.zeros(middle.n_classes, bool))[0] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("aggregate", AGGREGATES)
+def test_aggregates(aggregate):
+    data, grouper, model = setup(weights=(2.0, 1.0), model=Loss(aggregate=aggregate))
+    classes, _ = grouper.group_records((1, 1))
+    suppressed = np.zeros(classes.n_classes, dtype=bool)
+    v = model.values(classes, suppressed)
+    w = [1.0, 0.5]  # weights divided by the largest
+    score, key = model.evaluate(classes, suppressed)
+    expected = {
+        "sum": v[0] * w[0] + v[1] * w[1],
+        "max": max(v[0] * w[0], v[1] * w[1]),
+        "arithmetic_mean": v[0] / 2 * w[0] + v[1] / 2 * w[1],
+        "geometric_mean": math.sqrt((v[0] + 1) * w[0]) * math.sqrt((v[1] + 1) * w[1]) - 1,
+        "rank": math.sqrt(v[0] + 1) * math.sqrt(v[1] + 1) - 1,
+    }[aggregate]
+    assert score == pytest.approx(expected)
+    if aggregate == "rank":
+        assert key == tuple(sorted([v[0] * w[0], v[1] * w[1]], reverse=True))
+    else:
+        assert key == (score,)
+
+
+@pytest.mark.parametrize("aggregate", AGGREGATES)
+@pytest.mark.parametrize("gs", [0.0, 0.5, 1.0])
+def test_lower_bound_never_exceeds_scores_above(aggregate, gs):
+    data, grouper, model = setup(weights=(1.0, 3.0), model=Loss(gs, aggregate))
+    all_levels = list(itertools.product(range(3), range(2)))
+    level_bounds = model.lower_bounds_for_levels(np.array(all_levels))
+    rng = np.random.default_rng(0)
+    for i, low in enumerate(all_levels):
+        bound_key = model.lower_bound_key(grouper.group_records(low)[0])
+        if level_bounds is not None:
+            assert level_bounds[i] == pytest.approx(bound_key[0], abs=1e-12)
+        for high in all_levels:
+            if high[0] >= low[0] and high[1] >= low[1]:
+                classes, _ = grouper.group_records(high)
+                suppressed = rng.random(classes.n_classes) < 0.4
+                _, key = model.evaluate(classes, suppressed)
+                assert bound_key <= tuple(k + 1e-12 for k in key)
+
+
+def test_parameters_and_round_trip():
+    model = Loss(0.3, "rank")
+    assert model.to_dict() == {"name": "loss", "gs_factor": 0.3, "aggregate": "rank"}
+    again = quality_model_from_dict(model.to_dict())
+    assert isinstance(again, Loss) and again.to_dict() == model.to_dict()
+    assert (Loss.name, Loss.label) == ("loss", "Loss")
+    with pytest.raises(ConfigurationError, match="gs-factor"):
+        Loss(1.5)
+    with pytest.raises(ConfigurationError, match="aggregate"):
+        Loss(aggregate="median")
