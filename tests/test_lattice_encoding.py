@@ -53,11 +53,11 @@ def search_must_not_run(monkeypatch):
     [
         ({"sex": SEX}, {}, {}, HierarchyError, "'zip' has no generalization hierarchy"),
         ({"zip": Hierarchy([["130", "13*", "*"], ["131", "*"]]), "sex": SEX}, {}, {},
-         HierarchyError, "not rectangular"),
+         HierarchyError, "row 2 has 2 values.*same number of levels"),
         ({"zip": Hierarchy([["130", "1*", "*"], ["131", "1*", "+"], ["NA", "N", "*"]]),
-          "sex": SEX}, {}, {}, HierarchyError, "not functional"),
+          "sex": SEX}, {}, {}, HierarchyError, "'1\\*' at level 1 generalizes to different"),
         ({"zip": Hierarchy([["130", "*"], ["131", "*"]]), "sex": SEX}, {}, {},
-         HierarchyError, "does not cover.*'NA'"),
+         HierarchyError, "'zip'.*not in the hierarchy: 'NA'"),
         ({"zip": ZIP, "sex": SEX, "height": SEX}, {}, {}, DefinitionError, "Unknown attribute"),
         ({"zip": ZIP, "sex": SEX}, {"max_level": 3}, {}, DefinitionError, "maximum.*levels 0 to 2"),
         ({"zip": ZIP, "sex": SEX}, {"min_level": 5, "max_level": 6}, {}, DefinitionError,
@@ -111,3 +111,13 @@ def test_empty_frame_has_no_anonymous_transformation_for_k_above_zero_records():
                   AnonymizationConfig([KAnonymity(1)]))
     assert np.all(encode(FRAME, definition(), {"zip": ZIP, "sex": SEX}).quasi_identifiers[1]
                   .codes >= 0)
+
+
+def test_sensitive_attribute_models_need_the_attribute_marked_sensitive(monkeypatch):
+    from arxpy.privacy.ldiversity import DistinctLDiversity
+
+    search_must_not_run(monkeypatch)
+    insensitive = definition().with_attribute("disease", type=AttributeType.INSENSITIVE)
+    config = AnonymizationConfig([KAnonymity(1), DistinctLDiversity("disease", 2)])
+    with pytest.raises(ConfigurationError, match="'disease' is insensitive; mark it sensitive"):
+        anonymize(FRAME, insensitive, {"zip": ZIP, "sex": SEX}, config)

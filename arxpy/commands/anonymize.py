@@ -202,8 +202,6 @@ def run(args: argparse.Namespace) -> int:
     import arxpy.privacy  # noqa: F401  (registers every privacy model)
     import arxpy.quality  # noqa: F401  (registers every quality model)
     from arxpy.engine import AnonymizationConfig, anonymize
-    from arxpy.privacy import kanonymity  # noqa: F401
-    from arxpy.quality import loss  # noqa: F401
 
     if args.data is not None:
         frame, definition, hierarchies, base = _load_files(args)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from arxpy.data.definition import DataDefinition
+from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.engine.result import Result
@@ -27,11 +27,7 @@ _PREPARE_SHARE = 0.05
 def tracked_attributes(config: AnonymizationConfig) -> list[str]:
     """Attributes whose per-class distributions the configured models need."""
     names = [m.sensitive_attribute for m in config.privacy_models if m.sensitive_attribute]
-    quality = config.quality_model
-    names += list(getattr(quality, "tracked_attributes", ()) or ())
-    class_attribute = getattr(quality, "class_attribute", None)
-    if class_attribute:
-        names.append(class_attribute)
+    names += config.quality_model.tracked_attributes
     return list(dict.fromkeys(names))
 
 
@@ -47,16 +43,26 @@ def prepare(frame: pd.DataFrame, definition: DataDefinition,
     tracked = tracked_attributes(config)
     for name in tracked:
         definition[name]  # raises DefinitionError naming the unknown attribute
+    _check_sensitive(definition, config)
     data = encode(frame, definition, hierarchies, tracked)
     for model in config.privacy_models:
         model.validate(data)
-    validate_quality = getattr(config.quality_model, "validate", None)
-    if callable(validate_quality):
-        validate_quality(data)
+    config.quality_model.validate(data)
     for model in config.privacy_models:
         model.prepare(data)
     config.quality_model.prepare(data)
     return data
+
+
+def _check_sensitive(definition: DataDefinition, config: AnonymizationConfig) -> None:
+    """Models protecting an attribute need it marked sensitive, as ARX requires."""
+    for model in config.privacy_models:
+        name = model.sensitive_attribute
+        if name and definition[name].type is not AttributeType.SENSITIVE:
+            raise ConfigurationError(
+                f"{model.describe()} protects '{name}', but '{name}' is "
+                f"{definition[name].type.value}; mark it sensitive."
+            )
 
 
 def anonymize(

@@ -7,7 +7,6 @@ and a classification model's class attribute) are encoded to codes of their valu
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -17,6 +16,7 @@ import pandas as pd
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition, DataType
 from arxpy.errors import DefinitionError, HierarchyError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.hierarchy.validation import check_hierarchy
 
 
 @dataclass(frozen=True)
@@ -72,62 +72,6 @@ class EncodedData:
 
 # --- Building the encoding ---------------------------------------------------------------
 
-#: How many offending values an error message lists before summarising.
-_SHOW = 10
-
-
-def _listing(values: Sequence[str]) -> str:
-    shown = ", ".join(repr(v) for v in values[:_SHOW])
-    more = len(values) - _SHOW
-    return shown + (f" and {more} more" if more > 0 else "")
-
-
-def check_hierarchy(name: str, hierarchy: Hierarchy) -> None:
-    """Raise :class:`HierarchyError` unless ``hierarchy`` is usable for generalization.
-
-    Usable means: at least one row, rectangular, original values (column 0) unique,
-    and functional (a label at level ``i`` always generalizes to the same label at
-    level ``i + 1``, so that generalizing step by step is well defined).
-    """
-    rows = hierarchy.rows
-    if not rows or hierarchy.height == 0:
-        raise HierarchyError(f"The hierarchy of '{name}' is empty; give one row per value.")
-    if not hierarchy.is_rectangular:
-        height = max(len(r) for r in rows)
-        bad = [f"row {i + 1} ({r[0] if r else ''!r}) has {len(r)} levels"
-               for i, r in enumerate(rows) if len(r) != height]
-        raise HierarchyError(
-            f"The hierarchy of '{name}' is not rectangular: most rows have {height} levels "
-            f"but {_listing(bad)}. Give every row the same number of levels.",
-            problems=bad,
-        )
-    originals = [r[0] for r in rows]
-    dupes = sorted(v for v, n in Counter(originals).items() if n > 1)
-    if dupes:
-        raise HierarchyError(
-            f"The hierarchy of '{name}' lists these values more than once: {_listing(dupes)}. "
-            "Keep one row per value.",
-            problems=[f"value {v!r} is listed more than once" for v in dupes],
-        )
-    problems = []
-    for level in range(1, hierarchy.height - 1):
-        parent: dict[str, str] = {}
-        for r in rows:
-            seen = parent.setdefault(r[level], r[level + 1])
-            if seen != r[level + 1]:
-                problems.append(
-                    f"label {r[level]!r} at level {level} generalizes to both {seen!r} and "
-                    f"{r[level + 1]!r} at level {level + 1}"
-                )
-    if problems:
-        raise HierarchyError(
-            f"The hierarchy of '{name}' is not functional: {problems[0]}"
-            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
-            + ". Give each label one generalization.",
-            problems=problems,
-        )
-
-
 def _level_bounds(attribute: AttributeDefinition, height: int) -> tuple[int, int]:
     top = height - 1
     low = 0 if attribute.min_level is None else attribute.min_level
@@ -143,19 +87,12 @@ def _level_bounds(attribute: AttributeDefinition, height: int) -> tuple[int, int
 
 def _encode_qi(column: pd.Series, attribute: AttributeDefinition,
                hierarchy: Hierarchy) -> QuasiIdentifier:
-    check_hierarchy(attribute.name, hierarchy)
+    codes, uniques = pd.factorize(column.to_numpy(dtype=object), sort=False)
+    # Usable = non-empty, rectangular, unique, functional and covering the data.
+    check_hierarchy(hierarchy, (str(v) for v in uniques), attribute.name)
     rows = hierarchy.rows
     row_of = {r[0]: i for i, r in enumerate(rows)}
-    codes, uniques = pd.factorize(column.to_numpy(dtype=object), sort=False)
-    lookup = np.array([row_of.get(v, -1) for v in uniques], dtype=np.int64)
-    missing = [str(v) for v, code in zip(uniques, lookup, strict=True) if code < 0]
-    if missing:
-        raise HierarchyError(
-            f"The hierarchy of '{attribute.name}' does not cover these values found in the "
-            f"data: {_listing(missing)}. Add a row for each of them.",
-            problems=[f"value {v!r} of '{attribute.name}' is not in its hierarchy"
-                      for v in missing],
-        )
+    lookup = np.array([row_of[v] for v in uniques], dtype=np.int64)
     level_maps: list[np.ndarray] = []
     labels: list[list[str]] = []
     for level in range(hierarchy.height):

@@ -26,6 +26,14 @@ class QualityModel(ABC):
     #: Human-readable name, e.g. ``"Loss"``.
     label: ClassVar[str]
 
+    @property
+    def tracked_attributes(self) -> tuple[str, ...]:
+        """Attributes whose per-class distributions :meth:`score` needs (none by default)."""
+        return ()
+
+    def validate(self, data: EncodedData) -> None:  # noqa: B027 - optional hook
+        """Raise :class:`~arxpy.errors.ConfigurationError` if impossible for ``data``."""
+
     def prepare(self, data: EncodedData) -> None:  # noqa: B027 - optional hook
         """Precompute what scoring needs; called once per run."""
 
