@@ -83,7 +83,7 @@ def test_user_errors_exit_2_with_one_line(small, capsys, extra, message):
 def test_missing_hierarchy_value_is_a_user_error(small, capsys):
     (small / "zip.csv").write_text("1300;130*;*\n")
     assert main(args_for(small, "--k", "2")) == 2
-    assert "does not cover" in capsys.readouterr().err
+    assert "not in the hierarchy: '1303' and '1306'" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not (ADULT / "adult.csv").exists(), reason=f"no Adult data at {ADULT}")

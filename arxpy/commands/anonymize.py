@@ -127,11 +127,12 @@ def _settings(args: argparse.Namespace, base: dict[str, Any]) -> dict[str, Any]:
 
 
 def _load_files(args: argparse.Namespace):
-    from arxpy.data.csv_io import CsvFormat, read_csv
+    from arxpy.data.csv_io import read_csv, sniff_csv
     from arxpy.data.definition import AttributeType, DataDefinition
     from arxpy.hierarchy.io import read_hierarchy
 
-    frame = read_csv(args.data, CsvFormat(delimiter=args.delimiter) if args.delimiter else None)
+    # A given delimiter is kept; encoding, quoting and header are still detected.
+    frame = read_csv(args.data, sniff_csv(args.data, delimiter=args.delimiter))
     hierarchies = {}
     for item in args.hierarchy:
         name, sep, path = item.partition("=")

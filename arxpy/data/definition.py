@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from arxpy.errors import DefinitionError
 
 
-class AttributeType(str, Enum):
+class AttributeType(StrEnum):
     """The role of an attribute, as in ARX."""
 
     IDENTIFYING = "identifying"  # removed from every output
@@ -30,7 +30,7 @@ class AttributeType(str, Enum):
         return self.value.capitalize()
 
 
-class DataKind(str, Enum):
+class DataKind(StrEnum):
     """The data types arxpy infers and understands."""
 
     INTEGER = "integer"
@@ -44,9 +44,9 @@ class DataKind(str, Enum):
 class DataType:
     """A data type with its format.
 
-    ``format`` is a ``strptime`` pattern for dates (for example ``"%Y-%m-%d"``) and
-    unused otherwise. ``order`` lists the values of an ordinal attribute from lowest
-    to highest.
+    ``format`` is a ``strptime`` pattern for dates (for example ``"%Y-%m-%d"``), ``","``
+    for decimals written with a decimal comma, and unused otherwise. ``order`` lists the
+    values of an ordinal attribute from lowest to highest.
     """
 
     kind: DataKind = DataKind.STRING
@@ -169,7 +169,9 @@ class DataDefinition:
             return self._attributes[name]
         except KeyError:
             known = ", ".join(self._attributes) or "none"
-            raise DefinitionError(f"Unknown attribute '{name}'. Known attributes: {known}.") from None
+            raise DefinitionError(
+                f"Unknown attribute '{name}'. Known attributes: {known}."
+            ) from None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DataDefinition) and list(self) == list(other)

@@ -1,0 +1,217 @@
+"""Writing tables to CSV or Excel, atomically.
+
+CSV output is what :func:`arxpy.data.csv_io.sniff_csv` reads back unambiguously:
+a header row, ``\\n`` line ends, and ``"``-quoting (quotes doubled) for every cell
+that contains any candidate delimiter (``, ; | tab``), either quote character, a
+line break, or leading/trailing spaces or tabs; in a one-column table also empty
+cells (a blank line would be skipped on reading). Excel output writes a cell as a
+number only if reading it back gives the same text (``"39"``, ``"1.5"``, but not
+``"007"``); empty strings become empty cells; everything else, including text
+starting with ``=``, is written as text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from contextlib import suppress
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from arxpy.data.atomic import atomic_write
+from arxpy.data.csv_io import CANDIDATE_DELIMITERS, CANDIDATE_QUOTES
+from arxpy.data.excel_io import EXCEL_DIGITS
+from arxpy.data.types import canonical_number, format_value
+from arxpy.errors import DataExportError
+
+FORMATS_BY_SUFFIX = {".csv": "csv", ".txt": "csv", ".tsv": "csv", ".xlsx": "xlsx"}
+EXCEL_MAX_ROWS = 1_048_576
+EXCEL_MAX_COLUMNS = 16_384
+EXCEL_MAX_TEXT = 32_767
+# Characters openpyxl (and the xlsx format) refuse in cell text.
+_EXCEL_ILLEGAL = re.compile(r"[\000-\010\013\014\016-\037]")
+_EXCEL_ERROR_CODES = frozenset({"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"})
+
+
+def export_table(
+    frame: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    delimiter: str | None = None,
+    encoding: str = "utf-8",
+    sheet_name: str = "Data",
+) -> Path:
+    """Write ``frame`` (header plus one row per record) to ``path`` and return the path.
+
+    ``format`` is ``"csv"`` or ``"xlsx"``; None chooses by extension (.csv, .txt, .tsv,
+    .xlsx). CSV uses ``delimiter`` (default ``,``; tab for .tsv) and ``encoding``.
+    Non-string cells are formatted like imported values; None/NaN become ``""``.
+    The file is replaced only when completely written (:func:`atomic_write`); any
+    failure raises DataExportError naming the path and leaves an old file untouched.
+    """
+    target = Path(path)
+    kind = _choose_format(target, format)
+    if frame.shape[1] == 0:
+        raise DataExportError(f"Cannot write '{target}': the table has no columns.")
+    columns = [frame.iloc[:, j] for j in range(frame.shape[1])]
+    names = [format_value(name) for name in frame.columns]
+    if kind == "csv":
+        if delimiter is None:
+            delimiter = "\t" if target.suffix.lower() == ".tsv" else ","
+        _write_csv(target, names, columns, delimiter, encoding)
+    else:
+        _write_xlsx(target, names, columns, sheet_name)
+    return target
+
+
+def csv_text(names: Sequence[str], columns: Sequence[pd.Series], delimiter: str = ",") -> str:
+    """The CSV text of a header and columns, formatted and quoted as described above."""
+    if len(delimiter) != 1 or delimiter in "\r\n" + "".join(CANDIDATE_QUOTES):
+        raise DataExportError(
+            f"Delimiter {delimiter!r} cannot be used; choose one character such as , ; | or tab."
+        )
+    specials = set(CANDIDATE_DELIMITERS) | set(CANDIDATE_QUOTES) | {delimiter, "\r", "\n"}
+    pattern = "[" + re.escape("".join(sorted(specials))) + r"]|^[ \t]|[ \t]$"
+    if len(names) == 1:
+        pattern += "|^$"
+    header = delimiter.join(_quote(np.array(names, dtype=object), pattern))
+    cells = []
+    for column in columns:
+        codes, texts = _distinct_texts(column)
+        cells.append(_quote(texts, pattern)[codes])
+    # join in C: one tuple per record, no Python-level loop body
+    records = map(delimiter.join, zip(*cells, strict=True))
+    return "\n".join([header, *records]) + "\n"
+
+
+def _choose_format(target: Path, format: str | None) -> str:
+    if format is None:
+        kind = FORMATS_BY_SUFFIX.get(target.suffix.lower())
+        if kind is None:
+            raise DataExportError(
+                f"Cannot tell the format of '{target}' from its extension; "
+                "use .csv, .tsv, .txt or .xlsx, or choose the format."
+            )
+        return kind
+    kind = {"csv": "csv", "xlsx": "xlsx", "excel": "xlsx"}.get(format.lower())
+    if kind is None:
+        raise DataExportError(f"Unknown export format '{format}'; choose 'csv' or 'xlsx'.")
+    return kind
+
+
+def _distinct_texts(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Codes into the texts of the distinct values; None/NaN get the last text, ""."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    texts = np.array([format_value(u) for u in uniques] + [""], dtype=object)
+    return np.where(codes < 0, len(uniques), codes), texts
+
+
+def _quote(texts: np.ndarray, pattern: str) -> np.ndarray:
+    """Texts matching ``pattern`` in double quotes, embedded quotes doubled."""
+    series = pd.Series(texts, dtype=object)
+    needs = series.str.contains(pattern, regex=True).to_numpy(dtype=bool)
+    quoted = texts.copy()
+    quoted[needs] = ['"' + t.replace('"', '""') + '"' for t in texts[needs]]
+    return quoted
+
+
+def _write_csv(
+    target: Path, names: list[str], columns: list[pd.Series], delimiter: str, encoding: str
+) -> None:
+    text = csv_text(names, columns, delimiter)
+    try:
+        data = text.encode(encoding)
+    except LookupError:
+        raise DataExportError(
+            f"Cannot write '{target}': unknown encoding '{encoding}'; use for example utf-8."
+        ) from None
+    except UnicodeEncodeError as exc:
+        snippet = text[max(exc.start - 15, 0) : exc.end + 15].replace("\n", " ")
+        raise DataExportError(
+            f"Cannot write '{target}' as {encoding}: the character {text[exc.start]!r} "
+            f"(in '{snippet}') has no {encoding} code. Choose the UTF-8 encoding."
+        ) from None
+    with atomic_write(target, "wb") as handle:
+        handle.write(data)
+
+
+def _write_xlsx(target: Path, names: list[str], columns: list[pd.Series], sheet: str) -> None:
+    from openpyxl import Workbook  # imported here: only Excel users pay for it
+
+    if len(columns[0]) + 1 > EXCEL_MAX_ROWS or len(columns) > EXCEL_MAX_COLUMNS:
+        raise DataExportError(
+            f"Cannot write '{target}': {len(columns[0])} rows x {len(columns)} columns exceed "
+            f"Excel's limit of {EXCEL_MAX_ROWS - 1} rows x {EXCEL_MAX_COLUMNS} columns; "
+            "export to CSV instead."
+        )
+    if not 1 <= len(sheet) <= 31 or any(c in sheet for c in "[]:*?/\\"):
+        raise DataExportError(
+            f"Sheet name '{sheet}' is not allowed in Excel; use 1 to 31 characters "
+            "without [ ] : * ? / \\."
+        )
+    # Convert (and check) everything first, so a bad value stops before any writing.
+    header = [_excel_cells(target, name, [name])[0] for name in names]
+    values = [_excel_cells(target, n, c) for n, c in zip(names, columns, strict=True)]
+    workbook = Workbook(write_only=True)
+    worksheet = workbook.create_sheet(sheet)
+    worksheet.append([_bind(worksheet, cell) for cell in header])
+    if any(any(isinstance(v, _Text) for v in column) for column in values):
+        rows = ([_bind(worksheet, v) for v in row] for row in zip(*values, strict=True))
+    else:  # the common case: no per-cell work beyond openpyxl's own
+        rows = (list(row) for row in zip(*values, strict=True))
+    for row in rows:
+        worksheet.append(row)
+    try:
+        with atomic_write(target, "wb") as handle:
+            workbook.save(handle)
+    except BaseException:
+        with suppress(Exception):
+            worksheet.close()  # finish openpyxl's pending writer instead of at garbage collection
+        raise
+
+
+class _Text(str):
+    """Text openpyxl would misread (a formula or error code); written as a text cell."""
+
+
+def _bind(worksheet: object, value: object) -> object:
+    if not isinstance(value, _Text):
+        return value
+    from openpyxl.cell import WriteOnlyCell
+
+    # A fresh cell each time: openpyxl reuses the cell object for the next value.
+    cell = WriteOnlyCell(worksheet, value=str(value))
+    cell.data_type = "s"
+    return cell
+
+
+def _excel_cells(target: Path, name: str, column: pd.Series | list[str]) -> np.ndarray:
+    """Per cell: a number when it reads back as the same text, else the text."""
+    codes, texts = _distinct_texts(pd.Series(column, dtype=object))
+    converted = np.empty(len(texts), dtype=object)
+    for i, text in enumerate(texts):
+        bad = _EXCEL_ILLEGAL.search(text)
+        if bad or len(text) > EXCEL_MAX_TEXT:
+            problem = (
+                f"contains the control character {bad.group()!r}"
+                if bad
+                else f"is longer than {EXCEL_MAX_TEXT} characters"
+            )
+            raise DataExportError(
+                f"Cannot write '{target}': a value of column '{name}' {problem}, which Excel "
+                "does not allow. Fix the value or export to CSV."
+            )
+        number = canonical_number(text, EXCEL_DIGITS)
+        if text == "":
+            converted[i] = None  # an empty cell; Excel has no empty text
+        elif number is not None:
+            converted[i] = number
+        elif text.startswith("=") or text in _EXCEL_ERROR_CODES:
+            converted[i] = _Text(text)
+        else:
+            converted[i] = text
+    return converted[codes]
