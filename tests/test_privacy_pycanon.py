@@ -18,7 +18,6 @@ check says how, and only the coinciding part is compared:
 
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from arxpy.data.definition import (
     DataType,
 )
 from arxpy.engine import AnonymizationConfig, anonymize
+from arxpy.hierarchy.io import read_hierarchy
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.privacy.disclosure import DeltaDisclosure
 from arxpy.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
@@ -52,9 +52,8 @@ pytestmark = pytest.mark.skipif(not (ADULT / "adult.csv").exists(),
                                 reason=f"Adult benchmark data not found at {ADULT}")
 
 
-def read_hierarchy(name: str) -> Hierarchy:
-    with open(ADULT / f"adult_hierarchy_{name}.csv", newline="") as handle:
-        return Hierarchy(r for r in csv.reader(handle, delimiter=";") if r)
+def adult_hierarchy(name: str) -> Hierarchy:
+    return read_hierarchy(ADULT / f"adult_hierarchy_{name}.csv")
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +69,7 @@ def release(frame, qis, sensitive, model, suppression, data_type=None):
         [AttributeDefinition(q, AttributeType.QUASI_IDENTIFYING) for q in qis]
         + [AttributeDefinition(sensitive, AttributeType.SENSITIVE, data_type or DataType())]
     )
-    hierarchies = {name: read_hierarchy(name) for name in columns}
+    hierarchies = {name: adult_hierarchy(name) for name in columns}
     config = AnonymizationConfig([model], suppression_limit=suppression)
     result = anonymize(frame, definition, hierarchies, config)
     assert result.optimum is not None, f"no solution for {model.describe()}"
@@ -162,7 +161,7 @@ def test_t_closeness_hierarchical_distance_solves_the_transport_problem(adult) -
     released, output = release(adult, QIS, "occupation", model, 0.0)
     counts = class_counts(released, QIS, "occupation")
     q = counts.to_numpy().sum(axis=0) / counts.to_numpy().sum()
-    d = lca_distance(read_hierarchy("occupation"), [str(c) for c in counts.columns])
+    d = lca_distance(adult_hierarchy("occupation"), [str(c) for c in counts.columns])
     emds = [transport_emd(row / row.sum(), q, d) for row in counts.to_numpy()]
     assert max(emds) <= 0.3 + 1e-9
     assert sorted(model.emd(output.classes)) == pytest.approx(sorted(emds), abs=1e-9)
