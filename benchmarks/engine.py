@@ -16,7 +16,6 @@ Results go to stdout as a table and, with ``--json FILE``, as JSON.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import resource
 import subprocess
@@ -39,13 +38,12 @@ def _load_adult():
     import pandas as pd
 
     from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
-    from arxpy.hierarchy.model import Hierarchy
+    from arxpy.hierarchy.io import read_hierarchy
 
     frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
-    hierarchies = {}
-    for name in frame.columns:
-        with open(ADULT / f"adult_hierarchy_{name}.csv", newline="") as handle:
-            hierarchies[name] = Hierarchy(r for r in csv.reader(handle, delimiter=";") if r)
+    hierarchies = {
+        name: read_hierarchy(ADULT / f"adult_hierarchy_{name}.csv") for name in frame.columns
+    }
     definition = DataDefinition(
         AttributeDefinition(c, AttributeType.QUASI_IDENTIFYING) for c in frame.columns)
     return frame, definition, hierarchies

@@ -7,36 +7,14 @@ nothing in the engine knows them.
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-
-import pandas as pd
 import pytest
 
-from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
 from arxpy.engine import AnonymizationConfig, anonymize
-from arxpy.hierarchy.model import Hierarchy
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.quality.loss import Loss
 
-ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult"
 ORDER = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
          "occupation", "salary-class"]
-
-pytestmark = pytest.mark.skipif(not (ADULT / "adult.csv").exists(),
-                                reason=f"Adult benchmark data not found at {ADULT}")
-
-
-@pytest.fixture(scope="module")
-def adult():
-    frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
-    hierarchies = {}
-    for name in frame.columns:
-        with open(ADULT / f"adult_hierarchy_{name}.csv", newline="") as handle:
-            hierarchies[name] = Hierarchy(r for r in csv.reader(handle, delimiter=";") if r)
-    definition = DataDefinition(
-        AttributeDefinition(c, AttributeType.QUASI_IDENTIFYING) for c in frame.columns)
-    return frame, definition, hierarchies
 
 
 @pytest.mark.parametrize(

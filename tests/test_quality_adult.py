@@ -10,11 +10,11 @@ with every column but the sensitive "occupation" quasi-identifying.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ADULT_DIR as ADULT
+from conftest import ADULT_MISSING, load_adult
 
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
 from arxpy.engine import AnonymizationConfig, anonymize
@@ -25,19 +25,12 @@ from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.quality.discernibility import Discernibility
 from arxpy.quality.entropy import NonUniformEntropy
 
-ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult"
-
-pytestmark = pytest.mark.skipif(not (ADULT / "adult.csv").exists(),
-                                reason=f"Adult benchmark data not found at {ADULT}")
+pytestmark = pytest.mark.skipif(not (ADULT / "adult.csv").exists(), reason=ADULT_MISSING)
 
 
 def load(insensitive: tuple[str, ...] = ()):
-    frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
-    qis = [c for c in frame.columns if c not in insensitive]
-    hierarchies = {c: read_hierarchy(ADULT / f"adult_hierarchy_{c}.csv") for c in qis}
-    definition = DataDefinition(
-        AttributeDefinition(c, AttributeType.QUASI_IDENTIFYING if c in qis else
-                            AttributeType.INSENSITIVE) for c in frame.columns)
+    columns = pd.read_csv(ADULT / "adult.csv", sep=";", nrows=0).columns
+    frame, definition, hierarchies = load_adult([c for c in columns if c not in insensitive])
     data = encode(frame, definition, hierarchies)
     return data, Grouper(data)
 
