@@ -15,7 +15,7 @@ from arxpy import __version__
 from arxpy.errors import ArxpyError
 
 #: Sub-command modules under ``arxpy.commands``, in help order.
-COMMANDS = ("gui", "example", "anonymize")
+COMMANDS = ("gui", "example", "anonymize", "evaluate", "study", "risk")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,206 @@
+"""``arxpy evaluate``: classifier performance of one transformation, as a JSON report.
+
+Data options are those of ``arxpy anonymize`` (a project, or a CSV with hierarchies);
+privacy options decide which records the transformation suppresses and, with
+``--transformation optimum`` (the default), which transformation is evaluated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from arxpy.commands.anonymize import METRICS, STRATEGIES
+from arxpy.errors import ConfigurationError
+
+CLASSIFIERS = ("logistic", "tree", "forest", "bayes")
+
+
+def add_data_arguments(parser: argparse.ArgumentParser) -> None:
+    """The data options of ``arxpy anonymize`` (same names, read by its loaders)."""
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--project", type=Path, metavar="FILE", help="an .arxpy project")
+    source.add_argument("--data", type=Path, metavar="CSV", help="the data as CSV")
+    parser.add_argument("--delimiter", metavar="C",
+                        help="field delimiter of the data and hierarchy files")
+    parser.add_argument("--hierarchy", action="append", default=[], metavar="ATTR=FILE",
+                        help="a generalization hierarchy (ARX CSV); makes ATTR a quasi-identifier")
+    parser.add_argument("--sensitive", action="append", default=[], metavar="ATTR")
+    parser.add_argument("--identifying", action="append", default=[], metavar="ATTR",
+                        help="removed from the output")
+
+
+def add_privacy_arguments(parser: argparse.ArgumentParser) -> None:
+    """The privacy options of ``arxpy anonymize``."""
+    parser.add_argument("--k", type=int, metavar="K", help="k-anonymity")
+    parser.add_argument("--ldiversity", action="append", default=[],
+                        metavar="ATTR:distinct:L | ATTR:entropy:L | ATTR:recursive:C:L")
+    parser.add_argument("--tcloseness", action="append", default=[],
+                        metavar="ATTR:equal:T | ATTR:hierarchical:T | ATTR:ordered:T")
+    parser.add_argument("--suppression", type=float, metavar="FRACTION",
+                        help="largest fraction of records that may be suppressed (default 0)")
+
+
+def add_classifier_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--class-attribute", required=True, metavar="ATTR",
+                        help="the attribute to predict")
+    parser.add_argument("--class-bins", metavar="E1,E2,...",
+                        help="bin a numeric class attribute at these edges first "
+                        "(e.g. 10000,50000 gives <10000, [10000, 50000[, >=50000)")
+    parser.add_argument("--features", metavar="A,B,...",
+                        help="feature attributes (default: every attribute except identifying "
+                        "ones and the class attribute)")
+    parser.add_argument("--classifier", choices=CLASSIFIERS, default="logistic",
+                        help="classifier (default logistic regression)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="a classifier parameter, e.g. C=0.5, max_depth=8, n_estimators=50")
+    parser.add_argument("--folds", type=int, default=3, metavar="K",
+                        help="folds of the cross-validation (default 3)")
+    parser.add_argument("--seed", type=int, default=0, metavar="N",
+                        help="seed of the folds and the classifier (default 0)")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "evaluate", help="classifier performance on de-identified data",
+        description="Interwoven k-fold cross-validation: a classifier trained on the output of "
+        "a transformation, evaluated on the original records with generalized features, "
+        "against ZeroR and the classifier trained on the original data.")
+    add_data_arguments(parser)
+    add_privacy_arguments(parser)
+    parser.add_argument("--metric", choices=METRICS,
+                        help="quality model of the search for the optimum (default loss)")
+    parser.add_argument("--strategy", choices=STRATEGIES, help="search strategy")
+    parser.add_argument("--time-limit", type=float, metavar="SECONDS",
+                        help="time budget of the heuristic search")
+    parser.add_argument("--transformation", default="optimum", metavar="optimum|ATTR=LEVEL,...",
+                        help="the transformation to evaluate (default: the optimum of the "
+                        "search); quasi-identifiers not named are at level 0")
+    add_classifier_arguments(parser)
+    parser.add_argument("--report", type=Path, required=True, metavar="R.json",
+                        help="write the JSON report")
+    parser.add_argument("--plots", type=Path, metavar="DIR",
+                        help="write ROC and precision-recall curves as PNGs")
+    parser.set_defaults(func=run)
+
+
+def _value(text: str) -> Any:
+    """A parameter value: None, a bool, an int, a float or the text itself."""
+    lowered = text.strip().lower()
+    if lowered in ("none", "null"):
+        return None
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text.strip()
+
+
+def classification_config(args: argparse.Namespace) -> Any:
+    """The ClassificationConfig the command line describes."""
+    from arxpy.analysis.classification import ClassificationConfig
+    from arxpy.analysis.classifiers import ClassifierSpec
+
+    params = {}
+    for item in args.param:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ConfigurationError(f"Cannot read --param '{item}'; write NAME=VALUE.")
+        params[name.strip()] = _value(value)
+    features = None
+    if args.features:
+        features = tuple(f.strip() for f in args.features.split(",") if f.strip())
+    return ClassificationConfig(args.class_attribute, features,
+                                ClassifierSpec(args.classifier, params, seed=args.seed),
+                                folds=args.folds, seed=args.seed)
+
+
+def load(args: argparse.Namespace) -> tuple[Any, Any, Any, dict[str, Any]]:
+    """Frame, definition, hierarchies and settings, with the class attribute binned."""
+    from arxpy.analysis.classification import bin_values
+    from arxpy.commands import anonymize
+
+    loader = anonymize._load_files if args.data is not None else anonymize._load_project
+    frame, definition, hierarchies, base = loader(args)
+    if args.class_bins:
+        definition[args.class_attribute]  # DefinitionError naming an unknown attribute
+        try:
+            edges = [float(e) for e in args.class_bins.split(",")]
+        except ValueError:
+            raise ConfigurationError(
+                f"Cannot read --class-bins '{args.class_bins}'; write numbers like "
+                "10000,50000.") from None
+        frame = frame.copy()
+        frame[args.class_attribute] = bin_values(frame[args.class_attribute], edges)
+    settings = anonymize._settings(args, base)
+    return frame, definition, hierarchies, settings
+
+
+def write_report(path: Path, report: dict[str, Any]) -> None:
+    from arxpy.data.atomic import atomic_write
+
+    with atomic_write(path) as handle:
+        json.dump(report, handle, indent=2, allow_nan=False)
+        handle.write("\n")
+
+
+def _transformation(args, frame, definition, hierarchies, settings, bar):
+    """Levels, suppression flags (or None) and anonymity (or None) to evaluate."""
+    from arxpy.analysis.transform import apply_transformation, parse_levels
+    from arxpy.engine import AnonymizationConfig, anonymize
+
+    has_privacy = bool(settings.get("privacy_models"))
+    if args.transformation.strip() == "optimum":
+        if not has_privacy:
+            raise ConfigurationError(
+                "The optimum needs privacy models (e.g. --k 5) or a project with settings; "
+                "or name a transformation with --transformation ATTR=LEVEL,...")
+        config = AnonymizationConfig.from_dict(settings)
+        result = anonymize(frame, definition, hierarchies, config, progress=bar)
+        output = result.output()  # raises when no transformation is anonymous
+        levels = dict(zip(result.quasi_identifiers, output.levels, strict=True))
+        return levels, output.suppressed, output.anonymous
+    levels = parse_levels(args.transformation, definition.quasi_identifiers)
+    if not has_privacy:
+        return levels, None, None
+    config = AnonymizationConfig.from_dict(settings)
+    applied = apply_transformation(frame, definition, hierarchies, config, levels)
+    return applied.levels, applied.suppressed, applied.anonymous
+
+
+def run(args: argparse.Namespace) -> int:
+    import arxpy.privacy  # noqa: F401  (registers every privacy model)
+    import arxpy.quality  # noqa: F401  (registers every quality model)
+    from arxpy.analysis.classification import ClassificationTask, CrossValidation
+    from arxpy.commands.anonymize import ProgressBar
+
+    started = time.perf_counter()
+    frame, definition, hierarchies, settings = load(args)
+    config = classification_config(args)
+    task = ClassificationTask(frame, definition, hierarchies, config)  # checks before searching
+    bar = ProgressBar()
+    try:
+        levels, suppressed, anonymous = _transformation(args, frame, definition, hierarchies,
+                                                        settings, bar)
+        performance = CrossValidation(task).evaluate(levels, suppressed, progress=bar)
+    finally:
+        bar.close()
+    report = performance.to_dict()
+    report["anonymous"] = anonymous
+    report["elapsed_seconds"] = time.perf_counter() - started
+    write_report(args.report, report)
+    if args.plots:
+        from arxpy.analysis.plots import write_curve_plots
+        write_curve_plots(performance, args.plots)
+    shown = ", ".join(f"{k}={v}" for k, v in levels.items())
+    print(f"Transformation: {shown}" + ("" if anonymous is None else
+                                        f" ({'anonymous' if anonymous else 'not anonymous'})"))
+    print(performance.summary().drop(columns=["description"]).to_string(float_format="%.4f"))
+    print(f"Evaluated in {report['elapsed_seconds']:.2f} s; report: {args.report}")
+    return 0

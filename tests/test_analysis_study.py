@@ -1,0 +1,125 @@
+"""Study mode on a small lattice: every anonymous transformation evaluated and scored."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from arxpy.analysis.classification import ClassificationConfig
+from arxpy.analysis.study import STUDY_MODELS, classification_study, study_quality_models
+from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
+from arxpy.engine import AnonymizationConfig, anonymize
+from arxpy.errors import ConfigurationError
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.privacy.kanonymity import KAnonymity
+
+QI = AttributeType.QUASI_IDENTIFYING
+
+
+def toy(n: int = 400, seed: int = 3):
+    """Age, ZIP and sex as quasi-identifiers (lattice 3 x 3 x 2); the class follows age."""
+    rng = np.random.default_rng(seed)
+    age = rng.integers(20, 60, n)
+    zips = rng.integers(1300, 1309, n)
+    frame = pd.DataFrame({
+        "age": age.astype(str), "zip": zips.astype(str), "sex": rng.choice(["F", "M"], n),
+        "risk": np.where((age >= 40) ^ (rng.random(n) < 0.15), "high", "low")})
+    definition = DataDefinition([AttributeDefinition("age", QI), AttributeDefinition("zip", QI),
+                                 AttributeDefinition("sex", QI), AttributeDefinition("risk")])
+    hierarchies = {
+        "age": Hierarchy((str(a), f"{a // 10 * 10}s", "*") for a in range(20, 60)),
+        "zip": Hierarchy((str(z), f"{z // 10}*", "*") for z in range(1300, 1309)),
+        "sex": Hierarchy([("F", "*"), ("M", "*")]),
+    }
+    return frame, definition, hierarchies
+
+
+@pytest.fixture(scope="module")
+def study():
+    frame, definition, hierarchies = toy()
+    config = AnonymizationConfig([KAnonymity(5)], suppression_limit=0.05)
+    return classification_study(frame, definition, hierarchies, config,
+                                ClassificationConfig("risk", seed=1))
+
+
+def test_report_keys_and_ranges(study):
+    report = study.to_dict()
+    assert set(report["models"]) == set(STUDY_MODELS)
+    for model in report["models"].values():
+        assert set(model) >= {"chosen_transformation", "chosen_relative_accuracy", "spearman"}
+        assert -1.0 <= model["spearman"] <= 1.0
+        assert set(model["chosen_transformation"]) == {"age", "zip", "sex"}
+    assert report["lattice_size"] == 18 and report["sampled"] is False
+    assert report["evaluated_transformations"] == report["anonymous_transformations"] > 0
+    assert report["best_relative_accuracy"] == study.table["relative_accuracy"].max()
+    assert report["best_relative_accuracy"] >= max(
+        m["chosen_relative_accuracy"] for m in report["models"].values())
+
+
+def test_chosen_transformations_are_anonymous_and_minimal(study):
+    """Each choice is the engine's own optimum for that quality model (exhaustive search)."""
+    frame, definition, hierarchies = toy()
+    for name, model in study_quality_models("risk").items():
+        config = AnonymizationConfig([KAnonymity(5)], quality_model=model,
+                                     suppression_limit=0.05, strategy="exhaustive")
+        result = anonymize(frame, definition, hierarchies, config)
+        assert study.chosen[name] == result.optimum.levels, name
+        assert result.transformation(study.chosen[name]).state == "anonymous"
+        assert study.table[name].min() == pytest.approx(result.optimum.score)
+    # Every row of the table is anonymous: smallest class of the published records >= 5.
+    row = study.table.iloc[0]
+    levels = tuple(int(row[q]) for q in ("age", "zip", "sex"))
+    output = anonymize(frame, definition, hierarchies, AnonymizationConfig(
+        [KAnonymity(5)], suppression_limit=0.05, strategy="exhaustive")).output(levels)
+    published = output.frame[~output.suppressed]
+    assert published.groupby(["age", "zip", "sex"]).size().min() >= 5
+
+
+def test_relative_accuracy_of_the_bottom_is_one_when_anonymous():
+    frame, definition, hierarchies = toy(n=200)
+    config = AnonymizationConfig([KAnonymity(1)])
+    result = classification_study(frame, definition, hierarchies, config,
+                                  ClassificationConfig("risk"))
+    assert result._row((0, 0, 0))["relative_accuracy"] == 1.0
+    assert result._row((2, 2, 1))["relative_accuracy"] == 0.0  # all '*': ZeroR
+
+
+def test_time_limit_samples_and_says_so(tmp_path):
+    frame, definition, hierarchies = toy()
+    config = AnonymizationConfig([KAnonymity(5)], suppression_limit=0.05)
+    result = classification_study(frame, definition, hierarchies, config,
+                                  ClassificationConfig("risk"), time_limit=1e-6)
+    report = result.to_dict()
+    assert report["sampled"] is True and "Sampled" in report["notes"][0]
+    assert report["evaluated_transformations"] == len(set(result.chosen.values()))
+    for model in report["models"].values():
+        assert not math.isnan(model["chosen_relative_accuracy"])
+    paths = result.plot(tmp_path / "plots")
+    assert {p.name for p in paths} == {f"study_{m}.png" for m in STUDY_MODELS} | {"study.png"}
+    assert all(p.read_bytes().startswith(b"\x89PNG") for p in paths)
+
+
+def test_no_anonymous_transformation_is_an_error():
+    frame, definition, hierarchies = toy(n=50)
+    config = AnonymizationConfig([KAnonymity(60)])
+    with pytest.raises(ConfigurationError):
+        classification_study(frame, definition, hierarchies, config,
+                             ClassificationConfig("risk"))
+
+
+def test_applied_transformation_matches_the_engine_output():
+    from arxpy.analysis.transform import apply_transformation, parse_levels
+
+    frame, definition, hierarchies = toy()
+    config = AnonymizationConfig([KAnonymity(5)], suppression_limit=0.05)
+    levels = parse_levels("age=1, sex=1", definition.quasi_identifiers)
+    assert levels == {"age": 1, "zip": 0, "sex": 1}
+    applied = apply_transformation(frame, definition, hierarchies, config, levels)
+    output = anonymize(frame, definition, hierarchies, config).output((1, 0, 1))
+    assert np.array_equal(applied.suppressed, output.suppressed)
+    assert applied.anonymous == output.anonymous
+    with pytest.raises(ConfigurationError, match="outside the lattice"):
+        apply_transformation(frame, definition, hierarchies, config, {"age": 5})
