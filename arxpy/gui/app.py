@@ -3,22 +3,45 @@
 from __future__ import annotations
 
 import sys
+from importlib import metadata
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from arxpy.gui.main_window import MainWindow
+from arxpy import __version__
+
+#: Libraries whose versions Help > About lists.
+LIBRARIES = ("PySide6", "numpy", "pandas", "pyqtgraph", "scikit-learn", "statsmodels",
+             "lifelines", "openpyxl")
+
+
+def versions() -> dict[str, str]:
+    """arxpy, Python and the libraries it uses, with their installed versions."""
+    out = {"arxpy": __version__, "Python": sys.version.split()[0]}
+    for name in LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
 
 
 def run_app(project_path: Path | None = None, example: bool = False) -> int:
-    """Open the main window, optionally with a project or the example; returns the exit code."""
+    """Open the main window, optionally with a project or the example; returns the exit code.
+
+    Without either, an autosaved copy left by a crash is offered first.
+    """
+    from arxpy.gui.main_window import MainWindow
+
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("arxpy")
     app.setOrganizationName("arxpy")
     window = MainWindow()
-    if project_path is not None:
-        window.open_project(project_path)
-    elif example:
-        window.open_example()
     window.show()
+    if project_path is not None:
+        window.projects.open_project(project_path)
+    elif example:
+        window.projects.open_example()
+    else:
+        window.projects.offer_recovery()
     return app.exec()

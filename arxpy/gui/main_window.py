@@ -1,173 +1,367 @@
-"""The main window: menu bar, the four perspectives, and a status bar.
+"""The main window: menus, toolbar, the four perspectives, status bar and log panel.
 
-This is the shell the application issue builds out; for now Configure shows the
-project's data and attribute definitions, the other perspectives say what will
-appear there.
+Without a project it shows the start page. The window owns the application state,
+the autosave and the anonymization worker; the perspectives only observe the state.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
-    QHeaderView,
     QLabel,
     QMainWindow,
     QMessageBox,
+    QProgressBar,
     QPushButton,
-    QSplitter,
-    QTableView,
-    QTableWidget,
-    QTableWidgetItem,
+    QStackedWidget,
+    QStyle,
     QTabWidget,
-    QVBoxLayout,
-    QWidget,
 )
 
-from arxpy import __version__
 from arxpy.errors import ArxpyError
-from arxpy.gui.table_model import DataFrameModel
-from arxpy.project import PROJECT_SUFFIX, Project
+from arxpy.gui.autosave import Autosave
+from arxpy.gui.configure import ConfigurePerspective
+from arxpy.gui.log_panel import LogPanel
+from arxpy.gui.perspectives import ExplorePerspective, placeholder
+from arxpy.gui.project_actions import ProjectActions
+from arxpy.gui.start_page import StartPage
+from arxpy.gui.state import AppState, check_hierarchies_of
+from arxpy.gui.workers import JobWorker
+from arxpy.project import Project
+
+log = logging.getLogger(__name__)
 
 PERSPECTIVES = ("Configure", "Explore", "Utility", "Risk")
 
 
+def checked_anonymize(frame, definition, hierarchies, config, progress, cancel):
+    """The run job: hierarchy checks, then :func:`arxpy.engine.anonymize` (no Qt)."""
+    from arxpy.engine.anonymizer import anonymize
+
+    progress(0.0, "Checking the hierarchies")
+    check_hierarchies_of(frame, definition, hierarchies)
+    cancel.raise_if_cancelled()
+    return anonymize(frame, definition, hierarchies, config, progress=progress, cancel=cancel)
+
+
 class MainWindow(QMainWindow):
-    def __init__(self, project: Project | None = None) -> None:
+    """The application window; ``project`` opens it directly."""
+
+    def __init__(self, project: Project | None = None, *, settings: QSettings | None = None,
+                 recovery_dir: Path | None = None) -> None:
         super().__init__()
-        self.project: Project | None = None
         self.resize(1280, 800)
-        self._tabs = QTabWidget(documentMode=True)
-        self.setCentralWidget(self._tabs)
+        self.state = AppState(self)
+        self.settings = settings if settings is not None else QSettings()
+        self.autosave = Autosave(self.state, recovery_dir, parent=self)
+        self.worker: JobWorker | None = None
+        self._run_revision = -1
+        self._running = False
+        self.projects = ProjectActions(self)
+        self._build_central()
+        self.log_panel = LogPanel(self)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_panel)
+        self.resizeDocks([self.log_panel], [120], Qt.Orientation.Vertical)
+        self.log_panel.hide()
+        self._build_status_bar()
+        self._build_actions()
         self._build_menus()
-        self.set_project(project)
+        self._build_toolbar()
+        self.state.project_changed.connect(self._project_changed)
+        self.state.modified_changed.connect(lambda _m: self._update_title())
+        self.state.path_changed.connect(self._update_title)
+        self.state.result_changed.connect(self._update_actions)
+        self.projects.refresh_recent()
+        self.state.set_project(project)
 
-    def set_project(self, project: Project | None) -> None:
-        self.project = project
-        self._tabs.clear()
-        if project is None:
-            self._tabs.addTab(self._start_page(), "Start")
-            self.setWindowTitle("arxpy")
-            self.statusBar().showMessage("Open the example or a project to begin.")
-            return
-        self._tabs.addTab(ConfigurePerspective(project), PERSPECTIVES[0])
-        for name in PERSPECTIVES[1:]:
-            self._tabs.addTab(_placeholder(name), name)
-        self.setWindowTitle(f"{project.name} — arxpy")
-        records, columns = project.data.shape
-        self.statusBar().showMessage(f"{records:,} records, {columns} attributes")
+    @property
+    def project(self) -> Project | None:
+        return self.state.project
 
-    def open_example(self) -> None:
-        from arxpy.example import example_project
+    # --- construction --------------------------------------------------------------------
 
-        self._guarded(lambda: self.set_project(example_project()))
+    def _build_central(self) -> None:
+        self.start_page = StartPage()
+        self.start_page.open_example.connect(self.projects.open_example)
+        self.start_page.import_data.connect(self.projects.import_data)
+        self.start_page.open_project.connect(self.projects.open_project)
+        self.start_page.open_recent.connect(self.projects.open_project)
+        self.configure = ConfigurePerspective(self.state)
+        self.configure.anonymize_requested.connect(self.anonymize)
+        self.explore = ExplorePerspective(self.state)
+        self._tabs = QTabWidget(documentMode=True)
+        for name, widget in zip(PERSPECTIVES, (self.configure, self.explore,
+                                               placeholder("Utility"), placeholder("Risk")),
+                                strict=True):
+            self._tabs.addTab(widget, name)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.start_page)
+        self.stack.addWidget(self._tabs)
+        self.setCentralWidget(self.stack)
 
-    def open_project(self, path: str | Path | None = None) -> None:
-        if path is None:
-            path, _ = QFileDialog.getOpenFileName(
-                self, "Open project", "", f"arxpy projects (*{PROJECT_SUFFIX})"
-            )
-            if not path:
-                return
-        self._guarded(lambda: self.set_project(Project.load(path)))
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.progress = QProgressBar(maximumWidth=220, textVisible=True)
+        self.progress_label = QLabel()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the anonymization; nothing it found is kept")
+        self.cancel_button.clicked.connect(self.cancel)
+        for widget in (self.progress_label, self.progress, self.cancel_button):
+            bar.addPermanentWidget(widget)
+            widget.hide()
 
-    def _guarded(self, action) -> None:
-        """Run ``action``; show user errors in a dialog instead of a traceback."""
-        try:
-            action()
-        except ArxpyError as exc:
-            QMessageBox.critical(self, "arxpy", str(exc))
-
-    def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        self._add_action(file_menu, "&Open project…", self.open_project, QKeySequence.Open)
-        self._add_action(file_menu, "Open &example", self.open_example)
-        file_menu.addSeparator()
-        self._add_action(file_menu, "&Quit", self.close, QKeySequence.Quit)
-        help_menu = self.menuBar().addMenu("&Help")
-        self._add_action(help_menu, "&About arxpy", self._about)
-
-    def _add_action(self, menu, text: str, slot, shortcut=None) -> QAction:
+    def _action(self, text: str, slot, shortcut=None, icon=None, tip: str = "") -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(shortcut)
+        if icon is not None:
+            action.setIcon(self.style().standardIcon(icon))
+        action.setStatusTip(tip)
+        action.setToolTip(tip or text.replace("&", "").rstrip("…"))
         action.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(action)
         return action
 
-    def _start_page(self) -> QWidget:
-        page = QWidget()
-        layout = QVBoxLayout(page)
-        layout.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        title = QLabel("<h2>arxpy</h2><p>De-identification workbench for health data</p>")
-        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        layout.addWidget(title)
-        for text, slot in (
-            ("Open the bundled example", self.open_example),
-            ("Open a project…", self.open_project),
-        ):
-            button = QPushButton(text)
-            button.setMinimumWidth(260)
-            button.clicked.connect(lambda _checked=False, s=slot: s())
-            layout.addWidget(button, alignment=Qt.AlignmentFlag.AlignCenter)
-        return page
+    def _build_actions(self) -> None:
+        sp, p = QStyle.StandardPixmap, self.projects
+        self.actions_by_name: dict[str, QAction] = {
+            "new": self._action("&New", p.new_project, QKeySequence.StandardKey.New,
+                                sp.SP_FileIcon, "Close the project and return to the start page"),
+            "open": self._action("&Open project…", p.open_project, QKeySequence.StandardKey.Open,
+                                 sp.SP_DialogOpenButton, "Open an .arxpy project"),
+            "example": self._action("Open &example", p.open_example, None, None,
+                                    "Open the bundled patient-discharge example"),
+            "import": self._action("&Import data…", p.import_data, "Ctrl+I", sp.SP_ArrowDown,
+                                   "Import a CSV file, an Excel sheet or a SQLite table"),
+            "save": self._action("&Save", p.save, QKeySequence.StandardKey.Save,
+                                 sp.SP_DialogSaveButton, "Save the project"),
+            "save_as": self._action("Save &as…", p.save_as, QKeySequence.StandardKey.SaveAs),
+            "export": self._action("&Export anonymized data…", p.export_data, "Ctrl+E",
+                                   sp.SP_DialogApplyButton, "Write the applied transformation's "
+                                   "output to CSV or Excel"),
+            "quit": self._action("&Quit", self.close, QKeySequence.StandardKey.Quit),
+            "anonymize": self._action("&Anonymize", self.anonymize, "Ctrl+R", sp.SP_MediaPlay,
+                                      "Search for the best transformation"),
+            "cancel": self._action("&Cancel run", self.cancel, None, sp.SP_MediaStop,
+                                   "Stop the running anonymization"),
+            "about": self._action("&About arxpy", self.about),
+        }
+        stack = self.state.undo_stack
+        self.undo_action = stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.redo_action = stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcut(QKeySequence.StandardKey.Redo)
 
-    def _about(self) -> None:
-        import numpy
-        import pandas
-        import PySide6
+    def _build_menus(self) -> None:
+        a = self.actions_by_name
+        file_menu = self.menuBar().addMenu("&File")
+        for key in ("new", "open", "example", "import"):
+            file_menu.addAction(a[key])
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        file_menu.addSeparator()
+        for key in ("save", "save_as", "export"):
+            file_menu.addAction(a[key])
+        file_menu.addSeparator()
+        file_menu.addAction(a["quit"])
+        edit_menu = self.menuBar().addMenu("&Edit")
+        edit_menu.addAction(self.undo_action)
+        edit_menu.addAction(self.redo_action)
+        view_menu = self.menuBar().addMenu("&View")
+        log_action = self.log_panel.toggleViewAction()
+        log_action.setText("&Log panel")
+        view_menu.addAction(log_action)
+        view_menu.addSeparator()
+        for i, name in enumerate(PERSPECTIVES):
+            view_menu.addAction(self._action(f"&{name}", lambda i=i: self.show_perspective(i),
+                                             f"Ctrl+{i + 1}"))
+        run_menu = self.menuBar().addMenu("&Run")
+        run_menu.addAction(a["anonymize"])
+        run_menu.addAction(a["cancel"])
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(a["about"])
 
-        QMessageBox.about(
-            self,
-            "About arxpy",
-            f"<b>arxpy {__version__}</b><br>De-identification workbench for health data."
-            f"<br><br>PySide6 {PySide6.__version__}, numpy {numpy.__version__}, "
-            f"pandas {pandas.__version__}",
-        )
+    def _build_toolbar(self) -> None:
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("main-toolbar")
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        toolbar.setMovable(False)
+        a = self.actions_by_name
+        # Short fixed labels here; the Edit menu names the edit being undone.
+        stack = self.state.undo_stack
+        undo = self._action("Undo", stack.undo, None, QStyle.StandardPixmap.SP_ArrowBack)
+        redo = self._action("Redo", stack.redo, None, QStyle.StandardPixmap.SP_ArrowForward)
+        for action, signal, now in ((undo, stack.canUndoChanged, stack.canUndo()),
+                                    (redo, stack.canRedoChanged, stack.canRedo())):
+            action.setEnabled(now)
+            signal.connect(action.setEnabled)
+        self._history_actions = ((self.undo_action, undo, stack.canUndo),
+                                 (self.redo_action, redo, stack.canRedo))
+        for item in ("new", "open", "save", "import", None, undo, redo, None, "anonymize",
+                     "cancel", None, "export"):
+            if item is None:
+                toolbar.addSeparator()
+            else:
+                toolbar.addAction(a[item] if isinstance(item, str) else item)
 
+    # --- state -----------------------------------------------------------------------------
 
-class ConfigurePerspective(QSplitter):
-    """The input table beside the attribute definitions."""
+    def set_project(self, project: Project | None, path: Path | None = None,
+                    modified: bool = False) -> None:
+        """Show ``project`` (None: the start page) without asking about unsaved changes."""
+        self.state.set_project(project, path, modified)
 
-    def __init__(self, project: Project) -> None:
-        super().__init__(Qt.Orientation.Horizontal)
-        self.table = QTableView()
-        self.table.setModel(DataFrameModel(project.data, project.definition, self.table))
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        self.addWidget(self.table)
-        self.attributes = _attribute_table(project)
-        self.addWidget(self.attributes)
-        self.setStretchFactor(0, 3)
-        self.setStretchFactor(1, 2)
+    def _project_changed(self) -> None:
+        has = self.state.has_project
+        self.stack.setCurrentIndex(1 if has else 0)
+        if has:
+            self._tabs.setCurrentIndex(0)
+            records, columns = self.state.data.shape
+            self.statusBar().showMessage(f"{records:,} records, {columns} attributes")
+        else:
+            self.statusBar().showMessage("Open the example, import data or open a project.")
+        self._update_title()
+        self._update_actions()
 
+    def _update_title(self) -> None:
+        if not self.state.has_project:
+            self.setWindowTitle("arxpy")
+            return
+        where = f" ({self.state.path.name})" if self.state.path else ""
+        marker = "*" if self.state.modified else ""
+        self.setWindowTitle(f"{marker}{self.state.project.name}{where} — arxpy")
 
-def _attribute_table(project: Project) -> QTableWidget:
-    headers = ("Attribute", "Type", "Data type", "Hierarchy levels", "Weight")
-    table = QTableWidget(len(project.definition), len(headers))
-    table.setHorizontalHeaderLabels(headers)
-    table.verticalHeader().hide()
-    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-    for row, attribute in enumerate(project.definition):
-        hierarchy = project.hierarchies.get(attribute.name)
-        cells = (
-            attribute.name,
-            attribute.type.label,
-            attribute.data_type.describe(),
-            str(hierarchy.height) if hierarchy is not None else "—",
-            f"{attribute.weight:g}",
-        )
-        for column, text in enumerate(cells):
-            table.setItem(row, column, QTableWidgetItem(text))
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    table.horizontalHeader().setStretchLastSection(True)
-    return table
+    def _update_actions(self) -> None:
+        has, running = self.state.has_project, self._running
+        a = self.actions_by_name
+        for key in ("save", "save_as", "new"):
+            a[key].setEnabled(has and not running)
+        a["anonymize"].setEnabled(has and not running)
+        a["cancel"].setEnabled(running)
+        a["export"].setEnabled(self.state.result is not None and self.state.applied is not None)
+        for menu_action, tool_action, possible in getattr(self, "_history_actions", ()):
+            for action in (menu_action, tool_action):  # no undo while a run uses the state
+                action.setEnabled(possible() and not running)
+        self.configure.set_editable(not running)
 
+    def show_perspective(self, index: int) -> None:
+        if self.state.has_project:
+            self._tabs.setCurrentIndex(index)
 
-def _placeholder(perspective: str) -> QWidget:
-    label = QLabel(f"The {perspective} perspective shows results after an anonymization.")
-    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    label.setEnabled(False)
-    return label
+    def current_perspective(self) -> str:
+        return PERSPECTIVES[self._tabs.currentIndex()] if self.state.has_project else "Start"
+
+    # --- running -------------------------------------------------------------------------
+
+    def anonymize(self) -> JobWorker | None:
+        """Start the engine on a worker thread; returns the worker (None if not started).
+
+        Settings are checked here; hierarchies (which reads every value) on the worker,
+        so that a large table does not stall the window.
+        """
+        if self.worker is not None or not self.state.has_project:
+            return None
+        self.configure.settings_panel.commit()  # a pending edit belongs to this run
+        try:
+            config = self.state.config(check_hierarchies=False)
+        except ArxpyError as exc:
+            self.error("Cannot anonymize yet", str(exc))
+            return None
+        state = self.state
+        self.worker = JobWorker(checked_anonymize, self, frame=state.data,
+                                definition=state.definition,
+                                hierarchies=dict(state.hierarchies), config=config)
+        self._run_revision = state.revision
+        self.worker.progress.connect(self._progress)
+        self.worker.finished.connect(self._finished)
+        self.worker.failed.connect(self._failed)
+        self.worker.cancelled.connect(self._cancelled)
+        self._show_running(True)
+        models = ", ".join(m.describe() for m in config.privacy_models)
+        log.info("Anonymization started: %s", models)
+        self.worker.start()
+        return self.worker
+
+    def cancel(self) -> None:
+        if self.worker is not None:
+            self.worker.cancel()
+            self.progress_label.setText("Cancelling…")
+
+    def _show_running(self, running: bool) -> None:
+        for widget in (self.progress_label, self.progress, self.cancel_button):
+            widget.setVisible(running)
+        self._running = running
+        self.progress.setValue(0)
+        self.progress_label.setText("Anonymizing…")
+        self._update_actions()
+
+    def _progress(self, percent: int, message: str) -> None:
+        self.progress.setValue(percent)
+        self.progress_label.setText(message)
+
+    def _end_run(self) -> None:
+        if self.worker is not None:
+            self.worker.deleteLater()
+        self.worker = None
+        self._show_running(False)
+
+    def _finished(self, result) -> None:
+        self._end_run()
+        if self.state.revision != self._run_revision:  # edited (undo) while running
+            self.statusBar().showMessage("The configuration changed during the run; "
+                                         "anonymize again.")
+            return
+        self.state.set_result(result)
+        best = result.optimum
+        text = (f"Optimum {list(best.levels)} found in {result.elapsed_seconds:.2f} s"
+                if best else "No transformation meets the privacy models")
+        log.info("Anonymization finished: %s", text)
+        self.statusBar().showMessage(text)
+        self._update_actions()
+        self.show_perspective(1)
+
+    def _failed(self, message: str) -> None:
+        self._end_run()
+        log.warning("Anonymization failed: %s", message)
+        self.statusBar().showMessage("Anonymization failed")
+        self.error("Anonymization failed", message)
+
+    def _cancelled(self) -> None:
+        self._end_run()
+        log.info("Anonymization cancelled")
+        self.statusBar().showMessage("Anonymization cancelled; nothing was kept.")
+
+    # --- dialogs and closing -------------------------------------------------------------
+
+    def error(self, title: str, message: str) -> None:
+        """Show a user error (never a traceback)."""
+        QMessageBox.critical(self, title, message)
+
+    def about(self) -> None:
+        from arxpy.gui.app import versions
+
+        rows = "".join(f"<tr><td>{name}</td><td>&nbsp;{version}</td></tr>"
+                       for name, version in versions().items())
+        QMessageBox.about(self, "About arxpy",
+                          "<b>arxpy</b> — de-identification workbench for health data, in the "
+                          f"style of ARX.<br><br><table>{rows}</table>")
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if not self.projects.confirm_discard("quitting"):
+            event.ignore()
+            return
+        if self.worker is not None:
+            self.worker.cancel()
+            self.worker.wait(2.0)
+        self.autosave.remove()
+        self.log_panel.detach()
+        event.accept()
+
+    def pick_file(self, save: bool, title: str, filters: str, start: str = "") -> str:
+        """A file chosen in a dialog ("" if cancelled); one place for tests to replace."""
+        if save:
+            return QFileDialog.getSaveFileName(self, title, start, filters)[0]
+        return QFileDialog.getOpenFileName(self, title, start, filters)[0]

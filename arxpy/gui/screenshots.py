@@ -1,6 +1,9 @@
 """Render the application's views offscreen to PNG files for the README and for review.
 
-Usage: ``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.screenshots [--output DIR]``
+Usage: ``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.screenshots --output DIR``
+(``python -m arxpy.gui.screenshots DIR`` works too). Opens the bundled example, runs
+the anonymization and saves the start page, each perspective, the hierarchy wizard,
+a privacy model dialog and the pages of the import wizard.
 """
 
 from __future__ import annotations
@@ -8,36 +11,108 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 SIZE = (1280, 800)
 
 
 def render_all(output: Path) -> list[Path]:
-    """Render every view this version has; returns the files written."""
+    """Render every view and dialog; returns the files written."""
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from arxpy.example import example_project
     from arxpy.gui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     output.mkdir(parents=True, exist_ok=True)
-    written = []
-
-    window = MainWindow()
+    scratch = Path(tempfile.mkdtemp(prefix="arxpy-shots-"))
+    settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings, recovery_dir=scratch / "recovery")
     window.resize(*SIZE)
     window.show()
     app.processEvents()
-    written.append(_save(window, output / "start.png"))
-
-    window.set_project(example_project())
-    app.processEvents()
+    written = [_save(window, output / "start.png")]
+    window.projects.open_example()
     written.append(_save(window, output / "configure.png"))
+    written += _dialogs(window, output, scratch)
+    written.append(_running(window, output / "running.png"))
+    window.state.undo_stack.setIndex(0)  # the dialogs' demonstration edits are undone
+    window.state.undo_stack.clear()
+    _run(window)
+    for index, name in enumerate(("explore", "utility", "risk"), start=1):
+        window.show_perspective(index)
+        written.append(_save(window, output / f"{name}.png"))
     window.close()
     return written
 
 
-def _save(widget, path: Path) -> Path:
+def _running(window, path: Path) -> Path:
+    """The status bar and log panel as they look during a run (drawn, not waited for)."""
+    import logging
+
+    window.log_panel.show()
+    logging.getLogger("arxpy.gui").info("Anonymization started: 5-anonymity")
+    window._show_running(True)
+    window._progress(42, "Checked 180 transformations")
+    saved = _save(window, path)
+    window._show_running(False)
+    window.log_panel.hide()
+    return saved
+
+
+def _run(window) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    worker = window.anonymize()
+    deadline = time.monotonic() + 120
+    while worker is not None and window.worker is not None and time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.01)
+
+
+def _dialogs(window, output: Path, scratch: Path) -> list[Path]:
+    from arxpy.data.definition import AttributeType
+    from arxpy.gui.hierarchy_wizard import HierarchyWizard
+    from arxpy.gui.import_wizard import ImportWizard
+
+    state = window.state
+    written = []
+    wizard = HierarchyWizard(state.data["Age"], "Age", state.definition["Age"].data_type, window)
+    wizard.pages["interval"].fanouts.setText("2 2")
+    wizard.update_preview()
+    written.append(_save(wizard, output / "hierarchy_wizard.png", show=True))
+    wizard.choose("masking")
+    written.append(_save(wizard, output / "hierarchy_wizard_masking.png", show=True))
+    wizard.close()
+
+    state.set_attribute("Length of stay", type=AttributeType.SENSITIVE)
+    dialog = window.configure.privacy_panel.dialog("recursive-cl-diversity")
+    written.append(_save(dialog, output / "privacy_model_dialog.png", show=True))
+    dialog.widgets["l"].setValue(500)
+    written.append(_save(dialog, output / "privacy_model_dialog_invalid.png", show=True))
+    dialog.close()
+
+    csv = scratch / "discharge.csv"
+    state.data.head(2000).to_csv(csv, sep=";", index=False)
+    importer = ImportWizard(window)
+    importer.source_page.path.setText(str(csv))
+    written.append(_save(importer, output / "import_source.png", show=True))
+    for name in ("import_format.png", "import_columns.png"):
+        importer.next()
+        written.append(_save(importer, output / name, show=True))
+    importer.close()
+    return written
+
+
+def _save(widget, path: Path, show: bool = False) -> Path:
+    from PySide6.QtWidgets import QApplication
+
+    if show:
+        widget.show()
+    for _ in range(3):
+        QApplication.processEvents()
     if not widget.grab().save(str(path)):
         raise OSError(f"could not write {path}")
     return path
@@ -45,10 +120,12 @@ def _save(widget, path: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=Path("docs/screenshots"))
+    parser.add_argument("directory", nargs="?", type=Path, help="output folder")
+    parser.add_argument("--output", type=Path, default=None, help="output folder")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    for path in render_all(args.output):
+    output = args.output or args.directory or Path("/tmp/arxpy-shots")
+    for path in render_all(output):
         print(path)
     return 0
 

@@ -1,0 +1,157 @@
+"""The Configure perspective, laid out like ARX's: input data left, configuration right.
+
+Right: the selected attribute (type, data type, level range, weight) with its
+hierarchy, the privacy models, and the general and quality settings. Clicking a
+column of the input table selects that attribute.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from arxpy.data.definition import AttributeType
+from arxpy.gui.attribute_panel import AttributePanel
+from arxpy.gui.hierarchy_editor import HierarchyEditor
+from arxpy.gui.privacy_panel import PrivacyModelsPanel
+from arxpy.gui.settings_panel import SettingsPanel
+from arxpy.gui.state import AppState
+from arxpy.gui.table_model import ATTRIBUTE_COLORS, DataFrameModel
+
+
+def _box(title: str, *widgets: QWidget) -> QFrame:
+    frame = QFrame()
+    frame.setFrameShape(QFrame.Shape.StyledPanel)
+    layout = QVBoxLayout(frame)
+    layout.setContentsMargins(8, 6, 8, 8)
+    if title:
+        layout.addWidget(QLabel(f"<b>{title}</b>"))
+    for widget in widgets:
+        layout.addWidget(widget)
+    return frame
+
+
+def legend() -> QWidget:
+    """The attribute-type colors as a one-line legend."""
+    widget = QWidget()
+    layout = QHBoxLayout(widget)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for attribute_type in AttributeType:
+        swatch = QLabel(f" {attribute_type.label} ")
+        swatch.setStyleSheet(f"background: {ATTRIBUTE_COLORS[attribute_type]};"
+                             "border: 1px solid #bbb; border-radius: 3px; padding: 1px 4px")
+        layout.addWidget(swatch)
+    layout.addStretch(1)
+    return widget
+
+
+class ConfigurePerspective(QSplitter):
+    """Input data and the whole anonymization configuration."""
+
+    anonymize_requested = Signal()
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Horizontal, parent)
+        self.state = state
+        self.table = QTableView()
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.horizontalHeader().setDefaultSectionSize(110)
+        # Single cells only: selecting a whole column of a million rows walks every row
+        # in Python (the model is Python), which stalls for seconds.
+        self.table.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectItems)
+        self.table.horizontalHeader().sectionClicked.connect(self._column_clicked)
+        self.table.horizontalHeader().setHighlightSections(True)
+        self.summary = QLabel()
+        self.attribute_panel = AttributePanel(state)
+        self.hierarchy_editor = HierarchyEditor(state)
+        self.privacy_panel = PrivacyModelsPanel(state)
+        self.settings_panel = SettingsPanel(state)
+        self.anonymize_button = QPushButton("Anonymize")
+        self.anonymize_button.setMinimumHeight(32)
+        self.anonymize_button.setStyleSheet("font-weight: bold")
+        self.anonymize_button.setToolTip("Search for the best transformation meeting the "
+                                         "privacy models (Ctrl+R)")
+        self.anonymize_button.clicked.connect(self.anonymize_requested)
+        self._layout()
+        self.attribute_panel.attribute_selected.connect(self.hierarchy_editor.show_attribute)
+        state.project_changed.connect(self._project_changed)
+        state.definition_changed.connect(self._definition_changed)
+        self._project_changed()
+
+    def _layout(self) -> None:
+        header = QHBoxLayout()
+        header.addWidget(QLabel("<b>Input data</b>"))
+        header.addWidget(self.summary, 1)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 4, 0)
+        left_layout.addLayout(header)
+        left_layout.addWidget(self.table)
+        left_layout.addWidget(legend())
+        attribute = _box("", self.attribute_panel, self.hierarchy_editor)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(_box("", self.privacy_panel))
+        bottom.addWidget(self.settings_panel)
+        bottom.setChildrenCollapsible(False)
+        run = QWidget()
+        run_layout = QVBoxLayout(run)
+        run_layout.setContentsMargins(0, 0, 0, 0)
+        run_layout.addWidget(bottom)
+        run_layout.addWidget(self.anonymize_button)
+        right = self.editors = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(attribute)
+        right.addWidget(run)
+        right.setChildrenCollapsible(False)
+        right.setSizes([470, 230])
+        self.addWidget(left)
+        self.addWidget(right)
+        self.setSizes([540, 740])
+
+    def set_editable(self, editable: bool) -> None:
+        """Lock the configuration while a run uses it (the data table stays usable)."""
+        self.editors.setEnabled(editable)
+
+    def _project_changed(self) -> None:
+        old = self.table.model()
+        if not self.state.has_project:
+            self.table.setModel(None)
+            self.hierarchy_editor.show_attribute(None)
+        else:
+            self.table.setModel(DataFrameModel(self.state.data, self.state.definition, self.table))
+        if old is not None:
+            old.deleteLater()
+        if not self.state.has_project:
+            return
+        records, columns = self.state.data.shape
+        self.summary.setText(f"{records:,} records, {columns} attributes")
+        qis = self.state.definition.quasi_identifiers
+        first = qis[0] if qis else self.state.definition.names[0]
+        self.attribute_panel.select(first)
+        self.hierarchy_editor.show_attribute(first)
+
+    def _definition_changed(self) -> None:
+        model = self.table.model()
+        if isinstance(model, DataFrameModel):
+            model.set_definition(self.state.definition)
+
+    def _column_clicked(self, column: int) -> None:
+        self.select_attribute(self.state.definition.names[column])
+
+    def select_attribute(self, name: str) -> None:
+        """Show ``name`` in the attribute panel and hierarchy editor."""
+        self.attribute_panel.select(name)
+        column = self.state.definition.names.index(name)
+        model = self.table.model()
+        if model is not None and model.rowCount() > 0:
+            row = max(self.table.rowAt(0), 0)  # stay at the rows the user is looking at
+            self.table.setCurrentIndex(model.index(row, column))

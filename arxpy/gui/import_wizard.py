@@ -1,0 +1,369 @@
+"""The import wizard: source, format with a live preview, columns and their data types.
+
+Pages: (1) a CSV file, an Excel sheet or a SQLite table; (2) for CSV the delimiter,
+quote, encoding and header, detected by :func:`sniff_csv` and changeable, with the
+first rows as they will be read; (3) which columns to keep and their data types and
+formats (inferred, changeable). Every error of the data layer appears on the page
+as its message; the page cannot advance until it is fixed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+    QWizard,
+    QWizardPage,
+)
+
+from arxpy.data.csv_io import DELIMITER_NAMES, CsvFormat, preview_csv, read_csv, sniff_csv
+from arxpy.data.definition import AttributeDefinition, DataDefinition, DataKind, DataType
+from arxpy.data.excel_io import list_sheets, read_excel
+from arxpy.data.sql_io import list_tables, read_sqlite
+from arxpy.data.types import DATE_FORMATS, infer_data_type
+from arxpy.errors import ArxpyError, DataImportError
+from arxpy.gui.state import default_settings
+from arxpy.project import Project
+
+PREVIEW_ROWS = 20
+SOURCES = {"csv": "CSV file", "excel": "Excel sheet", "sqlite": "SQLite table"}
+SUFFIXES = {".xlsx": "excel", ".xlsm": "excel", ".db": "sqlite", ".sqlite": "sqlite",
+            ".sqlite3": "sqlite"}
+ENCODINGS = ("utf-8", "utf-8-sig", "cp1252", "latin-1", "utf-16")
+IMPORT_KINDS = (DataKind.STRING, DataKind.INTEGER, DataKind.DECIMAL, DataKind.DATE)
+_ERROR_STYLE = "color: #a61b1b"
+
+
+def fill_table(table: QTableWidget, frame: pd.DataFrame, rows: int = PREVIEW_ROWS) -> None:
+    """Show the first ``rows`` rows of ``frame`` in ``table``."""
+    shown = frame.head(rows)
+    table.clear()
+    table.setRowCount(len(shown))
+    table.setColumnCount(shown.shape[1])
+    table.setHorizontalHeaderLabels([str(c) for c in shown.columns])
+    for r, values in enumerate(shown.itertuples(index=False, name=None)):
+        for c, value in enumerate(values):
+            table.setItem(r, c, QTableWidgetItem(str(value)))
+    table.resizeColumnsToContents()
+
+
+def _error_label() -> QLabel:
+    label = QLabel(wordWrap=True)
+    label.setStyleSheet(_ERROR_STYLE)
+    return label
+
+
+class SourcePage(QWizardPage):
+    def __init__(self) -> None:
+        super().__init__()
+        self.setTitle("Choose the data source")
+        self.setSubTitle("A CSV file, a sheet of an Excel workbook or a table of a SQLite "
+                         "database.")
+        self.path = QLineEdit(placeholderText="Path of the file")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        self.kind = QComboBox()
+        for key, label in SOURCES.items():
+            self.kind.addItem(label, key)
+        self.table = QComboBox()
+        self.error = _error_label()
+        row = QHBoxLayout()
+        row.addWidget(self.path, 1)
+        row.addWidget(browse)
+        form = QFormLayout(self)
+        form.addRow("File:", row)
+        form.addRow("Type:", self.kind)
+        form.addRow("Sheet or table:", self.table)
+        form.addRow(self.error)
+        self.path.textChanged.connect(self._path_changed)
+        self.kind.currentIndexChanged.connect(self._list_tables)
+        self.table.currentIndexChanged.connect(self.completeChanged)
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Import data", "", "Data (*.csv *.txt *.tsv *.xlsx *.db *.sqlite *.sqlite3);;"
+            "All files (*)")
+        if path:
+            self.path.setText(path)
+
+    def source(self) -> str:
+        return str(self.kind.currentData())
+
+    def _path_changed(self) -> None:
+        kind = SUFFIXES.get(Path(self.path.text()).suffix.lower(), "csv")
+        self.kind.setCurrentIndex(self.kind.findData(kind))
+        self._list_tables()
+
+    def _list_tables(self) -> None:
+        self.table.clear()
+        self.error.clear()
+        path = self.path.text().strip()
+        self.table.setEnabled(self.source() != "csv")
+        if not path:
+            self.completeChanged.emit()
+            return
+        try:
+            if not Path(path).is_file():
+                raise DataImportError(f"'{path}' is not a file; choose an existing file.")
+            if self.source() == "excel":
+                self.table.addItems(list_sheets(path))
+            elif self.source() == "sqlite":
+                self.table.addItems(list_tables(path))
+        except ArxpyError as exc:
+            self.error.setText(str(exc))
+        self.completeChanged.emit()
+
+    def isComplete(self) -> bool:  # noqa: N802 - Qt's name
+        if not self.path.text().strip() or self.error.text():
+            return False
+        return self.source() == "csv" or self.table.count() > 0
+
+
+class FormatPage(QWizardPage):
+    """CSV format (or header for Excel) with a live preview of the first rows."""
+
+    def __init__(self, wizard: ImportWizard) -> None:
+        super().__init__()
+        self.owner = wizard
+        self.setTitle("Check the format")
+        self.setSubTitle(f"The first {PREVIEW_ROWS} rows as they will be read.")
+        self.delimiter = QComboBox(editable=True)
+        for char, name in DELIMITER_NAMES.items():
+            self.delimiter.addItem(f"{name} ({char!r})", char)
+        self.quote = QComboBox()
+        self.quote.addItem('double quote (")', '"')
+        self.quote.addItem("single quote (')", "'")
+        self.encoding = QComboBox(editable=True)
+        self.encoding.addItems(ENCODINGS)
+        self.header = QCheckBox("The first row holds the column names", checked=True)
+        self.preview = QTableWidget()
+        self.preview.verticalHeader().setDefaultSectionSize(22)
+        self.error = _error_label()
+        self.csv_options = QWidget()
+        options = QFormLayout(self.csv_options)
+        options.setContentsMargins(0, 0, 0, 0)
+        options.addRow("Delimiter:", self.delimiter)
+        options.addRow("Quote:", self.quote)
+        options.addRow("Encoding:", self.encoding)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.csv_options)
+        layout.addWidget(self.header)
+        layout.addWidget(self.error)
+        layout.addWidget(self.preview, 1)
+        self._filling = False
+        for combo in (self.delimiter, self.quote, self.encoding):
+            combo.currentIndexChanged.connect(self.update_preview)
+        self.delimiter.editTextChanged.connect(self.update_preview)
+        self.encoding.editTextChanged.connect(self.update_preview)
+        self.header.toggled.connect(self.update_preview)
+
+    def initializePage(self) -> None:  # noqa: N802 - Qt's name
+        source = self.owner.source_page.source()
+        self.csv_options.setVisible(source == "csv")
+        self.header.setVisible(source != "sqlite")
+        self._filling = True
+        if source == "csv":
+            try:
+                self.set_format(sniff_csv(self.owner.path()))
+            except ArxpyError as exc:
+                self.error.setText(str(exc))
+        self._filling = False
+        self.update_preview()
+
+    def set_format(self, fmt: CsvFormat) -> None:
+        """Show ``fmt`` in the widgets (without re-reading in between)."""
+        index = self.delimiter.findData(fmt.delimiter)
+        if index >= 0:
+            self.delimiter.setCurrentIndex(index)
+        else:
+            self.delimiter.setEditText(fmt.delimiter)
+        self.quote.setCurrentIndex(max(self.quote.findData(fmt.quotechar), 0))
+        self.encoding.setEditText(fmt.encoding)
+        self.header.setChecked(fmt.has_header)
+
+    def csv_format(self) -> CsvFormat:
+        """The format the widgets describe; DataImportError if impossible."""
+        text = self.delimiter.currentText()
+        data = self.delimiter.currentData()
+        index = self.delimiter.findText(text)
+        delimiter = data if index >= 0 and data else text.replace("\\t", "\t")
+        return CsvFormat(delimiter, self.quote.currentData(), self.encoding.currentText().strip(),
+                         self.header.isChecked())
+
+    def update_preview(self) -> None:
+        if self._filling:
+            return
+        self.error.clear()
+        try:
+            fill_table(self.preview, self.owner.read(preview=True))
+        except ArxpyError as exc:
+            self.preview.clear()
+            self.preview.setRowCount(0)
+            self.error.setText(str(exc))
+        self.completeChanged.emit()
+
+    def isComplete(self) -> bool:  # noqa: N802 - Qt's name
+        return not self.error.text()
+
+
+class ColumnsPage(QWizardPage):
+    """Which columns to import, with their data types and formats."""
+
+    def __init__(self, wizard: ImportWizard) -> None:
+        super().__init__()
+        self.owner = wizard
+        self.setTitle("Choose columns and data types")
+        self.setSubTitle("Data types are inferred from every value; change them where the "
+                         "data mean something else (a ZIP code is text, not a number).")
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["Column", "Data type", "Format", "Examples"])
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.verticalHeader().hide()
+        self.error = _error_label()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.error)
+
+    def initializePage(self) -> None:  # noqa: N802 - Qt's name
+        self.error.clear()
+        try:
+            frame = self.owner.read(preview=False)
+        except ArxpyError as exc:
+            self.error.setText(str(exc))
+            self.table.setRowCount(0)
+            return
+        self.owner.frame = frame
+        self.table.setRowCount(frame.shape[1])
+        for row, name in enumerate(frame.columns):
+            self._fill_row(row, str(name), frame[name])
+        self.table.resizeColumnsToContents()
+        self.table.setColumnWidth(1, max(self.table.columnWidth(1), 110))
+        self.table.setColumnWidth(2, max(self.table.columnWidth(2), 150))
+
+    def _fill_row(self, row: int, name: str, values: pd.Series) -> None:
+        include = QTableWidgetItem(name)
+        include.setCheckState(_checked(True))
+        self.table.setItem(row, 0, include)
+        guess = infer_data_type(values)
+        if guess.kind is DataKind.INTEGER and values.astype(str).str.match(r"[+-]?0[0-9]").any():
+            guess = DataType(DataKind.STRING)  # leading zeros: a code (ZIP, ID), not a number
+        kind = QComboBox()
+        for option in IMPORT_KINDS:
+            kind.addItem(option.value.capitalize(), option.value)
+        kind.setCurrentIndex(max(kind.findData(guess.kind.value), 0))
+        self.table.setCellWidget(row, 1, kind)
+        fmt = QComboBox(editable=True)
+        fmt.addItems(["", *DATE_FORMATS, ","])
+        fmt.setEditText(guess.format or "")
+        self.table.setCellWidget(row, 2, fmt)
+        examples = ", ".join(str(v) for v in pd.unique(values.head(200))[:5])
+        self.table.setItem(row, 3, QTableWidgetItem(examples))
+
+    def column(self, name: str) -> int:
+        for row in range(self.table.rowCount()):
+            if self.table.item(row, 0).text() == name:
+                return row
+        raise KeyError(name)
+
+    def set_column(self, name: str, include: bool = True, kind: DataKind | None = None,
+                   fmt: str | None = None) -> None:
+        """Choose whether to import ``name`` and, optionally, its data type and format."""
+        row = self.column(name)
+        self.table.item(row, 0).setCheckState(_checked(include))
+        if kind is not None:
+            combo = self.table.cellWidget(row, 1)
+            combo.setCurrentIndex(combo.findData(DataKind(kind).value))
+        if fmt is not None:
+            self.table.cellWidget(row, 2).setEditText(fmt)
+
+    def definition(self) -> DataDefinition:
+        """The chosen columns with their data types; DefinitionError if one is impossible."""
+        attributes = []
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 0)
+            if item.checkState() != _checked(True):
+                continue
+            kind = DataKind(self.table.cellWidget(row, 1).currentData())
+            fmt = self.table.cellWidget(row, 2).currentText().strip() or None
+            if kind is DataKind.DECIMAL:
+                fmt = "," if fmt == "," else None
+            elif kind is not DataKind.DATE:
+                fmt = None
+            attributes.append(AttributeDefinition(item.text(), data_type=DataType(kind, fmt)))
+        if not attributes:
+            raise DataImportError("Choose at least one column to import.")
+        return DataDefinition(attributes)
+
+    def validatePage(self) -> bool:  # noqa: N802 - Qt's name
+        try:
+            self.owner.build_project(self.definition())
+        except ArxpyError as exc:
+            self.error.setText(str(exc))
+            return False
+        return True
+
+
+def _checked(on: bool) -> Qt.CheckState:
+    return Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
+
+
+class ImportWizard(QWizard):
+    """Three pages; ``project`` holds the new project after the wizard is accepted."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Import data")
+        self.setWizardStyle(QWizard.WizardStyle.ClassicStyle)
+        self.resize(860, 600)
+        self.frame: pd.DataFrame | None = None
+        self.project: Project | None = None
+        self._table_cache: dict[tuple[str, str, str, bool], pd.DataFrame] = {}
+        self.source_page = SourcePage()
+        self.format_page = FormatPage(self)
+        self.columns_page = ColumnsPage(self)
+        for page in (self.source_page, self.format_page, self.columns_page):
+            self.addPage(page)
+
+    def path(self) -> str:
+        return self.source_page.path.text().strip()
+
+    def source_description(self) -> str:
+        table = self.source_page.table.currentText()
+        return f"{self.path()}" + (f" ({table})" if table else "")
+
+    def read(self, preview: bool) -> pd.DataFrame:
+        """The data as the current choices read them (only the first rows if ``preview``)."""
+        source = self.source_page.source()
+        if source == "csv":
+            fmt = self.format_page.csv_format()
+            return preview_csv(self.path(), fmt, PREVIEW_ROWS) if preview else \
+                read_csv(self.path(), fmt)
+        table, header = self.source_page.table.currentText(), self.format_page.header.isChecked()
+        key = (source, self.path(), table, header)
+        if key not in self._table_cache:  # workbooks and databases have no partial read
+            self._table_cache.clear()
+            self._table_cache[key] = (read_excel(self.path(), table, header) if source == "excel"
+                                      else read_sqlite(self.path(), table))
+        return self._table_cache[key]
+
+    def build_project(self, definition: DataDefinition) -> Project:
+        if self.frame is None:
+            raise DataImportError("The data could not be read; go back and fix the format.")
+        data = self.frame[definition.names].reset_index(drop=True)
+        name = Path(self.path()).stem or "Imported data"
+        self.project = Project(data, definition, {}, default_settings(), name=name)
+        return self.project

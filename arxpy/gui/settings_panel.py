@@ -1,0 +1,211 @@
+"""General settings: suppression limit, search strategy and the quality model.
+
+The widgets mirror ``settings`` (the :meth:`AnonymizationConfig.to_dict` shape). A
+change is committed as one undoable settings edit after a short pause, so dragging
+a spin box does not fill the undo history with every intermediate value.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+import arxpy.quality as quality_package
+from arxpy.gui.state import AppState
+from arxpy.quality.loss import AGGREGATES
+
+STRATEGIES = {"optimal": "Optimal (prunes with monotonicity and bounds)",
+              "exhaustive": "Exhaustive (checks every transformation)",
+              "heuristic": "Heuristic (best found within a time limit)"}
+AGGREGATE_LABELS = {"sum": "Sum", "max": "Maximum", "arithmetic_mean": "Arithmetic mean",
+                    "geometric_mean": "Geometric mean", "rank": "Rank"}
+COMMIT_DELAY_MS = 300
+
+
+def quality_models() -> dict[str, tuple[str, list[str]]]:
+    """Quality model name -> (label, names of its constructor parameters)."""
+    out = {}
+    for attr in quality_package.__all__:
+        cls = getattr(quality_package, attr)
+        name = getattr(cls, "name", None)
+        if isinstance(cls, type) and isinstance(name, str) and name:
+            params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+            out[name] = (getattr(cls, "label", name), params)
+    return dict(sorted(out.items(), key=lambda item: item[1][0]))
+
+
+class SettingsPanel(QWidget):
+    """Suppression, strategy, time limit, quality model and its parameters."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.models = quality_models()
+        self._filling = False
+        self._timer = QTimer(self, singleShot=True, interval=COMMIT_DELAY_MS)
+        self._timer.timeout.connect(self.commit)
+        self._make_widgets()
+        self._layout()
+        state.settings_changed.connect(self.refresh)
+        state.definition_changed.connect(self.refresh)
+        state.project_changed.connect(self.refresh)
+        self.refresh()
+
+    def _make_widgets(self) -> None:
+        self.suppression = QDoubleSpinBox(decimals=2, minimum=0.0, maximum=100.0, suffix=" %",
+                                          singleStep=1.0)
+        self.suppression.setToolTip("Largest share of records that may be suppressed")
+        self.strategy = QComboBox()
+        for key, label in STRATEGIES.items():
+            self.strategy.addItem(label, key)
+        self.time_limit = QDoubleSpinBox(decimals=1, minimum=0.0, maximum=86400.0, suffix=" s",
+                                         specialValueText="no limit", singleStep=5.0)
+        self.quality = QComboBox()
+        for name, (label, _params) in self.models.items():
+            self.quality.addItem(label, name)
+        self.gs_factor = QDoubleSpinBox(decimals=2, minimum=0.0, maximum=1.0, singleStep=0.05)
+        self.gs_factor.setToolTip("0: prefer suppression, 1: prefer generalization")
+        self.aggregate = QComboBox()
+        for key in AGGREGATES:
+            self.aggregate.addItem(AGGREGATE_LABELS.get(key, key), key)
+        self.monotonic = QCheckBox("Assume monotonicity")
+        self.class_attribute = QComboBox()
+        self.class_attribute.setToolTip("The attribute the classification model should predict")
+        for widget in (self.suppression, self.time_limit, self.gs_factor):
+            widget.valueChanged.connect(self._changed)
+        for combo in (self.strategy, self.quality, self.aggregate, self.class_attribute):
+            combo.currentIndexChanged.connect(self._changed)
+        self.monotonic.toggled.connect(self._changed)
+
+    def _layout(self) -> None:
+        general = QWidget()
+        form = QFormLayout(general)
+        form.addRow("Suppression limit:", self.suppression)
+        form.addRow("Search strategy:", self.strategy)
+        form.addRow("Time limit:", self.time_limit)
+        quality = QWidget()
+        qform = QFormLayout(quality)
+        qform.addRow("Measure:", self.quality)
+        qform.addRow("gs-factor:", self.gs_factor)
+        qform.addRow("Aggregate:", self.aggregate)
+        qform.addRow("Class attribute:", self.class_attribute)
+        qform.addRow("", self.monotonic)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(general, "General settings")
+        self.tabs.addTab(quality, "Quality model")
+        self.weights = WeightsTable(self.state)
+        self.tabs.addTab(self.weights, "Attribute weights")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+
+    def refresh(self) -> None:
+        """Show the current settings."""
+        self.setEnabled(self.state.has_project)
+        if not self.state.has_project:
+            return
+        self._timer.stop()
+        self._filling = True
+        settings = self.state.settings
+        self.suppression.setValue(100.0 * float(settings.get("suppression_limit", 0.0)))
+        self.strategy.setCurrentIndex(max(self.strategy.findData(settings.get("strategy")), 0))
+        self.time_limit.setValue(float(settings.get("time_limit") or 0.0))
+        self.class_attribute.clear()
+        self.class_attribute.addItems(self.state.definition.names)
+        spec = dict(settings.get("quality_model") or {"name": "loss"})
+        self.quality.setCurrentIndex(max(self.quality.findData(spec.get("name")), 0))
+        self.gs_factor.setValue(float(spec.get("gs_factor", 0.5)))
+        self.aggregate.setCurrentIndex(max(self.aggregate.findData(spec.get("aggregate",
+                                                                         "geometric_mean")), 0))
+        self.monotonic.setChecked(bool(spec.get("monotonic", False)))
+        if spec.get("class_attribute"):
+            self.class_attribute.setCurrentText(spec["class_attribute"])
+        self._filling = False
+        self._enable_parameters()
+
+    def _enable_parameters(self) -> None:
+        params = self.models.get(self.quality.currentData(), ("", []))[1]
+        self.gs_factor.setEnabled("gs_factor" in params)
+        self.aggregate.setEnabled("aggregate" in params)
+        self.monotonic.setEnabled("monotonic" in params)
+        self.class_attribute.setEnabled("class_attribute" in params)
+        self.time_limit.setEnabled(self.strategy.currentData() == "heuristic")
+
+    def _changed(self) -> None:
+        if self._filling:
+            return
+        self._enable_parameters()
+        self._timer.start()
+
+    def quality_dict(self) -> dict[str, Any]:
+        """The chosen quality model with the parameters it takes."""
+        name = self.quality.currentData()
+        params = self.models[name][1]
+        spec: dict[str, Any] = {"name": name}
+        previous = dict(self.state.settings.get("quality_model") or {})
+        if previous.get("name") == name:  # keep parameters this panel does not show
+            spec.update({k: v for k, v in previous.items() if k in params})
+        values = {"gs_factor": self.gs_factor.value(), "aggregate": self.aggregate.currentData(),
+                  "monotonic": self.monotonic.isChecked(),
+                  "class_attribute": self.class_attribute.currentText()}
+        spec.update({k: v for k, v in values.items() if k in params})
+        return spec
+
+    def commit(self) -> None:
+        """Write the widgets into the settings now (one undoable step)."""
+        self._timer.stop()
+        if not self.state.has_project:
+            return
+        time_limit = self.time_limit.value() or None
+        self.state.update_settings(
+            "Change general settings",
+            suppression_limit=round(self.suppression.value() / 100.0, 6),
+            strategy=self.strategy.currentData(),
+            time_limit=time_limit if self.strategy.currentData() == "heuristic" else None,
+            quality_model=self.quality_dict(),
+        )
+
+
+class WeightsTable(QTableWidget):
+    """The weight of every quasi-identifier in one table (ARX's "Attribute weights")."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(0, 2, parent)
+        self.state = state
+        self.setHorizontalHeaderLabels(["Quasi-identifier", "Weight"])
+        self.verticalHeader().hide()
+        self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.verticalHeader().setDefaultSectionSize(24)
+        self.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        state.definition_changed.connect(self.refresh)
+        state.project_changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        names = self.state.definition.quasi_identifiers if self.state.has_project else []
+        self.setRowCount(len(names))
+        for row, name in enumerate(names):
+            self.setItem(row, 0, QTableWidgetItem(name))
+            spin = QDoubleSpinBox(decimals=2, minimum=0.01, maximum=100.0, singleStep=0.1)
+            spin.setValue(self.state.definition[name].weight)
+            spin.editingFinished.connect(lambda n=name, s=spin: self.set_weight(n, s.value()))
+            self.setCellWidget(row, 1, spin)
+
+    def set_weight(self, name: str, weight: float) -> None:
+        """Give quasi-identifier ``name`` a new weight (> 0; one undoable step)."""
+        if self.state.definition[name].weight != weight:
+            self.state.set_attribute(name, weight=float(weight))

@@ -1,0 +1,313 @@
+"""The application state: one QObject every perspective observes.
+
+It holds the current project (data, attribute definitions, hierarchies, settings),
+its file path, the result of the last anonymization and the selected and applied
+transformations. Views never talk to each other: they call the editing methods here
+and redraw when a signal says something changed. Every user edit of the definition,
+a hierarchy or the settings goes through the :class:`QUndoStack`, so Edit > Undo
+reverts it; "modified" means the stack is not at its clean (saved) index.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from arxpy.data.definition import AttributeType, DataDefinition
+from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.result import Result
+from arxpy.errors import ArxpyError, ConfigurationError, HierarchyError
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
+from arxpy.project import Project
+from arxpy.quality.loss import Loss
+
+
+def default_settings() -> dict[str, Any]:
+    """Settings of a fresh project: no privacy model yet, Loss, no suppression, optimal."""
+    return {
+        "privacy_models": [],
+        "quality_model": Loss().to_dict(),
+        "suppression_limit": 0.0,
+        "strategy": "optimal",
+        "time_limit": None,
+    }
+
+
+class _Change(QUndoCommand):
+    """Swap one piece of state between an old and a new value (both kept, immutable)."""
+
+    def __init__(self, text: str, apply: Callable[[Any], None], old: Any, new: Any) -> None:
+        super().__init__(text)
+        self._apply, self._old, self._new = apply, old, new
+
+    def redo(self) -> None:
+        self._apply(self._new)
+
+    def undo(self) -> None:
+        self._apply(self._old)
+
+
+class AppState(QObject):
+    """Current project, result and selection; every change is announced by a signal."""
+
+    project_changed = Signal()  # a different project (or none) is open
+    definition_changed = Signal()
+    hierarchy_changed = Signal(str)  # attribute name
+    settings_changed = Signal()
+    result_changed = Signal()  # a new result, or the old one was discarded
+    transformation_changed = Signal()  # selected or applied transformation
+    modified_changed = Signal(bool)
+    path_changed = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(self._clean_changed)
+        self.project: Project | None = None
+        self.path: Path | None = None
+        self.result: Result | None = None
+        self.selected: tuple[int, ...] | None = None
+        self.applied: tuple[int, ...] | None = None
+        #: Transformations pinned for side-by-side comparison (at most MAX_PINNED).
+        self.pinned: list[tuple[int, ...]] = []
+        self._unsaved_new = False  # a new (imported) project is modified before any edit
+        self._last_modified = False
+        #: Increases with every change of the configuration; a run started at another
+        #: revision describes a configuration that no longer exists.
+        self.revision = 0
+
+    # --- project -------------------------------------------------------------------------
+
+    def set_project(self, project: Project | None, path: Path | None = None,
+                    modified: bool = False) -> None:
+        """Open ``project`` (None closes it); clears the undo history and the result."""
+        if project is not None and not project.settings:
+            project.settings = default_settings()
+        self.project = project
+        self.revision += 1
+        self.path = Path(path) if path is not None else None
+        self.result = None
+        self.selected = self.applied = None
+        self.undo_stack.clear()
+        self.undo_stack.setClean()
+        self._unsaved_new = modified
+        self.project_changed.emit()
+        self.path_changed.emit()
+        self._emit_modified()
+
+    @property
+    def has_project(self) -> bool:
+        return self.project is not None
+
+    @property
+    def data(self) -> pd.DataFrame:
+        return self._require().data
+
+    @property
+    def definition(self) -> DataDefinition:
+        return self._require().definition
+
+    @property
+    def hierarchies(self) -> dict[str, Hierarchy]:
+        return self._require().hierarchies
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self._require().settings
+
+    @property
+    def modified(self) -> bool:
+        return self.project is not None and (self._unsaved_new or not self.undo_stack.isClean())
+
+    def mark_saved(self, path: Path) -> None:
+        """The project was written to ``path``: it is no longer modified."""
+        self.path = Path(path)
+        self._unsaved_new = False
+        self.undo_stack.setClean()
+        self.path_changed.emit()
+        self._emit_modified()
+
+    def _clean_changed(self, _clean: bool) -> None:
+        try:
+            self._emit_modified()
+        except RuntimeError:  # the stack emits while Qt destroys it; nobody is listening
+            pass
+
+    def _emit_modified(self) -> None:
+        now = self.modified
+        if now != self._last_modified:
+            self._last_modified = now
+            self.modified_changed.emit(now)
+
+    def _require(self) -> Project:
+        if self.project is None:
+            raise ConfigurationError("No project is open; open or import one first.")
+        return self.project
+
+    # --- undoable edits ------------------------------------------------------------------
+
+    def set_attribute(self, name: str, **changes: Any) -> None:
+        """Change fields of one attribute definition (undoable).
+
+        Raises :class:`~arxpy.errors.DefinitionError` for an impossible change, before
+        anything is changed.
+        """
+        old = self.definition
+        new = old.with_attribute(name, **changes)
+        if new != old:
+            what = ", ".join(k.replace("_", " ") for k in changes)
+            self.undo_stack.push(_Change(f"Change {what} of '{name}'", self._put_definition,
+                                         old, new))
+
+    def set_hierarchy(self, name: str, hierarchy: Hierarchy | None, text: str = "") -> None:
+        """Replace (or with None remove) the hierarchy of attribute ``name`` (undoable)."""
+        self.definition[name]  # raises for an unknown attribute
+        old = self.hierarchies.get(name)
+        if old == hierarchy:
+            return
+
+        def put(value: Hierarchy | None) -> None:
+            if value is None:
+                self.hierarchies.pop(name, None)
+            else:
+                self.hierarchies[name] = value
+            self.revision += 1
+            self._discard_result()
+            self.hierarchy_changed.emit(name)
+
+        self.undo_stack.push(_Change(text or f"Edit hierarchy of '{name}'", put, old, hierarchy))
+
+    def set_settings(self, settings: dict[str, Any], text: str = "Change settings") -> None:
+        """Replace the privacy/quality/search settings dict (undoable)."""
+        old = copy.deepcopy(self.settings)
+        new = copy.deepcopy(settings)
+        if old != new:
+            self.undo_stack.push(_Change(text, self._put_settings, old, new))
+
+    def update_settings(self, text: str = "Change settings", **changes: Any) -> None:
+        """Change some keys of the settings (undoable)."""
+        self.set_settings({**self.settings, **changes}, text)
+
+    def _put_definition(self, definition: DataDefinition) -> None:
+        self._require().definition = definition
+        self.revision += 1
+        self._discard_result()
+        self.definition_changed.emit()
+
+    def _put_settings(self, settings: dict[str, Any]) -> None:
+        self._require().settings = copy.deepcopy(settings)
+        self.revision += 1
+        self._discard_result()
+        self.settings_changed.emit()
+
+    # --- checks before a run -------------------------------------------------------------
+
+    def hierarchy_problems(self, name: str) -> list[HierarchyProblem]:
+        """Problems of the hierarchy of ``name`` against its data; [] if usable."""
+        return hierarchy_problems(self.data, self.hierarchies, name)
+
+    def config(self, check_hierarchies: bool = True) -> AnonymizationConfig:
+        """The settings as a validated configuration; raises an ArxpyError if unusable.
+
+        With ``check_hierarchies``, quasi-identifiers without a usable hierarchy block
+        the run (see :func:`check_hierarchies`; the window runs that check on the worker
+        thread because it reads every value).
+        """
+        definition = self.definition
+        if not definition.quasi_identifiers:
+            raise ConfigurationError(
+                "No attribute is quasi-identifying; mark at least one and give it a hierarchy."
+            )
+        if check_hierarchies:
+            check_hierarchies_of(self.data, definition, self.hierarchies)
+        try:
+            return AnonymizationConfig.from_dict(self.settings)
+        except TypeError as exc:
+            raise ConfigurationError(f"Invalid settings: {exc}.") from None
+
+    def of_type(self, attribute_type: AttributeType) -> list[str]:
+        return self.definition.of_type(attribute_type) if self.project else []
+
+    # --- results -------------------------------------------------------------------------
+
+    def set_result(self, result: Result | None) -> None:
+        """A finished anonymization; selects and applies its optimum."""
+        self.result = result
+        best = result.optimum if result is not None else None
+        self.selected = self.applied = best.levels if best is not None else None
+        self.result_changed.emit()
+        self.transformation_changed.emit()
+
+    def select(self, levels: tuple[int, ...] | None, apply: bool = False) -> None:
+        self.selected = levels
+        if apply:
+            self.applied = levels
+        self.transformation_changed.emit()
+
+    def _discard_result(self) -> None:
+        # A result describes the configuration it was computed for; any edit outdates it.
+        if self.result is not None:
+            self.set_result(None)
+
+    # --- pinned transformations (Compare) ------------------------------------------------
+
+    pinned_changed = Signal()
+    MAX_PINNED = 4
+
+    def pin(self, levels: tuple[int, ...]) -> None:
+        """Pin ``levels`` for comparison; raises ConfigurationError beyond MAX_PINNED."""
+        levels = tuple(int(v) for v in levels)
+        if levels in self.pinned:
+            return
+        if len(self.pinned) >= self.MAX_PINNED:
+            raise ConfigurationError(
+                f"At most {self.MAX_PINNED} transformations can be compared; unpin one of "
+                f"{', '.join(str(list(p)) for p in self.pinned)} first.")
+        self.pinned.append(levels)
+        self.pinned_changed.emit()
+
+    def unpin(self, levels: tuple[int, ...] | None = None) -> None:
+        """Unpin ``levels`` (None: every pinned transformation)."""
+        before = list(self.pinned)
+        self.pinned = [] if levels is None else [p for p in self.pinned
+                                                  if p != tuple(int(v) for v in levels)]
+        if self.pinned != before:
+            self.pinned_changed.emit()
+
+
+def hierarchy_problems(data: pd.DataFrame, hierarchies: dict[str, Hierarchy],
+                       name: str) -> list[HierarchyProblem]:
+    """Problems of the hierarchy of column ``name`` against its values; [] if usable."""
+    hierarchy = hierarchies.get(name)
+    if hierarchy is None:
+        return [HierarchyProblem("empty", f"'{name}' has no hierarchy; create or import one.")]
+    return validate_hierarchy(hierarchy, data[name], name)
+
+
+def check_hierarchies_of(data: pd.DataFrame, definition: DataDefinition,
+                         hierarchies: dict[str, Hierarchy]) -> None:
+    """Raise HierarchyError (one sentence per problem) unless every quasi-identifier
+    has a hierarchy that is well formed and covers its values. No Qt: runs on workers."""
+    problems = [p.message for q in definition.quasi_identifiers
+                for p in hierarchy_problems(data, hierarchies, q)]
+    if problems:
+        raise HierarchyError(
+            f"Fix the hierarchies before anonymizing ({len(problems)} problem(s)): "
+            + problems[0], problems=problems)
+
+
+def try_edit(action: Callable[[], None], report: Callable[[str], None]) -> bool:
+    """Run an edit; hand a user error's message to ``report`` instead of raising."""
+    try:
+        action()
+    except ArxpyError as exc:
+        report(str(exc))
+        return False
+    return True

@@ -1,0 +1,90 @@
+"""The one place that adapts engine jobs (plain functions on worker threads) to Qt signals.
+
+The job runs on a Python thread started by :class:`arxpy.engine.jobs.JobRunner`; it
+only writes its latest progress into a lock-protected slot. A QTimer on the GUI
+thread polls that slot and the job's end, so every signal is emitted on the GUI
+thread and no Qt object is touched from the worker.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from arxpy.engine.jobs import CancelToken, Job, JobRunner
+from arxpy.errors import ArxpyError, CancelledError
+
+log = logging.getLogger(__name__)
+
+#: How often the GUI thread looks at the job (ms): smooth progress, negligible cost.
+POLL_MS = 40
+
+
+class JobWorker(QObject):
+    """Runs one job; emits ``progress(percent, message)`` then exactly one of
+    ``finished(result)``, ``failed(message)`` or ``cancelled()``."""
+
+    progress = Signal(int, str)
+    finished = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, function: Callable[..., Any], parent: QObject | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(parent)
+        self._function = function
+        self._kwargs = kwargs
+        self._lock = threading.Lock()
+        self._latest: tuple[float, str] | None = None
+        self._job: Job[Any] | None = None
+        self._token = CancelToken()
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self._poll)
+
+    @property
+    def running(self) -> bool:
+        return self._job is not None and not self._job.done
+
+    def start(self) -> None:
+        self._job = JobRunner().start(self._function, self._report, self._token, **self._kwargs)
+        self._timer.start()
+
+    def cancel(self) -> None:
+        """Ask the job to stop; ``cancelled`` follows once it has (within ~200 ms)."""
+        self._token.cancel()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job's thread ends (for tests and shutdown); True if it has."""
+        return self._job is None or self._job.wait(timeout)
+
+    def _report(self, fraction: float, message: str) -> None:  # worker thread
+        with self._lock:
+            self._latest = (fraction, message)
+
+    def _poll(self) -> None:  # GUI thread
+        with self._lock:
+            latest, self._latest = self._latest, None
+        if latest is not None:
+            self.progress.emit(round(100 * latest[0]), latest[1])
+        if self._job is None or not self._job.done:
+            return
+        self._timer.stop()
+        self._finish(self._job)
+
+    def _finish(self, job: Job[Any]) -> None:
+        try:
+            result = job.result(0)
+        except CancelledError:
+            self.cancelled.emit()
+        except ArxpyError as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:  # a bug: keep the traceback in the log, show the message
+            log.error("The job failed unexpectedly", exc_info=exc)
+            self.failed.emit(f"Unexpected error ({type(exc).__name__}): {exc}")
+        else:
+            self.finished.emit(result)

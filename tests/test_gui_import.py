@@ -1,0 +1,103 @@
+"""The import wizard: CSV with format and preview, columns and types, errors inline."""
+
+import sqlite3
+
+import pytest
+from PySide6.QtWidgets import QWizard
+
+from arxpy.data.definition import DataKind
+from arxpy.gui.import_wizard import ImportWizard
+
+CSV = "name;age;zip;admitted\nAnn;34;01234;2020-01-15\nBob;NA;02139;2020-03-02\n" \
+      "Cy;51;01234;2021-07-30\n"
+
+
+@pytest.fixture
+def wizard(qtbot):
+    wizard = ImportWizard()
+    qtbot.addWidget(wizard)
+    return wizard
+
+
+def test_csv_through_the_wizard(wizard, tmp_path):
+    path = tmp_path / "patients.csv"
+    path.write_text(CSV, encoding="utf-8")
+    wizard.show()
+    wizard.source_page.path.setText(str(path))
+    assert wizard.source_page.source() == "csv" and wizard.source_page.isComplete()
+    wizard.next()
+    page = wizard.format_page
+    assert page.csv_format().delimiter == ";" and page.header.isChecked()
+    assert page.preview.rowCount() == 3 and page.preview.item(0, 2).text() == "01234"
+    page.header.setChecked(False)  # the preview follows the header choice
+    assert page.preview.rowCount() == 4 and page.preview.item(0, 0).text() == "name"
+    page.header.setChecked(True)
+    wizard.next()
+    columns = wizard.columns_page
+    kinds = [columns.table.cellWidget(r, 1).currentData() for r in range(4)]
+    assert kinds == ["string", "integer", "string", "date"]  # leading zeros: a code
+    columns.set_column("age", kind=DataKind.DECIMAL)
+    columns.set_column("name", include=False)
+    wizard.button(QWizard.WizardButton.FinishButton).click()
+    project = wizard.project
+    assert project is not None and project.name == "patients"
+    assert list(project.data.columns) == ["age", "zip", "admitted"]
+    assert project.data["age"].tolist() == ["34", "NA", "51"]  # missing kept as its string
+    assert project.definition["zip"].data_type.kind is DataKind.STRING
+    assert project.definition["age"].data_type.kind is DataKind.DECIMAL
+    assert project.definition["admitted"].data_type.format == "%Y-%m-%d"
+    assert project.settings["privacy_models"] == []
+
+
+def test_data_layer_errors_appear_on_the_pages(wizard, tmp_path):
+    wizard.show()
+    wizard.source_page.path.setText(str(tmp_path / "missing.csv"))
+    assert "not a file" in wizard.source_page.error.text()
+    assert not wizard.source_page.isComplete()
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("a,b\n1,2\n3,4,5\n", encoding="utf-8")
+    wizard.source_page.path.setText(str(ragged))
+    wizard.next()
+    page = wizard.format_page
+    assert page.error.text() and not page.isComplete()
+    assert "ragged.csv" in page.error.text() or "line" in page.error.text()
+    page.encoding.setEditText("no-such-codec")
+    assert "encoding" in page.error.text().lower()
+
+
+def test_sqlite_table(wizard, tmp_path):
+    path = tmp_path / "clinic.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE visits (id INTEGER, ward TEXT)")
+        connection.executemany("INSERT INTO visits VALUES (?, ?)", [(1, "A"), (2, None)])
+    wizard.show()
+    wizard.source_page.path.setText(str(path))
+    assert wizard.source_page.source() == "sqlite"
+    assert wizard.source_page.table.currentText() == "visits"
+    wizard.next()
+    assert wizard.format_page.preview.rowCount() == 2
+    wizard.next()
+    wizard.button(QWizard.WizardButton.FinishButton).click()
+    assert wizard.project.data["ward"].tolist() == ["A", "NULL"]
+
+
+def test_excel_sheet(wizard, tmp_path):
+    from openpyxl import Workbook
+
+    path = tmp_path / "clinic.xlsx"
+    book = Workbook()
+    book.active.title = "Notes"
+    sheet = book.create_sheet("Visits")
+    for row in (["id", "ward"], [1, "A"], [2, "B"]):
+        sheet.append(row)
+    book.save(path)
+    wizard.show()
+    wizard.source_page.path.setText(str(path))
+    assert wizard.source_page.source() == "excel"
+    assert [wizard.source_page.table.itemText(i) for i in range(2)] == ["Notes", "Visits"]
+    wizard.source_page.table.setCurrentText("Visits")
+    wizard.next()
+    assert wizard.format_page.preview.rowCount() == 2
+    wizard.next()
+    wizard.button(QWizard.WizardButton.FinishButton).click()
+    assert wizard.project.data.to_dict("list") == {"id": ["1", "2"], "ward": ["A", "B"]}

@@ -1,0 +1,111 @@
+"""Privacy models panel and dialogs: parameters, inline validation, add/edit/remove."""
+
+import pandas as pd
+import pytest
+from PySide6.QtWidgets import QDialog, QDialogButtonBox
+
+from arxpy.data.definition import AttributeType, DataDefinition
+from arxpy.gui.privacy_dialog import MODEL_SPECS, PrivacyModelDialog
+from arxpy.gui.privacy_panel import PrivacyModelsPanel
+from arxpy.gui.state import AppState, default_settings
+from arxpy.privacy import privacy_model_kinds
+from arxpy.project import Project
+
+
+@pytest.fixture
+def state(qtbot):
+    data = pd.DataFrame({"age": [str(20 + i % 10) for i in range(30)],
+                         "disease": ["flu", "cold", "cough"] * 10})
+    definition = DataDefinition.for_columns(data.columns).with_attribute(
+        "age", type=AttributeType.QUASI_IDENTIFYING)
+    state = AppState()
+    state.set_project(Project(data, definition, {}, default_settings(), name="P"))
+    return state
+
+
+def _ok(dialog: PrivacyModelDialog):
+    return dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+
+
+def test_every_registered_model_has_a_dialog():
+    assert set(privacy_model_kinds()) <= set(MODEL_SPECS)
+
+
+def test_k_may_not_exceed_the_records(state, qtbot):
+    dialog = PrivacyModelDialog(state, "k-anonymity")
+    qtbot.addWidget(dialog)
+    assert _ok(dialog).isEnabled() and dialog.model_dict() == {"kind": "k-anonymity", "k": 5}
+    dialog.widgets["k"].setValue(31)
+    assert not _ok(dialog).isEnabled() and "30" in dialog.message.text()
+
+
+def test_l_diversity_needs_a_sensitive_attribute_and_enough_values(state, qtbot):
+    dialog = PrivacyModelDialog(state, "recursive-cl-diversity")
+    qtbot.addWidget(dialog)
+    assert not _ok(dialog).isEnabled() and "sensitive" in dialog.message.text()
+    state.set_attribute("disease", type=AttributeType.SENSITIVE)
+    dialog = PrivacyModelDialog(state, "recursive-cl-diversity")
+    qtbot.addWidget(dialog)
+    assert _ok(dialog).isEnabled()
+    dialog.widgets["l"].setValue(4)  # 'disease' has 3 distinct values
+    assert not _ok(dialog).isEnabled()
+    assert "at most 3" in dialog.message.text()
+    dialog.widgets["l"].setValue(3)
+    assert _ok(dialog).isEnabled() and dialog.message.text() == ""
+    assert dialog.model_dict() == {"kind": "recursive-cl-diversity", "attribute": "disease",
+                                   "c": 4.0, "l": 3}
+
+
+def test_model_errors_are_shown_inline(state, qtbot):
+    state.set_attribute("disease", type=AttributeType.SENSITIVE)
+    dialog = PrivacyModelDialog(state, "entropy-l-diversity")
+    qtbot.addWidget(dialog)
+    dialog.widgets["l"].setValue(3.5)  # ceil(3.5) = 4 distinct values needed
+    assert not _ok(dialog).isEnabled() and "disease" in dialog.message.text()
+
+
+def test_panel_adds_edits_and_removes_with_undo(state, qtbot, monkeypatch):
+    panel = PrivacyModelsPanel(state)
+    qtbot.addWidget(panel)
+    answers = iter([7, 4])
+
+    def run(dialog: PrivacyModelDialog) -> int:
+        dialog.widgets["k"].setValue(next(answers))
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(PrivacyModelDialog, "exec", run)
+    panel.add("k-anonymity")
+    assert state.settings["privacy_models"] == [{"kind": "k-anonymity", "k": 7}]
+    assert panel.table.item(0, 1).text() == "7-anonymity"
+    dialog = panel.dialog("k-anonymity")  # a second k-anonymity is refused
+    assert not _ok(dialog).isEnabled() and "already" in dialog.message.text()
+    panel.table.selectRow(0)
+    panel.edit_selected()
+    assert state.settings["privacy_models"] == [{"kind": "k-anonymity", "k": 4}]
+    panel.table.selectRow(0)
+    panel.remove_selected()
+    assert state.settings["privacy_models"] == [] and panel.table.rowCount() == 0
+    state.undo_stack.undo()
+    state.undo_stack.undo()
+    assert panel.table.item(0, 1).text() == "7-anonymity"
+
+
+def test_models_whose_attribute_is_not_sensitive_are_flagged(state, qtbot):
+    state.set_attribute("disease", type=AttributeType.SENSITIVE)
+    state.update_settings(privacy_models=[{"kind": "distinct-l-diversity",
+                                           "attribute": "disease", "l": 2}])
+    panel = PrivacyModelsPanel(state)
+    qtbot.addWidget(panel)
+    assert panel.table.item(0, 1).toolTip() == ""
+    state.set_attribute("disease", type=AttributeType.INSENSITIVE)
+    assert "not sensitive" in panel.table.item(0, 1).toolTip()
+
+
+def test_either_or_parameters_are_left_out_when_not_given(state, qtbot):
+    dialog = PrivacyModelDialog(state, "population-uniqueness")
+    qtbot.addWidget(dialog)
+    assert dialog.model_dict() == {"kind": "population-uniqueness", "threshold": 0.01,
+                                   "estimator": "dankar"}
+    dialog.widgets["population_size"].setValue(100_000)
+    assert dialog.model_dict()["population_size"] == 100_000 and "region" not in \
+        dialog.model_dict()

@@ -1,0 +1,97 @@
+"""The application state: undoable edits, modified flag, checks before a run."""
+
+import pandas as pd
+import pytest
+
+from arxpy.data.definition import AttributeType, DataDefinition
+from arxpy.errors import ConfigurationError, DefinitionError, HierarchyError
+from arxpy.gui.state import AppState, default_settings
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.project import Project
+
+
+def tiny_project(rows: int = 40) -> Project:
+    data = pd.DataFrame({"age": [str(20 + i % 10) for i in range(rows)],
+                         "sex": ["M", "F"] * (rows // 2),
+                         "disease": ["flu", "cold", "cough", "flu"] * (rows // 4)})
+    definition = DataDefinition.for_columns(data.columns).with_attribute(
+        "age", type=AttributeType.QUASI_IDENTIFYING)
+    hierarchy = Hierarchy([[v, "*"] for v in sorted(set(data["age"]))])
+    settings = {**default_settings(), "privacy_models": [{"kind": "k-anonymity", "k": 2}]}
+    return Project(data, definition, {"age": hierarchy}, settings, name="Tiny")
+
+
+@pytest.fixture
+def state(qtbot):
+    state = AppState()
+    state.set_project(tiny_project())
+    return state
+
+
+def test_attribute_edit_is_undoable_and_marks_modified(state, qtbot):
+    assert not state.modified
+    with qtbot.waitSignal(state.modified_changed) as signal:
+        state.set_attribute("sex", type=AttributeType.QUASI_IDENTIFYING)
+    assert signal.args == [True]
+    assert state.definition["sex"].type is AttributeType.QUASI_IDENTIFYING
+    state.undo_stack.undo()
+    assert state.definition["sex"].type is AttributeType.INSENSITIVE
+    assert not state.modified
+    state.undo_stack.redo()
+    assert state.definition.quasi_identifiers == ["age", "sex"]
+    assert "sex" in state.undo_stack.undoText()
+
+
+def test_impossible_edit_changes_nothing(state):
+    with pytest.raises(DefinitionError):
+        state.set_attribute("age", weight=-1.0)
+    assert state.undo_stack.count() == 0 and not state.modified
+
+
+def test_hierarchy_and_settings_edits_undo(state, qtbot):
+    old = state.hierarchies["age"]
+    new = Hierarchy([r + ("**",) for r in old.rows])
+    with qtbot.waitSignal(state.hierarchy_changed) as signal:
+        state.set_hierarchy("age", new)
+    assert signal.args == ["age"] and state.hierarchies["age"] == new
+    state.update_settings(suppression_limit=0.1)
+    assert state.settings["suppression_limit"] == 0.1
+    state.undo_stack.undo()
+    assert state.settings["suppression_limit"] == 0.0
+    state.undo_stack.undo()
+    assert state.hierarchies["age"] == old
+    state.set_hierarchy("age", None)
+    assert "age" not in state.hierarchies
+    state.undo_stack.undo()
+    assert state.hierarchies["age"] == old
+
+
+def test_saving_clears_modified_and_new_imports_start_modified(state, tmp_path):
+    state.set_attribute("sex", type=AttributeType.SENSITIVE)
+    state.mark_saved(tmp_path / "p.arxpy")
+    assert not state.modified and state.path == tmp_path / "p.arxpy"
+    state.set_project(tiny_project(), modified=True)
+    assert state.modified and state.path is None
+
+
+def test_config_blocks_broken_hierarchies_and_missing_qis(state):
+    assert state.config().privacy_models[0].k == 2
+    state.set_hierarchy("age", Hierarchy([("20", "*")]))  # does not cover 21..29
+    with pytest.raises(HierarchyError) as info:
+        state.config()
+    assert "'age'" in str(info.value) and info.value.problems
+    state.undo_stack.undo()
+    state.set_attribute("age", type=AttributeType.INSENSITIVE)
+    with pytest.raises(ConfigurationError, match="quasi-identifying"):
+        state.config()
+
+
+def test_an_edit_discards_an_outdated_result(state, qtbot):
+    from arxpy.engine import anonymize
+
+    result = anonymize(state.data, state.definition, state.hierarchies, state.config())
+    state.set_result(result)
+    assert state.selected == state.applied == result.optimum.levels
+    with qtbot.waitSignal(state.result_changed):
+        state.update_settings(suppression_limit=0.05)
+    assert state.result is None and state.applied is None
