@@ -5,6 +5,8 @@ from arxpy.privacy.disclosure import DeltaDisclosure
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from arxpy.privacy.likeness import BasicBetaLikeness, EnhancedBetaLikeness
+from arxpy.privacy.population_uniqueness import PopulationUniqueness
+from arxpy.privacy.prosecutor_risk import ProsecutorRisk
 from arxpy.privacy.registry import privacy_model_from_dict, privacy_model_kinds
 from arxpy.privacy.risk_threshold import AverageRisk
 from arxpy.privacy.tcloseness import TCloseness
@@ -17,7 +19,9 @@ __all__ = [
     "EnhancedBetaLikeness",
     "EntropyLDiversity",
     "KAnonymity",
+    "PopulationUniqueness",
     "PrivacyModel",
+    "ProsecutorRisk",
     "RecursiveCLDiversity",
     "TCloseness",
     "privacy_model_from_dict",

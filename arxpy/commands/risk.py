@@ -1,0 +1,220 @@
+"""``arxpy risk``: re-identification risk analysis of the input or of a transformation.
+
+Without ``--transformation`` the input is analysed. ``--transformation optimum`` runs the
+configured anonymization (the project's settings, or ``--k``/``--suppression``) and
+analyses its output, suppressed records left out as ARX does; ``ATTR=LEVEL,...``
+generalizes each named quasi-identifier to that hierarchy level (others stay at level 0,
+nothing is suppressed) and analyses the result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from arxpy.errors import ConfigurationError, HierarchyError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "risk", help="analyse re-identification risks of a table",
+        description="Prosecutor, journalist and marketer risks, sample and population "
+        "uniqueness (Pitman, Zayatz, SNB, Dankar), quasi-identifier distinction and "
+        "separation and HIPAA identifiers, as ARX computes them; writes a JSON report.")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--project", type=Path, metavar="FILE", help="an .arxpy project")
+    source.add_argument("--data", type=Path, metavar="CSV", help="the data as CSV")
+    parser.add_argument("--delimiter", metavar="C",
+                        help="field delimiter of the data and hierarchy files")
+    parser.add_argument("--qi", metavar="A,B,...",
+                        help="quasi-identifiers (default for a project: its quasi-identifiers)")
+    parser.add_argument("--hierarchy", action="append", default=[], metavar="ATTR=FILE",
+                        help="a generalization hierarchy (ARX CSV), needed by --transformation")
+    parser.add_argument("--transformation", metavar="optimum|ATTR=LEVEL,...",
+                        help="analyse the output of this transformation instead of the input")
+    parser.add_argument("--k", type=int, metavar="K", help="k-anonymity for 'optimum'")
+    parser.add_argument("--suppression", type=float, metavar="FRACTION",
+                        help="suppression limit for 'optimum'")
+    population = parser.add_mutually_exclusive_group()
+    population.add_argument("--population-size", type=int, metavar="N",
+                            help="population size (default: ARX's USA preset, 317,238,626)")
+    population.add_argument("--region", metavar="NAME", help="a population preset, e.g. usa")
+    population.add_argument("--sampling-fraction", type=float, metavar="F",
+                            help="the data is this fraction of the population")
+    parser.add_argument("--threshold", type=float, default=0.2, metavar="X",
+                        help="record-risk threshold for 'records at risk' (default 0.2)")
+    parser.add_argument("--qi-max-size", type=int, default=3, metavar="N",
+                        help="largest quasi-identifier combination scored (default 3, 0: none)")
+    parser.add_argument("--no-hipaa", action="store_true", help="skip HIPAA identifier detection")
+    parser.add_argument("--report", type=Path, metavar="R.json", required=True,
+                        help="write the JSON report here")
+    parser.set_defaults(func=run)
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def _load(args: argparse.Namespace):
+    """(frame, definition, hierarchies, settings, quasi-identifiers) from the arguments."""
+    from arxpy.data.csv_io import CsvFormat, read_csv
+    from arxpy.data.definition import AttributeType, DataDefinition
+    from arxpy.hierarchy.io import read_hierarchy
+    from arxpy.project import Project
+
+    if args.project is not None:
+        project = Project.load(args.project)
+        frame, definition = project.data, project.definition
+        hierarchies, settings = dict(project.hierarchies), dict(project.settings or {})
+        qis = _names(args.qi) if args.qi else definition.quasi_identifiers
+    else:
+        if not args.qi:
+            raise ConfigurationError("With --data, name the quasi-identifiers with --qi A,B,...")
+        frame = read_csv(args.data, CsvFormat(delimiter=args.delimiter) if args.delimiter
+                         else None)
+        definition, hierarchies, settings = DataDefinition.for_columns(frame.columns), {}, {}
+        qis = _names(args.qi)
+    for item in args.hierarchy:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise ConfigurationError(f"Cannot read --hierarchy '{item}'; write ATTR=FILE.")
+        hierarchies[name] = read_hierarchy(path, delimiter=args.delimiter or ";")
+    if not qis:
+        raise ConfigurationError("No quasi-identifiers: mark some in the project or use --qi.")
+    for name in qis:
+        definition[name]  # DefinitionError naming an unknown attribute
+    for name in definition.quasi_identifiers:
+        if name not in qis:
+            definition = definition.with_attribute(name, type=AttributeType.INSENSITIVE)
+    for name in qis:
+        definition = definition.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
+    return frame, definition, hierarchies, settings, qis
+
+
+def _parse_levels(spec: str, qis: list[str]) -> dict[str, int]:
+    levels: dict[str, int] = {}
+    for item in _names(spec):
+        name, sep, level = item.partition("=")
+        if not sep or not level.strip().isdigit():
+            raise ConfigurationError(
+                f"Cannot read '{item}' in --transformation; write optimum or ATTR=LEVEL,...")
+        if name.strip() not in qis:
+            raise ConfigurationError(
+                f"'{name.strip()}' in --transformation is not a quasi-identifier "
+                f"({', '.join(qis)}).")
+        levels[name.strip()] = int(level)
+    return levels
+
+
+def generalize(frame, hierarchies: dict, levels: dict[str, int]):
+    """A copy of ``frame`` with each named column replaced by its hierarchy level's labels."""
+    out = frame.copy()
+    for name, level in levels.items():
+        if level == 0:
+            continue
+        if name not in hierarchies:
+            raise HierarchyError(f"'{name}' needs a hierarchy for level {level}; give "
+                                 f"--hierarchy {name}=FILE.")
+        hierarchy = hierarchies[name]
+        if not 0 <= level < hierarchy.height:
+            raise ConfigurationError(
+                f"Level {level} of '{name}' is outside its hierarchy (levels 0 to "
+                f"{hierarchy.height - 1}).")
+        mapping = {row[0]: row[level] for row in hierarchy.rows}
+        mapped = out[name].map(mapping)
+        missing = sorted(set(out[name][mapped.isna()]))
+        if missing:
+            raise HierarchyError(f"The hierarchy of '{name}' does not cover "
+                                 f"{', '.join(repr(v) for v in missing[:10])}; add rows for them.")
+        out[name] = mapped
+    return out
+
+
+def _optimum(args, frame, definition, hierarchies, settings, bar):
+    from arxpy.engine import AnonymizationConfig, anonymize
+    from arxpy.risk import risk_limits
+
+    settings = dict(settings)
+    if args.k is not None:
+        settings["privacy_models"] = [{"kind": "k-anonymity", "k": args.k}]
+    if args.suppression is not None:
+        settings["suppression_limit"] = args.suppression
+    if not settings.get("privacy_models"):
+        raise ConfigurationError("'--transformation optimum' needs a privacy model: use a "
+                                 "project with settings, or give --k K.")
+    config = AnonymizationConfig.from_dict(settings)
+    result = anonymize(frame, definition, hierarchies, config, progress=bar)
+    if result.optimum is None:
+        raise ConfigurationError("No transformation satisfies the privacy models within the "
+                                 "suppression limit; allow more suppression or relax them.")
+    output = result.output()
+    levels = dict(zip(result.quasi_identifiers, output.levels, strict=True))
+    limits = risk_limits(config.privacy_models) if output.anonymous else None
+    return output.frame, output.suppressed, levels, limits
+
+
+def _population(args: argparse.Namespace, records: int):
+    from arxpy.risk import PopulationModel
+
+    if args.population_size is not None:
+        return PopulationModel(args.population_size)
+    if args.region:
+        return PopulationModel.from_region(args.region)
+    if args.sampling_fraction is not None:
+        return PopulationModel.from_sampling_fraction(records, args.sampling_fraction)
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    import arxpy.privacy  # noqa: F401  (registers every privacy model)
+    import arxpy.quality  # noqa: F401  (registers every quality model)
+    from arxpy.commands.anonymize import ProgressBar
+    from arxpy.data.atomic import atomic_write
+    from arxpy.risk import NO_LIMITS, analyze_risk
+
+    frame, definition, hierarchies, settings, qis = _load(args)
+    suppressed, levels, limits, analysed = None, None, NO_LIMITS, frame
+    bar = ProgressBar()
+    try:
+        if args.transformation and args.transformation.strip() == "optimum":
+            import arxpy.privacy.kanonymity  # noqa: F401
+            import arxpy.quality.loss  # noqa: F401
+            analysed, suppressed, levels, found = _optimum(
+                args, frame, definition, hierarchies, settings, bar)
+            limits = found or NO_LIMITS
+        elif args.transformation:
+            levels = {q: 0 for q in qis} | _parse_levels(args.transformation, qis)
+            analysed = generalize(frame, hierarchies, levels)
+        population = _population(args, len(analysed) - int(suppressed.sum() if suppressed
+                                                            is not None else 0))
+        analysis = analyze_risk(analysed, qis, population=population, threshold=args.threshold,
+                                suppressed=suppressed, limits=limits,
+                                qi_max_size=args.qi_max_size, hipaa=not args.no_hipaa,
+                                progress=bar)
+    finally:
+        bar.close()
+    report: dict[str, Any] = analysis.to_dict()
+    report["analysed"] = "input" if levels is None else "output"
+    report["transformation"] = levels
+    with atomic_write(args.report) as handle:
+        json.dump(report, handle, indent=2, allow_nan=False)
+        handle.write("\n")
+    _print(report)
+    return 0
+
+
+def _print(report: dict[str, Any]) -> None:
+    p = report["prosecutor"]
+    print(f"Records: {report['records_analyzed']} analysed of {report['records']}; "
+          f"sample uniqueness {report['sample_uniqueness']:.4f}")
+    print(f"Prosecutor risk: highest {p['highest']:.4f} ({p['records_at_highest']:.2%} of "
+          f"records), average {p['average']:.4f}; above {report['threshold']:g}: "
+          f"{report['fraction_above_threshold']:.2%}")
+    population = report["population_uniqueness"]
+    if population:
+        print(f"Population uniqueness (population {population['population_size']:,}): "
+              f"Pitman {population['pitman']:.4g}, Zayatz {population['zayatz']:.4g}, "
+              f"SNB {population['snb']:.4g}, Dankar {population['dankar']:.4g} "
+              f"({population['dankar_model']})")

@@ -1,0 +1,133 @@
+"""Population uniqueness at most x under a chosen estimator (ARX ``PopulationUniqueness``).
+
+The model judges the output as a whole: the estimated fraction of the population that is
+unique, computed from the kept classes with the Pitman, Zayatz, SNB or Dankar estimator
+(:mod:`arxpy.risk.uniqueness`), must be above 0 and at most ``threshold``, or 0 with no
+sample uniques (ARX does not trust an estimate of 0 otherwise: it means the estimator
+failed). For Dankar's rule the Zayatz fallback is off, as in ARX's criterion. As in ARX
+the model is not monotonic with suppression, and monotonic without suppression only for
+Zayatz. ``enforce`` reproduces ARX's enforcement: a binary search for the fewest
+smallest classes to suppress.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from arxpy.errors import ConfigurationError
+from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.lattice.encoding import EncodedData
+from arxpy.privacy.base import PrivacyModel
+from arxpy.privacy.registry import register_privacy_model
+from arxpy.risk.histogram import ClassSizeHistogram
+from arxpy.risk.population import PopulationModel
+from arxpy.risk.uniqueness import ESTIMATORS, estimate_uniques
+
+
+@register_privacy_model
+class PopulationUniqueness(PrivacyModel):
+    """Estimated population uniqueness of the released records is at most ``threshold``.
+
+    Give the population as ``population_size`` (people) or ``region`` (an ARX preset such
+    as ``"usa"``); ``estimator`` is one of pitman, zayatz, snb, dankar (default).
+    """
+
+    kind = "population-uniqueness"
+    monotonic_with_suppression = False
+    monotonic_without_suppression = False
+
+    def __init__(self, threshold: float, estimator: str = "dankar",
+                 population_size: int | None = None, region: str | None = None) -> None:
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
+                or math.isnan(threshold) or not 0.0 < threshold < 1.0:
+            raise ConfigurationError(
+                f"The population uniqueness threshold must be above 0 and below 1 "
+                f"(e.g. 0.01 for 1%), got {threshold!r}."
+            )
+        if estimator not in ESTIMATORS:
+            raise ConfigurationError(
+                f"Unknown population uniqueness estimator '{estimator}'; use one of "
+                f"{', '.join(ESTIMATORS)}.")
+        if (population_size is None) == (region is None):
+            raise ConfigurationError(
+                "Give the population either as a size (population_size) or as a region "
+                "preset (region), not both and not neither.")
+        self.threshold = float(threshold)
+        self.estimator = estimator
+        self.population = (PopulationModel.from_region(region) if region is not None
+                           else PopulationModel(int(population_size)))  # type: ignore[arg-type]
+        # ARX: RiskBasedCriterion(false, model == ZAYATZ, threshold)
+        self.monotonic_without_suppression = estimator == "zayatz"  # type: ignore[misc]
+
+    def validate(self, data: EncodedData) -> None:
+        self.population.check_sample(data.n_records)
+
+    def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
+        return np.ones(classes.n_classes, dtype=bool)
+
+    def fulfilled_by(self, class_sizes: np.ndarray) -> bool:
+        """Does a release with these (kept) class sizes meet the model?"""
+        histogram = ClassSizeHistogram.from_class_sizes(class_sizes)
+        if histogram.is_empty:
+            return True  # everything suppressed
+        value = estimate_uniques(histogram, self.population.size, self.estimator,
+                                 zayatz_fallback=False)
+        fraction = 0.0 if math.isnan(value) else value / self.population.size
+        if fraction > 0.0:
+            return fraction <= self.threshold
+        return histogram.classes_of_size(1) == 0
+
+    def dataset_satisfied(self, classes: EquivalenceClasses, kept: np.ndarray) -> bool:
+        return self.fulfilled_by(classes.sizes[np.asarray(kept, dtype=bool)])
+
+    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int) -> np.ndarray:
+        """Kept classes after suppressing the fewest smallest classes that meet the model.
+
+        ARX's binary search (``suppressWhileNotFulfilledBinary``) over how many of the
+        kept classes, smallest first, to suppress; at most ``budget`` more records. If no
+        prefix within the budget works, ``kept`` is returned unchanged.
+        """
+        kept = np.asarray(kept, dtype=bool)
+        if self.dataset_satisfied(classes, kept):
+            return kept
+        order = np.flatnonzero(kept)
+        order = order[np.argsort(classes.sizes[order], kind="stable")]
+        removed = np.concatenate(([0], np.cumsum(classes.sizes[order])))
+        low, high, best = 1, int(np.searchsorted(removed, budget, side="right")) - 1, None
+        while low <= high:
+            mid = (low + high) // 2
+            if self.fulfilled_by(classes.sizes[order[mid:]]):
+                best, high = mid, mid - 1
+            else:
+                low = mid + 1
+        if best is None:
+            return kept
+        out = kept.copy()
+        out[order[:best]] = False
+        return out
+
+    def describe(self) -> str:
+        return (f"population uniqueness at most {self.threshold:g} ({self.estimator}, "
+                f"population {self.population.size:,})")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "threshold": self.threshold,
+                               "estimator": self.estimator}
+        if self.population.region:
+            out["region"] = self.population.region
+        else:
+            out["population_size"] = self.population.size
+        return out
+
+    def __repr__(self) -> str:
+        return (f"PopulationUniqueness(threshold={self.threshold!r}, "
+                f"estimator={self.estimator!r}, population_size={self.population.size})")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PopulationUniqueness) and other.to_dict() == self.to_dict()
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.threshold, self.estimator, self.population.size))

@@ -1,0 +1,76 @@
+"""Prosecutor risk of every record at most x: k-anonymity with k = ceil(1/x).
+
+Under the prosecutor model a record in a class of size s is re-identified with
+probability 1/s, so "every record's risk is at most x" holds exactly when every class has
+at least k records, k the smallest whole number with 1/k <= x. ARX offers this as a
+risk-based view of k-anonymity; its ``ParameterTranslation`` rounds 1/x with a 1%
+tolerance (so x = 0.33 gives k = 3 there), we round exactly (x = 0.33 gives k = 4), so the
+promised bound always holds. Monotonic with and without suppression, as k-anonymity.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from arxpy.errors import ConfigurationError
+from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.lattice.encoding import EncodedData
+from arxpy.privacy.base import PrivacyModel
+from arxpy.privacy.registry import register_privacy_model
+
+
+def smallest_class_size(threshold: float) -> int:
+    """The smallest k with 1/k <= ``threshold`` (``threshold`` in (0, 1])."""
+    k = max(math.ceil(1.0 / threshold), 1)
+    # 1/x may land just above a whole number in floating point (x = 1/3 gives 3.0000000000000004).
+    while k > 1 and 1.0 / (k - 1) <= threshold:
+        k -= 1
+    return k
+
+
+@register_privacy_model
+class ProsecutorRisk(PrivacyModel):
+    """Every released record has prosecutor re-identification risk at most ``threshold``."""
+
+    kind = "prosecutor-risk"
+    monotonic_with_suppression = True
+    monotonic_without_suppression = True
+
+    def __init__(self, threshold: float) -> None:
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
+                or math.isnan(threshold) or not 0.0 < threshold <= 1.0:
+            raise ConfigurationError(
+                f"The highest prosecutor risk must be above 0 and at most 1 (e.g. 0.2 for "
+                f"classes of 5 or more), got {threshold!r}."
+            )
+        self.threshold = float(threshold)
+        self.k = smallest_class_size(self.threshold)
+
+    def validate(self, data: EncodedData) -> None:
+        if self.k > data.n_records:
+            raise ConfigurationError(
+                f"A prosecutor risk of at most {self.threshold:g} needs classes of {self.k} "
+                f"records, but the data has only {data.n_records}; raise the threshold to at "
+                f"least {1 / max(data.n_records, 1):.4g}."
+            )
+
+    def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
+        return classes.sizes >= self.k
+
+    def describe(self) -> str:
+        return f"prosecutor risk at most {self.threshold:g} (classes of {self.k} or more)"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "threshold": self.threshold}
+
+    def __repr__(self) -> str:
+        return f"ProsecutorRisk(threshold={self.threshold!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ProsecutorRisk) and other.threshold == self.threshold
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.threshold))
