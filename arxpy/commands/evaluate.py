@@ -8,40 +8,22 @@ privacy options decide which records the transformation suppresses and, with
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 from typing import Any
 
-from arxpy.commands.anonymize import METRICS, STRATEGIES
+from arxpy.commands.options import (
+    METRICS,
+    STRATEGIES,
+    ProgressBar,
+    add_data_arguments,
+    add_privacy_arguments,
+    load_inputs,
+    write_json,
+)
 from arxpy.errors import ConfigurationError
 
 CLASSIFIERS = ("logistic", "tree", "forest", "bayes")
-
-
-def add_data_arguments(parser: argparse.ArgumentParser) -> None:
-    """The data options of ``arxpy anonymize`` (same names, read by its loaders)."""
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--project", type=Path, metavar="FILE", help="an .arxpy project")
-    source.add_argument("--data", type=Path, metavar="CSV", help="the data as CSV")
-    parser.add_argument("--delimiter", metavar="C",
-                        help="field delimiter of the data and hierarchy files")
-    parser.add_argument("--hierarchy", action="append", default=[], metavar="ATTR=FILE",
-                        help="a generalization hierarchy (ARX CSV); makes ATTR a quasi-identifier")
-    parser.add_argument("--sensitive", action="append", default=[], metavar="ATTR")
-    parser.add_argument("--identifying", action="append", default=[], metavar="ATTR",
-                        help="removed from the output")
-
-
-def add_privacy_arguments(parser: argparse.ArgumentParser) -> None:
-    """The privacy options of ``arxpy anonymize``."""
-    parser.add_argument("--k", type=int, metavar="K", help="k-anonymity")
-    parser.add_argument("--ldiversity", action="append", default=[],
-                        metavar="ATTR:distinct:L | ATTR:entropy:L | ATTR:recursive:C:L")
-    parser.add_argument("--tcloseness", action="append", default=[],
-                        metavar="ATTR:equal:T | ATTR:hierarchical:T | ATTR:ordered:T")
-    parser.add_argument("--suppression", type=float, metavar="FRACTION",
-                        help="largest fraction of records that may be suppressed (default 0)")
 
 
 def add_classifier_arguments(parser: argparse.ArgumentParser) -> None:
@@ -124,10 +106,8 @@ def classification_config(args: argparse.Namespace) -> Any:
 def load(args: argparse.Namespace) -> tuple[Any, Any, Any, dict[str, Any]]:
     """Frame, definition, hierarchies and settings, with the class attribute binned."""
     from arxpy.analysis.classification import bin_values
-    from arxpy.commands import anonymize
 
-    loader = anonymize._load_files if args.data is not None else anonymize._load_project
-    frame, definition, hierarchies, base = loader(args)
+    frame, definition, hierarchies, settings = load_inputs(args)
     if args.class_bins:
         definition[args.class_attribute]  # DefinitionError naming an unknown attribute
         try:
@@ -138,16 +118,7 @@ def load(args: argparse.Namespace) -> tuple[Any, Any, Any, dict[str, Any]]:
                 "10000,50000.") from None
         frame = frame.copy()
         frame[args.class_attribute] = bin_values(frame[args.class_attribute], edges)
-    settings = anonymize._settings(args, base)
     return frame, definition, hierarchies, settings
-
-
-def write_report(path: Path, report: dict[str, Any]) -> None:
-    from arxpy.data.atomic import atomic_write
-
-    with atomic_write(path) as handle:
-        json.dump(report, handle, indent=2, allow_nan=False)
-        handle.write("\n")
 
 
 def _transformation(args, frame, definition, hierarchies, settings, bar):
@@ -178,7 +149,6 @@ def run(args: argparse.Namespace) -> int:
     import arxpy.privacy  # noqa: F401  (registers every privacy model)
     import arxpy.quality  # noqa: F401  (registers every quality model)
     from arxpy.analysis.classification import ClassificationTask, CrossValidation
-    from arxpy.commands.anonymize import ProgressBar
 
     started = time.perf_counter()
     frame, definition, hierarchies, settings = load(args)
@@ -194,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
     report = performance.to_dict()
     report["anonymous"] = anonymous
     report["elapsed_seconds"] = time.perf_counter() - started
-    write_report(args.report, report)
+    write_json(args.report, report)
     if args.plots:
         from arxpy.analysis.plots import write_curve_plots
         write_curve_plots(performance, args.plots)

@@ -10,7 +10,6 @@ nothing is suppressed) and analyses the result.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +58,8 @@ def _names(text: str) -> list[str]:
 
 def _load(args: argparse.Namespace):
     """(frame, definition, hierarchies, settings, quasi-identifiers) from the arguments."""
-    from arxpy.data.csv_io import CsvFormat, read_csv
+    from arxpy.commands.options import read_data_option, read_hierarchy_options
     from arxpy.data.definition import AttributeType, DataDefinition
-    from arxpy.hierarchy.io import read_hierarchy
     from arxpy.project import Project
 
     if args.project is not None:
@@ -72,15 +70,10 @@ def _load(args: argparse.Namespace):
     else:
         if not args.qi:
             raise ConfigurationError("With --data, name the quasi-identifiers with --qi A,B,...")
-        frame = read_csv(args.data, CsvFormat(delimiter=args.delimiter) if args.delimiter
-                         else None)
+        frame = read_data_option(args.data, args.delimiter)
         definition, hierarchies, settings = DataDefinition.for_columns(frame.columns), {}, {}
         qis = _names(args.qi)
-    for item in args.hierarchy:
-        name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise ConfigurationError(f"Cannot read --hierarchy '{item}'; write ATTR=FILE.")
-        hierarchies[name] = read_hierarchy(path, delimiter=args.delimiter or ";")
+    hierarchies.update(read_hierarchy_options(args.hierarchy, args.delimiter))
     if not qis:
         raise ConfigurationError("No quasi-identifiers: mark some in the project or use --qi.")
     for name in qis:
@@ -91,21 +84,6 @@ def _load(args: argparse.Namespace):
     for name in qis:
         definition = definition.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
     return frame, definition, hierarchies, settings, qis
-
-
-def _parse_levels(spec: str, qis: list[str]) -> dict[str, int]:
-    levels: dict[str, int] = {}
-    for item in _names(spec):
-        name, sep, level = item.partition("=")
-        if not sep or not level.strip().isdigit():
-            raise ConfigurationError(
-                f"Cannot read '{item}' in --transformation; write optimum or ATTR=LEVEL,...")
-        if name.strip() not in qis:
-            raise ConfigurationError(
-                f"'{name.strip()}' in --transformation is not a quasi-identifier "
-                f"({', '.join(qis)}).")
-        levels[name.strip()] = int(level)
-    return levels
 
 
 def generalize(frame, hierarchies: dict, levels: dict[str, int]):
@@ -170,8 +148,7 @@ def _population(args: argparse.Namespace, records: int):
 def run(args: argparse.Namespace) -> int:
     import arxpy.privacy  # noqa: F401  (registers every privacy model)
     import arxpy.quality  # noqa: F401  (registers every quality model)
-    from arxpy.commands.anonymize import ProgressBar
-    from arxpy.data.atomic import atomic_write
+    from arxpy.commands.options import ProgressBar, write_json
     from arxpy.risk import NO_LIMITS, analyze_risk
 
     frame, definition, hierarchies, settings, qis = _load(args)
@@ -179,13 +156,13 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar()
     try:
         if args.transformation and args.transformation.strip() == "optimum":
-            import arxpy.privacy.kanonymity  # noqa: F401
-            import arxpy.quality.loss  # noqa: F401
             analysed, suppressed, levels, found = _optimum(
                 args, frame, definition, hierarchies, settings, bar)
             limits = found or NO_LIMITS
         elif args.transformation:
-            levels = {q: 0 for q in qis} | _parse_levels(args.transformation, qis)
+            from arxpy.analysis.transform import parse_levels
+
+            levels = parse_levels(args.transformation, qis)
             analysed = generalize(frame, hierarchies, levels)
         population = _population(args, len(analysed) - int(suppressed.sum() if suppressed
                                                             is not None else 0))
@@ -198,9 +175,7 @@ def run(args: argparse.Namespace) -> int:
     report: dict[str, Any] = analysis.to_dict()
     report["analysed"] = "input" if levels is None else "output"
     report["transformation"] = levels
-    with atomic_write(args.report) as handle:
-        json.dump(report, handle, indent=2, allow_nan=False)
-        handle.write("\n")
+    write_json(args.report, report)
     _print(report)
     return 0
 

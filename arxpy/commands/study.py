@@ -13,13 +13,12 @@ import argparse
 import time
 from pathlib import Path
 
-from arxpy.commands.evaluate import (
-    add_classifier_arguments,
+from arxpy.commands.evaluate import add_classifier_arguments, classification_config, load
+from arxpy.commands.options import (
+    ProgressBar,
     add_data_arguments,
     add_privacy_arguments,
-    classification_config,
-    load,
-    write_report,
+    write_json,
 )
 
 
@@ -51,7 +50,6 @@ def run(args: argparse.Namespace) -> int:
     import arxpy.privacy  # noqa: F401  (registers every privacy model)
     import arxpy.quality  # noqa: F401  (registers every quality model)
     from arxpy.analysis.study import classification_study
-    from arxpy.commands.anonymize import ProgressBar
     from arxpy.engine import AnonymizationConfig
 
     started = time.perf_counter()
@@ -66,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     report = result.to_dict()
     report["elapsed_seconds"] = time.perf_counter() - started
-    write_report(args.report, report)
+    write_json(args.report, report)
     if args.plots:
         result.plot(args.plots)
     table = result.summary()[["chosen_relative_accuracy", "spearman"]]
