@@ -48,6 +48,14 @@ class PrivacyModel(ABC):
         """Does the output meet the model, given which classes are kept (not suppressed)?"""
         return True
 
+    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int) -> np.ndarray:
+        """Classes to keep after suppressing more (at most ``budget`` records) to meet the model.
+
+        Dataset-level models suppress further classes until ``dataset_satisfied`` holds,
+        as ARX does for risk-based models; per-class models need nothing more.
+        """
+        return kept
+
     @abstractmethod
     def describe(self) -> str:
         """One line for people, e.g. ``"5-anonymity"``."""

@@ -162,10 +162,18 @@ class SearchContext:
         return classes
 
     def kept(self, classes: EquivalenceClasses) -> np.ndarray:
-        """Classes meeting every privacy model (the others are to be suppressed)."""
+        """Classes meeting every privacy model (the others are to be suppressed).
+
+        Dataset-level models then suppress further classes within what is left of the
+        suppression budget (:meth:`PrivacyModel.enforce`).
+        """
         kept = np.ones(classes.n_classes, dtype=bool)
         for model in self.models:
             kept &= np.asarray(model.satisfied(classes), dtype=bool)
+        for model in self.models:
+            budget = self.max_suppressed - int(classes.sizes[~kept].sum())
+            if budget > 0:
+                kept = np.asarray(model.enforce(classes, kept, budget), dtype=bool)
         return kept
 
     def check(self, levels: Sequence[int], classes: EquivalenceClasses | None = None) -> Check:
