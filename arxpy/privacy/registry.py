@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
-from arxpy.errors import ConfigurationError
 from arxpy.privacy.base import PrivacyModel
+from arxpy.registry import Registry
 
-_MODELS: dict[str, type[PrivacyModel]] = {}
-M = TypeVar("M", bound=type[PrivacyModel])
+_MODELS: Registry[PrivacyModel] = Registry("privacy model", "kind")
 
-
-def register_privacy_model(cls: M) -> M:
-    """Class decorator: make ``cls`` known under ``cls.kind``."""
-    _MODELS[cls.kind] = cls
-    return cls
+#: Class decorator: make a model known under its ``kind``.
+register_privacy_model = _MODELS.register
 
 
 def privacy_model_from_dict(d: dict[str, Any]) -> PrivacyModel:
     """Rebuild a model from ``to_dict`` output; the class's constructor takes the other keys."""
-    params = dict(d)
-    kind = params.pop("kind", None)
-    if kind not in _MODELS:
-        known = ", ".join(sorted(_MODELS))
-        raise ConfigurationError(f"Unknown privacy model '{kind}'. Known models: {known}.")
-    return _MODELS[kind](**params)
+    return _MODELS.from_dict(d)
 
 
 def privacy_model_kinds() -> list[str]:
-    return sorted(_MODELS)
+    return _MODELS.keys()
