@@ -116,7 +116,7 @@ def test_import_configure_run_cancel_rerun_save_reopen(window, qtbot, monkeypatc
     assert window.undo_action.isEnabled()
     assert state.result is not None and state.result.optimum is not None
     assert window.current_perspective() == "Explore"
-    assert str(list(state.result.optimum.levels)) in window.explore.heading.text()
+    assert f"optimum {list(state.result.optimum.levels)}" in window.explore.summary.text()
     assert state.applied == state.result.optimum.levels
     output = state.result.output(state.applied)
     sizes = output.frame[~output.suppressed].groupby(["age", "sex", "zip"]).size()

@@ -39,14 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _write_outputs(args: argparse.Namespace, result: Any, report: dict[str, Any]) -> None:
-    from arxpy.data.atomic import atomic_write
+    from arxpy.engine.export import export_output
 
     if args.report:
         write_json(args.report, report)
     if args.output and result.optimum is not None:
-        output = result.output()
-        with atomic_write(args.output, newline="") as handle:
-            output.frame.to_csv(handle, sep=args.delimiter or ";", index=False)
+        # The export code the GUI uses; a script's output file is replaced on each run.
+        export_output(result, None, args.output, overwrite=True,
+                      delimiter=args.delimiter or ";")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -21,12 +21,17 @@ import pandas as pd
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.errors import ConfigurationError
+from arxpy.hierarchy.model import Hierarchy
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.lattice import Lattice
 from arxpy.lattice.search import STATE_NAMES, Check, SearchContext, SearchOutcome
+from arxpy.lattice.search.base import ANONYMOUS, NOT_ANONYMOUS
+from arxpy.quality.base import QualityModel
 
 #: What a suppressed record shows in every quasi-identifier (ARX's convention).
 SUPPRESSED_VALUE = "*"
+#: Largest lattice for which per-node arrays (states_array, scores_array) are built.
+MAX_NODE_ARRAY = 5_000_000
 
 
 @dataclass(frozen=True)
@@ -203,6 +208,87 @@ class Result:
         )
         check = self._check(levels) or ctx.check(levels, classes)
         return Output(levels, frame, stats, check.anonymous, classes, suppressed)
+
+    # --- read-only views for explorers and reports (vectorized) ------------------------
+
+    @property
+    def hierarchies(self) -> dict[str, Hierarchy]:
+        """The hierarchy of each quasi-identifier, in lattice order."""
+        return {q.name: q.hierarchy for q in self._context.data.quasi_identifiers}
+
+    def _require_node_arrays(self) -> None:
+        if self.lattice.size > MAX_NODE_ARRAY:
+            raise ConfigurationError(
+                f"The lattice has {self.lattice.size:,} transformations, more than the "
+                f"{MAX_NODE_ARRAY:,} that per-node arrays hold; use checked_arrays() instead."
+            )
+
+    def checked_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every checked transformation: ``(levels (n, n_qi) int64, anonymous (n,) bool,
+        scores (n,) float64, suppressed records (n,) int64)``, in the order checked."""
+        checks = list(self._outcome.checks.values())
+        width = len(self.quasi_identifiers)
+        levels = np.array([c.levels for c in checks], dtype=np.int64).reshape(len(checks), width)
+        anonymous = np.array([c.anonymous for c in checks], dtype=bool)
+        scores = np.array([c.score for c in checks], dtype=np.float64)
+        suppressed = np.array([c.suppressed_records for c in checks], dtype=np.int64)
+        return levels, anonymous, scores, suppressed
+
+    def node_indices(self, levels: np.ndarray) -> np.ndarray:
+        """Lattice index of each row of an (n, n_qi) level matrix (see Lattice.index)."""
+        widths = self.lattice.widths
+        place = np.concatenate((np.cumprod(widths[::-1])[::-1][1:], [1])).astype(np.int64)
+        offsets = np.asarray(levels, dtype=np.int64) - np.asarray(self.lattice.bottom, np.int64)
+        return offsets @ place if len(place) else np.zeros(len(offsets), dtype=np.int64)
+
+    def states_array(self) -> np.ndarray:
+        """State code per node index, int8: 0 not checked, 1 anonymous, 2 not anonymous.
+
+        Raises ConfigurationError for lattices above ``MAX_NODE_ARRAY`` nodes.
+        """
+        self._require_node_arrays()
+        states = self._outcome.states
+        out = np.zeros(self.lattice.size, dtype=np.int8) if states is None else \
+            np.asarray(states, dtype=np.int8).copy()
+        levels, anonymous, _, _ = self.checked_arrays()
+        out[self.node_indices(levels)] = np.where(anonymous, ANONYMOUS, NOT_ANONYMOUS)
+        return out
+
+    def scores_array(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per node index: raw score and suppressed records (NaN / -1 where not checked)."""
+        self._require_node_arrays()
+        scores = np.full(self.lattice.size, np.nan)
+        suppressed = np.full(self.lattice.size, -1, dtype=np.int64)
+        levels, _, checked_scores, checked_suppressed = self.checked_arrays()
+        index = self.node_indices(levels)
+        scores[index] = checked_scores
+        suppressed[index] = checked_suppressed
+        return scores, suppressed
+
+    def kept_classes(self, output: Output) -> np.ndarray:
+        """Per class of ``output.classes``: does it meet every privacy model (not suppressed)?"""
+        return self._context.kept(output.classes)
+
+    def score_under(self, levels: Sequence[int], model: QualityModel) -> float:
+        """Raw score of one transformation under another quality model (lower is better).
+
+        Raises ConfigurationError when ``model`` needs attributes this run did not track
+        (e.g. a classification model's class attribute) or does not fit the data.
+        """
+        levels = self._levels(levels)
+        data = self._context.data
+        tracked = {t.name for t in self._context.grouper.tracked}
+        missing = [a for a in model.tracked_attributes if a not in tracked]
+        if missing:
+            raise ConfigurationError(
+                f"{model.label} needs the distribution of {', '.join(missing)}, which this run "
+                "did not track; choose it as the quality model and run again."
+            )
+        model.validate(data)
+        model.prepare(data)
+        output = self.output(levels, remove_suppressed=False)
+        kept = self.kept_classes(output)
+        return float(model.score(output.classes, ~kept))
 
     # --- reports ------------------------------------------------------------------------
 

@@ -26,8 +26,9 @@ from PySide6.QtWidgets import (
 from arxpy.errors import ArxpyError
 from arxpy.gui.autosave import Autosave
 from arxpy.gui.configure import ConfigurePerspective
+from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.log_panel import LogPanel
-from arxpy.gui.perspectives import ExplorePerspective, placeholder
+from arxpy.gui.perspectives import placeholder
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.start_page import StartPage
 from arxpy.gui.state import AppState, check_hierarchies_of

@@ -1,0 +1,342 @@
+"""Exporting a transformation's output, its hierarchies and a human-readable report.
+
+The same code serves the GUI's export dialog and the command line. Every file is
+written atomically (:func:`arxpy.data.atomic.atomic_write`) and nothing is written
+when any target already exists, unless ``overwrite`` is set: the user confirms first.
+Identifying attributes never leave the program; suppressed records are kept with ``*``
+in every quasi-identifier (ARX's convention) or removed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from arxpy.data.atomic import atomic_write
+from arxpy.data.export import export_table
+from arxpy.engine.result import Output, Result
+from arxpy.errors import ArxpyError, DataExportError
+from arxpy.hierarchy.io import write_hierarchy
+from arxpy.quality.registry import quality_model_from_dict, quality_model_names
+
+#: Rows of the output shown in a report.
+REPORT_EXCERPT_ROWS = 20
+
+
+def hierarchy_path(data_path: Path, attribute: str) -> Path:
+    """Where :func:`export_output` writes ``attribute``'s hierarchy beside ``data_path``."""
+    safe = re.sub(r"[^\w.-]+", "_", attribute).strip("_") or "attribute"
+    return data_path.with_name(f"{data_path.stem}_hierarchy_{safe}.csv")
+
+
+def refuse_existing(paths: Sequence[Path]) -> None:
+    """Raise DataExportError naming the first existing file among ``paths``."""
+    existing = [p for p in paths if Path(p).exists()]
+    if existing:
+        more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+        raise DataExportError(
+            f"'{existing[0]}'{more} already exists; choose another name or confirm "
+            "overwriting."
+        )
+
+
+def export_output(
+    result: Result,
+    levels: Sequence[int] | None,
+    path: str | os.PathLike[str],
+    *,
+    remove_suppressed: bool = False,
+    with_hierarchies: bool = False,
+    overwrite: bool = False,
+    delimiter: str | None = None,
+) -> list[Path]:
+    """Write the output of transformation ``levels`` (None: the optimum) to CSV or Excel.
+
+    The format follows the extension (.csv, .tsv, .txt, .xlsx); ``delimiter`` is the CSV
+    delimiter (default: the format's, see :func:`export_table`). Returns the files
+    written: the data first, then with ``with_hierarchies`` one ARX hierarchy CSV per
+    quasi-identifier (see :func:`hierarchy_path`). Without ``overwrite``, raises
+    DataExportError naming an existing target before anything is written.
+    """
+    target = Path(path)
+    hierarchies = result.hierarchies if with_hierarchies else {}
+    targets = [target] + [hierarchy_path(target, name) for name in hierarchies]
+    if not overwrite:
+        refuse_existing(targets)
+    frame = released_frame(result, levels, remove_suppressed)
+    written = [export_table(frame, target, delimiter=delimiter)]
+    for name, hierarchy in hierarchies.items():
+        destination = hierarchy_path(target, name)
+        try:
+            write_hierarchy(hierarchy, destination)
+        except ArxpyError as exc:
+            raise DataExportError(str(exc)) from None
+        written.append(destination)
+    return written
+
+
+def released_frame(result: Result, levels: Sequence[int] | None,
+                   remove_suppressed: bool) -> pd.DataFrame:
+    """The table as released: identifying attributes removed, suppressed rows ``*`` or gone."""
+    frame = result.output(levels, remove_suppressed=remove_suppressed).frame
+    # The engine already drops them; dropping again keeps the promise if it ever changes.
+    identifying = [c for c in result.definition.identifying if c in frame.columns]
+    return frame.drop(columns=identifying)
+
+
+# --- verification and summary (shared by the report and the GUI) ---------------------------
+
+@dataclass(frozen=True)
+class ModelVerification:
+    """One privacy model re-checked on an output's classes."""
+
+    description: str
+    failing_classes: int  # classes violating the model (these are suppressed)
+    failing_records: int
+    holds: bool  # every released class meets it and the dataset-level condition holds
+
+
+@dataclass(frozen=True)
+class OutputSummary:
+    """What a user needs to judge one output: verification, classes, risks."""
+
+    levels: tuple[int, ...]
+    anonymous: bool
+    achieved_k: int  # smallest class among released records, by grouping the table itself
+    n_classes: int
+    suppressed_records: int
+    records: int
+    class_sizes: np.ndarray  # sizes of the released classes
+    highest_risk: float  # prosecutor risk: 1 / smallest class
+    average_risk: float  # classes / released records
+    records_at_highest: float  # fraction of released records at the highest risk
+    models: tuple[ModelVerification, ...]
+
+
+def summarize_output(result: Result, levels: Sequence[int] | None, *,
+                     regroup: bool = True) -> OutputSummary:
+    """Re-check the privacy models on the output of ``levels`` and compute its risks.
+
+    With ``regroup``, ``achieved_k`` comes from grouping the released table's
+    quasi-identifier columns (independent of the engine's classes, for reports);
+    otherwise from the engine's kept classes, which is much cheaper (for interactive
+    views). Risks use :mod:`arxpy.risk`'s prosecutor model over the released records.
+    """
+    from arxpy.risk import ClassSizeHistogram, sample_risks
+
+    output = result.output(levels, remove_suppressed=False)
+    kept = result.kept_classes(output)
+    models = tuple(_verify(model, output, kept) for model in result.config.privacy_models)
+    class_sizes = output.classes.sizes[kept]
+    if regroup:
+        released = output.frame.loc[~output.suppressed, result.quasi_identifiers]
+        table_sizes = released.groupby(list(released.columns), sort=False).size().to_numpy()
+    else:
+        table_sizes = class_sizes
+    risks = sample_risks(ClassSizeHistogram.from_class_sizes(class_sizes))
+    return OutputSummary(
+        levels=output.levels,
+        anonymous=output.anonymous,
+        achieved_k=int(table_sizes.min()) if len(table_sizes) else 0,
+        n_classes=output.statistics.n_classes,
+        suppressed_records=output.statistics.suppressed_records,
+        records=output.statistics.records,
+        class_sizes=np.asarray(class_sizes, dtype=np.int64),
+        highest_risk=float(risks.prosecutor.highest),
+        average_risk=float(risks.prosecutor.average),
+        records_at_highest=float(risks.prosecutor.records_at_highest),
+        models=models,
+    )
+
+
+def _verify(model, output: Output, kept: np.ndarray) -> ModelVerification:
+    satisfied = np.asarray(model.satisfied(output.classes), dtype=bool)
+    failing = ~satisfied
+    holds = bool(np.all(satisfied[kept])) and bool(model.dataset_satisfied(output.classes, kept))
+    return ModelVerification(model.describe(), int(failing.sum()),
+                             int(output.classes.sizes[failing].sum()), holds)
+
+
+def quality_scores(result: Result, levels: Sequence[int] | None) -> dict[str, float | str]:
+    """Score of ``levels`` under every registered quality model with default parameters
+    (the configured model with its own); a model that cannot score says why (a string)."""
+    configured = result.config.quality_model
+    scores: dict[str, float | str] = {}
+    for name in quality_model_names():
+        label = name
+        try:
+            model = configured if name == configured.name else quality_model_from_dict(
+                {"name": name})
+            label = model.label
+            scores[label] = result.score_under(levels, model)
+        except (ArxpyError, TypeError) as exc:
+            reason = str(exc) if isinstance(exc, ArxpyError) else "needs parameters"
+            scores[label] = f"not available: {reason}"
+    return scores
+
+
+# --- the HTML report ------------------------------------------------------------------------
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: .5em 0; }
+td, th { border: 1px solid #ccc; padding: .2em .6em; text-align: left; font-size: .92em; }
+th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.ok { color: #1a7f37; font-weight: bold; } .fail { color: #b3261e; font-weight: bold; }
+.note { color: #555; font-size: .9em; }
+"""
+
+
+def write_report(result: Result, levels: Sequence[int] | None,
+                 path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+    """Write a self-contained HTML report of transformation ``levels`` (None: optimum).
+
+    Sections: configuration, transformation (levels with hierarchy labels), privacy
+    models re-verified on the output, quality scores, classes, prosecutor risks, and
+    the first :data:`REPORT_EXCERPT_ROWS` released rows. Raises DataExportError if
+    ``path`` exists and not ``overwrite``.
+    """
+    target = Path(path)
+    if not overwrite:
+        refuse_existing([target])
+    text = report_html(result, levels)
+    with atomic_write(target, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return target
+
+
+def report_html(result: Result, levels: Sequence[int] | None) -> str:
+    """The report's HTML text (see :func:`write_report`)."""
+    summary = summarize_output(result, levels)
+    state = result.transformation(summary.levels)
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>",
+        f"<title>arxpy report {list(summary.levels)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>De-identification report: transformation {list(summary.levels)}</h1>",
+        f"<p class='note'>Written {_dt.datetime.now():%Y-%m-%d %H:%M} by arxpy. "
+        f"{result.records:,} input records; {result.transformations_checked:,} of "
+        f"{result.lattice_size:,} transformations checked.</p>",
+        _configuration(result),
+        _levels_table(result, summary.levels),
+        _verification(summary),
+        _quality(result, summary.levels, state),
+        _classes_and_risk(summary),
+        _excerpt(result, summary.levels),
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def _table(rows: Sequence[Sequence[object]], header: Sequence[str] | None = None) -> str:
+    def cell(value: object, tag: str = "td") -> str:
+        if isinstance(value, _Raw):
+            return f"<{tag}>{value}</{tag}>"
+        numeric = isinstance(value, int | float | np.integer | np.floating)
+        text = _fmt(value) if numeric else html.escape(str(value))
+        return f"<{tag} class='num'>{text}</{tag}>" if numeric else f"<{tag}>{text}</{tag}>"
+
+    head = "<tr>" + "".join(cell(h, "th") for h in header) + "</tr>" if header else ""
+    body = "".join("<tr>" + "".join(cell(v) for v in row) + "</tr>" for row in rows)
+    return f"<table>{head}{body}</table>"
+
+
+class _Raw(str):
+    """Trusted HTML (built here from escaped parts)."""
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return f"{int(value):,}"
+    number = float(value)  # type: ignore[arg-type]
+    return "—" if math.isnan(number) else f"{number:.6g}"
+
+
+def _configuration(result: Result) -> str:
+    config = result.config
+    rows = [("Privacy model", m.describe()) for m in config.privacy_models]
+    quality = config.quality_model
+    params = {k: v for k, v in quality.to_dict().items() if k != "name"}
+    rows += [
+        ("Quality model", quality.label + (f" {params}" if params else "")),
+        ("Suppression limit", f"{100 * config.suppression_limit:g} % of records"),
+        ("Search strategy", config.strategy + (" (optimal)" if result.optimal else "")),
+        ("Identifying attributes (removed)", ", ".join(result.definition.identifying) or "none"),
+        ("Quasi-identifiers", ", ".join(result.quasi_identifiers)),
+    ]
+    return "<h2>Configuration</h2>" + _table(rows)
+
+
+def _levels_table(result: Result, levels: tuple[int, ...]) -> str:
+    rows = []
+    for name, level in zip(result.quasi_identifiers, levels, strict=True):
+        hierarchy = result.hierarchies[name]
+        first = hierarchy.rows[0]
+        example = f"{first[0]} → {first[level]}" if level < len(first) else ""
+        rows.append((name, level, hierarchy.height - 1, example))
+    return "<h2>Transformation</h2>" + _table(
+        rows, ["Quasi-identifier", "Level", "Highest level", "Example"])
+
+
+def _verification(summary: OutputSummary) -> str:
+    def verdict(ok: bool) -> _Raw:
+        return _Raw("<span class='ok'>holds</span>" if ok else "<span class='fail'>violated</span>")
+
+    rows = [(m.description, verdict(m.holds), m.failing_classes, m.failing_records)
+            for m in summary.models]
+    return ("<h2>Privacy models, re-verified on the output</h2>"
+            + _table(rows, ["Model", "On released records", "Classes violating (suppressed)",
+                            "Records in them"])
+            + f"<p>Smallest class among released records (k achieved, counted on the "
+            f"released table itself): <b>{summary.achieved_k:,}</b>. "
+            f"Overall the output is <b>{'anonymous' if summary.anonymous else 'NOT anonymous'}"
+            "</b> under the configuration (models and suppression limit).</p>")
+
+
+def _quality(result: Result, levels: tuple[int, ...], state) -> str:
+    rows: list[tuple[object, ...]] = [
+        (f"{result.config.quality_model.label} (configured)",
+         state.score if state.score is not None else float("nan"),
+         state.relative_score if state.relative_score is not None else float("nan")),
+    ]
+    for label, score in quality_scores(result, levels).items():
+        if label != result.config.quality_model.label:
+            rows.append((label, score, ""))
+    return ("<h2>Quality (lower is better)</h2>"
+            + _table(rows, ["Model", "Score", "Relative to the lattice's range"]))
+
+
+def _classes_and_risk(summary: OutputSummary) -> str:
+    sizes = summary.class_sizes
+    share = 100 * summary.suppressed_records / max(summary.records, 1)
+    rows = [
+        ("Equivalence classes", summary.n_classes),
+        ("Smallest / largest class", f"{sizes.min():,} / {sizes.max():,}" if len(sizes) else "—"),
+        ("Mean class size", float(sizes.mean()) if len(sizes) else float("nan")),
+        ("Suppressed records",
+         f"{summary.suppressed_records:,} of {summary.records:,} ({share:.2f} %)"),
+        ("Highest prosecutor risk", summary.highest_risk),
+        ("Records at highest risk", f"{100 * summary.records_at_highest:.2f} %"),
+        ("Average prosecutor risk", summary.average_risk),
+    ]
+    return ("<h2>Classes and re-identification risk</h2>" + _table(rows)
+            + "<p class='note'>Prosecutor model over released records: a record in a class "
+              "of size s has risk 1/s.</p>")
+
+
+def _excerpt(result: Result, levels: tuple[int, ...]) -> str:
+    frame = released_frame(result, levels, remove_suppressed=False).head(REPORT_EXCERPT_ROWS)
+    rows = frame.astype(str).to_numpy().tolist()
+    return (f"<h2>Excerpt (first {len(rows)} rows, suppressed rows show *)</h2>"
+            + _table(rows, [str(c) for c in frame.columns]))

@@ -1,0 +1,155 @@
+"""Export the applied transformation: format, suppressed rows, hierarchies, report.
+
+Writing runs in a worker through :mod:`arxpy.engine.export` (the same code as the
+command line); existing files are overwritten only after the user confirms.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from arxpy.engine.export import export_output, hierarchy_path, write_report
+from arxpy.engine.result import Result
+from arxpy.gui.explore.jobs import start_job
+
+FORMATS = {"CSV (.csv)": ".csv", "Excel (.xlsx)": ".xlsx"}
+
+
+def report_path(data_path: Path) -> Path:
+    """Where the HTML report goes beside the data file."""
+    return data_path.with_name(f"{data_path.stem}_report.html")
+
+
+class ExportDialog(QDialog):
+    """Options, then ``exported(list of paths)`` or an error shown in the dialog."""
+
+    exported = Signal(list)
+
+    def __init__(self, result: Result, levels: tuple[int, ...], default_path: Path,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Export the applied transformation")
+        self.result, self.levels = result, levels
+        self.last_job: Any = None
+        self.path = QLineEdit(str(default_path))
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        self.format = QComboBox()
+        self.format.addItems(list(FORMATS))
+        self.format.currentTextChanged.connect(self._format_changed)
+        self.as_star = QRadioButton("kept, with * in every quasi-identifier")
+        self.removed = QRadioButton("removed from the file")
+        self.as_star.setChecked(not result.config.remove_suppressed)
+        self.removed.setChecked(result.config.remove_suppressed)
+        group = QButtonGroup(self)
+        group.addButton(self.as_star)
+        group.addButton(self.removed)
+        self.hierarchies = QCheckBox("Write each quasi-identifier's hierarchy beside the data")
+        self.report = QCheckBox("Write an HTML report (configuration, verification, risks)")
+        self.report.setChecked(True)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(self.path, 1)
+        row.addWidget(browse)
+        form = QFormLayout()
+        form.addRow("Transformation", QLabel(str(list(levels))))
+        form.addRow("File", row)
+        form.addRow("Format", self.format)
+        form.addRow("Suppressed records", self.as_star)
+        form.addRow("", self.removed)
+        form.addRow("", self.hierarchies)
+        form.addRow("", self.report)
+        note = QLabel("Identifying attributes ("
+                      + (", ".join(result.definition.identifying) or "none")
+                      + ") are always removed.")
+        note.setStyleSheet("color: #555")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.start_export)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(note)
+        layout.addWidget(self.status)
+        layout.addWidget(self.buttons)
+        self._format_changed(self.format.currentText())
+
+    def _browse(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(),
+                                              "CSV (*.csv);;Excel (*.xlsx)")
+        if name:
+            self.path.setText(name)
+
+    def _format_changed(self, text: str) -> None:
+        path = Path(self.path.text() or "output.csv")
+        self.path.setText(str(path.with_suffix(FORMATS[text])))
+
+    def targets(self) -> list[Path]:
+        """Every file the export will write with the current options."""
+        data = Path(self.path.text())
+        files = [data]
+        if self.hierarchies.isChecked():
+            files += [hierarchy_path(data, name) for name in self.result.quasi_identifiers]
+        if self.report.isChecked():
+            files.append(report_path(data))
+        return files
+
+    def confirm_overwrite(self, existing: list[Path]) -> bool:
+        """Ask before replacing files (tests replace this method)."""
+        names = "\n".join(str(p) for p in existing[:6])
+        more = f"\n… and {len(existing) - 6} more" if len(existing) > 6 else ""
+        answer = QMessageBox.question(self, "Replace existing files?",
+                                      f"These files exist and will be replaced:\n{names}{more}")
+        return answer == QMessageBox.StandardButton.Yes
+
+    def start_export(self) -> None:
+        """Confirm overwriting if needed, then write in a worker."""
+        existing = [p for p in self.targets() if p.exists()]
+        if existing and not self.confirm_overwrite(existing):
+            self.status.setText("Nothing was written.")
+            return
+        data, report = Path(self.path.text()), self.report.isChecked()
+        remove, hierarchies = self.removed.isChecked(), self.hierarchies.isChecked()
+        result, levels = self.result, self.levels
+
+        def work() -> list[Path]:
+            written = export_output(result, levels, data, remove_suppressed=remove,
+                                    with_hierarchies=hierarchies, overwrite=True)
+            if report:
+                written.append(write_report(result, levels, report_path(data), overwrite=True))
+            return written
+
+        self.buttons.setEnabled(False)
+        self.status.setText("Writing…")
+        self.last_job = start_job(self, work, self._done, self._failed)
+
+    def _done(self, written: list[Path]) -> None:
+        self.buttons.setEnabled(True)
+        self.status.setText("Wrote " + ", ".join(p.name for p in written))
+        self.exported.emit(written)
+        self.accept()
+
+    def _failed(self, message: str) -> None:
+        self.buttons.setEnabled(True)
+        self.status.setText(f"<span style='color:#b3261e'>{message}</span>")
