@@ -10,6 +10,7 @@ checked if larger). With Loss and default weights this is 0 for no generalizatio
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -99,6 +100,9 @@ class Result:
         self._outcome = outcome
         self._outputs: OrderedDict[tuple[tuple[int, ...], bool], Output] = OrderedDict()
         self._output_cache_bytes = output_cache_bytes
+        # Views compute outputs on worker threads; the cache and the search context's
+        # grouping state are shared, so one output is computed at a time.
+        self._lock = threading.RLock()
         self.score_range = self._score_range()
         context.cache.clear()  # keep only the pinned bottom as a roll-up root
 
@@ -174,15 +178,16 @@ class Result:
         levels = self._levels(levels)
         remove = self.config.remove_suppressed if remove_suppressed is None else remove_suppressed
         key = (levels, bool(remove))
-        if key in self._outputs:
-            self._outputs.move_to_end(key)
-            return self._outputs[key]
-        result = self._compute_output(levels, bool(remove))
-        self._outputs[key] = result
-        while len(self._outputs) > 1 and sum(o.nbytes for o in self._outputs.values()) > \
-                self._output_cache_bytes:
-            self._outputs.popitem(last=False)
-        return result
+        with self._lock:
+            if key in self._outputs:
+                self._outputs.move_to_end(key)
+                return self._outputs[key]
+            result = self._compute_output(levels, bool(remove))
+            self._outputs[key] = result
+            while len(self._outputs) > 1 and sum(o.nbytes for o in self._outputs.values()) > \
+                    self._output_cache_bytes:
+                self._outputs.popitem(last=False)
+            return result
 
     def _compute_output(self, levels: tuple[int, ...], remove: bool) -> Output:
         ctx = self._context
@@ -267,7 +272,8 @@ class Result:
 
     def kept_classes(self, output: Output) -> np.ndarray:
         """Per class of ``output.classes``: does it meet every privacy model (not suppressed)?"""
-        return self._context.kept(output.classes)
+        with self._lock:
+            return self._context.kept(output.classes)
 
     def score_under(self, levels: Sequence[int], model: QualityModel) -> float:
         """Raw score of one transformation under another quality model (lower is better).
@@ -284,11 +290,12 @@ class Result:
                 f"{model.label} needs the distribution of {', '.join(missing)}, which this run "
                 "did not track; choose it as the quality model and run again."
             )
-        model.validate(data)
-        model.prepare(data)
         output = self.output(levels, remove_suppressed=False)
         kept = self.kept_classes(output)
-        return float(model.score(output.classes, ~kept))
+        with self._lock:  # prepare() stores state on the model
+            model.validate(data)
+            model.prepare(data)
+            return float(model.score(output.classes, ~kept))
 
     # --- reports ------------------------------------------------------------------------
 

@@ -28,10 +28,11 @@ from arxpy.gui.autosave import Autosave
 from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.log_panel import LogPanel
-from arxpy.gui.perspectives import placeholder
 from arxpy.gui.project_actions import ProjectActions
+from arxpy.gui.risk import RiskPerspective
 from arxpy.gui.start_page import StartPage
 from arxpy.gui.state import AppState, check_hierarchies_of
+from arxpy.gui.utility import UtilityPerspective
 from arxpy.gui.workers import JobWorker
 from arxpy.project import Project
 
@@ -95,10 +96,11 @@ class MainWindow(QMainWindow):
         self.configure = ConfigurePerspective(self.state)
         self.configure.anonymize_requested.connect(self.anonymize)
         self.explore = ExplorePerspective(self.state)
+        self.utility = UtilityPerspective(self.state)
+        self.risk = RiskPerspective(self.state)
         self._tabs = QTabWidget(documentMode=True)
-        for name, widget in zip(PERSPECTIVES, (self.configure, self.explore,
-                                               placeholder("Utility"), placeholder("Risk")),
-                                strict=True):
+        for name, widget in zip(PERSPECTIVES, (self.configure, self.explore, self.utility,
+                                               self.risk), strict=True):
             self._tabs.addTab(widget, name)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)

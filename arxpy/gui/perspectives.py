@@ -1,4 +1,4 @@
-"""Placeholders for perspectives still to be built."""
+"""A note shown where a perspective has nothing to show yet (before a run)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,8 @@ from PySide6.QtWidgets import (
 )
 
 PLACEHOLDER_TEXT = {
-    "Explore": "After an anonymization, the search lattice appears here: every transformation "
-               "with its state and score, a filter, and a list of candidates to compare.",
     "Utility": "After an anonymization, input and output appear here side by side: summary "
                "statistics, distributions, contingency tables and classification performance.",
-    "Risk": "After an anonymization, re-identification risks of input and output appear "
-            "here: the distribution of prosecutor risk and an overview of risk measures.",
 }
 
 

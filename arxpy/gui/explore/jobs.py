@@ -1,20 +1,17 @@
 """Background computations of the Explore perspective, via the shell's JobWorker.
 
-Outputs of a :class:`~arxpy.engine.result.Result` share a cache, so the explorer's
-jobs take :data:`RESULT_LOCK` and never compute two outputs at once.
+:class:`~arxpy.engine.result.Result` serializes its own output computations, so jobs
+of several views may ask it for outputs at once.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject
 
 from arxpy.gui.workers import JobWorker
-
-RESULT_LOCK = threading.Lock()
 
 
 def start_job(parent: QObject, function: Callable[[], Any],
@@ -23,9 +20,8 @@ def start_job(parent: QObject, function: Callable[[], Any],
     """Run ``function()`` on a worker thread; ``finished(value)`` runs on the GUI thread."""
 
     def job(progress: Callable[[float, str], None], cancel: Any) -> Any:
-        with RESULT_LOCK:
-            cancel.raise_if_cancelled()
-            return function()
+        cancel.raise_if_cancelled()
+        return function()
 
     worker = JobWorker(job, parent)
     worker.finished.connect(finished)

@@ -1,0 +1,117 @@
+"""The Risk perspective's background work, as plain jobs (no Qt) run by JobWorker.
+
+Each function takes ``progress`` and ``cancel`` keyword arguments like every engine job,
+so the perspective runs them through :class:`arxpy.gui.workers.JobWorker` and tests can
+call them directly. Output analyses leave suppressed records out, as ARX does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import pandas as pd
+
+from arxpy.engine.jobs import CancelToken, Progress
+from arxpy.engine.result import Result
+from arxpy.errors import ConfigurationError
+from arxpy.risk import (
+    NO_LIMITS,
+    PopulationModel,
+    RiskAnalysis,
+    RiskLimits,
+    analyze_risk,
+    population_uniqueness,
+    risk_limits,
+    sample_risks,
+)
+
+#: How the population is given: a region preset, a size, or a sampling fraction.
+POPULATION_KINDS = ("region", "size", "fraction")
+
+
+@dataclass(frozen=True)
+class PopulationSetting:
+    """The user's population choice; ``value`` is a region name, a size or a fraction."""
+
+    kind: str = "region"
+    value: str | int | float = "usa"
+
+    def model(self, sample_size: int) -> PopulationModel:
+        """The population of a sample of ``sample_size`` records (>= 1); raises a
+        ConfigurationError for an unknown region, a size below 1 or a fraction outside (0, 1]."""
+        if self.kind == "region":
+            return PopulationModel.from_region(str(self.value))
+        if self.kind == "size":
+            return PopulationModel(int(self.value))
+        if self.kind == "fraction":
+            return PopulationModel.from_sampling_fraction(max(sample_size, 1), float(self.value))
+        raise ConfigurationError(
+            f"Unknown population setting '{self.kind}'; use one of {', '.join(POPULATION_KINDS)}.")
+
+
+@dataclass(frozen=True)
+class RiskOptions:
+    """Settings every analysis of the perspective shares."""
+
+    population: PopulationSetting = PopulationSetting()
+    threshold: float = 0.2  # record-risk threshold in [0, 1] for "records at risk"
+    qi_max_size: int = 3  # largest quasi-identifier combination scored
+
+
+def _sample_size(frame: pd.DataFrame, suppressed) -> int:
+    return int(len(frame) - (suppressed.sum() if suppressed is not None else 0))
+
+
+@dataclass(frozen=True)
+class RiskSide:
+    """The analysis of one side (input or output) and what it was computed with."""
+
+    analysis: RiskAnalysis
+    limits: RiskLimits  # what the output's privacy models guarantee (NO_LIMITS for input)
+    levels: tuple[int, ...] | None = None  # the transformation; None for the input
+
+    def with_threshold(self, threshold: float) -> RiskSide:
+        """Records at risk counted above ``threshold`` in [0, 1] (cheap: class sizes only)."""
+        risks = sample_risks(self.analysis.histogram, threshold, self.limits)
+        return dataclasses.replace(self, analysis=dataclasses.replace(self.analysis,
+                                                                      risks=risks))
+
+
+def analyze_input(frame: pd.DataFrame, quasi_identifiers: list[str], options: RiskOptions, *,
+                  progress: Progress, cancel: CancelToken) -> RiskSide:
+    """Every risk figure of the input over ``quasi_identifiers`` (no privacy guarantees)."""
+    population = options.population.model(len(frame))
+    analysis = analyze_risk(frame, quasi_identifiers, population=population,
+                            threshold=options.threshold, qi_max_size=options.qi_max_size,
+                            progress=progress, cancel=cancel)
+    return RiskSide(analysis, NO_LIMITS)
+
+
+def analyze_output(result: Result, levels: tuple[int, ...], options: RiskOptions, *,
+                   progress: Progress, cancel: CancelToken) -> RiskSide:
+    """Every risk figure of the output of ``levels``, suppressed records left out and the
+    estimated risks capped by what the privacy models guarantee if the output is anonymous."""
+    progress(0.0, "Transforming the data")
+    output = result.output(levels, remove_suppressed=False)
+    cancel.raise_if_cancelled()
+    limits = risk_limits(result.config.privacy_models) if output.anonymous else NO_LIMITS
+    population = options.population.model(_sample_size(output.frame, output.suppressed))
+    analysis = analyze_risk(output.frame, result.quasi_identifiers, population=population,
+                            threshold=options.threshold, suppressed=output.suppressed,
+                            limits=limits, qi_max_size=options.qi_max_size,
+                            progress=lambda f, m: progress(0.05 + 0.95 * f, m), cancel=cancel)
+    return RiskSide(analysis, limits, tuple(levels))
+
+
+def with_population(side: RiskSide, setting: PopulationSetting, *, progress: Progress,
+                    cancel: CancelToken) -> RiskSide:
+    """``side`` with population uniqueness re-estimated for ``setting`` (the class sizes
+    are kept, so only the estimators run)."""
+    analysis = side.analysis
+    if analysis.histogram.is_empty:
+        return side
+    population = setting.model(analysis.records_analyzed)
+    estimate = population_uniqueness(analysis.histogram, population, progress=progress,
+                                     cancel=cancel)
+    return dataclasses.replace(side, analysis=dataclasses.replace(analysis, population=estimate))

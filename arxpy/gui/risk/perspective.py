@@ -1,0 +1,319 @@
+"""The Risk perspective: re-identification risks of the input and of the applied
+transformation's output, side by side.
+
+Top to bottom: what is compared (or why only the input is shown), the settings bar
+(population, record-risk threshold, combination size, progress and Cancel), threshold
+monitors, then the risk distribution beside tabs with the attacker models, population
+uniqueness, quasi-identifiers and HIPAA identifiers. Every analysis runs as a job on a
+worker thread (:class:`~arxpy.gui.workers.JobWorker`); the views only draw results. An
+analysis runs when the perspective is visible and its input changed: the input when the
+project or its definition changes, the output when the applied transformation changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from arxpy.gui.risk import tables
+from arxpy.gui.risk.common import EXCEEDED_COLOR, note, side_label
+from arxpy.gui.risk.controls import SettingsBar
+from arxpy.gui.risk.histogram_view import RiskHistogram
+from arxpy.gui.risk.jobs import (
+    RiskOptions,
+    RiskSide,
+    analyze_input,
+    analyze_output,
+    with_population,
+)
+from arxpy.gui.risk.monitors import MonitorStrip
+from arxpy.gui.state import AppState
+from arxpy.gui.workers import JobWorker
+from arxpy.risk import RiskAnalysis
+
+SIDES = ("input", "output")
+
+
+class RiskPerspective(QWidget):
+    """Risks of input and output; observes ``state`` and never changes it."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.sides: dict[str, RiskSide | None] = dict.fromkeys(SIDES)
+        self.workers: dict[str, JobWorker] = {}
+        self._options: dict[str, RiskOptions] = {}  # what each running job was started with
+        self._progress: dict[str, tuple[int, str]] = {}
+        self._dirty: set[str] = set(SIDES)
+        self.error = ""
+        self._shown_output = self._output_key()
+        self._build()
+        state.project_changed.connect(self._input_changed)
+        state.definition_changed.connect(self._input_changed)
+        state.result_changed.connect(self._output_changed)
+        state.transformation_changed.connect(self._output_changed)
+        self._redraw()
+
+    # --- layout --------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.heading = note()
+        self.settings_bar = SettingsBar()
+        self.monitors = MonitorStrip()
+        self.histogram = RiskHistogram()
+        self.attackers = tables.attacker_table()
+        self.uniqueness = tables.uniqueness_table()
+        self.quasi_identifiers = tables.quasi_identifier_table()
+        self.hipaa = tables.hipaa_table()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.attackers, "Attacker models")
+        self.tabs.addTab(self._with_note(self.uniqueness, _UNIQUENESS_NOTE),
+                         "Population uniqueness")
+        self.tabs.addTab(self._with_note(self.quasi_identifiers, _QI_NOTE), "Quasi-identifiers")
+        self.tabs.addTab(self._with_note(self.hipaa, _HIPAA_NOTE), "HIPAA identifiers")
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.histogram)
+        splitter.addWidget(self.tabs)
+        splitter.setSizes([560, 700])
+        splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.settings_bar)
+        layout.addWidget(self.monitors)
+        layout.addWidget(splitter, 1)
+        bar = self.settings_bar
+        bar.population_changed.connect(self._population_changed)
+        bar.threshold_changed.connect(self._threshold_changed)
+        bar.qi_size_changed.connect(self._qi_size_changed)
+        bar.cancel_requested.connect(self.cancel)
+        self.monitors.changed.connect(self._redraw_monitors)
+
+    @staticmethod
+    def _with_note(table: QWidget, text: str) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(note(text))
+        layout.addWidget(table, 1)
+        return page
+
+    # --- what to analyse -----------------------------------------------------------------
+
+    def analysis(self, side: str) -> RiskAnalysis | None:
+        """The finished analysis of ``side`` ("input" or "output"), None if none yet."""
+        found = self.sides.get(side)
+        return found.analysis if found is not None else None
+
+    @property
+    def busy(self) -> bool:
+        """An analysis runs or its result has not been taken in yet."""
+        return bool(self.workers)
+
+    def _quasi_identifiers(self) -> list[str]:
+        return self.state.definition.quasi_identifiers if self.state.has_project else []
+
+    def _applied(self) -> tuple[int, ...] | None:
+        return self.state.applied if self.state.result is not None else None
+
+    def _output_key(self) -> tuple[int, tuple[int, ...] | None]:
+        return id(self.state.result), self._applied()
+
+    def _input_changed(self) -> None:
+        self._shown_output = self._output_key()
+        self._invalidate("input")
+        self._invalidate("output")
+
+    def _output_changed(self) -> None:
+        # A new result or another applied transformation; the same one again is no change.
+        if self._output_key() != self._shown_output:
+            self._shown_output = self._output_key()
+            self._invalidate("output")
+
+    def _invalidate(self, side: str) -> None:
+        self.sides[side] = None
+        self._dirty.add(side)
+        self._cancel_side(side)
+        if self.isVisible():
+            self._run_dirty()
+        self._redraw()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._run_dirty()
+
+    def _run_dirty(self) -> None:
+        for side in sorted(self._dirty):
+            self._dirty.discard(side)
+            self._start_analysis(side)
+
+    def _start_analysis(self, side: str) -> None:
+        self.error = ""
+        options = self.settings_bar.options()
+        if side == "input":
+            qis = self._quasi_identifiers()
+            if qis:
+                self._start(side, analyze_input, options, frame=self.state.data,
+                            quasi_identifiers=qis, options=options)
+        elif self._applied() is not None:
+            self._start(side, analyze_output, options, result=self.state.result,
+                        levels=self._applied(), options=options)
+        self._redraw()
+
+    # --- jobs ----------------------------------------------------------------------------
+
+    def _start(self, slot: str, function: Any, settings: RiskOptions, **kwargs: Any) -> None:
+        """Run ``function(**kwargs)`` as the job of ``slot`` ("input"/"output"), replacing
+        (cancelling) the slot's running job; ``settings`` are the options it uses."""
+        self._cancel_side(slot)
+        worker = JobWorker(function, self, **kwargs)
+        self.workers[slot] = worker
+        self._options[slot] = settings
+        self._progress[slot] = (0, "Starting")
+        worker.progress.connect(lambda p, m, w=worker: self._on_progress(slot, w, p, m))
+        worker.finished.connect(lambda r, w=worker: self._on_finished(slot, w, r))
+        worker.failed.connect(lambda m, w=worker: self._on_failed(slot, w, m))
+        worker.cancelled.connect(lambda w=worker: self._forget(slot, w))
+        worker.start()
+        self._show_progress()
+
+    def _cancel_side(self, side: str) -> None:
+        worker = self.workers.pop(side, None)
+        self._options.pop(side, None)
+        self._progress.pop(side, None)
+        if worker is not None:
+            worker.cancel()  # its late signals are ignored: it is no longer current
+        self._show_progress()
+
+    def cancel(self) -> None:
+        """Stop every running analysis (what finished stays shown)."""
+        for side in list(self.workers):
+            self._cancel_side(side)
+        self._redraw()
+
+    def _current(self, side: str, worker: JobWorker) -> bool:
+        return self.workers.get(side) is worker
+
+    def _forget(self, side: str, worker: JobWorker) -> None:
+        if self._current(side, worker):
+            self.workers.pop(side)
+            self._options.pop(side, None)
+            self._progress.pop(side, None)
+        worker.deleteLater()
+        self._show_progress()
+
+    def _on_progress(self, side: str, worker: JobWorker, percent: int, message: str) -> None:
+        if self._current(side, worker):
+            self._progress[side] = (percent, message)
+            self._show_progress()
+
+    def _on_failed(self, side: str, worker: JobWorker, message: str) -> None:
+        if self._current(side, worker):
+            self.error = f"The {side} analysis failed: {message}"
+        self._forget(side, worker)
+        self._redraw()
+
+    def _on_finished(self, side: str, worker: JobWorker, found: RiskSide) -> None:
+        if not self._current(side, worker):
+            worker.deleteLater()
+            return
+        started = self._options.get(side)
+        self._forget(side, worker)
+        now = self.settings_bar.options()
+        if started is not None and started.threshold != now.threshold:
+            found = found.with_threshold(now.threshold)
+        self.sides[side] = found
+        if started is not None and started.population != now.population:
+            self._start(side, with_population, now, side=found, setting=now.population)
+        self._redraw()
+
+    def _show_progress(self) -> None:
+        if not self._progress:
+            self.settings_bar.show_busy(False)
+            return
+        percent = min(p for p, _ in self._progress.values())
+        message = "; ".join(f"{side}: {m}" for side, (_, m) in sorted(self._progress.items()))
+        self.settings_bar.show_busy(True, percent, message)
+
+    # --- settings ------------------------------------------------------------------------
+
+    def _population_changed(self) -> None:
+        options = self.settings_bar.options()
+        for side in SIDES:
+            running = side in self.workers
+            if running and self._options[side].population != options.population:
+                self._dirty.add(side)  # the full analysis restarts with the new population
+            elif not running and self.sides[side] is not None:
+                self._start(side, with_population, options, side=self.sides[side],
+                            setting=options.population)
+        self._run_dirty()
+
+    def _threshold_changed(self) -> None:
+        threshold = self.settings_bar.options().threshold
+        for side, found in self.sides.items():
+            if found is not None:
+                self.sides[side] = found.with_threshold(threshold)
+        self._redraw()
+
+    def _qi_size_changed(self) -> None:
+        for side in SIDES:
+            self._invalidate(side)
+
+    # --- drawing -------------------------------------------------------------------------
+
+    def _redraw(self) -> None:
+        analyses = {side: self.analysis(side) for side in SIDES}
+        self.heading.setText(self._heading_text())
+        threshold = self.settings_bar.options().threshold
+        self.histogram.show_distributions(
+            analyses["input"].distribution if analyses["input"] else None,
+            analyses["output"].distribution if analyses["output"] else None, threshold)
+        self.attacker_rows = tables.fill_attacker_table(self.attackers, analyses, threshold)
+        self.uniqueness_rows = tables.fill_uniqueness_table(self.uniqueness, analyses)
+        tables.fill_quasi_identifier_table(self.quasi_identifiers, analyses)
+        output = self.sides["output"]
+        columns = None
+        if output is not None and self.state.result is not None:
+            columns = [c for c in self.state.data.columns
+                       if c not in self.state.result.definition.identifying]
+        tables.fill_hipaa_table(self.hipaa, analyses, columns)
+        self._redraw_monitors()
+
+    def _redraw_monitors(self) -> None:
+        self.monitors.show_analyses(self.analysis("input"), self.analysis("output"))
+
+    def _heading_text(self) -> str:
+        if not self.state.has_project:
+            return "Open or import a project to analyse its re-identification risks."
+        if not self._quasi_identifiers():
+            return ("No attribute is quasi-identifying: mark the attributes an attacker could "
+                    "know as quasi-identifying (Configure) to analyse risks.")
+        text = side_label("input", "Input") + " (original data)"
+        applied = self._applied()
+        if applied is None:
+            text += (" &nbsp;—&nbsp; <i>only the input is shown: run an anonymization (and "
+                     "apply a transformation) to compare it with the output.</i>")
+        else:
+            text += " &nbsp; vs. &nbsp; " + side_label("output", "Output") + \
+                f" of transformation {list(applied)}"
+            analysis = self.analysis("output")
+            if analysis is not None:
+                suppressed = analysis.records - analysis.records_analyzed
+                text += (f" ({suppressed:,} suppressed records left out)" if suppressed
+                         else " (no records suppressed)")
+        if self.error:
+            text += f"<br><span style='color:{EXCEEDED_COLOR}'>{self.error}</span>"
+        return text
+
+
+_UNIQUENESS_NOTE = ("Share of the population estimated to be unique on the quasi-identifiers "
+                    "(Pitman, Zayatz, SNB; Dankar et al. choose among them by sampling "
+                    "fraction). Set the population above.")
+_QI_NOTE = ("Distinction: distinct value combinations over records. Separation: share of "
+            "record pairs the attributes tell apart. High values mark strong "
+            "quasi-identifiers. Click a header to sort.")
+_HIPAA_NOTE = ("Attributes whose names or values look like one of HIPAA Safe Harbor's 18 "
+               "identifiers; they must be removed or generalized.")

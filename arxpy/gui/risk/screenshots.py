@@ -1,0 +1,84 @@
+"""Render the Risk perspective to PNG with the example loaded and a run done.
+
+``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.risk.screenshots [DIR]`` writes
+``risk-*.png`` (default DIR /tmp/arxpy-shots): one per tab, and the input alone as it
+looks before a run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+SIZE = (1280, 800)
+TABS = ("attackers", "uniqueness", "quasi-identifiers", "hipaa")
+
+
+def _wait(condition, timeout: float = 300.0) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("a risk analysis did not finish in time")
+        QApplication.processEvents()
+        time.sleep(0.01)
+
+
+def _save(view, path: Path) -> Path:
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(5):
+        QApplication.processEvents()
+    if not view.grab().save(str(path)):
+        raise OSError(f"could not write {path}")
+    return path
+
+
+def render_risk(output_dir: str | Path) -> list[Path]:
+    """Render the Risk perspective at 1280×800 into ``output_dir``; returns the files."""
+    from PySide6.QtWidgets import QApplication
+
+    import arxpy.privacy  # noqa: F401  (registers the privacy models)
+    import arxpy.quality  # noqa: F401  (registers the quality models)
+    from arxpy.engine import AnonymizationConfig, anonymize
+    from arxpy.example import example_project
+    from arxpy.gui.risk.perspective import RiskPerspective
+    from arxpy.gui.state import AppState
+
+    QApplication.instance() or QApplication(sys.argv[:1])
+    output = Path(output_dir)
+    output.mkdir(parents=True, exist_ok=True)
+    project = example_project()
+    state = AppState()
+    state.set_project(project)
+    view = RiskPerspective(state)
+    view.resize(*SIZE)
+    view.show()
+    _wait(lambda: view.analysis("input") is not None and not view.busy)
+    written = [_save(view, output / "risk-input-only.png")]
+    result = anonymize(project.data, project.definition, project.hierarchies,
+                       AnonymizationConfig.from_dict(project.settings))
+    state.set_result(result)
+    _wait(lambda: view.analysis("output") is not None and not view.busy)
+    for index, name in enumerate(TABS):
+        view.tabs.setCurrentIndex(index)
+        written.append(_save(view, output / f"risk-{name}.png"))
+    view.close()
+    view.deleteLater()
+    QApplication.processEvents()
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    args = sys.argv[1:] if argv is None else argv
+    for path in render_risk(Path(args[0]) if args else Path("/tmp/arxpy-shots")):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
