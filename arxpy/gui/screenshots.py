@@ -3,7 +3,9 @@
 Usage: ``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.screenshots --output DIR``
 (``python -m arxpy.gui.screenshots DIR`` works too). Opens the bundled example, runs
 the anonymization and saves the start page, each perspective, the hierarchy wizard,
-a privacy model dialog and the pages of the import wizard.
+a privacy model dialog and the pages of the import wizard; then the detailed views of
+Explore (lattice, list, comparison, export), Utility and Risk. The Utility study view scores a
+whole lattice, so the run takes a couple of minutes.
 """
 
 from __future__ import annotations
@@ -125,9 +127,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     output = args.output or args.directory or Path("/tmp/arxpy-shots")
-    for path in render_all(output):
+    for path in render_all(output) + render_perspective_views(output):
         print(path)
     return 0
+
+
+def render_perspective_views(output: Path) -> list[Path]:
+    """The detailed views each perspective package renders for itself."""
+    from arxpy.gui.explore.screenshots import render_explore
+    from arxpy.gui.risk.screenshots import render_risk
+    from arxpy.gui.utility.screenshots import render_utility
+
+    written: list[Path] = []
+    for render in (render_explore, render_utility, render_risk):
+        written += list(render(output))
+    return written
 
 
 if __name__ == "__main__":
