@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from arxpy.gui.rendering import save_png
+
 SIZE = (1280, 800)
 
 
@@ -35,9 +37,9 @@ def render_all(output: Path) -> list[Path]:
     window.resize(*SIZE)
     window.show()
     app.processEvents()
-    written = [_save(window, output / "start.png")]
+    written = [save_png(window, output / "start.png")]
     window.projects.open_example()
-    written.append(_save(window, output / "configure.png"))
+    written.append(save_png(window, output / "configure.png"))
     written += _dialogs(window, output, scratch)
     written.append(_running(window, output / "running.png"))
     window.state.undo_stack.setIndex(0)  # the dialogs' demonstration edits are undone
@@ -45,7 +47,7 @@ def render_all(output: Path) -> list[Path]:
     _run(window)
     for index, name in enumerate(("explore", "utility", "risk"), start=1):
         window.show_perspective(index)
-        written.append(_save(window, output / f"{name}.png"))
+        written.append(save_png(window, output / f"{name}.png"))
     window.close()
     return written
 
@@ -58,7 +60,7 @@ def _running(window, path: Path) -> Path:
     logging.getLogger("arxpy.gui").info("Anonymization started: 5-anonymity")
     window._show_running(True)
     window._progress(42, "Checked 180 transformations")
-    saved = _save(window, path)
+    saved = save_png(window, path)
     window._show_running(False)
     window.log_panel.hide()
     return saved
@@ -84,40 +86,28 @@ def _dialogs(window, output: Path, scratch: Path) -> list[Path]:
     wizard = HierarchyWizard(state.data["Age"], "Age", state.definition["Age"].data_type, window)
     wizard.pages["interval"].fanouts.setText("2 2")
     wizard.update_preview()
-    written.append(_save(wizard, output / "hierarchy_wizard.png", show=True))
+    written.append(save_png(wizard, output / "hierarchy_wizard.png", show=True))
     wizard.choose("masking")
-    written.append(_save(wizard, output / "hierarchy_wizard_masking.png", show=True))
+    written.append(save_png(wizard, output / "hierarchy_wizard_masking.png", show=True))
     wizard.close()
 
     state.set_attribute("Length of stay", type=AttributeType.SENSITIVE)
     dialog = window.configure.privacy_panel.dialog("recursive-cl-diversity")
-    written.append(_save(dialog, output / "privacy_model_dialog.png", show=True))
+    written.append(save_png(dialog, output / "privacy_model_dialog.png", show=True))
     dialog.widgets["l"].setValue(500)
-    written.append(_save(dialog, output / "privacy_model_dialog_invalid.png", show=True))
+    written.append(save_png(dialog, output / "privacy_model_dialog_invalid.png", show=True))
     dialog.close()
 
     csv = scratch / "discharge.csv"
     state.data.head(2000).to_csv(csv, sep=";", index=False)
     importer = ImportWizard(window)
     importer.source_page.path.setText(str(csv))
-    written.append(_save(importer, output / "import_source.png", show=True))
+    written.append(save_png(importer, output / "import_source.png", show=True))
     for name in ("import_format.png", "import_columns.png"):
         importer.next()
-        written.append(_save(importer, output / name, show=True))
+        written.append(save_png(importer, output / name, show=True))
     importer.close()
     return written
-
-
-def _save(widget, path: Path, show: bool = False) -> Path:
-    from PySide6.QtWidgets import QApplication
-
-    if show:
-        widget.show()
-    for _ in range(3):
-        QApplication.processEvents()
-    if not widget.grab().save(str(path)):
-        raise OSError(f"could not write {path}")
-    return path
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,8 +9,9 @@ pins three transformations and saves ``explore-lattice.png``, ``explore-lattice-
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
+
+from arxpy.gui.rendering import save_png, settle
 
 SIZE = (1400, 860)
 RECORDS = 20_000
@@ -43,18 +44,18 @@ def render_explore(output_dir: str | Path) -> list[Path]:
     for levels in candidates:
         state.pin(levels)
     state.select(candidates[1])
-    _settle(view)
-    written = [_save(view, output / "explore-lattice.png")]
+    settle(3.0)
+    written = [save_png(view, output / "explore-lattice.png")]
     view.lattice.center_on(result.optimum.levels, 30.0)
-    written.append(_save(view, output / "explore-lattice-zoom.png"))
+    written.append(save_png(view, output / "explore-lattice-zoom.png"))
     view.lattice.fit()
     for index, name in ((1, "list"), (2, "compare"), (3, "io")):
         view.tabs.setCurrentIndex(index)
-        _settle(view)
-        written.append(_save(view, output / f"explore-{name}.png"))
+        settle(3.0)
+        written.append(save_png(view, output / f"explore-{name}.png"))
     dialog = view.export_dialog()
     dialog.show()
-    written.append(_save(dialog, output / "explore-export.png"))
+    written.append(save_png(dialog, output / "explore-export.png"))
     dialog.close()
     view.close()
     app.processEvents()
@@ -73,23 +74,6 @@ def pin_candidates(result, count: int = 3) -> list[tuple[int, ...]]:
         if t.levels not in chosen:
             chosen.append(t.levels)
     return chosen
-
-
-def _settle(widget, seconds: float = 3.0) -> None:
-    """Process events until the perspective's background jobs are done."""
-    from PySide6.QtWidgets import QApplication
-
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        QApplication.processEvents()
-        time.sleep(0.02)
-
-
-def _save(widget, path: Path) -> Path:
-    _settle(widget, 0.5)
-    if not widget.grab().save(str(path)):
-        raise OSError(f"could not write {path}")
-    return path
 
 
 if __name__ == "__main__":

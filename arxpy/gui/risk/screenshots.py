@@ -9,32 +9,12 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
+
+from arxpy.gui.rendering import save_png, wait_until
 
 SIZE = (1280, 800)
 TABS = ("attackers", "uniqueness", "quasi-identifiers", "hipaa")
-
-
-def _wait(condition, timeout: float = 300.0) -> None:
-    from PySide6.QtWidgets import QApplication
-
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("a risk analysis did not finish in time")
-        QApplication.processEvents()
-        time.sleep(0.01)
-
-
-def _save(view, path: Path) -> Path:
-    from PySide6.QtWidgets import QApplication
-
-    for _ in range(5):
-        QApplication.processEvents()
-    if not view.grab().save(str(path)):
-        raise OSError(f"could not write {path}")
-    return path
 
 
 def render_risk(output_dir: str | Path) -> list[Path]:
@@ -57,15 +37,15 @@ def render_risk(output_dir: str | Path) -> list[Path]:
     view = RiskPerspective(state)
     view.resize(*SIZE)
     view.show()
-    _wait(lambda: view.analysis("input") is not None and not view.busy)
-    written = [_save(view, output / "risk-input-only.png")]
+    wait_until(lambda: view.analysis("input") is not None and not view.busy)
+    written = [save_png(view, output / "risk-input-only.png")]
     result = anonymize(project.data, project.definition, project.hierarchies,
                        AnonymizationConfig.from_dict(project.settings))
     state.set_result(result)
-    _wait(lambda: view.analysis("output") is not None and not view.busy)
+    wait_until(lambda: view.analysis("output") is not None and not view.busy)
     for index, name in enumerate(TABS):
         view.tabs.setCurrentIndex(index)
-        written.append(_save(view, output / f"risk-{name}.png"))
+        written.append(save_png(view, output / f"risk-{name}.png"))
     view.close()
     view.deleteLater()
     QApplication.processEvents()

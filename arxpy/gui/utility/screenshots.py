@@ -10,25 +10,15 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
+
+from arxpy.gui.rendering import save_png, wait_until
 
 SIZE = (1280, 800)
 #: Records of the example used for the study screenshot (the full study takes minutes).
 STUDY_RECORDS = 3000
 STUDY_SECONDS = 60.0
 SHOWN_TRANSFORMATION = (0, 1, 1, 1, 2, 4, 2, 2)
-
-
-def _wait(condition, timeout: float = 300.0) -> None:
-    from PySide6.QtWidgets import QApplication
-
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("a background job did not finish in time")
-        QApplication.processEvents()
-        time.sleep(0.01)
 
 
 def _perspective(records: int | None):
@@ -49,19 +39,9 @@ def _perspective(records: int | None):
     view = UtilityPerspective(state)
     view.resize(*SIZE)
     view.show()
-    _wait(lambda: view.bundle is not None)
+    wait_until(lambda: view.bundle is not None)
     view.classification.form.set_class_attribute("Charge", "10000, 50000")
     return state, view
-
-
-def _save(view, path: Path) -> Path:
-    from PySide6.QtWidgets import QApplication
-
-    for _ in range(5):
-        QApplication.processEvents()
-    if not view.grab().save(str(path)):
-        raise OSError(f"could not write {path}")
-    return path
 
 
 def render_utility(output_dir: str | Path) -> list[Path]:
@@ -75,31 +55,31 @@ def render_utility(output_dir: str | Path) -> list[Path]:
     # The best transformation of the example's study (docs/utility.md): Age in 10-year
     # intervals shows how statistics are computed from generalized values.
     state.select(SHOWN_TRANSFORMATION, apply=True)
-    _wait(lambda: view.bundle is not None)
+    wait_until(lambda: view.bundle is not None)
     written = []
     view.summary.select("Age")
     view.tabs.setCurrentWidget(view.summary)
-    written.append(_save(view, output / "utility-summary.png"))
+    written.append(save_png(view, output / "utility-summary.png"))
     view.distribution.select("Age")
     view.tabs.setCurrentWidget(view.distribution)
-    written.append(_save(view, output / "utility-distribution.png"))
+    written.append(save_png(view, output / "utility-distribution.png"))
     view.contingency.select("Age", "Hospital ID")
     view.tabs.setCurrentWidget(view.contingency)
-    written.append(_save(view, output / "utility-contingency.png"))
+    written.append(save_png(view, output / "utility-contingency.png"))
     view.tabs.setCurrentWidget(view.classes)
-    written.append(_save(view, output / "utility-classes.png"))
+    written.append(save_png(view, output / "utility-classes.png"))
     view.tabs.setCurrentWidget(view.classification)
     view.classification.run()
-    _wait(lambda: not view.classification.controls.running)
-    written.append(_save(view, output / "utility-classification.png"))
+    wait_until(lambda: not view.classification.controls.running)
+    written.append(save_png(view, output / "utility-classification.png"))
     view.close()
     _dispose(view)
     state, view = _perspective(STUDY_RECORDS)
     view.tabs.setCurrentWidget(view.study)
     view.study.time_limit.setValue(STUDY_SECONDS)
     view.study.run()
-    _wait(lambda: not view.study.controls.running)
-    written.append(_save(view, output / "utility-study.png"))
+    wait_until(lambda: not view.study.controls.running)
+    written.append(save_png(view, output / "utility-study.png"))
     view.close()
     _dispose(view)
     return written
