@@ -63,3 +63,14 @@ class PrivacyModel(ABC):
     @abstractmethod
     def to_dict(self) -> dict[str, Any]:
         """JSON-able parameters including ``"kind"``; inverse of ``privacy_model_from_dict``."""
+
+    # Models are values: equal, hashed and shown by their parameters.
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "kind")
+        return f"{type(self).__name__}({params})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.to_dict() == self.to_dict()
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted((k, repr(v)) for k, v in self.to_dict().items())))

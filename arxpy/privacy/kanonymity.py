@@ -48,12 +48,3 @@ class KAnonymity(PrivacyModel):
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "k": self.k}
-
-    def __repr__(self) -> str:
-        return f"KAnonymity(k={self.k})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, KAnonymity) and other.k == self.k
-
-    def __hash__(self) -> int:
-        return hash((self.kind, self.k))

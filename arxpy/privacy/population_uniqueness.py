@@ -121,13 +121,3 @@ class PopulationUniqueness(PrivacyModel):
         else:
             out["population_size"] = self.population.size
         return out
-
-    def __repr__(self) -> str:
-        return (f"PopulationUniqueness(threshold={self.threshold!r}, "
-                f"estimator={self.estimator!r}, population_size={self.population.size})")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, PopulationUniqueness) and other.to_dict() == self.to_dict()
-
-    def __hash__(self) -> int:
-        return hash((self.kind, self.threshold, self.estimator, self.population.size))

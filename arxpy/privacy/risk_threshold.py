@@ -87,12 +87,3 @@ class AverageRisk(PrivacyModel):
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "threshold": self.threshold}
-
-    def __repr__(self) -> str:
-        return f"AverageRisk(threshold={self.threshold!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, AverageRisk) and other.threshold == self.threshold
-
-    def __hash__(self) -> int:
-        return hash((self.kind, self.threshold))

@@ -105,13 +105,3 @@ class SensitiveAttributeModel(PrivacyModel):
         if self.global_counts is None:
             raise RuntimeError(f"{type(self).__name__}.prepare() must run before checks.")
         return self.global_counts
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "kind")
-        return f"{type(self).__name__}({params})"
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.to_dict() == self.to_dict()
-
-    def __hash__(self) -> int:
-        return hash(tuple(sorted((k, repr(v)) for k, v in self.to_dict().items())))
