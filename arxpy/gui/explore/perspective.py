@@ -84,9 +84,10 @@ class ExplorePerspective(QWidget):
     def _connect(self) -> None:
         state = self.state
         # Deferred to its own turn of the event loop: a result arrives in the same turn as
-        # the main window's own work, and together they would stall it past 100 ms.
+        # the main window's own work, and together they would stall it past 100 ms. A 1 ms
+        # timer, not 0: a zero timer is a posted event and would run before due timers.
         state.result_changed.connect(
-            lambda: QTimer.singleShot(0, self, lambda: self.on_result(deferred=True)))
+            lambda: QTimer.singleShot(1, self, lambda: self.on_result(deferred=True)))
         state.transformation_changed.connect(self.on_transformation)
         state.pinned_changed.connect(self.on_pinned)
         self.filters.changed.connect(self.set_filter)
@@ -143,7 +144,7 @@ class ExplorePerspective(QWidget):
         self.on_pinned()
         self.on_transformation()
         if deferred:
-            QTimer.singleShot(0, self, self._show_filters)
+            QTimer.singleShot(1, self, self._show_filters)
         else:
             self._show_filters()
 
