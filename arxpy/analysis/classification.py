@@ -36,6 +36,7 @@ from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.errors import ConfigurationError, HierarchyError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.lattice.encoding import encode_generalizable
 
 #: More distinct class values than this is almost surely a continuous attribute.
 MAX_CLASS_VALUES = 100
@@ -101,21 +102,7 @@ def _encode_plain(column: pd.Series, sort: bool = False) -> _Encoded:
 
 def _encode_generalized(name: str, column: pd.Series, hierarchy: Hierarchy) -> _Encoded:
     """Codes index the hierarchy's rows; level maps come from its columns."""
-    rows = hierarchy.rows
-    row_of = {r[0]: i for i, r in enumerate(rows)}
-    codes, uniques = pd.factorize(column.to_numpy(dtype=object))
-    lookup = np.array([row_of.get(u, -1) for u in uniques], dtype=np.int64)
-    if (lookup < 0).any():
-        missing = [str(u) for u, i in zip(uniques, lookup, strict=True) if i < 0][:5]
-        raise HierarchyError(
-            f"The hierarchy of '{name}' does not cover these values found in the data: "
-            f"{', '.join(map(repr, missing))}. Add a row for each of them.")
-    maps, labels = [], []
-    for level in range(hierarchy.height):
-        level_codes, level_labels = pd.factorize(np.array([r[level] for r in rows], dtype=object))
-        maps.append(level_codes.astype(np.int64))
-        labels.append([str(v) for v in level_labels])
-    return _Encoded(lookup[codes], maps, labels)
+    return _Encoded(*encode_generalizable(column, hierarchy, name))
 
 
 def resolve_features(definition: DataDefinition, config: ClassificationConfig) -> list[str]:

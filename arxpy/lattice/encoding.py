@@ -85,11 +85,15 @@ def _level_bounds(attribute: AttributeDefinition, height: int) -> tuple[int, int
     return low, high
 
 
-def _encode_qi(column: pd.Series, attribute: AttributeDefinition,
-               hierarchy: Hierarchy) -> QuasiIdentifier:
+def encode_generalizable(column: pd.Series, hierarchy: Hierarchy, name: str
+                         ) -> tuple[np.ndarray, list[np.ndarray], list[list[str]]]:
+    """A column's codes (hierarchy row per record), per-level code maps and labels.
+
+    Raises :class:`HierarchyError` unless the hierarchy is non-empty, rectangular,
+    unique, functional and covers every value of the column.
+    """
     codes, uniques = pd.factorize(column.to_numpy(dtype=object), sort=False)
-    # Usable = non-empty, rectangular, unique, functional and covering the data.
-    check_hierarchy(hierarchy, (str(v) for v in uniques), attribute.name)
+    check_hierarchy(hierarchy, (str(v) for v in uniques), name)
     rows = hierarchy.rows
     row_of = {r[0]: i for i, r in enumerate(rows)}
     lookup = np.array([row_of[v] for v in uniques], dtype=np.int64)
@@ -100,10 +104,16 @@ def _encode_qi(column: pd.Series, attribute: AttributeDefinition,
             np.array([r[level] for r in rows], dtype=object), sort=False)
         level_maps.append(level_codes.astype(np.int64))
         labels.append([str(v) for v in level_labels])
+    return lookup[codes], level_maps, labels
+
+
+def _encode_qi(column: pd.Series, attribute: AttributeDefinition,
+               hierarchy: Hierarchy) -> QuasiIdentifier:
+    codes, level_maps, labels = encode_generalizable(column, hierarchy, attribute.name)
     low, high = _level_bounds(attribute, hierarchy.height)
     return QuasiIdentifier(
         name=attribute.name,
-        codes=lookup[codes],
+        codes=codes,
         level_maps=level_maps,
         labels=labels,
         hierarchy=hierarchy,
