@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arxpy.gui.rendering import save_png
+from arxpy.gui.rendering import save_png, wait_until
 
 SIZE = (1280, 800)
 
@@ -45,8 +45,15 @@ def render_all(output: Path) -> list[Path]:
     window.state.undo_stack.setIndex(0)  # the dialogs' demonstration edits are undone
     window.state.undo_stack.clear()
     _run(window)
+    # Each perspective computes when first shown; wait for it before the picture.
+    ready = {
+        "explore": lambda: window.explore.list.model.nodes is not None,
+        "utility": lambda: window.utility.bundle is not None,
+        "risk": lambda: window.risk.analysis("output") is not None and not window.risk.busy,
+    }
     for index, name in enumerate(("explore", "utility", "risk"), start=1):
         window.show_perspective(index)
+        wait_until(ready[name], what=f"the {name} perspective")
         written.append(save_png(window, output / f"{name}.png"))
     window.close()
     return written
