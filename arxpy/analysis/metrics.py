@@ -168,27 +168,30 @@ class ClassificationPerformance:
             return [positive]
         return list(self.class_values)
 
-    def _curves(self, kind: str) -> pd.DataFrame:
-        from sklearn.metrics import precision_recall_curve, roc_curve
-
-        frames = []
+    def _curve_targets(self):
+        """(model, class, truth, score) for every curve that has positives and negatives."""
         for name in ("original", "output"):
             p = self._model(name)
             for value in self.curve_classes():
                 code = self.class_values.index(value)
                 truth = p.labels == code
-                if truth.all() or not truth.any():
-                    continue  # a curve needs positives and negatives
-                score = p.proba[:, code]
-                if kind == "roc":
-                    x, y, threshold = roc_curve(truth, score)
-                    columns = {"fpr": x, "tpr": y, "threshold": threshold}
-                else:
-                    precision, recall, threshold = precision_recall_curve(truth, score)
-                    # The last point (recall 0, precision 1) has no threshold.
-                    columns = {"recall": recall, "precision": precision,
-                               "threshold": np.r_[threshold, np.inf]}
-                frames.append(pd.DataFrame({"model": name, "class": value, **columns}))
+                if not truth.all() and truth.any():
+                    yield name, value, truth, p.proba[:, code]
+
+    def _curves(self, kind: str) -> pd.DataFrame:
+        from sklearn.metrics import precision_recall_curve, roc_curve
+
+        frames = []
+        for name, value, truth, score in self._curve_targets():
+            if kind == "roc":
+                x, y, threshold = roc_curve(truth, score)
+                columns = {"fpr": x, "tpr": y, "threshold": threshold}
+            else:
+                precision, recall, threshold = precision_recall_curve(truth, score)
+                # The last point (recall 0, precision 1) has no threshold.
+                columns = {"recall": recall, "precision": precision,
+                           "threshold": np.r_[threshold, np.inf]}
+            frames.append(pd.DataFrame({"model": name, "class": value, **columns}))
         if not frames:
             return pd.DataFrame(columns=["model", "class", "threshold"])
         return pd.concat(frames, ignore_index=True)
@@ -205,18 +208,9 @@ class ClassificationPerformance:
         """Area under the ROC curve and average precision per model and curve class."""
         from sklearn.metrics import average_precision_score, roc_auc_score
 
-        rows = []
-        for name in ("original", "output"):
-            p = self._model(name)
-            for value in self.curve_classes():
-                code = self.class_values.index(value)
-                truth = p.labels == code
-                if truth.all() or not truth.any():
-                    continue
-                rows.append({"model": name, "class": value,
-                             "roc_auc": roc_auc_score(truth, p.proba[:, code]),
-                             "average_precision": average_precision_score(
-                                 truth, p.proba[:, code])})
+        rows = [{"model": name, "class": value, "roc_auc": roc_auc_score(truth, score),
+                 "average_precision": average_precision_score(truth, score)}
+                for name, value, truth, score in self._curve_targets()]
         return pd.DataFrame(rows, columns=["model", "class", "roc_auc", "average_precision"])
 
     # --- report ------------------------------------------------------------------------

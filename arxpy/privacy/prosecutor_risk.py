@@ -13,12 +13,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from arxpy.errors import ConfigurationError
-from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
-from arxpy.privacy.base import PrivacyModel
+from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.registry import register_privacy_model
 
 
@@ -32,12 +29,13 @@ def smallest_class_size(threshold: float) -> int:
 
 
 @register_privacy_model
-class ProsecutorRisk(PrivacyModel):
-    """Every released record has prosecutor re-identification risk at most ``threshold``."""
+class ProsecutorRisk(KAnonymity):
+    """Every released record has prosecutor re-identification risk at most ``threshold``.
+
+    The class check and monotonicity are k-anonymity's; only the parameter differs.
+    """
 
     kind = "prosecutor-risk"
-    monotonic_with_suppression = True
-    monotonic_without_suppression = True
 
     def __init__(self, threshold: float) -> None:
         if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
@@ -47,7 +45,7 @@ class ProsecutorRisk(PrivacyModel):
                 f"classes of 5 or more), got {threshold!r}."
             )
         self.threshold = float(threshold)
-        self.k = smallest_class_size(self.threshold)
+        super().__init__(smallest_class_size(self.threshold))
 
     def validate(self, data: EncodedData) -> None:
         if self.k > data.n_records:
@@ -56,9 +54,6 @@ class ProsecutorRisk(PrivacyModel):
                 f"records, but the data has only {data.n_records}; raise the threshold to at "
                 f"least {1 / max(data.n_records, 1):.4g}."
             )
-
-    def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
-        return classes.sizes >= self.k
 
     def describe(self) -> str:
         return f"prosecutor risk at most {self.threshold:g} (classes of {self.k} or more)"
