@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from arxpy.errors import ArxpyError
+from arxpy.errors import ArxpyError, HierarchyError
 from arxpy.gui.autosave import Autosave
 from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
@@ -42,13 +42,17 @@ PERSPECTIVES = ("Configure", "Explore", "Utility", "Risk")
 
 
 def checked_anonymize(frame, definition, hierarchies, config, progress, cancel):
-    """The run job: hierarchy checks, then :func:`arxpy.engine.anonymize` (no Qt)."""
+    """The run job: :func:`arxpy.engine.anonymize` with complete hierarchy errors (no Qt)."""
     from arxpy.engine.anonymizer import anonymize
 
-    progress(0.0, "Checking the hierarchies")
-    check_hierarchies_of(frame, definition, hierarchies)
-    cancel.raise_if_cancelled()
-    return anonymize(frame, definition, hierarchies, config, progress=progress, cancel=cancel)
+    # The engine checks every hierarchy as it encodes; only when one fails is the data
+    # read again, to list every problem of every attribute rather than the first.
+    try:
+        return anonymize(frame, definition, hierarchies, config, progress=progress,
+                         cancel=cancel)
+    except HierarchyError:
+        check_hierarchies_of(frame, definition, hierarchies)
+        raise
 
 
 class MainWindow(QMainWindow):
