@@ -28,9 +28,9 @@ from arxpy.analysis.classification import (
 from arxpy.analysis.classifiers import ClassifierSpec
 from arxpy.analysis.metrics import Predictions, relative_accuracy
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
-from arxpy.engine.jobs import CancelToken
 from arxpy.errors import CancelledError, ConfigurationError, DefinitionError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken
 
 QI, INSENSITIVE = AttributeType.QUASI_IDENTIFYING, AttributeType.INSENSITIVE
 

@@ -24,9 +24,9 @@ from arxpy.data.definition import (
     DataKind,
     DataType,
 )
-from arxpy.engine.jobs import CancelToken
 from arxpy.errors import CancelledError, ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken
 
 INTEGER = DataType(DataKind.INTEGER)
 

@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
-from arxpy.engine import AnonymizationConfig, CancelToken, JobRunner, anonymize, run_job
+from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.errors import CancelledError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, JobRunner, run_job
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.quality.loss import Loss
 

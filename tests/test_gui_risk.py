@@ -12,7 +12,6 @@ from PySide6.QtCore import QElapsedTimer, QTimer
 import arxpy.privacy  # noqa: F401  (registers the privacy models)
 import arxpy.quality  # noqa: F401  (registers the quality models)
 from arxpy.engine import AnonymizationConfig, anonymize
-from arxpy.engine.jobs import CancelToken
 from arxpy.errors import ConfigurationError
 from arxpy.example import example_project
 from arxpy.gui.risk import RiskPerspective
@@ -20,6 +19,7 @@ from arxpy.gui.risk.common import EXCEEDED_COLOR, MET_COLOR, VALUE_ROLE, percent
 from arxpy.gui.risk.jobs import PopulationSetting, analyze_output
 from arxpy.gui.state import AppState
 from arxpy.gui.workers import JobWorker
+from arxpy.jobs import CancelToken
 from arxpy.risk import (
     NO_LIMITS,
     PopulationModel,

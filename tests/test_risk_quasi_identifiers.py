@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from arxpy.engine.jobs import CancelToken
 from arxpy.errors import CancelledError
+from arxpy.jobs import CancelToken
 from arxpy.risk import analyze_quasi_identifiers
 from arxpy.risk.quasi_identifiers import distinction_and_separation
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arxpy.engine.jobs import CancelToken
 from arxpy.errors import CancelledError, ConfigurationError, DefinitionError
+from arxpy.jobs import CancelToken
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.risk_threshold import AverageRisk
 from arxpy.risk import (

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from scipy.stats import hypergeom
 
-from arxpy.engine.jobs import CancelToken
 from arxpy.errors import CancelledError, ConfigurationError
+from arxpy.jobs import CancelToken
 from arxpy.risk import (
     ClassSizeHistogram,
     PopulationModel,

@@ -1,7 +1,7 @@
 """Utility analyses (headless jobs): statistics, classifier performance and study mode.
 
 Every analysis is a job: it takes ``progress`` and ``cancel`` keyword arguments
-(:mod:`arxpy.engine.jobs`) and returns a result object with pandas tables
+(:mod:`arxpy.jobs`) and returns a result object with pandas tables
 (``summary()`` and friends) and plotting-ready data. See ``docs/utility.md``.
 """
 

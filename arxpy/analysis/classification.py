@@ -33,9 +33,9 @@ import scipy.sparse as sp
 from arxpy.analysis.classifiers import ClassifierSpec, fit
 from arxpy.analysis.metrics import ClassificationPerformance, Predictions
 from arxpy.data.definition import AttributeType, DataDefinition
-from arxpy.engine.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.errors import ConfigurationError, HierarchyError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.lattice.encoding import encode_generalizable
 
 #: More distinct class values than this is almost surely a continuous attribute.

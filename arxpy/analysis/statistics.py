@@ -27,9 +27,9 @@ import pandas as pd
 from arxpy.analysis.generalized import read_numeric
 from arxpy.data.definition import AttributeType, DataDefinition, DataKind
 from arxpy.data.types import is_missing
-from arxpy.engine.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 
 SUPPRESSED = "*"
 

@@ -34,9 +34,9 @@ import pandas as pd
 from arxpy.analysis.classification import ClassificationConfig, ClassificationTask, CrossValidation
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.config import AnonymizationConfig
-from arxpy.engine.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.quality.base import QualityModel
 
 #: The quality models of the paper's Figure 4, by report key.
@@ -174,7 +174,7 @@ def _score_lattice(frame: pd.DataFrame, definition: DataDefinition,
                    progress: Progress) -> tuple[Any, pd.DataFrame]:
     """Check every transformation; a table of the anonymous ones with every model's key."""
     from arxpy.engine.anonymizer import prepare
-    from arxpy.lattice.search import SearchContext
+    from arxpy.search import SearchContext
 
     scoring = dataclasses.replace(config, quality_model=models["classification"])
     data = prepare(frame, definition, hierarchies, scoring)

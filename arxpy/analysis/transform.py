@@ -57,7 +57,7 @@ def apply_transformation(frame: pd.DataFrame, definition: DataDefinition,
     False when they exceed the suppression limit (the records are still flagged).
     """
     from arxpy.engine.anonymizer import prepare
-    from arxpy.lattice.search import SearchContext
+    from arxpy.search import SearchContext
 
     data = prepare(frame, definition, hierarchies, config)
     names = data.qi_names

@@ -13,12 +13,12 @@ import pandas as pd
 
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.config import AnonymizationConfig
-from arxpy.engine.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.engine.result import Result
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.lattice.encoding import EncodedData, encode
-from arxpy.lattice.search import SearchContext, run_search
+from arxpy.search import SearchContext, run_search
 
 #: Share of the progress bar given to encoding and preparation.
 _PREPARE_SHARE = 0.05

@@ -25,9 +25,9 @@ from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.lattice import Lattice
-from arxpy.lattice.search import STATE_NAMES, Check, SearchContext, SearchOutcome
-from arxpy.lattice.search.base import ANONYMOUS, NOT_ANONYMOUS
 from arxpy.quality.base import QualityModel
+from arxpy.search import STATE_NAMES, Check, SearchContext, SearchOutcome
+from arxpy.search.base import ANONYMOUS, NOT_ANONYMOUS
 
 #: What a suppressed record shows in every quasi-identifier (ARX's convention).
 SUPPRESSED_VALUE = "*"

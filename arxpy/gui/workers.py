@@ -1,6 +1,6 @@
 """The one place that adapts engine jobs (plain functions on worker threads) to Qt signals.
 
-The job runs on a Python thread started by :class:`arxpy.engine.jobs.JobRunner`; it
+The job runs on a Python thread started by :class:`arxpy.jobs.JobRunner`; it
 only writes its latest progress into a lock-protected slot. A QTimer on the GUI
 thread polls that slot and the job's end, so every signal is emitted on the GUI
 thread and no Qt object is touched from the worker.
@@ -17,8 +17,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from arxpy.engine.jobs import CancelToken, Job, JobRunner
 from arxpy.errors import ArxpyError, CancelledError
+from arxpy.jobs import CancelToken, Job, JobRunner
 
 log = logging.getLogger(__name__)
 

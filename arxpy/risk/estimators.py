@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy.special import gamma, gammaln, polygamma, psi
 
-from arxpy.engine.jobs import CancelToken
+from arxpy.jobs import CancelToken
 from arxpy.risk.histogram import ClassSizeHistogram
 from arxpy.risk.solver import DEFAULT_SOLVER, SolverConfig, solve_2d
 

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.types import MISSING_VALUES
-from arxpy.engine.jobs import CancelToken, Progress, ThrottledProgress
+from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.risk.hipaa_lists import FIRST_NAMES, LAST_NAMES, NAME_LABELS, RESTRICTED_ZIP3
 from arxpy.risk.sample import check_threshold
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from arxpy.engine.jobs import CancelToken
 from arxpy.errors import DefinitionError
+from arxpy.jobs import CancelToken
 
 # Mixed-radix keys are compacted before they could overflow int64.
 _KEY_LIMIT = 1 << 62

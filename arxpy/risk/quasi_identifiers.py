@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from arxpy.engine.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.errors import ConfigurationError
+from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.risk.histogram import encode_columns
 
 

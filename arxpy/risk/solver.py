@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arxpy.engine.jobs import CancelToken
+from arxpy.jobs import CancelToken
 
 #: ``f(x) -> (values (2,), Jacobian (2, 2))`` with Jacobian[i, j] = d f_i / d x_j.
 MasterFunction = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]

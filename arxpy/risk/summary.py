@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from arxpy.engine.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.errors import ConfigurationError
+from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.risk.hipaa import HipaaAnalysis, find_hipaa_identifiers
 from arxpy.risk.histogram import ClassSizeHistogram, RecordClasses, group_records
 from arxpy.risk.population import PopulationModel

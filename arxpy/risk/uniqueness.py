@@ -15,8 +15,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from arxpy.engine.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.errors import ConfigurationError
+from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.risk.estimators import pitman, snb, zayatz
 from arxpy.risk.histogram import ClassSizeHistogram
 from arxpy.risk.population import PopulationModel

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from arxpy.engine.jobs import CancelToken, Progress
 from arxpy.engine.result import Result
 from arxpy.errors import ConfigurationError
+from arxpy.jobs import CancelToken, Progress
 from arxpy.risk import (
     NO_LIMITS,
     PopulationModel,

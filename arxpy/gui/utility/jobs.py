@@ -18,9 +18,9 @@ from arxpy.analysis.metrics import ClassificationPerformance
 from arxpy.analysis.statistics import UtilityStatistics, class_size_distribution, utility_statistics
 from arxpy.analysis.study import StudyResult, classification_study
 from arxpy.data.definition import DataDefinition
-from arxpy.engine.jobs import CancelToken, Progress
 from arxpy.engine.result import Result
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, Progress
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arxpy.errors import ConfigurationError
-from arxpy.lattice.search.base import (
+from arxpy.search.base import (
     ANONYMOUS,
     NOT_ANONYMOUS,
     NOT_CHECKED,
@@ -14,9 +14,9 @@ from arxpy.lattice.search.base import (
     SearchContext,
     SearchOutcome,
 )
-from arxpy.lattice.search.exhaustive import search_exhaustive
-from arxpy.lattice.search.heuristic import search_heuristic
-from arxpy.lattice.search.optimal import search_optimal
+from arxpy.search.exhaustive import search_exhaustive
+from arxpy.search.heuristic import search_heuristic
+from arxpy.search.optimal import search_optimal
 
 STRATEGIES: dict[str, Callable[[SearchContext], SearchOutcome]] = {
     "optimal": search_optimal,

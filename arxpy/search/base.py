@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import numpy as np
 
+from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.lattice.grouping import Grouper, SnapshotCache
@@ -29,31 +29,6 @@ STATE_NAMES = {NOT_CHECKED: "not checked", ANONYMOUS: "anonymous", NOT_ANONYMOUS
 #: Relative slack when comparing bounds with scores: both are float sums in different
 #: orders, so a bound may exceed the score it bounds by a few ulps.
 _SLACK = 1e-12
-
-
-class Cancellable(Protocol):
-    """What the search needs of a cancel token (see :class:`arxpy.engine.jobs.CancelToken`)."""
-
-    def raise_if_cancelled(self) -> None: ...
-
-
-class _NeverCancelled:
-    def raise_if_cancelled(self) -> None:
-        return None
-
-
-class _Throttled:
-    """Forwards at most one progress report per 50 ms, and always the final one."""
-
-    def __init__(self, progress: Callable[[float, str], None] | None) -> None:
-        self._progress = progress
-        self._last = -1.0
-
-    def __call__(self, fraction: float, message: str) -> None:
-        now = time.monotonic()
-        if self._progress is not None and (fraction >= 1.0 or now - self._last >= 0.05):
-            self._last = now
-            self._progress(min(max(float(fraction), 0.0), 1.0), message)
 
 
 @dataclass(frozen=True)
@@ -107,8 +82,8 @@ class SearchContext:
         privacy_models: Sequence[PrivacyModel],
         quality: QualityModel,
         suppression_limit: float,
-        cancel: Cancellable | None = None,
-        progress: Callable[[float, str], None] | None = None,
+        cancel: CancelToken | None = None,
+        progress: Progress | None = None,
         cache_bytes: int = 256 << 20,
         time_limit: float | None = None,
     ) -> None:
@@ -121,8 +96,8 @@ class SearchContext:
         self.grouper = Grouper(data, tracked)
         self.cache = SnapshotCache(len(data.quasi_identifiers), max_bytes=cache_bytes)
         self.max_suppressed = math.floor(suppression_limit * data.n_records + 1e-9)
-        self.cancel: Cancellable = cancel or _NeverCancelled()
-        self.progress = _Throttled(progress)
+        self.cancel = cancel or CancelToken()
+        self.progress = ThrottledProgress(progress)
         self.time_limit = time_limit
         self.started = time.perf_counter()
         self.checks: dict[tuple[int, ...], Check] = {}

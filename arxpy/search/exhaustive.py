@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from arxpy.errors import ConfigurationError
-from arxpy.lattice.search.base import (
+from arxpy.search.base import (
     ANONYMOUS,
     NOT_ANONYMOUS,
     Check,
@@ -13,7 +13,7 @@ from arxpy.lattice.search.base import (
     SearchOutcome,
     better,
 )
-from arxpy.lattice.search.optimal import MAX_NODES
+from arxpy.search.optimal import MAX_NODES
 
 
 def search_exhaustive(ctx: SearchContext) -> SearchOutcome:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 
-from arxpy.lattice.search.base import Check, SearchContext, SearchOutcome, better
+from arxpy.search.base import Check, SearchContext, SearchOutcome, better
 
 #: Time budget when none is configured, in seconds.
 DEFAULT_TIME_LIMIT = 10.0

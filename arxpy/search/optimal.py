@@ -22,7 +22,7 @@ import numpy as np
 
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.lattice import Lattice
-from arxpy.lattice.search.base import (
+from arxpy.search.base import (
     ANONYMOUS,
     NOT_ANONYMOUS,
     Check,
