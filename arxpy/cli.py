@@ -11,11 +11,11 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from arxpy import __version__
+from arxpy._version import __version__
 from arxpy.errors import ArxpyError
 
 #: Sub-command modules under ``arxpy.commands``, in help order.
-COMMANDS = ("gui", "example", "anonymize", "evaluate", "study", "risk")
+COMMANDS = ("gui", "example", "anonymize", "evaluate", "study", "risk", "methods")
 
 
 def build_parser() -> argparse.ArgumentParser:

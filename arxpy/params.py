@@ -10,6 +10,7 @@ and into a JSON-able description that the CLI, the GUI and project-file checks r
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +21,8 @@ import numpy as np
 from arxpy.errors import ConfigurationError
 
 #: The kinds a parameter can have.
-KINDS = ("int", "float", "bool", "choice", "attribute", "attributes", "text", "mapping")
+KINDS = ("int", "float", "bool", "choice", "attribute", "attributes", "text", "mapping",
+         "objects", "object")
 
 
 class _Required:
@@ -189,9 +191,25 @@ def _check_mapping(param: Param, value: Any, owner: str) -> dict[str, Any]:
     return dict(value)
 
 
+def _check_objects(param: Param, value: Any, owner: str) -> list[dict[str, Any]]:
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence) or \
+            not all(isinstance(v, Mapping) for v in value):
+        raise ConfigurationError(
+            f"{owner}: {param.name} must be a list of settings objects, got {value!r}.")
+    return [dict(v) for v in value]
+
+
+def _check_object(param: Param, value: Any, owner: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ConfigurationError(
+            f"{owner}: {param.name} must be a settings object, got {value!r}.")
+    return dict(value)
+
+
 _CHECKS = {"int": _check_int, "float": _check_float, "bool": _check_bool,
            "choice": _check_choice, "attribute": _check_attribute,
-           "attributes": _check_attributes, "text": _check_text, "mapping": _check_mapping}
+           "attributes": _check_attributes, "text": _check_text, "mapping": _check_mapping,
+           "objects": _check_objects, "object": _check_object}
 
 
 def check_params(params: Sequence[Param], values: Mapping[str, Any], owner: str
@@ -212,8 +230,8 @@ def check_params(params: Sequence[Param], values: Mapping[str, Any], owner: str
             out[param.name] = param.check(values[param.name], owner)
         elif param.required:
             raise ConfigurationError(f"{owner}: give {param.name} ({param.help or param.kind}).")
-        else:
-            out[param.name] = param.default
+        else:  # a copy, so no instance shares a mutable default
+            out[param.name] = copy.deepcopy(param.default)
     return out
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from arxpy import __version__
+from arxpy._version import __version__
 from arxpy.data.atomic import atomic_write
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ArxpyError, ProjectError

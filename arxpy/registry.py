@@ -33,3 +33,7 @@ class Registry(Generic[T]):
 
     def keys(self) -> list[str]:
         return sorted(self._classes)
+
+    def classes(self) -> dict[str, type[T]]:
+        """Every registered class by key."""
+        return dict(self._classes)

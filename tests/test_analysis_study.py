@@ -73,8 +73,8 @@ def test_chosen_transformations_are_anonymous_and_minimal(study):
     row = study.table.iloc[0]
     levels = tuple(int(row[q]) for q in ("age", "zip", "sex"))
     output = anonymize(frame, definition, hierarchies, AnonymizationConfig(
-        [KAnonymity(5)], suppression_limit=0.05, strategy="exhaustive")).output(levels)
-    published = output.frame[~output.suppressed]
+        [KAnonymity(5)], suppression_limit=0.05, strategy="exhaustive")).release(levels)
+    published = output.table[~output.suppressed]
     assert published.groupby(["age", "zip", "sex"]).size().min() >= 5
 
 
@@ -111,15 +111,16 @@ def test_no_anonymous_transformation_is_an_error():
 
 
 def test_applied_transformation_matches_the_engine_output():
-    from arxpy.analysis.transform import apply_transformation, parse_levels
+    from arxpy.engine import apply, parse_transformation
 
     frame, definition, hierarchies = toy()
     config = AnonymizationConfig([KAnonymity(5)], suppression_limit=0.05)
-    levels = parse_levels("age=1, sex=1", definition.quasi_identifiers)
+    levels = parse_transformation("age=1, sex=1", definition.quasi_identifiers)
     assert levels == {"age": 1, "zip": 0, "sex": 1}
-    applied = apply_transformation(frame, definition, hierarchies, config, levels)
-    output = anonymize(frame, definition, hierarchies, config).output((1, 0, 1))
+    applied = apply(frame, definition, hierarchies, config, levels)
+    output = anonymize(frame, definition, hierarchies, config).release((1, 0, 1))
     assert np.array_equal(applied.suppressed, output.suppressed)
     assert applied.anonymous == output.anonymous
+    assert applied.table.equals(output.table)
     with pytest.raises(ConfigurationError, match="outside the lattice"):
-        apply_transformation(frame, definition, hierarchies, config, {"age": 5})
+        apply(frame, definition, hierarchies, config, {"age": 5})

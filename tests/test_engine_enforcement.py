@@ -17,7 +17,7 @@ DEFINITION = DataDefinition([AttributeDefinition("zip", AttributeType.QUASI_IDEN
 
 def released_average_risk(output) -> float:
     """Classes over records among the released rows, recomputed with pandas."""
-    released = output.frame.loc[~output.suppressed]
+    released = output.table.loc[~output.suppressed]
     return released.groupby("zip").ngroups / len(released)
 
 
@@ -27,7 +27,7 @@ def test_average_risk_suppresses_smallest_classes_within_the_budget():
     config = AnonymizationConfig([AverageRisk(0.3)], suppression_limit=0.2)
     result = anonymize(FRAME, DEFINITION, {"zip": ZIP}, config)
     assert result.optimum.levels == (0,)
-    output = result.output()
+    output = result.release()
     assert output.suppressed.tolist() == [True, True] + [False] * 8
     assert released_average_risk(output) <= 0.3
 
@@ -36,4 +36,4 @@ def test_average_risk_without_budget_generalizes_instead():
     config = AnonymizationConfig([AverageRisk(0.3)], suppression_limit=0.1)
     result = anonymize(FRAME, DEFINITION, {"zip": ZIP}, config)
     assert result.optimum.levels == (1,)
-    assert released_average_risk(result.output()) <= 0.3
+    assert released_average_risk(result.release()) <= 0.3

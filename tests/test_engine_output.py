@@ -47,56 +47,56 @@ def test_outputs_are_k_anonymous_by_pycanon(k, suppression):
     res = result(k, suppression)
     for levels in [res.optimum.levels] + [t.levels for t in res.checked_transformations()
                                           if t.state == "anonymous"][:5]:
-        out = res.output(levels)
-        kept = out.frame[~out.suppressed]
+        out = res.release(levels)
+        kept = out.table[~out.suppressed]
         assert anonymity.k_anonymity(kept, ["age", "zip"]) >= k
-        assert out.suppressed.sum() <= suppression * len(out.frame)
+        assert out.suppressed.sum() <= suppression * len(out.table)
 
 
 def test_output_format():
     frame = data()
     res = result(5, 0.1)
-    out = res.output()
+    out = res.release()
     age_level, zip_level = out.levels
-    assert "name" not in out.frame.columns
-    assert list(out.frame.columns) == ["age", "zip", "diagnosis"]
-    assert (out.frame["diagnosis"] == frame["diagnosis"]).all()  # untouched, same order
-    assert list(out.frame.index) == list(frame.index)
+    assert "name" not in out.table.columns
+    assert list(out.table.columns) == ["age", "zip", "diagnosis"]
+    assert (out.table["diagnosis"] == frame["diagnosis"]).all()  # untouched, same order
+    assert list(out.table.index) == list(frame.index)
     kept = ~out.suppressed
     expected_age = frame["age"].map(AGE.mapping(age_level))
-    assert (out.frame["age"][kept] == expected_age[kept]).all()
+    assert (out.table["age"][kept] == expected_age[kept]).all()
     expected_zip = frame["zip"].map(ZIP.mapping(zip_level))
-    assert (out.frame["zip"][kept] == expected_zip[kept]).all()
-    assert (out.frame.loc[out.suppressed, ["age", "zip"]] == "*").all().all()
+    assert (out.table["zip"][kept] == expected_zip[kept]).all()
+    assert (out.table.loc[out.suppressed, ["age", "zip"]] == "*").all().all()
     stats = out.statistics
     assert stats.suppressed_records == int(out.suppressed.sum()) == res.optimum.suppressed_records
     assert stats.min_size >= 5
-    assert stats.n_classes == out.frame[kept].groupby(["age", "zip"]).ngroups
+    assert stats.n_classes == out.table[kept].groupby(["age", "zip"]).ngroups
     assert stats.mean_size == pytest.approx(kept.sum() / stats.n_classes)
 
 
 def test_suppressed_rows_can_be_removed():
     res = result(5, 0.1)
-    marked = res.output((1, 0))  # fine enough that some classes are too small
-    removed = res.output((1, 0), remove_suppressed=True)
+    marked = res.release((1, 0))  # fine enough that some classes are too small
+    removed = res.release((1, 0)).export_table(remove_suppressed=True)
     assert marked.statistics.suppressed_records > 0
-    assert len(removed.frame) == len(marked.frame) - marked.statistics.suppressed_records
-    assert not (removed.frame[["age", "zip"]] == "*").any().any()
-    assert list(removed.frame.index) == list(np.flatnonzero(~marked.suppressed))
-    again = result(5, 0.1, remove_suppressed=True).output((1, 0))
-    assert len(again.frame) == len(removed.frame)
+    assert len(removed) == len(marked.table) - marked.statistics.suppressed_records
+    assert not (removed[["age", "zip"]] == "*").any().any()
+    assert list(removed.index) == list(np.flatnonzero(~marked.suppressed))
+    again = result(5, 0.1, remove_suppressed=True).release((1, 0)).export_table()
+    assert len(again) == len(removed)
     assert marked.anonymous is False  # more than 10 % suppressed
-    assert anonymity.k_anonymity(removed.frame, ["age", "zip"]) >= 5
+    assert anonymity.k_anonymity(removed, ["age", "zip"]) >= 5
 
 
 def test_outputs_are_cached_and_any_transformation_can_be_shown():
     res = result(5, 0.1)
-    assert res.output() is res.output()
-    top = res.output(res.lattice.top)
-    assert (top.frame[["age", "zip"]] == "*").all().all()
-    assert res.output({"age": 0, "zip": 0}).levels == (0, 0)
+    assert res.release() is res.release()
+    top = res.release(res.lattice.top)
+    assert (top.table[["age", "zip"]] == "*").all().all()
+    assert res.release({"age": 0, "zip": 0}).levels == (0, 0)
     with pytest.raises(ConfigurationError, match="outside the lattice"):
-        res.output((5, 0))
+        res.release((5, 0))
 
 
 def test_report_and_states():

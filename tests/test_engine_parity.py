@@ -40,6 +40,6 @@ def test_adult_optimum_matches_arx(adult, suppression, levels, score, suppressed
     assert result.transformations_checked < result.lattice_size // 4
     assert result.rollups > 0
     assert 0.0 <= best.relative_score <= 1.0
-    output = result.output()
+    output = result.release()
     assert output.statistics.suppressed_records == suppressed
     assert output.statistics.min_size >= 5

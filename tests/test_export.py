@@ -12,13 +12,13 @@ import arxpy.quality  # noqa: F401  (registers the quality models)
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
 from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.engine.export import (
-    export_output,
+    export_release,
     hierarchy_path,
     report_html,
     summarize_output,
     write_report,
 )
-from arxpy.engine.result import SUPPRESSED_VALUE
+from arxpy.release import SUPPRESSED_VALUE
 from arxpy.errors import DataExportError
 from arxpy.example import example_project
 from arxpy.hierarchy.io import read_hierarchy
@@ -52,12 +52,12 @@ def _read(path):
 
 def test_csv_export_keeps_suppressed_rows_as_stars_and_holds_k(result, tmp_path):
     levels = _anonymous_non_optimal(result)
-    [path] = export_output(result, levels, tmp_path / "out.csv")
+    [path] = export_release(result.release(levels), tmp_path / "out.csv")
     written = _read(path)
-    output = result.output(levels, remove_suppressed=False)
+    output = result.release(levels)
     assert "Name" not in written.columns
     assert len(written) == result.records
-    pd.testing.assert_frame_equal(written, output.frame.reset_index(drop=True).astype(str))
+    pd.testing.assert_frame_equal(written, output.table.reset_index(drop=True).astype(str))
     qis = result.quasi_identifiers
     starred = (written[qis] == SUPPRESSED_VALUE).all(axis=1).to_numpy()
     np.testing.assert_array_equal(starred, output.suppressed)
@@ -67,7 +67,7 @@ def test_csv_export_keeps_suppressed_rows_as_stars_and_holds_k(result, tmp_path)
 
 def test_csv_export_can_remove_suppressed_rows(result, tmp_path):
     levels = _anonymous_non_optimal(result)
-    [path] = export_output(result, levels, tmp_path / "out.csv", remove_suppressed=True)
+    [path] = export_release(result.release(levels), tmp_path / "out.csv", remove_suppressed=True)
     written = _read(path)
     suppressed = result.transformation(levels).suppressed_records
     assert len(written) == result.records - suppressed
@@ -79,15 +79,15 @@ def test_refuses_to_overwrite_and_writes_nothing(result, tmp_path):
     target = tmp_path / "out.csv"
     target.write_text("old\n")
     with pytest.raises(DataExportError, match="out.csv"):
-        export_output(result, None, target, with_hierarchies=True)
+        export_release(result.release(), target, with_hierarchies=True)
     assert target.read_text() == "old\n"
     assert not hierarchy_path(target, "Age").exists()
-    export_output(result, None, target, overwrite=True)
+    export_release(result.release(), target, overwrite=True)
     assert target.read_text() != "old\n"
 
 
 def test_hierarchies_written_beside_the_data(result, tmp_path):
-    written = export_output(result, None, tmp_path / "out.csv", with_hierarchies=True)
+    written = export_release(result.release(), tmp_path / "out.csv", with_hierarchies=True)
     assert len(written) == 1 + len(result.quasi_identifiers)
     for name in result.quasi_identifiers:
         path = hierarchy_path(tmp_path / "out.csv", name)
@@ -96,17 +96,17 @@ def test_hierarchies_written_beside_the_data(result, tmp_path):
 
 
 def test_excel_export_round_trips(result, tmp_path):
-    [path] = export_output(result, None, tmp_path / "out.xlsx")
+    [path] = export_release(result.release(), tmp_path / "out.xlsx")
     frame = pd.read_excel(path, dtype=str, keep_default_na=False)
-    assert list(frame.columns) == list(result.output().frame.columns)
+    assert list(frame.columns) == list(result.release().table.columns)
     assert len(frame) == result.records
 
 
 def test_summary_recomputes_k_and_prosecutor_risk(result):
     levels = _anonymous_non_optimal(result)
     summary = summarize_output(result, levels)
-    output = result.output(levels)
-    kept = output.frame.loc[~output.suppressed, result.quasi_identifiers]
+    output = result.release(levels)
+    kept = output.table.loc[~output.suppressed, result.quasi_identifiers]
     sizes = kept.groupby(result.quasi_identifiers).size()
     assert summary.achieved_k == sizes.min() >= K
     assert summary.highest_risk == pytest.approx(1 / sizes.min())

@@ -14,7 +14,7 @@ from PySide6.QtCore import QPoint, Qt
 import arxpy.privacy  # noqa: F401  (registers the models)
 import arxpy.quality  # noqa: F401
 from arxpy.engine import AnonymizationConfig, anonymize
-from arxpy.engine.result import SUPPRESSED_VALUE
+from arxpy.release import SUPPRESSED_VALUE
 from arxpy.errors import ConfigurationError
 from arxpy.example import example_project
 from arxpy.gui.explore import ExplorePerspective
@@ -152,7 +152,8 @@ def test_pin_three_compare_and_apply_from_the_comparison(qtbot, view, example):
     labels = [table.verticalHeaderItem(r).text() for r in range(table.rowCount())]
     risk = labels.index("Highest prosecutor risk")
     for column, levels in enumerate(pins):
-        sizes = result.output(levels).classes.sizes[result.kept_classes(result.output(levels))]
+        classes, kept = result.classes_of(levels)
+        sizes = classes.sizes[kept]
         assert table.item(risk, column).text().endswith(f"{100 / sizes.min():.2f} %")
     assert "least information loss: <b>A</b>" in view.compare.verdict.text()
     view.compare.apply_button(2).click()
@@ -179,7 +180,7 @@ def test_export_from_dialog_matches_engine_and_holds_k(qtbot, view, example, tmp
     written = blocker.args[0]
     assert target in written and (tmp_path / "anonymized_report.html").exists()
     frame = pd.read_csv(target, dtype=str, keep_default_na=False)
-    engine = result.output(levels, remove_suppressed=False).frame.reset_index(drop=True)
+    engine = result.release(levels).table.reset_index(drop=True)
     pd.testing.assert_frame_equal(frame, engine.astype(str))
     qis = result.quasi_identifiers
     starred = (frame[qis] == SUPPRESSED_VALUE).all(axis=1)
@@ -211,7 +212,7 @@ def test_input_output_table_marks_suppressed_rows(qtbot, view, example):
     output = view.io_table.output_model
     qtbot.waitUntil(lambda: output.rowCount() == result.records
                     and view._io_levels == levels, timeout=5000)
-    suppressed = result.output(levels).suppressed
+    suppressed = result.release(levels).suppressed
     marked = [r for r in range(output.rowCount())
               if output.headerData(r, Qt.Orientation.Vertical).endswith("✕")]
     assert marked == list(np.flatnonzero(suppressed))

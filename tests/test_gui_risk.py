@@ -64,11 +64,11 @@ def expected(setup):
     """The headless figures of input and output (no QI or HIPAA work: not compared)."""
     state, _ = setup
     qis = state.definition.quasi_identifiers
-    output = state.result.output(state.applied, remove_suppressed=False)
-    limits = risk_limits(state.result.config.privacy_models) if output.anonymous else NO_LIMITS
+    output = state.result.release(state.applied)
+    limits = risk_limits(output.claims) if output.anonymous else NO_LIMITS
     return {
         "input": analyze_risk(state.data, qis, qi_max_size=0, hipaa=False),
-        "output": analyze_risk(output.frame, state.result.quasi_identifiers,
+        "output": analyze_risk(output.table, state.result.quasi_identifiers,
                                suppressed=output.suppressed, limits=limits, qi_max_size=0,
                                hipaa=False),
     }

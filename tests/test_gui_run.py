@@ -118,8 +118,8 @@ def test_import_configure_run_cancel_rerun_save_reopen(window, qtbot, monkeypatc
     assert window.current_perspective() == "Explore"
     assert f"optimum {list(state.result.optimum.levels)}" in window.explore.summary.text()
     assert state.applied == state.result.optimum.levels
-    output = state.result.output(state.applied)
-    sizes = output.frame[~output.suppressed].groupby(["age", "sex", "zip"]).size()
+    output = state.result.release(state.applied)
+    sizes = output.table[~output.suppressed].groupby(["age", "sex", "zip"]).size()
     assert sizes.min() >= 3  # checked independently of the engine's own statistics
 
     target = tmp_path / "patients.arxpy"

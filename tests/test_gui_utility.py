@@ -87,7 +87,7 @@ def test_statistics_table_holds_input_and_output_of_numeric_attribute(qtbot, vie
     view.summary.select("Age")
     rows = _table(view.summary.table)
     ages = pd.to_numeric(project.data["Age"])
-    suppressed = result.output(WITH_AGE_INTERVALS, remove_suppressed=False).suppressed
+    suppressed = result.release(WITH_AGE_INTERVALS).suppressed
     assert rows["Records"] == [f"{RECORDS:,}", f"{int((~suppressed).sum()):,}"]
     assert rows["Mean"][0] == f"{ages.mean():,.2f}"
     assert rows["Median"][0] == f"{ages.median():,.2f}".rstrip("0").rstrip(".")
@@ -158,7 +158,7 @@ def test_classification_run_equals_headless_figure(qtbot, view, example):
                                   ClassifierSpec("logistic", {"C": 0.5}, seed=3), folds=4,
                                   seed=3)
     levels = dict(zip(result.quasi_identifiers, view.state.applied, strict=True))
-    suppressed = result.output(view.state.applied, remove_suppressed=False).suppressed
+    suppressed = result.release(view.state.applied).suppressed
     expected = _headless(project, levels, suppressed, config, [10000, 50000])
     assert panel.performance.accuracy == expected.accuracy
     assert panel.results.headlines["accuracy"].value.text() == percent(expected.accuracy)

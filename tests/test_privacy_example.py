@@ -43,8 +43,8 @@ def release(example, models, suppression):
     result = anonymize(frame, definition, hierarchies,
                        AnonymizationConfig(models, suppression_limit=suppression))
     assert result.optimum is not None
-    output = result.output()
-    released = output.frame.loc[~output.suppressed].reset_index(drop=True)
+    output = result.release()
+    released = output.table.loc[~output.suppressed].reset_index(drop=True)
     assert len(released) >= len(frame) * (1 - suppression) - 1e-9
     qis = definition.quasi_identifiers
     assert released[qis].drop_duplicates().shape[0] >= 2, "audit needs several classes"
@@ -133,8 +133,8 @@ def test_optimal_equals_exhaustive_under_l_diversity(seed, n, l, suppression):  
         assert best["optimal"] is None
         return
     assert best["optimal"].score == pytest.approx(best["exhaustive"].score, rel=1e-12)
-    output = outcomes["optimal"].output()
-    released = output.frame.loc[~output.suppressed].reset_index(drop=True)
+    output = outcomes["optimal"].release()
+    released = output.table.loc[~output.suppressed].reset_index(drop=True)
     assert output.suppressed.sum() <= suppression * n + 1e-9
     if len(released):
         assert anonymity.k_anonymity(released, ["age", "zip"]) >= 2

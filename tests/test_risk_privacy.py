@@ -57,7 +57,7 @@ def test_prosecutor_risk_in_the_engine_matches_k_anonymity():
                      AnonymizationConfig([privacy_model_from_dict({"kind": "k-anonymity",
                                                                    "k": 10})]))
     assert by_risk.optimum.levels == by_k.optimum.levels
-    output = by_risk.output()
+    output = by_risk.release()
     assert output.statistics.min_size >= 10
 
 

@@ -63,7 +63,11 @@ def test_hand_computed_prosecutor_journalist_marketer():
 
 def test_estimated_risks_are_capped_by_the_models_of_an_anonymous_output():
     histogram = ClassSizeHistogram.from_class_sizes(np.array([2, 2, 4]))
-    limits = risk_limits([KAnonymity(3), AverageRisk(0.1)])
+    from arxpy.engine.apply import claims_of
+    from arxpy.engine.config import AnonymizationConfig
+
+    claims = claims_of(AnonymizationConfig([KAnonymity(3), AverageRisk(0.1)]), ["sex"])
+    limits = risk_limits(claims)
     assert limits == RiskLimits(1 / 3, 1 / 3, 0.1)
     risks = sample_risks(histogram, 0.2, limits)
     assert risks.prosecutor.highest == 0.5

@@ -11,18 +11,17 @@ from arxpy.analysis.classification import (
     CrossValidation,
     bin_values,
     evaluate_classification,
+    evaluate_release,
     make_folds,
 )
 from arxpy.analysis.classifiers import ClassifierSpec
 from arxpy.analysis.metrics import ClassificationPerformance, Predictions, relative_accuracy
-from arxpy.analysis.statistics import UtilityStatistics, utility_statistics
+from arxpy.analysis.statistics import UtilityStatistics, release_statistics, utility_statistics
 from arxpy.analysis.study import StudyResult, classification_study
-from arxpy.analysis.transform import AppliedTransformation, apply_transformation, parse_levels
 
 __all__ = [
-    "AppliedTransformation", "ClassificationConfig", "ClassificationPerformance",
-    "ClassificationTask", "ClassifierSpec", "CrossValidation", "Predictions", "StudyResult",
-    "UtilityStatistics", "apply_transformation", "bin_values", "classification_study",
-    "evaluate_classification", "make_folds", "parse_levels", "relative_accuracy",
-    "utility_statistics",
+    "ClassificationConfig", "ClassificationPerformance", "ClassificationTask",
+    "ClassifierSpec", "CrossValidation", "Predictions", "StudyResult", "UtilityStatistics",
+    "bin_values", "classification_study", "evaluate_classification", "evaluate_release",
+    "make_folds", "relative_accuracy", "release_statistics", "utility_statistics",
 ]

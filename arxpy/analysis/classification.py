@@ -37,6 +37,7 @@ from arxpy.errors import ConfigurationError, HierarchyError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.lattice.encoding import encode_generalizable
+from arxpy.release import Release
 
 #: More distinct class values than this is almost surely a continuous attribute.
 MAX_CLASS_VALUES = 100
@@ -364,6 +365,19 @@ class CrossValidation:
         )
 
 
+def evaluate_release(task: ClassificationTask, release: Release, *,
+                     progress: Progress | None = None,
+                     cancel: CancelToken | None = None) -> ClassificationPerformance:
+    """Interwoven cross-validation of a release (a job): the output model trains on its
+    released records; held-out records are generalized by its transformation."""
+    if release.transformation is None:
+        raise ConfigurationError(
+            f"Classifier evaluation generalizes held-out records by the release's "
+            f"transformation; a '{release.method}' release has none.")
+    return CrossValidation(task).evaluate(release.transformation, release.suppressed,
+                                          progress=progress, cancel=cancel)
+
+
 def evaluate_classification(
     frame: pd.DataFrame,
     definition: DataDefinition,
@@ -379,9 +393,9 @@ def evaluate_classification(
 
     ``levels``: the transformation, as ``{quasi-identifier: level}`` or a sequence in the
     order of ``definition.quasi_identifiers``; None = no generalization. ``suppressed``:
-    per record, True where the output suppressed it (e.g. ``Result.output(levels)
-    .suppressed``); those records are not used for training the output model but are
-    still predicted (from their generalized features) when held out.
+    per record, True where the output suppressed it (``Release.suppressed``); those
+    records are not used for training the output model but are still predicted (from
+    their generalized features) when held out.
     """
     if levels is not None and not isinstance(levels, Mapping):
         names = definition.quasi_identifiers

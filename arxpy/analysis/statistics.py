@@ -30,6 +30,7 @@ from arxpy.data.types import is_missing
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
+from arxpy.release import Release
 
 SUPPRESSED = "*"
 
@@ -237,8 +238,8 @@ def utility_statistics(
 ) -> UtilityStatistics:
     """Input-versus-output statistics of one output table (a job).
 
-    ``output`` has the rows of ``frame`` in the same order (as ``Result.output(levels)
-    .frame`` with suppressed rows kept); ``suppressed`` flags its suppressed rows (None:
+    ``output`` has the rows of ``frame`` in the same order (as ``Release.table``, with
+    suppressed rows kept); ``suppressed`` flags its suppressed rows (None:
     none). ``hierarchies`` and ``levels`` enable the granularity loss and generalization
     intensity per quasi-identifier.
     """
@@ -274,3 +275,12 @@ def utility_statistics(
     )
     report(1.0, "Statistics computed")
     return result
+
+
+def release_statistics(frame: pd.DataFrame, release: Release, *,
+                       progress: Progress | None = None,
+                       cancel: CancelToken | None = None) -> UtilityStatistics:
+    """Input-versus-output statistics of a release of ``frame`` (a job)."""
+    return utility_statistics(frame, release.table, release.definition, release.suppressed,
+                              release.hierarchies, release.transformation, progress=progress,
+                              cancel=cancel)

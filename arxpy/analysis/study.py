@@ -33,11 +33,14 @@ import pandas as pd
 
 from arxpy.analysis.classification import ClassificationConfig, ClassificationTask, CrossValidation
 from arxpy.data.definition import DataDefinition
+from arxpy.engine.apply import release_of
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
+from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.quality.base import QualityModel
+from arxpy.search.base import Check
 
 #: The quality models of the paper's Figure 4, by report key.
 STUDY_MODELS = ("loss", "entropy", "kl", "classification")
@@ -173,36 +176,34 @@ def _score_lattice(frame: pd.DataFrame, definition: DataDefinition,
                    models: dict[str, QualityModel], cancel: CancelToken,
                    progress: Progress) -> tuple[Any, pd.DataFrame]:
     """Check every transformation; a table of the anonymous ones with every model's key."""
-    from arxpy.engine.anonymizer import prepare
-    from arxpy.search import SearchContext
+    from arxpy.engine.prepare import prepare
+    from arxpy.search import SearchContext, run_search
 
     scoring = dataclasses.replace(config, quality_model=models["classification"])
     data = prepare(frame, definition, hierarchies, scoring)
     for model in models.values():
         model.prepare(data)
     ctx = SearchContext(data, config.privacy_models, models["loss"], config.suppression_limit,
-                        cancel=cancel)
+                        cancel=cancel, progress=lambda f, m: progress(f, m.replace(
+                            "Checked", "Scored")))
     if ctx.lattice.size > MAX_STUDY_NODES:
         raise ConfigurationError(
             f"The lattice has {ctx.lattice.size} transformations; study mode scores at most "
             f"{MAX_STUDY_NODES}. Narrow the levels of some quasi-identifiers (min/max level).")
-    nodes = ctx.lattice.nodes()
-    order = np.argsort(nodes.sum(axis=1), kind="stable")  # bottom-up: each rolls up cheaply
     rows = []
-    for position, index in enumerate(order):
-        if position % 16 == 0:
-            cancel.raise_if_cancelled()
-            progress(position / len(order), f"Scored {position} of {len(order)} transformations")
-        levels = tuple(int(v) for v in nodes[index])
-        classes = ctx.classes(levels)
-        if not ctx.check(levels, classes).anonymous:
-            continue
+
+    def score(check: Check, classes: EquivalenceClasses) -> None:
+        if not check.anonymous:
+            return
         suppressed = ~ctx.kept(classes)
-        row: dict[str, Any] = {"levels": levels}
+        row: dict[str, Any] = {"levels": check.levels}
         for name, model in models.items():
-            score, key = model.evaluate(classes, suppressed)
-            row[name], row[f"_key_{name}"] = float(score), tuple(float(k) for k in key)
+            value, key = model.evaluate(classes, suppressed)
+            row[name], row[f"_key_{name}"] = float(value), tuple(float(k) for k in key)
         rows.append(row)
+
+    ctx.on_check = score
+    run_search(ctx, "exhaustive")
     return ctx, pd.DataFrame(rows)
 
 
@@ -280,9 +281,8 @@ def classification_study(
             break
         report(_SCORING_SHARE + (1 - _SCORING_SHARE) * position / len(queue),
                f"Evaluated {position} of {len(queue)} anonymous transformations")
-        classes, inverse = ctx.grouper.group_records(levels)
-        suppressed = ~ctx.kept(classes)[inverse]
-        performance = validation.evaluate(dict(zip(names, levels, strict=True)), suppressed,
+        release = release_of(ctx, frame, definition, config, levels, input_sha256="")
+        performance = validation.evaluate(release.transformation, release.suppressed,
                                           cancel=cancel)
         measured[levels] = (performance.accuracy, performance.relative_accuracy)
     reference = validation.evaluate({}, None, cancel=cancel)  # cached: no extra training

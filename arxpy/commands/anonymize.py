@@ -39,14 +39,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _write_outputs(args: argparse.Namespace, result: Any, report: dict[str, Any]) -> None:
-    from arxpy.engine.export import export_output
+    """The data first, then the report, so an interrupt never leaves a report without data."""
+    from arxpy.engine.export import export_release
 
+    if result.optimum is not None and (args.output or args.report):
+        release = result.release()
+        if args.output:
+            # The export code the GUI uses; a script's output file is replaced on each run.
+            export_release(release, args.output, overwrite=True,
+                           delimiter=args.delimiter or ";")
+        report["release"] = release.to_dict()
     if args.report:
         write_json(args.report, report)
-    if args.output and result.optimum is not None:
-        # The export code the GUI uses; a script's output file is replaced on each run.
-        export_output(result, None, args.output, overwrite=True,
-                      delimiter=args.delimiter or ";")
 
 
 def run(args: argparse.Namespace) -> int:

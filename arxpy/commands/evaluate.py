@@ -121,10 +121,10 @@ def load(args: argparse.Namespace) -> tuple[Any, Any, Any, dict[str, Any]]:
     return frame, definition, hierarchies, settings
 
 
-def _transformation(args, frame, definition, hierarchies, settings, bar):
-    """Levels, suppression flags (or None) and anonymity (or None) to evaluate."""
-    from arxpy.analysis.transform import apply_transformation, parse_levels
-    from arxpy.engine import AnonymizationConfig, anonymize
+def _release(args, frame, definition, hierarchies, settings, bar):
+    """The release to evaluate: the optimum, or ATTR=LEVEL,... under the configuration
+    (1-anonymity, i.e. nothing suppressed, without privacy models)."""
+    from arxpy.engine import AnonymizationConfig, anonymize, apply, parse_transformation
 
     has_privacy = bool(settings.get("privacy_models"))
     if args.transformation.strip() == "optimum":
@@ -134,21 +134,18 @@ def _transformation(args, frame, definition, hierarchies, settings, bar):
                 "or name a transformation with --transformation ATTR=LEVEL,...")
         config = AnonymizationConfig.from_dict(settings)
         result = anonymize(frame, definition, hierarchies, config, progress=bar)
-        output = result.output()  # raises when no transformation is anonymous
-        levels = dict(zip(result.quasi_identifiers, output.levels, strict=True))
-        return levels, output.suppressed, output.anonymous
-    levels = parse_levels(args.transformation, definition.quasi_identifiers)
+        return result.release(), True  # raises when no transformation is anonymous
+    levels = parse_transformation(args.transformation, definition.quasi_identifiers)
     if not has_privacy:
-        return levels, None, None
+        settings = {**settings, "privacy_models": [{"kind": "k-anonymity", "k": 1}]}
     config = AnonymizationConfig.from_dict(settings)
-    applied = apply_transformation(frame, definition, hierarchies, config, levels)
-    return applied.levels, applied.suppressed, applied.anonymous
+    return apply(frame, definition, hierarchies, config, levels), has_privacy
 
 
 def run(args: argparse.Namespace) -> int:
     import arxpy.privacy  # noqa: F401  (registers every privacy model)
     import arxpy.quality  # noqa: F401  (registers every quality model)
-    from arxpy.analysis.classification import ClassificationTask, CrossValidation
+    from arxpy.analysis.classification import ClassificationTask, evaluate_release
 
     started = time.perf_counter()
     frame, definition, hierarchies, settings = load(args)
@@ -156,19 +153,19 @@ def run(args: argparse.Namespace) -> int:
     task = ClassificationTask(frame, definition, hierarchies, config)  # checks before searching
     bar = ProgressBar()
     try:
-        levels, suppressed, anonymous = _transformation(args, frame, definition, hierarchies,
-                                                        settings, bar)
-        performance = CrossValidation(task).evaluate(levels, suppressed, progress=bar)
+        release, judged = _release(args, frame, definition, hierarchies, settings, bar)
+        performance = evaluate_release(task, release, progress=bar)
     finally:
         bar.close()
     report = performance.to_dict()
+    anonymous = release.anonymous if judged else None
     report["anonymous"] = anonymous
     report["elapsed_seconds"] = time.perf_counter() - started
     write_json(args.report, report)
     if args.plots:
         from arxpy.analysis.plots import write_curve_plots
         write_curve_plots(performance, args.plots)
-    shown = ", ".join(f"{k}={v}" for k, v in levels.items())
+    shown = ", ".join(f"{k}={v}" for k, v in release.transformation.items())
     print(f"Transformation: {shown}" + ("" if anonymous is None else
                                         f" ({'anonymous' if anonymous else 'not anonymous'})"))
     print(performance.summary().drop(columns=["description"]).to_string(float_format="%.4f"))

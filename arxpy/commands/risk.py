@@ -3,8 +3,9 @@
 Without ``--transformation`` the input is analysed. ``--transformation optimum`` runs the
 configured anonymization (the project's settings, or ``--k``/``--suppression``) and
 analyses its output, suppressed records left out as ARX does; ``ATTR=LEVEL,...``
-generalizes each named quasi-identifier to that hierarchy level (others stay at level 0,
-nothing is suppressed) and analyses the result.
+generalizes each named quasi-identifier to that hierarchy level (others stay at level 0)
+and suppresses what the configured privacy models suppress at that transformation
+(nothing without a model): the release ``anonymize --output`` would write for it.
 """
 
 from __future__ import annotations
@@ -86,33 +87,14 @@ def _load(args: argparse.Namespace):
     return frame, definition, hierarchies, settings, qis
 
 
-def generalize(frame, hierarchies: dict, levels: dict[str, int]):
-    """A copy of ``frame`` with each named column replaced by its hierarchy level's labels."""
-    out = frame.copy()
-    for name, level in levels.items():
-        if level == 0:
-            continue
-        if name not in hierarchies:
-            raise HierarchyError(f"'{name}' needs a hierarchy for level {level}; give "
-                                 f"--hierarchy {name}=FILE.")
-        hierarchy = hierarchies[name]
-        if not 0 <= level < hierarchy.height:
-            raise ConfigurationError(
-                f"Level {level} of '{name}' is outside its hierarchy (levels 0 to "
-                f"{hierarchy.height - 1}).")
-        mapping = {row[0]: row[level] for row in hierarchy.rows}
-        mapped = out[name].map(mapping)
-        missing = sorted(set(out[name][mapped.isna()]))
-        if missing:
-            raise HierarchyError(f"The hierarchy of '{name}' does not cover "
-                                 f"{', '.join(repr(v) for v in missing[:10])}; add rows for them.")
-        out[name] = mapped
-    return out
+def _config(args: argparse.Namespace, settings: dict[str, Any], needed: bool):
+    """The configuration deciding what a transformation suppresses.
 
-
-def _optimum(args, frame, definition, hierarchies, settings, bar):
-    from arxpy.engine import AnonymizationConfig, anonymize
-    from arxpy.risk import risk_limits
+    ``--k``/``--suppression`` override the project's settings. Without any privacy model
+    an ``ATTR=LEVEL`` transformation suppresses nothing (1-anonymity); the optimum
+    (``needed``) requires one.
+    """
+    from arxpy.engine import AnonymizationConfig
 
     settings = dict(settings)
     if args.k is not None:
@@ -120,17 +102,38 @@ def _optimum(args, frame, definition, hierarchies, settings, bar):
     if args.suppression is not None:
         settings["suppression_limit"] = args.suppression
     if not settings.get("privacy_models"):
-        raise ConfigurationError("'--transformation optimum' needs a privacy model: use a "
-                                 "project with settings, or give --k K.")
-    config = AnonymizationConfig.from_dict(settings)
-    result = anonymize(frame, definition, hierarchies, config, progress=bar)
-    if result.optimum is None:
-        raise ConfigurationError("No transformation satisfies the privacy models within the "
-                                 "suppression limit; allow more suppression or relax them.")
-    output = result.output()
-    levels = dict(zip(result.quasi_identifiers, output.levels, strict=True))
-    limits = risk_limits(config.privacy_models) if output.anonymous else None
-    return output.frame, output.suppressed, levels, limits
+        if needed:
+            raise ConfigurationError("'--transformation optimum' needs a privacy model: use a "
+                                     "project with settings, or give --k K.")
+        settings["privacy_models"] = [{"kind": "k-anonymity", "k": 1}]
+    return AnonymizationConfig.from_dict(settings)
+
+
+def _release(args, frame, definition, hierarchies, settings, qis, bar):
+    """The release the transformation names: the optimum, or ATTR=LEVEL,... under the
+    configuration (the same table ``anonymize --output`` writes for it)."""
+    from arxpy.engine import anonymize, apply, parse_transformation
+
+    if args.transformation.strip() == "optimum":
+        config = _config(args, settings, needed=True)
+        result = anonymize(frame, definition, hierarchies, config, progress=bar)
+        if result.optimum is None:
+            raise ConfigurationError("No transformation satisfies the privacy models within "
+                                     "the suppression limit; allow more suppression or relax "
+                                     "them.")
+        return result.release()
+    levels = parse_transformation(args.transformation, qis)
+    missing = [name for name, level in levels.items() if level and name not in hierarchies]
+    if missing:
+        raise HierarchyError(f"'{missing[0]}' needs a hierarchy for level {levels[missing[0]]};"
+                             f" give --hierarchy {missing[0]}=FILE.")
+    # A quasi-identifier kept at level 0 needs no hierarchy: its values stand for themselves.
+    from arxpy.hierarchy.model import Hierarchy
+
+    hierarchies = dict(hierarchies)
+    for name in qis:
+        hierarchies.setdefault(name, Hierarchy([v] for v in frame[name].unique()))
+    return apply(frame, definition, hierarchies, _config(args, settings, needed=False), levels)
 
 
 def _population(args: argparse.Namespace, records: int):
@@ -149,32 +152,26 @@ def run(args: argparse.Namespace) -> int:
     import arxpy.privacy  # noqa: F401  (registers every privacy model)
     import arxpy.quality  # noqa: F401  (registers every quality model)
     from arxpy.commands.options import ProgressBar, write_json
-    from arxpy.risk import NO_LIMITS, analyze_risk
+    from arxpy.risk import analyze_release, analyze_risk
 
     frame, definition, hierarchies, settings, qis = _load(args)
-    suppressed, levels, limits, analysed = None, None, NO_LIMITS, frame
+    release = None
     bar = ProgressBar()
     try:
-        if args.transformation and args.transformation.strip() == "optimum":
-            analysed, suppressed, levels, found = _optimum(
-                args, frame, definition, hierarchies, settings, bar)
-            limits = found or NO_LIMITS
-        elif args.transformation:
-            from arxpy.analysis.transform import parse_levels
-
-            levels = parse_levels(args.transformation, qis)
-            analysed = generalize(frame, hierarchies, levels)
-        population = _population(args, len(analysed) - int(suppressed.sum() if suppressed
-                                                            is not None else 0))
-        analysis = analyze_risk(analysed, qis, population=population, threshold=args.threshold,
-                                suppressed=suppressed, limits=limits,
-                                qi_max_size=args.qi_max_size, hipaa=not args.no_hipaa,
-                                progress=bar)
+        options = dict(threshold=args.threshold, qi_max_size=args.qi_max_size,
+                       hipaa=not args.no_hipaa, progress=bar)
+        if args.transformation:
+            release = _release(args, frame, definition, hierarchies, settings, qis, bar)
+            population = _population(args, release.records - release.suppressed_records)
+            analysis = analyze_release(release, population=population, **options)
+        else:
+            analysis = analyze_risk(frame, qis, population=_population(args, len(frame)),
+                                    **options)
     finally:
         bar.close()
     report: dict[str, Any] = analysis.to_dict()
-    report["analysed"] = "input" if levels is None else "output"
-    report["transformation"] = levels
+    report["analysed"] = "input" if release is None else "output"
+    report["transformation"] = None if release is None else dict(release.transformation)
     write_json(args.report, report)
     _print(report)
     return 0

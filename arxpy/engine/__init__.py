@@ -1,10 +1,11 @@
-"""The anonymization engine: configuration, orchestration and results."""
+"""The generalization engine: configuration, lattice search, results and apply."""
 
 from arxpy.engine.anonymizer import anonymize
+from arxpy.engine.apply import apply, parse_transformation
 from arxpy.engine.config import AnonymizationConfig
-from arxpy.engine.result import ClassStatistics, Output, Result, TransformationState
+from arxpy.engine.result import Result, TransformationState
 
 __all__ = [
-    "AnonymizationConfig", "ClassStatistics", "Output", "Result", "TransformationState",
-    "anonymize",
+    "AnonymizationConfig", "Result", "TransformationState", "anonymize", "apply",
+    "parse_transformation",
 ]

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import arxpy.privacy  # noqa: F401  (registers every privacy model for from_dict)
+import arxpy.quality  # noqa: F401  (registers every quality model for from_dict)
 from arxpy.errors import ConfigurationError
 from arxpy.privacy.base import PrivacyModel
 from arxpy.privacy.registry import privacy_model_from_dict

@@ -23,10 +23,12 @@ import pandas as pd
 
 from arxpy.data.atomic import atomic_write
 from arxpy.data.export import export_table
-from arxpy.engine.result import Output, Result
+from arxpy.engine.result import Result
 from arxpy.errors import ArxpyError, DataExportError
 from arxpy.hierarchy.io import write_hierarchy
+from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.quality.registry import quality_model_from_dict, quality_model_names
+from arxpy.release import Release
 
 #: Rows of the output shown in a report.
 REPORT_EXCERPT_ROWS = 20
@@ -49,31 +51,31 @@ def refuse_existing(paths: Sequence[Path]) -> None:
         )
 
 
-def export_output(
-    result: Result,
-    levels: Sequence[int] | None,
+def export_release(
+    release: Release,
     path: str | os.PathLike[str],
     *,
-    remove_suppressed: bool = False,
+    remove_suppressed: bool | None = None,
     with_hierarchies: bool = False,
     overwrite: bool = False,
     delimiter: str | None = None,
 ) -> list[Path]:
-    """Write the output of transformation ``levels`` (None: the optimum) to CSV or Excel.
+    """Write a release's table to CSV or Excel, with its hierarchies if asked.
 
     The format follows the extension (.csv, .tsv, .txt, .xlsx); ``delimiter`` is the CSV
-    delimiter (default: the format's, see :func:`export_table`). Returns the files
-    written: the data first, then with ``with_hierarchies`` one ARX hierarchy CSV per
-    quasi-identifier (see :func:`hierarchy_path`). Without ``overwrite``, raises
-    DataExportError naming an existing target before anything is written.
+    delimiter (default: the format's, see :func:`export_table`); ``remove_suppressed``
+    None follows the release's setting. Returns the files written: the data first, then
+    with ``with_hierarchies`` one ARX hierarchy CSV per generalized quasi-identifier (see
+    :func:`hierarchy_path`). Without ``overwrite``, raises DataExportError naming an
+    existing target before anything is written.
     """
     target = Path(path)
-    hierarchies = result.hierarchies if with_hierarchies else {}
+    hierarchies = dict(release.hierarchies) if with_hierarchies else {}
     targets = [target] + [hierarchy_path(target, name) for name in hierarchies]
     if not overwrite:
         refuse_existing(targets)
-    frame = released_frame(result, levels, remove_suppressed)
-    written = [export_table(frame, target, delimiter=delimiter)]
+    written = [export_table(released_frame(release, remove_suppressed), target,
+                            delimiter=delimiter)]
     for name, hierarchy in hierarchies.items():
         destination = hierarchy_path(target, name)
         try:
@@ -84,12 +86,11 @@ def export_output(
     return written
 
 
-def released_frame(result: Result, levels: Sequence[int] | None,
-                   remove_suppressed: bool) -> pd.DataFrame:
+def released_frame(release: Release, remove_suppressed: bool | None = None) -> pd.DataFrame:
     """The table as released: identifying attributes removed, suppressed rows ``*`` or gone."""
-    frame = result.output(levels, remove_suppressed=remove_suppressed).frame
-    # The engine already drops them; dropping again keeps the promise if it ever changes.
-    identifying = [c for c in result.definition.identifying if c in frame.columns]
+    frame = release.export_table(remove_suppressed)
+    # Methods already drop them; dropping again keeps the promise if one ever does not.
+    identifying = [c for c in release.definition.identifying if c in frame.columns]
     return frame.drop(columns=identifying)
 
 
@@ -133,23 +134,23 @@ def summarize_output(result: Result, levels: Sequence[int] | None, *,
     """
     from arxpy.risk import ClassSizeHistogram, sample_risks
 
-    output = result.output(levels, remove_suppressed=False)
-    kept = result.kept_classes(output)
-    models = tuple(_verify(model, output, kept) for model in result.config.privacy_models)
-    class_sizes = output.classes.sizes[kept]
+    release = result.release(levels)
+    classes, kept = result.classes_of(release.levels)
+    models = tuple(_verify(model, classes, kept) for model in result.config.privacy_models)
+    class_sizes = classes.sizes[kept]
     if regroup:
-        released = output.frame.loc[~output.suppressed, result.quasi_identifiers]
+        released = release.released()[result.quasi_identifiers]
         table_sizes = released.groupby(list(released.columns), sort=False).size().to_numpy()
     else:
         table_sizes = class_sizes
     risks = sample_risks(ClassSizeHistogram.from_class_sizes(class_sizes))
     return OutputSummary(
-        levels=output.levels,
-        anonymous=output.anonymous,
+        levels=release.levels,
+        anonymous=release.anonymous,
         achieved_k=int(table_sizes.min()) if len(table_sizes) else 0,
-        n_classes=output.statistics.n_classes,
-        suppressed_records=output.statistics.suppressed_records,
-        records=output.statistics.records,
+        n_classes=int(kept.sum()),
+        suppressed_records=release.suppressed_records,
+        records=release.records,
         class_sizes=np.asarray(class_sizes, dtype=np.int64),
         highest_risk=float(risks.prosecutor.highest),
         average_risk=float(risks.prosecutor.average),
@@ -158,12 +159,12 @@ def summarize_output(result: Result, levels: Sequence[int] | None, *,
     )
 
 
-def _verify(model, output: Output, kept: np.ndarray) -> ModelVerification:
-    satisfied = np.asarray(model.satisfied(output.classes), dtype=bool)
+def _verify(model, classes: EquivalenceClasses, kept: np.ndarray) -> ModelVerification:
+    satisfied = np.asarray(model.satisfied(classes), dtype=bool)
     failing = ~satisfied
-    holds = bool(np.all(satisfied[kept])) and bool(model.dataset_satisfied(output.classes, kept))
+    holds = bool(np.all(satisfied[kept])) and bool(model.dataset_satisfied(classes, kept))
     return ModelVerification(model.describe(), int(failing.sum()),
-                             int(output.classes.sizes[failing].sum()), holds)
+                             int(classes.sizes[failing].sum()), holds)
 
 
 def quality_scores(result: Result, levels: Sequence[int] | None) -> dict[str, float | str]:
@@ -336,7 +337,8 @@ def _classes_and_risk(summary: OutputSummary) -> str:
 
 
 def _excerpt(result: Result, levels: tuple[int, ...]) -> str:
-    frame = released_frame(result, levels, remove_suppressed=False).head(REPORT_EXCERPT_ROWS)
+    frame = released_frame(result.release(levels), remove_suppressed=False)
+    frame = frame.head(REPORT_EXCERPT_ROWS)
     rows = frame.astype(str).to_numpy().tolist()
     return (f"<h2>Excerpt (first {len(rows)} rows, suppressed rows show *)</h2>"
             + _table(rows, [str(c) for c in frame.columns]))

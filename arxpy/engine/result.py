@@ -14,23 +14,24 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import DataDefinition
+from arxpy.engine.apply import release_of
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.lattice import Lattice
 from arxpy.quality.base import QualityModel
+from arxpy.release import Release, table_sha256
 from arxpy.search import STATE_NAMES, Check, SearchContext, SearchOutcome
 from arxpy.search.base import ANONYMOUS, NOT_ANONYMOUS
 
-#: What a suppressed record shows in every quasi-identifier (ARX's convention).
-SUPPRESSED_VALUE = "*"
 #: Largest lattice for which per-node arrays (states_array, scores_array) are built.
 MAX_NODE_ARRAY = 5_000_000
 
@@ -47,44 +48,12 @@ class TransformationState:
     suppressed_records: int | None
 
 
-@dataclass(frozen=True)
-class ClassStatistics:
-    """Equivalence classes of an output, suppressed records left out."""
-
-    n_classes: int
-    min_size: int
-    max_size: int
-    mean_size: float
-    suppressed_records: int
-    records: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-@dataclass(frozen=True)
-class Output:
-    """One transformation applied to the data."""
-
-    levels: tuple[int, ...]
-    frame: pd.DataFrame  # identifying attributes removed, original row order
-    statistics: ClassStatistics
-    anonymous: bool
-    classes: EquivalenceClasses
-    suppressed: np.ndarray  # (n_records,) bool, per original row
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.frame.memory_usage(index=True, deep=False).sum() + self.suppressed.nbytes
-                   + self.classes.keys.nbytes + self.classes.sizes.nbytes)
-
-
 class Result:
     """Outcome of :func:`arxpy.engine.anonymize`."""
 
     def __init__(self, frame: pd.DataFrame, definition: DataDefinition,
                  config: AnonymizationConfig, context: SearchContext, outcome: SearchOutcome,
-                 elapsed_seconds: float, output_cache_bytes: int = 512 << 20) -> None:
+                 elapsed_seconds: float, release_cache_bytes: int = 512 << 20) -> None:
         self.config = config
         self.definition = definition
         self.lattice: Lattice = outcome.lattice
@@ -98,10 +67,10 @@ class Result:
         self._frame = frame
         self._context = context
         self._outcome = outcome
-        self._outputs: OrderedDict[tuple[tuple[int, ...], bool], Output] = OrderedDict()
-        self._output_cache_bytes = output_cache_bytes
-        # Views compute outputs on worker threads; the cache and the search context's
-        # grouping state are shared, so one output is computed at a time.
+        self._releases: OrderedDict[tuple[int, ...], Release] = OrderedDict()
+        self._release_cache_bytes = release_cache_bytes
+        # Views compute releases on worker threads; the cache and the search context's
+        # grouping state are shared, so one release is computed at a time.
         self._lock = threading.RLock()
         self.score_range = self._score_range()
         context.cache.clear()  # keep only the pinned bottom as a roll-up root
@@ -170,49 +139,35 @@ class Result:
             )
         return out
 
-    # --- outputs ------------------------------------------------------------------------
+    # --- releases -----------------------------------------------------------------------
 
-    def output(self, levels: Sequence[int] | dict[str, int] | None = None,
-               remove_suppressed: bool | None = None) -> Output:
-        """The data transformed by ``levels`` (default: the optimum); cached (LRU)."""
+    @cached_property
+    def input_sha256(self) -> str:
+        return table_sha256(self._frame)
+
+    def release(self, levels: Sequence[int] | dict[str, int] | None = None) -> Release:
+        """The release of transformation ``levels`` (default: the optimum); cached (LRU)."""
         levels = self._levels(levels)
-        remove = self.config.remove_suppressed if remove_suppressed is None else remove_suppressed
-        key = (levels, bool(remove))
         with self._lock:
-            if key in self._outputs:
-                self._outputs.move_to_end(key)
-                return self._outputs[key]
-            result = self._compute_output(levels, bool(remove))
-            self._outputs[key] = result
-            while len(self._outputs) > 1 and sum(o.nbytes for o in self._outputs.values()) > \
-                    self._output_cache_bytes:
-                self._outputs.popitem(last=False)
-            return result
+            if levels in self._releases:
+                self._releases.move_to_end(levels)
+                return self._releases[levels]
+            release = release_of(self._context, self._frame, self.definition, self.config,
+                                 levels, input_sha256=self.input_sha256,
+                                 elapsed_seconds=self.elapsed_seconds)
+            self._releases[levels] = release
+            while len(self._releases) > 1 and sum(
+                    _nbytes(r) for r in self._releases.values()) > self._release_cache_bytes:
+                self._releases.popitem(last=False)
+            return release
 
-    def _compute_output(self, levels: tuple[int, ...], remove: bool) -> Output:
-        ctx = self._context
-        classes, inverse = ctx.grouper.group_records(levels)
-        kept = ctx.kept(classes)
-        suppressed = ~kept[inverse]
-        frame = self._frame.drop(columns=self.definition.identifying)
-        frame = frame.copy(deep=False)
-        for qi, level in zip(ctx.data.quasi_identifiers, levels, strict=True):
-            labels = np.asarray(qi.labels[level], dtype=object)[qi.level_maps[level][qi.codes]]
-            labels[suppressed] = SUPPRESSED_VALUE
-            frame[qi.name] = labels
-        if remove:
-            frame = frame.loc[~suppressed]
-        sizes = classes.sizes[kept]
-        stats = ClassStatistics(
-            n_classes=int(len(sizes)),
-            min_size=int(sizes.min()) if len(sizes) else 0,
-            max_size=int(sizes.max()) if len(sizes) else 0,
-            mean_size=float(sizes.mean()) if len(sizes) else 0.0,
-            suppressed_records=int(suppressed.sum()),
-            records=int(len(suppressed)),
-        )
-        check = self._check(levels) or ctx.check(levels, classes)
-        return Output(levels, frame, stats, check.anonymous, classes, suppressed)
+    def classes_of(self, levels: Sequence[int] | None) -> tuple[EquivalenceClasses, np.ndarray]:
+        """The equivalence classes of ``levels`` and which of them are kept (not
+        suppressed): the search's own view, for re-checking its models."""
+        levels = self._levels(levels)
+        with self._lock:
+            classes = self._context.classes(levels)
+            return classes, self._context.kept(classes)
 
     # --- read-only views for explorers and reports (vectorized) ------------------------
 
@@ -270,11 +225,6 @@ class Result:
         suppressed[index] = checked_suppressed
         return scores, suppressed
 
-    def kept_classes(self, output: Output) -> np.ndarray:
-        """Per class of ``output.classes``: does it meet every privacy model (not suppressed)?"""
-        with self._lock:
-            return self._context.kept(output.classes)
-
     def score_under(self, levels: Sequence[int], model: QualityModel) -> float:
         """Raw score of one transformation under another quality model (lower is better).
 
@@ -290,12 +240,11 @@ class Result:
                 f"{model.label} needs the distribution of {', '.join(missing)}, which this run "
                 "did not track; choose it as the quality model and run again."
             )
-        output = self.output(levels, remove_suppressed=False)
-        kept = self.kept_classes(output)
+        classes, kept = self.classes_of(levels)
         with self._lock:  # prepare() stores state on the model
             model.validate(data)
             model.prepare(data)
-            return float(model.score(output.classes, ~kept))
+            return float(model.score(classes, ~kept))
 
     # --- reports ------------------------------------------------------------------------
 
@@ -320,3 +269,9 @@ class Result:
             "suppression_limit": self.config.suppression_limit,
             "strategy": self.config.strategy,
         }
+
+
+def _nbytes(release: Release) -> int:
+    return int(release.table.memory_usage(index=True, deep=False).sum()
+               + release.suppressed.nbytes
+               + (release.groups.nbytes if release.groups is not None else 0))

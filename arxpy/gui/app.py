@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from arxpy import __version__
+from arxpy._version import __version__
 
 #: Libraries whose versions Help > About lists.
 LIBRARIES = ("PySide6", "numpy", "pandas", "pyqtgraph", "scikit-learn", "statsmodels",

@@ -138,7 +138,7 @@ class ProjectActions:
                                          "CSV (*.csv);;Excel (*.xlsx)", "anonymized.csv")
             if not path:
                 return False
-        ok = self._guarded(lambda: export_table(result.output(levels).frame, path))
+        ok = self._guarded(lambda: export_table(result.release(levels).export_table(), path))
         if ok:
             self.window.statusBar().showMessage(f"Exported {path}", 5000)
             log.info("Exported the output of %s to %s", list(levels), path)

@@ -1,0 +1,19 @@
+"""Anonymization methods: one protocol (:class:`Method`), a registry, and the methods.
+
+Importing this package registers every method.
+"""
+
+from arxpy.methods.base import HoldsReleases, Method
+from arxpy.methods.generalization import Generalization
+from arxpy.methods.registry import (
+    method_classes,
+    method_from_dict,
+    method_names,
+    register_method,
+    run_method,
+)
+
+__all__ = [
+    "Generalization", "HoldsReleases", "Method", "method_classes", "method_from_dict",
+    "method_names", "register_method", "run_method",
+]

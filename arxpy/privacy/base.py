@@ -48,6 +48,17 @@ class PrivacyModel(ABC):
         """Does the output meet the model, given which classes are kept (not suppressed)?"""
         return True
 
+    @property
+    def guaranteed_class_size(self) -> int | None:
+        """Every released class holds at least this many records (bounds the prosecutor,
+        journalist and marketer risks by its inverse, as ARX's ``getRiskThreshold*``)."""
+        return None
+
+    @property
+    def marketer_risk_limit(self) -> float | None:
+        """The marketer risk of a released output is at most this, if the model bounds it."""
+        return None
+
     def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int) -> np.ndarray:
         """Classes to keep after suppressing more (at most ``budget`` records) to meet the model.
 

@@ -43,6 +43,10 @@ class KAnonymity(PrivacyModel):
     def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
         return classes.sizes >= self.k
 
+    @property
+    def guaranteed_class_size(self) -> int:
+        return self.k
+
     def describe(self) -> str:
         return f"{self.k}-anonymity"
 

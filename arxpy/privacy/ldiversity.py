@@ -45,6 +45,11 @@ class _LDiversity(SensitiveAttributeModel):
     def min_distinct(self) -> int:
         return math.ceil(self.l)
 
+    @property
+    def guaranteed_class_size(self) -> int:
+        # A class with ceil(l) distinct values holds at least that many records.
+        return self.min_distinct
+
     def validate(self, data: EncodedData) -> None:
         tracked = self.tracked(data)
         distinct = int(np.count_nonzero(tracked.global_counts))

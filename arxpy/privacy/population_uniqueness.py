@@ -109,6 +109,10 @@ class PopulationUniqueness(PrivacyModel):
         out[order[:best]] = False
         return out
 
+    @property
+    def marketer_risk_limit(self) -> float:
+        return self.threshold
+
     def describe(self) -> str:
         return (f"population uniqueness at most {self.threshold:g} ({self.estimator}, "
                 f"population {self.population.size:,})")

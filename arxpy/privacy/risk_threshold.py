@@ -82,6 +82,10 @@ class AverageRisk(PrivacyModel):
         out[candidates[: int(np.argmax(enough)) + 1]] = False
         return out
 
+    @property
+    def marketer_risk_limit(self) -> float:
+        return self.threshold
+
     def describe(self) -> str:
         return f"average re-identification risk at most {format_number(self.threshold)}"
 

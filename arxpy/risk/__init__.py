@@ -28,7 +28,7 @@ from arxpy.risk.sample import (
     sample_risks,
 )
 from arxpy.risk.solver import SolverConfig
-from arxpy.risk.summary import RiskAnalysis, analyze_risk
+from arxpy.risk.summary import RiskAnalysis, analyze_release, analyze_risk
 from arxpy.risk.uniqueness import PopulationUniqueness, population_uniqueness, sample_uniqueness
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "SampleRisks",
     "SolverConfig",
     "analyze_quasi_identifiers",
+    "analyze_release",
     "analyze_risk",
     "find_hipaa_identifiers",
     "group_records",

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from arxpy.errors import ConfigurationError
+from arxpy.release import Claim
 from arxpy.risk.histogram import ClassSizeHistogram, RecordClasses
 
 #: Upper bounds (inclusive) of ARX's record-risk histogram (RiskModelSampleRiskDistribution).
@@ -47,26 +48,21 @@ class RiskLimits:
 NO_LIMITS = RiskLimits()
 
 
-def risk_limits(models: Iterable[Any]) -> RiskLimits:
+def risk_limits(claims: Iterable[Claim]) -> RiskLimits:
     """The limits ARX derives from privacy models (``getRiskThreshold*``), minimum over all.
 
-    k-anonymity and the prosecutor-risk model give 1/k for all three attacker models;
-    l-diversity variants 1/ceil(l) (each class holds at least l records); average risk
-    and population uniqueness limit the marketer risk by their threshold.
+    A claim that every class holds at least s records (k-anonymity, the prosecutor-risk
+    model: k; l-diversity variants: ceil(l)) limits all three attacker models to 1/s;
+    average risk and population uniqueness limit the marketer risk by their threshold.
     """
     prosecutor = journalist = marketer = 1.0
-    for model in models:
-        kind = getattr(model, "kind", "")
-        size = None
-        if kind in ("k-anonymity", "prosecutor-risk"):
-            size = int(model.k)
-        elif "l-diversity" in kind and hasattr(model, "l"):
-            size = math.ceil(float(model.l))
-        if size:
-            prosecutor, journalist = min(prosecutor, 1 / size), min(journalist, 1 / size)
-            marketer = min(marketer, 1 / size)
-        elif kind in ("average-risk", "population-uniqueness"):
-            marketer = min(marketer, float(model.threshold))
+    for claim in claims:
+        if claim.min_class_size:
+            bound = 1 / claim.min_class_size
+            prosecutor, journalist = min(prosecutor, bound), min(journalist, bound)
+            marketer = min(marketer, bound)
+        if claim.max_marketer_risk is not None:
+            marketer = min(marketer, float(claim.max_marketer_risk))
     return RiskLimits(prosecutor, journalist, marketer)
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
+from arxpy.release import Release
 from arxpy.risk.hipaa import HipaaAnalysis, find_hipaa_identifiers
 from arxpy.risk.histogram import ClassSizeHistogram, RecordClasses, group_records
 from arxpy.risk.population import PopulationModel
@@ -29,6 +30,7 @@ from arxpy.risk.sample import (
     SampleRisks,
     record_risks,
     risk_distribution,
+    risk_limits,
     sample_risks,
 )
 from arxpy.risk.solver import DEFAULT_SOLVER, SolverConfig
@@ -176,3 +178,15 @@ def analyze_risk(
     return RiskAnalysis(len(frame), tuple(qis), classes, histogram, sample_uniqueness(histogram),
                         risks, risk_distribution(histogram), uniqueness, qi_analysis,
                         hipaa_analysis)
+
+
+def analyze_release(release: Release, **options: Any) -> RiskAnalysis:
+    """Every risk analysis of a release (a job): its released records over its
+    quasi-identifiers, estimated risks capped by what its claims guarantee if it is
+    anonymous. ``options`` are those of :func:`analyze_risk`, except population: a
+    ``population`` of None is ARX's default; give a PopulationModel sized for
+    ``release.records - release.suppressed_records`` sampled records where it matters.
+    """
+    limits = risk_limits(release.claims) if release.anonymous else NO_LIMITS
+    return analyze_risk(release.table, release.quasi_identifiers, suppressed=release.suppressed,
+                        limits=limits, **options)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -101,6 +101,8 @@ class SearchContext:
         self.time_limit = time_limit
         self.started = time.perf_counter()
         self.checks: dict[tuple[int, ...], Check] = {}
+        #: Called with each new check and its classes (the study scores other models there).
+        self.on_check: Callable[[Check, EquivalenceClasses], None] | None = None
         attr = "monotonic_with_suppression" if self.max_suppressed > 0 else \
             "monotonic_without_suppression"
         #: May anonymity be propagated (up if anonymous, down if not)?
@@ -157,15 +159,22 @@ class SearchContext:
         if levels in self.checks:
             return self.checks[levels]
         classes = classes if classes is not None else self.classes(levels)
+        result = self.evaluate(levels, classes)
+        self.checks[levels] = result
+        if self.on_check is not None:
+            self.on_check(result, classes)
+        return result
+
+    def evaluate(self, levels: tuple[int, ...], classes: EquivalenceClasses) -> Check:
+        """The outcome of checking ``levels`` with its ``classes``, not remembered (so
+        looking at a transformation after the search leaves the search's record alone)."""
         kept = self.kept(classes)
         suppressed = int(classes.sizes[~kept].sum())
         anonymous = suppressed <= self.max_suppressed and all(
             m.dataset_satisfied(classes, kept) for m in self.models)
         score, key = self.quality.evaluate(classes, ~kept)
-        result = Check(levels, anonymous, float(score), tuple(float(k) for k in key),
-                       suppressed, int(kept.sum()))
-        self.checks[levels] = result
-        return result
+        return Check(levels, anonymous, float(score), tuple(float(k) for k in key),
+                     suppressed, int(kept.sum()))
 
     def outcome(self, optimum: Check | None, optimal: bool,
                 states: np.ndarray | None = None, **notes: float) -> SearchOutcome:

@@ -59,7 +59,7 @@ def compute_candidates(result: Result, pinned: list[tuple[int, ...]]) -> list[Ca
     out = []
     for levels in pinned:
         state = result.transformation(levels)
-        frame = result.output(levels, remove_suppressed=False).frame
+        frame = result.release(levels).table
         out.append(Candidate(levels, state.state, state.score, state.relative_score,
                              summarize_output(result, levels), quality_scores(result, levels),
                              frame[result.quasi_identifiers].head(EXCERPT_ROWS)))

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.engine.export import export_output, hierarchy_path, write_report
+from arxpy.engine.export import export_release, hierarchy_path, write_report
 from arxpy.engine.result import Result
 from arxpy.gui.explore.jobs import start_job
 
@@ -134,8 +134,8 @@ class ExportDialog(QDialog):
         result, levels = self.result, self.levels
 
         def work() -> list[Path]:
-            written = export_output(result, levels, data, remove_suppressed=remove,
-                                    with_hierarchies=hierarchies, overwrite=True)
+            written = export_release(result.release(levels), data, remove_suppressed=remove,
+                                     with_hierarchies=hierarchies, overwrite=True)
             if report:
                 written.append(write_report(result, levels, report_path(data), overwrite=True))
             return written

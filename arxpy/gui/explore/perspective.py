@@ -198,8 +198,8 @@ class ExplorePerspective(QWidget):
         frame = self.state.data
 
         def work() -> tuple:
-            output = result.output(levels, remove_suppressed=False)
-            return levels, table_values(frame), table_values(output.frame), output.suppressed
+            release = result.release(levels)
+            return levels, table_values(frame), table_values(release.table), release.suppressed
 
         self.last_job = start_job(self, work, self._io_ready)
 

@@ -20,6 +20,7 @@ from arxpy.risk import (
     PopulationModel,
     RiskAnalysis,
     RiskLimits,
+    analyze_release,
     analyze_risk,
     population_uniqueness,
     risk_limits,
@@ -59,10 +60,6 @@ class RiskOptions:
     qi_max_size: int = 3  # largest quasi-identifier combination scored
 
 
-def _sample_size(frame: pd.DataFrame, suppressed) -> int:
-    return int(len(frame) - (suppressed.sum() if suppressed is not None else 0))
-
-
 @dataclass(frozen=True)
 class RiskSide:
     """The analysis of one side (input or output) and what it was computed with."""
@@ -93,14 +90,14 @@ def analyze_output(result: Result, levels: tuple[int, ...], options: RiskOptions
     """Every risk figure of the output of ``levels``, suppressed records left out and the
     estimated risks capped by what the privacy models guarantee if the output is anonymous."""
     progress(0.0, "Transforming the data")
-    output = result.output(levels, remove_suppressed=False)
+    release = result.release(levels)
     cancel.raise_if_cancelled()
-    limits = risk_limits(result.config.privacy_models) if output.anonymous else NO_LIMITS
-    population = options.population.model(_sample_size(output.frame, output.suppressed))
-    analysis = analyze_risk(output.frame, result.quasi_identifiers, population=population,
-                            threshold=options.threshold, suppressed=output.suppressed,
-                            limits=limits, qi_max_size=options.qi_max_size,
-                            progress=lambda f, m: progress(0.05 + 0.95 * f, m), cancel=cancel)
+    limits = risk_limits(release.claims) if release.anonymous else NO_LIMITS
+    population = options.population.model(release.records - release.suppressed_records)
+    analysis = analyze_release(release, population=population, threshold=options.threshold,
+                               qi_max_size=options.qi_max_size,
+                               progress=lambda f, m: progress(0.05 + 0.95 * f, m),
+                               cancel=cancel)
     return RiskSide(analysis, limits, tuple(levels))
 
 

@@ -13,14 +13,24 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from arxpy.analysis.classification import ClassificationConfig, bin_values, evaluate_classification
+from arxpy.analysis.classification import (
+    ClassificationConfig,
+    ClassificationTask,
+    bin_values,
+    evaluate_release,
+)
 from arxpy.analysis.metrics import ClassificationPerformance
-from arxpy.analysis.statistics import UtilityStatistics, class_size_distribution, utility_statistics
+from arxpy.analysis.statistics import (
+    UtilityStatistics,
+    class_size_distribution,
+    release_statistics,
+)
 from arxpy.analysis.study import StudyResult, classification_study
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.result import Result
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress
+from arxpy.release import Release
 
 
 @dataclass(frozen=True)
@@ -37,9 +47,13 @@ class Applied:
     def level_map(self) -> dict[str, int]:
         return dict(zip(self.result.quasi_identifiers, self.levels, strict=True))
 
+    def release(self) -> Release:
+        """The release of the applied transformation."""
+        return self.result.release(self.levels)
+
     def suppressed(self) -> np.ndarray:
         """Per input record, True where the applied transformation suppresses it."""
-        return self.result.output(self.levels, remove_suppressed=False).suppressed
+        return self.release().suppressed
 
 
 @dataclass(frozen=True)
@@ -56,16 +70,15 @@ def compute_statistics(applied: Applied, *, progress: Progress,
                        cancel: CancelToken) -> StatisticsBundle:
     """Statistics of the applied transformation (output with suppressed rows kept)."""
     progress(0.0, "Transforming the data")
-    output = applied.result.output(applied.levels, remove_suppressed=False)
+    release = applied.release()
     cancel.raise_if_cancelled()
-    statistics = utility_statistics(
-        applied.frame, output.frame, applied.definition, output.suppressed,
-        applied.hierarchies, applied.level_map,
-        progress=lambda f, m: progress(0.05 + 0.9 * f, m), cancel=cancel)
+    statistics = release_statistics(applied.frame, release,
+                                    progress=lambda f, m: progress(0.05 + 0.9 * f, m),
+                                    cancel=cancel)
     qis = [q for q in applied.result.quasi_identifiers if q in applied.frame.columns]
     input_sizes = class_size_distribution(applied.frame, qis)
     progress(1.0, "Statistics computed")
-    return StatisticsBundle(statistics, input_sizes, applied.levels, bool(output.anonymous))
+    return StatisticsBundle(statistics, input_sizes, applied.levels, release.anonymous)
 
 
 def with_class_bins(frame: pd.DataFrame, class_attribute: str,
@@ -96,9 +109,9 @@ def run_classification(applied: Applied, config: ClassificationConfig,
     """Interwoven cross-validation of the applied transformation (suppressed records
     left out of training), the class attribute binned at ``bins`` if given."""
     frame = with_class_bins(applied.frame, config.class_attribute, bins)
-    performance = evaluate_classification(
-        frame, applied.definition, applied.hierarchies, config, applied.level_map,
-        applied.suppressed(), progress=lambda f, m: progress(0.95 * f, m), cancel=cancel)
+    task = ClassificationTask(frame, applied.definition, applied.hierarchies, config)
+    performance = evaluate_release(task, applied.release(),
+                                   progress=lambda f, m: progress(0.95 * f, m), cancel=cancel)
     progress(0.95, "Computing curves")
     return EvaluatedClassification(performance, performance.per_class(),
                                    performance.roc_curves(),

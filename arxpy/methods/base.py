@@ -1,0 +1,63 @@
+"""The protocol every anonymization method keeps (scikit-learn's estimator shape).
+
+A method is a small class: its parameters are declared once (:attr:`Method.params`,
+see :mod:`arxpy.params`), the constructor only checks and stores them, and
+:meth:`Method.run` does the work as a job and returns a :class:`~arxpy.release.Release`
+or, for search-based methods, a result holding candidate releases (``release(...)``).
+The declaration drives validation, ``arxpy methods``, CLI options
+(:func:`arxpy.methods.options.add_param_options`), GUI forms and project-file checks.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol
+
+import pandas as pd
+
+from arxpy.data.definition import DataDefinition
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, Progress
+from arxpy.params import Parameterized
+from arxpy.release import Release
+
+
+class HoldsReleases(Protocol):
+    """What a search-based method returns: candidates, each available as a release."""
+
+    def release(self, levels: Any = None) -> Release: ...
+
+
+class Method(Parameterized, ABC):
+    """Base class of anonymization methods."""
+
+    #: Key in the registry, project files and the CLI, e.g. ``"generalization"``.
+    name: ClassVar[str]
+    #: Display name.
+    label: ClassVar[str]
+    #: What the method promises, in one sentence.
+    summary: ClassVar[str]
+    #: The paper the method implements ("" for ARX's own).
+    reference: ClassVar[str] = ""
+
+    @classmethod
+    def owner_name(cls) -> str:
+        return f"Method '{cls.name}'"
+
+    @abstractmethod
+    def run(self, data: pd.DataFrame, definition: DataDefinition, *,
+            hierarchies: Mapping[str, Hierarchy] | None = None,
+            progress: Progress | None = None,
+            cancel: CancelToken | None = None) -> Release | HoldsReleases:
+        """Anonymize ``data`` (a job: ``progress(fraction, message)``, cancellable)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"name": ..., parameters}`` as stored in project files."""
+        return {"name": self.name, **self.get_params()}
+
+    @classmethod
+    def describe(cls) -> dict[str, Any]:
+        """Name, label, summary and declared parameters (JSON-able)."""
+        return {"name": cls.name, "label": cls.label, "summary": cls.summary,
+                "reference": cls.reference, "params": cls.describe_params()}

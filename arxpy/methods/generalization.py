@@ -1,0 +1,73 @@
+"""ARX's method: full-domain generalization with record suppression, by lattice search.
+
+The search (:func:`arxpy.engine.anonymize`) finds the transformation with the best
+quality that meets the privacy models within the suppression limit; its
+:class:`~arxpy.engine.result.Result` holds every candidate, each available as a
+release (``result.release(levels)``; the optimum by default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from arxpy.data.definition import DataDefinition
+from arxpy.engine import AnonymizationConfig, Result, anonymize
+from arxpy.engine.config import STRATEGY_NAMES
+from arxpy.errors import ConfigurationError
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, Progress
+from arxpy.methods.base import Method
+from arxpy.methods.registry import register_method
+from arxpy.params import Param
+
+
+@register_method
+class Generalization(Method):
+    """Optimal full-domain generalization (Flash-style lattice search) with suppression."""
+
+    name = "generalization"
+    label = "Generalization (lattice search)"
+    summary = ("Generalizes each quasi-identifier to one level of its hierarchy and suppresses "
+               "the records left in classes that fail the privacy models, choosing the "
+               "transformation with the least information loss.")
+    params = (
+        Param("privacy_models", "objects", [{"kind": "k-anonymity", "k": 5}],
+              label="privacy models", help="privacy models as settings objects, e.g. "
+              '{"kind": "k-anonymity", "k": 5}'),
+        Param("quality_model", "object", {"name": "loss"}, label="quality model",
+              help='the quality model to optimize, e.g. {"name": "loss"}'),
+        Param("suppression_limit", "float", 0.0, low=0.0, high=1.0, unit="fraction of records",
+              label="suppression limit", help="largest share of records that may be suppressed"),
+        Param("strategy", "choice", "optimal", choices=STRATEGY_NAMES, label="search strategy",
+              help="optimal (Flash-style pruning), exhaustive, or heuristic under a time limit"),
+        Param("time_limit", "float", None, low=0.0, low_open=True, optional=True, unit="s",
+              label="time limit", help="time budget of the heuristic strategy"),
+        Param("remove_suppressed", "bool", False, label="remove suppressed records",
+              help="leave suppressed records out of the output instead of showing *"),
+    )
+
+    def check_together(self) -> None:
+        self.config()  # every model's own checks, with messages naming the setting
+
+    def config(self) -> AnonymizationConfig:
+        """The engine configuration these parameters describe."""
+        return AnonymizationConfig.from_dict(self.get_params())
+
+    def run(self, data: pd.DataFrame, definition: DataDefinition, *,
+            hierarchies: Mapping[str, Hierarchy] | None = None,
+            progress: Progress | None = None, cancel: CancelToken | None = None) -> Result:
+        if hierarchies is None:
+            raise ConfigurationError(
+                "Generalization needs a hierarchy for every quasi-identifier; give hierarchies.")
+        return anonymize(data, definition, hierarchies, self.config(), progress=progress,
+                         cancel=cancel)
+
+    @classmethod
+    def from_config(cls, config: AnonymizationConfig) -> Generalization:
+        """The method with an engine configuration's settings."""
+        params: dict[str, Any] = config.to_dict()
+        params.setdefault("remove_suppressed", False)
+        return cls(**params)

@@ -1,0 +1,82 @@
+"""Command-line options from declared parameters: one ``--name`` option per parameter.
+
+Values arrive as text; :func:`params_from_args` parses numbers, booleans, lists and
+JSON objects by the declared kind and leaves range checks to the declaration itself, so
+the CLI reports a bad value with the same message as a project file or the GUI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from arxpy.errors import ConfigurationError
+from arxpy.params import Param
+
+
+def option_name(param: Param) -> str:
+    return "--" + param.name.replace("_", "-")
+
+
+def add_param_options(parser: argparse.ArgumentParser, params: Sequence[Param]) -> None:
+    """Add one option per parameter, with its help, range, unit and default."""
+    for param in params:
+        details = [param.help] if param.help else []
+        if param.choices:
+            details.append("one of " + ", ".join(map(str, param.choices)))
+        elif param.range_text():
+            details.append(param.range_text())
+        if param.unit:
+            details.append(f"in {param.unit}")
+        if not param.required and param.default is not None:
+            shown = json.dumps(param.default) if param.kind in ("objects", "object") else \
+                param.default
+            details.append(f"default {shown}")
+        parser.add_argument(option_name(param), dest=f"param_{param.name}", metavar=_metavar(param),
+                            default=None, help="; ".join(details) or None)
+
+
+def _metavar(param: Param) -> str:
+    return {"int": "N", "float": "X", "bool": "yes|no", "attributes": "A,B,...",
+            "objects": "JSON", "object": "JSON", "mapping": "JSON"}.get(param.kind, "VALUE")
+
+
+def params_from_args(args: argparse.Namespace, params: Sequence[Param]) -> dict[str, Any]:
+    """The parameters given on the command line, parsed by kind (unchecked)."""
+    out: dict[str, Any] = {}
+    for param in params:
+        text = getattr(args, f"param_{param.name}", None)
+        if text is not None:
+            out[param.name] = parse_value(param, text)
+    return out
+
+
+def parse_value(param: Param, text: str) -> Any:
+    """``text`` read as ``param``'s kind; what does not parse is passed on as text so the
+    declaration's check names the setting and what is expected."""
+    text = text.strip()
+    if param.kind == "int":
+        try:
+            return int(text)
+        except ValueError:
+            return text
+    if param.kind == "float":
+        try:
+            return float(text)
+        except ValueError:
+            return text
+    if param.kind == "bool":
+        lowered = text.lower()
+        return {"yes": True, "true": True, "1": True, "no": False, "false": False,
+                "0": False}.get(lowered, text)
+    if param.kind == "attributes":
+        return [name.strip() for name in text.split(",") if name.strip()]
+    if param.kind in ("objects", "object", "mapping"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigurationError(
+                f"{option_name(param)}: cannot read {text!r} as JSON ({exc.msg}).") from None
+    return text

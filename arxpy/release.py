@@ -1,0 +1,227 @@
+"""What every anonymization method returns: a :class:`Release`.
+
+A release is the output table plus everything needed to judge and reproduce it: which
+input records were suppressed, the group (equivalence class, cluster, box) of each
+record where the method has groups, the privacy properties the method claims in a
+form an independent checker can test, the method and its parameters, hashes of input
+and output, software versions, seed and elapsed time. Utility, Risk, Compare, Export,
+the HTML report and the CLI read releases and nothing method-specific, so releases of
+different methods on the same input compare side by side.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from arxpy.data.definition import DataDefinition
+from arxpy.hierarchy.model import Hierarchy
+
+#: What a suppressed record shows in every quasi-identifier (ARX's convention).
+SUPPRESSED_VALUE = "*"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A privacy property a release claims, checkable on its released records.
+
+    ``kind`` and ``parameters`` are a privacy model's (``{"kind": "k-anonymity",
+    "k": 5}`` becomes ``Claim("k-anonymity", {"k": 5}, qis)``); ``attributes`` are the
+    quasi-identifiers it holds over. Suppressed records are outside every claim.
+    """
+
+    kind: str
+    parameters: Mapping[str, Any]
+    attributes: tuple[str, ...]
+    description: str = ""
+    #: Every released group holds at least this many records (None: no such promise).
+    min_class_size: int | None = None
+    #: The marketer risk of the released records is at most this (None: no promise).
+    max_marketer_risk: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"kind": self.kind, **dict(self.parameters), "attributes": list(self.attributes),
+               "description": self.description}
+        if self.min_class_size is not None:
+            out["min_class_size"] = self.min_class_size
+        if self.max_marketer_risk is not None:
+            out["max_marketer_risk"] = self.max_marketer_risk
+        return out
+
+
+@dataclass(frozen=True)
+class ClassStatistics:
+    """Groups of a release among its released records (suppressed records left out)."""
+
+    n_classes: int
+    min_size: int
+    max_size: int
+    mean_size: float
+    suppressed_records: int
+    records: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def table_sha256(frame: pd.DataFrame) -> str:
+    """SHA-256 over a table's column names and pandas' stable per-row hashes.
+
+    Equal tables (same columns, values and row order) give equal digests on every
+    machine; hashing row hashes instead of a CSV keeps this fast on millions of rows.
+    """
+    digest = hashlib.sha256()
+    digest.update("\x1f".join(map(str, frame.columns)).encode("utf-8"))
+    rows = pd.util.hash_pandas_object(frame.astype(object), index=False)
+    digest.update(np.ascontiguousarray(rows.to_numpy(dtype=np.uint64)).tobytes())
+    return digest.hexdigest()
+
+
+def software_versions() -> dict[str, str]:
+    """Versions that decide a release's bytes: arxpy, Python and the numeric stack."""
+    from arxpy._version import __version__
+
+    return {"arxpy": __version__, "python": platform.python_version(),
+            "numpy": np.__version__, "pandas": pd.__version__}
+
+
+@dataclass(frozen=True, eq=False)
+class Release:
+    """The output of one anonymization method on one input.
+
+    ``table`` has the input's rows in input order and its columns minus identifying
+    attributes; suppressed rows stay with ``*`` in every quasi-identifier (use
+    :meth:`released` or :meth:`export_table` to leave them out). ``suppressed`` and
+    ``groups`` are per input row; ``groups`` is -1 for suppressed rows and None for
+    methods without groups. ``hierarchies`` say how generalized values read.
+    """
+
+    table: pd.DataFrame
+    suppressed: np.ndarray
+    definition: DataDefinition
+    method: str
+    parameters: Mapping[str, Any]
+    claims: tuple[Claim, ...]
+    input_sha256: str
+    groups: np.ndarray | None = None
+    anonymous: bool = True
+    hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
+    transformation: Mapping[str, int] | None = None
+    seed: int | None = None
+    elapsed_seconds: float = 0.0
+    versions: Mapping[str, str] = field(default_factory=software_versions)
+    remove_suppressed: bool = False
+
+    # --- what was released ------------------------------------------------------------
+
+    @property
+    def quasi_identifiers(self) -> list[str]:
+        return [q for q in self.definition.quasi_identifiers if q in self.table.columns]
+
+    @property
+    def records(self) -> int:
+        return int(len(self.suppressed))
+
+    @property
+    def suppressed_records(self) -> int:
+        return int(self.suppressed.sum())
+
+    def released(self) -> pd.DataFrame:
+        """The published records only (suppressed rows left out)."""
+        return self.table.loc[~self.suppressed]
+
+    def export_table(self, remove_suppressed: bool | None = None) -> pd.DataFrame:
+        """The table as exported: suppressed rows kept with ``*`` or left out."""
+        remove = self.remove_suppressed if remove_suppressed is None else remove_suppressed
+        return self.released() if remove else self.table
+
+    @property
+    def levels(self) -> tuple[int, ...] | None:
+        """The transformation as a level vector in quasi-identifier order, if any."""
+        if self.transformation is None:
+            return None
+        return tuple(int(v) for v in self.transformation.values())
+
+    @cached_property
+    def class_sizes(self) -> np.ndarray:
+        """Sizes of the groups among released records: the method's groups where it has
+        them, otherwise the records sharing all quasi-identifier values."""
+        if self.groups is not None:
+            kept = self.groups[~self.suppressed]
+            sizes = np.bincount(kept) if kept.size else np.zeros(0, dtype=np.int64)
+            return sizes[sizes > 0].astype(np.int64)
+        released = self.released()[self.quasi_identifiers]
+        if not len(released) or not released.shape[1]:
+            return np.array([len(released)] if len(released) else [], dtype=np.int64)
+        return released.groupby(list(released.columns), sort=False).size().to_numpy(np.int64)
+
+    @cached_property
+    def statistics(self) -> ClassStatistics:
+        sizes = self.class_sizes
+        return ClassStatistics(
+            n_classes=int(len(sizes)),
+            min_size=int(sizes.min()) if len(sizes) else 0,
+            max_size=int(sizes.max()) if len(sizes) else 0,
+            mean_size=float(sizes.mean()) if len(sizes) else 0.0,
+            suppressed_records=self.suppressed_records,
+            records=self.records,
+        )
+
+    @cached_property
+    def output_sha256(self) -> str:
+        return table_sha256(self.export_table())
+
+    # --- reports ------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able provenance and figures (not the table itself)."""
+        return {
+            "method": self.method,
+            "parameters": _jsonable(self.parameters),
+            "transformation": None if self.transformation is None else dict(self.transformation),
+            "anonymous": self.anonymous,
+            "claims": [c.to_dict() for c in self.claims],
+            "classes": self.statistics.to_dict(),
+            "input_sha256": self.input_sha256,
+            "output_sha256": self.output_sha256,
+            "versions": dict(self.versions),
+            "seed": self.seed,
+            "elapsed_seconds": self.elapsed_seconds,
+        }
+
+    def summary(self) -> pd.DataFrame:
+        """One row per figure (lifelines' style): value and a description."""
+        s = self.statistics
+        rows = [
+            ("method", self.method, "anonymization method"),
+            ("anonymous", self.anonymous, "every claim holds within the method's limits"),
+            ("records", s.records, "input records"),
+            ("suppressed records", s.suppressed_records, "records left out of the release"),
+            ("groups", s.n_classes, "equivalence classes / clusters among released records"),
+            ("smallest group", s.min_size, "records in the smallest group"),
+            ("mean group size", s.mean_size, "released records per group"),
+            ("elapsed seconds", self.elapsed_seconds, "time the method took"),
+        ]
+        rows += [(f"claim {i + 1}", c.description or c.kind, "privacy property claimed")
+                 for i, c in enumerate(self.claims)]
+        if self.transformation is not None:
+            shown = ", ".join(f"{k}={v}" for k, v in self.transformation.items())
+            rows.append(("transformation", shown, "hierarchy level per quasi-identifier"))
+        return pd.DataFrame(rows, columns=["figure", "value", "description"]).set_index("figure")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
