@@ -1,0 +1,213 @@
+"""Releases: one apply, the same table on every surface, claims an independent checker
+confirms, provenance, and the methods protocol."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from pycanon import anonymity
+
+import arxpy.cli as cli
+from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
+from arxpy.engine import AnonymizationConfig, anonymize, apply
+from arxpy.errors import ConfigurationError
+from arxpy.example import example_project
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.methods import Generalization, method_from_dict, method_names, run_method
+from arxpy.privacy import KAnonymity, TCloseness
+from arxpy.release import SUPPRESSED_VALUE, Release, table_sha256
+
+AGE = Hierarchy([[str(a), f"{a // 10 * 10}-{a // 10 * 10 + 9}", "*"] for a in range(20, 60)])
+ZIP = Hierarchy([[f"{z}", f"{z // 10}*", "*"] for z in range(100, 140)])
+DEFINITION = DataDefinition([
+    AttributeDefinition("name", AttributeType.IDENTIFYING),
+    AttributeDefinition("age", AttributeType.QUASI_IDENTIFYING),
+    AttributeDefinition("zip", AttributeType.QUASI_IDENTIFYING),
+    AttributeDefinition("diagnosis", AttributeType.SENSITIVE),
+])
+
+
+def table(n: int = 300, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "name": [f"p{i}" for i in range(n)],
+        "age": rng.integers(20, 60, n).astype(str),
+        "zip": rng.integers(100, 140, n).astype(str),
+        "diagnosis": rng.choice(["flu", "cold", "asthma", "gout"], n, p=[.4, .3, .2, .1]),
+    })
+
+
+HIERARCHIES = {"age": AGE, "zip": ZIP}
+CONFIG = AnonymizationConfig([KAnonymity(4)], suppression_limit=0.05)
+
+
+def test_apply_equals_the_search_release_at_every_checked_transformation():
+    frame = table()
+    result = anonymize(frame, DEFINITION, HIERARCHIES, CONFIG)
+    for state in result.checked_transformations()[:12]:
+        searched = result.release(state.levels)
+        applied = apply(frame, DEFINITION, HIERARCHIES, CONFIG, state.levels)
+        pd.testing.assert_frame_equal(applied.table, searched.table)
+        np.testing.assert_array_equal(applied.suppressed, searched.suppressed)
+        assert applied.anonymous == searched.anonymous == (state.state == "anonymous")
+        assert applied.suppressed_records == state.suppressed_records
+        assert applied.output_sha256 == searched.output_sha256
+
+
+def test_claims_hold_on_released_records_by_pycanon():
+    frame = table()
+    release = anonymize(frame, DEFINITION, HIERARCHIES, CONFIG).release()
+    [claim] = release.claims
+    assert (claim.kind, dict(claim.parameters), claim.attributes) == \
+        ("k-anonymity", {"k": 4}, ("age", "zip"))
+    released = release.released()
+    assert anonymity.k_anonymity(released, list(claim.attributes)) >= claim.parameters["k"]
+    assert claim.min_class_size == 4 and release.statistics.min_size >= 4
+    # Suppressed rows show * in every quasi-identifier and nothing else changes.
+    starred = (release.table[["age", "zip"]] == SUPPRESSED_VALUE).all(axis=1).to_numpy()
+    np.testing.assert_array_equal(starred, release.suppressed)
+    assert (release.table["diagnosis"] == frame["diagnosis"]).all()
+    assert "name" not in release.table.columns
+    # Groups are the equivalence classes of the released table.
+    by_table = released.groupby(["age", "zip"]).ngroups
+    assert len(np.unique(release.groups[~release.suppressed])) == by_table
+    assert (release.groups[release.suppressed] == -1).all()
+
+
+def test_provenance_and_summary():
+    frame = table()
+    release = anonymize(frame, DEFINITION, HIERARCHIES, CONFIG).release()
+    assert release.method == "generalization"
+    assert release.input_sha256 == table_sha256(frame)
+    assert release.input_sha256 != table_sha256(frame.iloc[::-1])  # row order matters
+    assert release.output_sha256 == table_sha256(release.table)
+    assert set(release.versions) >= {"arxpy", "python", "numpy", "pandas"}
+    report = json.loads(json.dumps(release.to_dict()))
+    assert report["transformation"] == dict(release.transformation)
+    assert report["classes"]["suppressed_records"] == release.suppressed_records
+    summary = release.summary()
+    assert summary.loc["suppressed records", "value"] == release.suppressed_records
+    assert summary.loc["smallest group", "value"] == release.statistics.min_size
+    assert list(summary.columns) == ["value", "description"]
+
+
+def test_releases_without_groups_count_classes_from_the_table():
+    frame = table()
+    release = anonymize(frame, DEFINITION, HIERARCHIES, CONFIG).release()
+    plain = Release(release.table, release.suppressed, release.definition, "other", {}, (),
+                    release.input_sha256)
+    np.testing.assert_array_equal(np.sort(plain.class_sizes), np.sort(release.class_sizes))
+
+
+def test_reusing_a_configuration_leaves_earlier_results_alone():
+    """A run prepares its own models: asking an old result again gives the same table."""
+    config = AnonymizationConfig([TCloseness("diagnosis", 0.15)], suppression_limit=0.5)
+    first = anonymize(table(seed=1), DEFINITION, HIERARCHIES, config)
+    before = first.release(first.lattice.bottom).suppressed_records
+    skewed = table(n=400, seed=2).assign(diagnosis="flu")
+    skewed.loc[:40, "diagnosis"] = "gout"
+    anonymize(skewed, DEFINITION, HIERARCHIES, config)
+    first._releases.clear()  # recompute from the first run's own state
+    assert first.release(first.lattice.bottom).suppressed_records == before
+
+
+# --- the same transformation means the same table everywhere -------------------------------
+
+
+@pytest.fixture(scope="module")
+def project_file(tmp_path_factory):
+    return example_project(records=2000).save(tmp_path_factory.mktemp("p") / "ex.arxpy")
+
+
+def test_risk_evaluate_and_anonymize_agree_on_a_transformation(project_file, tmp_path):
+    report, output = tmp_path / "a.json", tmp_path / "out.csv"
+    assert cli.main(["anonymize", "--project", str(project_file), "--output", str(output),
+                     "--report", str(report)]) == 0
+    anonymized = json.loads(report.read_text())
+    levels = anonymized["transformation"]
+    # A neighbour of the optimum with suppression, named ATTR=LEVEL as a user would.
+    name = next(q for q, v in levels.items() if v > 0)
+    lower = {**levels, name: levels[name] - 1}
+    text = ",".join(f"{q}={v}" for q, v in lower.items())
+    project = example_project(records=2000)
+    config = AnonymizationConfig.from_dict(project.settings)
+    release = apply(project.data, project.definition, project.hierarchies, config, lower)
+
+    risk_report = tmp_path / "r.json"
+    assert cli.main(["risk", "--project", str(project_file), "--transformation", text,
+                     "--report", str(risk_report), "--no-hipaa", "--qi-max-size", "0"]) == 0
+    risk = json.loads(risk_report.read_text())
+    assert risk["suppressed_records"] == release.suppressed_records > 0
+    sizes = release.released().groupby(list(lower)).size().value_counts().sort_index()
+    assert risk["class_sizes"] == {"sizes": sizes.index.tolist(), "counts": sizes.tolist()}
+
+    evaluate_report = tmp_path / "e.json"
+    assert cli.main(["evaluate", "--project", str(project_file), "--transformation", text,
+                     "--class-attribute", "Sex", "--report", str(evaluate_report)]) == 0
+    evaluated = json.loads(evaluate_report.read_text())
+    assert evaluated["excluded_from_training"] == release.suppressed_records
+    assert evaluated["anonymous"] == release.anonymous
+
+    # The optimum: the file anonymize wrote is the release risk analyses.
+    written = pd.read_csv(output, sep=";", dtype=str, keep_default_na=False)
+    optimum = apply(project.data, project.definition, project.hierarchies, config, levels)
+    pd.testing.assert_frame_equal(written, optimum.table.reset_index(drop=True).astype(str))
+    assert anonymized["release"]["output_sha256"] == optimum.output_sha256
+
+
+# --- the methods protocol ------------------------------------------------------------------
+
+
+def test_generalization_method_runs_the_search():
+    frame = table()
+    assert "generalization" in method_names()
+    result = run_method("generalization", frame, DEFINITION,
+                        {"privacy_models": [{"kind": "k-anonymity", "k": 4}],
+                         "suppression_limit": 0.05}, hierarchies=HIERARCHIES)
+    direct = anonymize(frame, DEFINITION, HIERARCHIES, CONFIG)
+    assert result.optimum == direct.optimum
+    assert Generalization.from_config(CONFIG).config().to_dict() == CONFIG.to_dict()
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"suppression_limit": 2}, "suppression_limit must be between 0 and 1"),
+    ({"strategy": "fast"}, "Unknown search strategy 'fast'"),
+    ({"privacy_models": {"kind": "k-anonymity"}}, "privacy_models must be a list"),
+    ({"privacy_models": [{"kind": "k-anonymity", "k": 0}]}, "k"),
+    ({"colour": "red"}, "unknown setting 'colour'"),
+])
+def test_method_parameters_are_checked_with_the_setting_named(params, message):
+    with pytest.raises(ConfigurationError, match=message):
+        method_from_dict({"name": "generalization", **params})
+
+
+def test_methods_command_lists_declared_parameters(capsys):
+    assert cli.main(["methods", "--json"]) == 0
+    [described] = [m for m in json.loads(capsys.readouterr().out)
+                   if m["name"] == "generalization"]
+    names = [p["name"] for p in described["params"]]
+    assert names == [p.name for p in Generalization.params]
+    suppression = described["params"][names.index("suppression_limit")]
+    assert (suppression["low"], suppression["high"], suppression["default"]) == (0.0, 1.0, 0.0)
+    assert cli.main(["methods", "nothing"]) == 2
+
+
+def test_cli_options_come_from_the_declaration():
+    import argparse
+
+    from arxpy.methods.options import add_param_options, params_from_args
+
+    parser = argparse.ArgumentParser()
+    add_param_options(parser, Generalization.params)
+    args = parser.parse_args(["--suppression-limit", "0.1", "--strategy", "heuristic",
+                              "--time-limit", "3", "--privacy-models",
+                              '[{"kind": "k-anonymity", "k": 3}]'])
+    method = Generalization(**params_from_args(args, Generalization.params))
+    assert (method.suppression_limit, method.strategy, method.time_limit) == (0.1, "heuristic",
+                                                                              3.0)
+    bad = parser.parse_args(["--suppression-limit", "lots"])
+    with pytest.raises(ConfigurationError, match="suppression_limit must be a number"):
+        Generalization(**params_from_args(bad, Generalization.params))
