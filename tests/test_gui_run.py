@@ -187,3 +187,31 @@ def test_event_loop_stays_responsive_during_an_adult_search(window, qtbot):
     assert len(during) > 5
     print(f"heartbeat: {len(during)} beats, max gap {gaps.max() * 1000:.1f} ms")
     assert gaps.max() < 0.100, f"event loop stalled for {gaps.max() * 1000:.0f} ms"
+
+
+def test_repeated_runs_do_not_keep_earlier_results(window, qtbot):
+    """Ten runs in a row: every earlier result is freed, and memory stays flat."""
+    import gc
+    import tracemalloc
+    import weakref
+
+    from arxpy.example import example_project
+
+    window.set_project(example_project(records=2000))
+    results = []
+    for run in range(10):
+        window.anonymize()
+        _wait(window, qtbot)
+        results.append(weakref.ref(window.state.result))
+        qtbot.wait(50)  # let views pick the result up, as a user's window would
+        if run == 2:
+            gc.collect()
+            tracemalloc.start()
+            baseline = tracemalloc.get_traced_memory()[0]
+    gc.collect()
+    grown = tracemalloc.get_traced_memory()[0] - baseline
+    tracemalloc.stop()
+    alive = [i for i, ref in enumerate(results) if ref() is not None]
+    assert alive == [9], f"results of runs {alive[:-1]} are still referenced"
+    assert gc.isenabled() and not gc.get_freeze_count(), "objects stay frozen after the runs"
+    assert grown < 8 << 20, f"memory grew by {grown / 2**20:.1f} MiB over seven runs"

@@ -60,6 +60,7 @@ def anonymize(
     outcome = run_search(context, config.strategy)
     elapsed = time.perf_counter() - started
     cancel.raise_if_cancelled()
+    context.detach()  # the result must not keep the caller's progress callback alive
     result = Result(frame, definition, config, context, outcome, elapsed)
     report(1.0, "Done")
     return result

@@ -26,6 +26,33 @@ log = logging.getLogger(__name__)
 POLL_MS = 40
 
 
+class _GcPause:
+    """Keeps long-lived objects out of full garbage collections while any job runs.
+
+    A job's allocations trigger full collections that pause every thread; rescanning
+    the long-lived objects (modules, the project, the widgets) made each pause 60-100 ms
+    on the GUI thread. They are frozen while jobs run and unfrozen when the last one
+    ends: frozen objects are never collected, so an old result that became garbage
+    during a run must be collectable again afterwards.
+    """
+
+    def __init__(self) -> None:
+        self._running = 0
+
+    def job_started(self) -> None:
+        if self._running == 0:
+            gc.freeze()
+        self._running += 1
+
+    def job_ended(self) -> None:
+        self._running = max(self._running - 1, 0)
+        if self._running == 0:
+            gc.unfreeze()
+
+
+_GC_PAUSE = _GcPause()
+
+
 class JobWorker(QObject):
     """Runs one job; emits ``progress(percent, message)`` then exactly one of
     ``finished(result)``, ``failed(message)`` or ``cancelled()``."""
@@ -50,13 +77,10 @@ class JobWorker(QObject):
 
     @property
     def running(self) -> bool:
-        return self._job is not None and not self._job.done
+        return self._job is not None
 
     def start(self) -> None:
-        # A job's allocations trigger full garbage collections that pause every thread;
-        # rescanning the long-lived objects (modules, the project, the widgets) made each
-        # pause 60-100 ms on the GUI thread. Frozen objects are left out of those scans.
-        gc.freeze()
+        _GC_PAUSE.job_started()
         # Hand the GIL to a waiting thread after 1 ms instead of Python's 5 ms, so a timer
         # on the GUI thread is not kept waiting by a busy job.
         sys.setswitchinterval(0.001)
@@ -83,7 +107,12 @@ class JobWorker(QObject):
         if self._job is None or not self._job.done:
             return
         self._timer.stop()
-        self._finish(self._job)
+        job, self._job = self._job, None
+        # Nothing of the run stays reachable from this worker (a child of a long-lived
+        # widget): not the job, its result, nor the inputs it was given.
+        self._function, self._kwargs = None, {}
+        _GC_PAUSE.job_ended()
+        self._finish(job)
 
     def _finish(self, job: Job[Any]) -> None:
         try:

@@ -108,6 +108,13 @@ class SearchContext:
         #: May anonymity be propagated (up if anonymous, down if not)?
         self.monotonic = all(getattr(m, attr) for m in self.models)
 
+    def detach(self) -> None:
+        """Forget the run's progress callback, cancel token and observer, so what is kept
+        after the search (a Result) holds no reference to the caller (a GUI worker)."""
+        self.progress = ThrottledProgress(None)
+        self.cancel = CancelToken()
+        self.on_check = None
+
     @property
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
