@@ -18,10 +18,10 @@ from arxpy.engine.export import (
     summarize_output,
     write_report,
 )
-from arxpy.release import SUPPRESSED_VALUE
 from arxpy.errors import DataExportError
 from arxpy.example import example_project
 from arxpy.hierarchy.io import read_hierarchy
+from arxpy.release import SUPPRESSED_VALUE
 
 K = 5
 

@@ -14,7 +14,6 @@ from PySide6.QtCore import QPoint, Qt
 import arxpy.privacy  # noqa: F401  (registers the models)
 import arxpy.quality  # noqa: F401
 from arxpy.engine import AnonymizationConfig, anonymize
-from arxpy.release import SUPPRESSED_VALUE
 from arxpy.errors import ConfigurationError
 from arxpy.example import example_project
 from arxpy.gui.explore import ExplorePerspective
@@ -22,6 +21,7 @@ from arxpy.gui.explore.filters import NodeFilter
 from arxpy.gui.explore.lattice_view import LatticeView, choose_rows, layout
 from arxpy.gui.explore.model import ANONYMOUS, LatticeNodes
 from arxpy.gui.state import AppState
+from arxpy.release import SUPPRESSED_VALUE
 
 ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult"
 K = 5

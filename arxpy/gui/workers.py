@@ -38,16 +38,25 @@ class _GcPause:
 
     def __init__(self) -> None:
         self._running = 0
+        self._lock = threading.Lock()
 
-    def job_started(self) -> None:
-        if self._running == 0:
-            gc.freeze()
-        self._running += 1
+    def around(self, function: Callable[..., Any]) -> Callable[..., Any]:
+        """``function`` with the pause held while it runs (on the job's own thread, so
+        the pause ends with the job even if nobody polls it any more)."""
+        with self._lock:
+            if self._running == 0:
+                gc.freeze()
+            self._running += 1
 
-    def job_ended(self) -> None:
-        self._running = max(self._running - 1, 0)
-        if self._running == 0:
-            gc.unfreeze()
+        def run(**kwargs: Any) -> Any:
+            try:
+                return function(**kwargs)
+            finally:
+                with self._lock:
+                    self._running -= 1
+                    if self._running == 0:
+                        gc.unfreeze()
+        return run
 
 
 _GC_PAUSE = _GcPause()
@@ -80,11 +89,11 @@ class JobWorker(QObject):
         return self._job is not None
 
     def start(self) -> None:
-        _GC_PAUSE.job_started()
         # Hand the GIL to a waiting thread after 1 ms instead of Python's 5 ms, so a timer
         # on the GUI thread is not kept waiting by a busy job.
         sys.setswitchinterval(0.001)
-        self._job = JobRunner().start(self._function, self._report, self._token, **self._kwargs)
+        self._job = JobRunner().start(_GC_PAUSE.around(self._function), self._report,
+                                      self._token, **self._kwargs)
         self._timer.start()
 
     def cancel(self) -> None:
@@ -111,7 +120,6 @@ class JobWorker(QObject):
         # Nothing of the run stays reachable from this worker (a child of a long-lived
         # widget): not the job, its result, nor the inputs it was given.
         self._function, self._kwargs = None, {}
-        _GC_PAUSE.job_ended()
         self._finish(job)
 
     def _finish(self, job: Job[Any]) -> None:
