@@ -284,6 +284,7 @@ def test_bin_values():
         bin_values(values, [5, 1])
 
 
+@pytest.mark.perf
 @pytest.mark.slow
 def test_one_evaluation_of_the_example_takes_seconds():
     """Issue target: 40,000 records, logistic regression, 3 folds in under 3 s (measured

@@ -316,6 +316,7 @@ def test_round_trip_with_other_delimiters_and_latin1(tmp_path, frame, delimiter)
 # --- scale --------------------------------------------------------------------------------
 
 
+@pytest.mark.perf
 @pytest.mark.slow
 def test_one_million_rows_ten_columns(tmp_path):
     rng = np.random.default_rng(1)

@@ -54,6 +54,7 @@ def test_columns_size_and_cells_are_strings(frame: pd.DataFrame) -> None:
         assert not frame[column].eq("").any(), column
 
 
+@pytest.mark.perf
 def test_generates_40000_records_in_well_under_two_seconds() -> None:
     generate_example(1_000)  # reference tables are read once and cached
     started = time.perf_counter()

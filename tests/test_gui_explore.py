@@ -220,6 +220,7 @@ def test_input_output_table_marks_suppressed_rows(qtbot, view, example):
     assert view.io_table.output_view.verticalScrollBar().value() == 40
 
 
+@pytest.mark.perf
 def test_lattice_zoom_redraws_quickly(view):
     lattice = view.lattice
     lattice.grab()
@@ -230,6 +231,7 @@ def test_lattice_zoom_redraws_quickly(view):
         assert time.perf_counter() - started < 1.0
 
 
+@pytest.mark.perf
 @pytest.mark.skipif(not (ADULT / "adult.csv").exists(), reason=f"Adult data not at {ADULT}")
 def test_adult_lattice_renders_and_zooms_within_a_second(qtbot):
     from conftest import load_adult

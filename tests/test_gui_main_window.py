@@ -101,6 +101,7 @@ def test_table_model_is_virtual_and_colored_by_type(qtbot):
     assert "Quasi-identifying" in tooltip and "string" in tooltip
 
 
+@pytest.mark.perf
 def test_million_rows_scroll_without_stalls(window, qtbot):
     import time
 

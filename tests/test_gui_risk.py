@@ -241,6 +241,7 @@ def test_cancel_stops_the_analyses(qtbot, open_view):
 # arxpy.risk.estimators' Pitman fit calls scipy's polygamma(1, x) at x around -6.6e7 for
 # this sample; each call holds the GIL for up to ~1.9 s, so no worker thread can keep the
 # event loop responsive. Fix belongs in arxpy/risk/estimators.py (trigamma by reflection).
+@pytest.mark.perf
 def test_event_loop_stays_responsive_during_the_analyses(qtbot, open_view):
     state = AppState()
     state.set_project(example_project(records=RECORDS))

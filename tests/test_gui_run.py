@@ -154,6 +154,7 @@ def test_engine_errors_show_in_a_dialog(window, qtbot, monkeypatch):
     assert window.state.result is None and window.actions_by_name["anonymize"].isEnabled()
 
 
+@pytest.mark.perf
 @pytest.mark.skipif(not (ADULT / "adult.csv").exists(), reason=f"no Adult data at {ADULT}")
 def test_event_loop_stays_responsive_during_an_adult_search(window, qtbot):
     from arxpy.data.csv_io import read_csv

@@ -145,6 +145,7 @@ def zip_hierarchy(n: int) -> Hierarchy:
     )
 
 
+@pytest.mark.perf
 def test_large_hierarchy_validates_quickly():
     hierarchy = zip_hierarchy(100_000)
     data = pd.Series([f"{i:05d}" for i in range(0, 100_000, 3)] * 3)

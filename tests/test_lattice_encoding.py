@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from arxpy import search as search_package
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
 from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.errors import ConfigurationError, DefinitionError, HierarchyError
 from arxpy.hierarchy.model import Hierarchy
-from arxpy.lattice import search as search_package
 from arxpy.lattice.encoding import encode
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.quality.loss import Loss

@@ -396,6 +396,7 @@ def test_kl_handles_many_quasi_identifiers_without_overflow():
     assert kl.score(some, np.zeros(some.n_classes, bool)) > 0
 
 
+@pytest.mark.perf
 def test_models_score_100000_classes_quickly():
     import time
 

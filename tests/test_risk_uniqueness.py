@@ -168,6 +168,7 @@ def test_adult_zayatz_for_other_fractions_by_independent_formula(adult_histogram
             assert zayatz(histogram, population) == pytest.approx(expected, rel=1e-6)
 
 
+@pytest.mark.perf
 def test_adult_all_analyses_under_two_seconds(adult_histogram):
     frame, _ = adult_histogram
     started = time.perf_counter()
@@ -175,6 +176,7 @@ def test_adult_all_analyses_under_two_seconds(adult_histogram):
     assert time.perf_counter() - started < 2.0 * 3  # generous on a shared 2-core machine
 
 
+@pytest.mark.perf
 @pytest.mark.slow
 def test_two_million_records_take_seconds():
     rng = np.random.default_rng(7)
