@@ -180,10 +180,10 @@ def _score_lattice(frame: pd.DataFrame, definition: DataDefinition,
     from arxpy.search import SearchContext, run_search
 
     scoring = dataclasses.replace(config, quality_model=models["classification"])
-    data = prepare(frame, definition, hierarchies, scoring)
+    data, scoring = prepare(frame, definition, hierarchies, scoring)
     for model in models.values():
         model.prepare(data)
-    ctx = SearchContext(data, config.privacy_models, models["loss"], config.suppression_limit,
+    ctx = SearchContext(data, scoring.privacy_models, models["loss"], config.suppression_limit,
                         cancel=cancel, progress=lambda f, m: progress(f, m.replace(
                             "Checked", "Scored")))
     if ctx.lattice.size > MAX_STUDY_NODES:

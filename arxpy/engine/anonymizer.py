@@ -41,7 +41,8 @@ def anonymize(
     cancel = cancel or CancelToken()
     report = ThrottledProgress(progress)
     report(0.0, "Checking and encoding the data")
-    data = prepare(frame, definition, hierarchies, config)
+    # The run works on its own prepared clones of the models; the Result holds them.
+    data, config = prepare(frame, definition, hierarchies, config)
     cancel.raise_if_cancelled()
 
     def search_progress(fraction: float, message: str) -> None:

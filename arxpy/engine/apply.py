@@ -115,7 +115,7 @@ def apply(frame: pd.DataFrame, definition: DataDefinition,
     by name (unnamed quasi-identifiers at level 0). Costs one grouping of the records.
     """
     started = time.perf_counter()
-    data = prepare(frame, definition, hierarchies, config)
+    data, config = prepare(frame, definition, hierarchies, config)
     context = SearchContext(data, config.privacy_models, config.quality_model,
                             config.suppression_limit)
     levels = level_vector(context, transformation)

@@ -6,7 +6,10 @@ setting costs no search time and leaves nothing half-done.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Mapping
+from typing import TypeVar
 
 import pandas as pd
 
@@ -16,6 +19,8 @@ from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.lattice.encoding import EncodedData, encode
 
+T = TypeVar("T")
+
 
 def tracked_attributes(config: AnonymizationConfig) -> list[str]:
     """Attributes whose per-class distributions the configured models need."""
@@ -24,10 +29,24 @@ def tracked_attributes(config: AnonymizationConfig) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def clone(model: T) -> T:
+    """A fresh copy of a model for one run (scikit-learn's ``clone``): what the run
+    prepares is stored on the copy, never on the object the user or a later run shares."""
+    return model.clone() if hasattr(model, "clone") else copy.deepcopy(model)
+
+
 def prepare(frame: pd.DataFrame, definition: DataDefinition,
-            hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig) -> EncodedData:
-    """Validate everything and encode; raises an ArxpyError for any user mistake."""
+            hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig
+            ) -> tuple[EncodedData, AnonymizationConfig]:
+    """Validate everything and encode; raises an ArxpyError for any user mistake.
+
+    Returns the encoded data and the run's own configuration: ``config`` with prepared
+    clones of its models (``config`` itself is left untouched).
+    """
     config.validate()
+    config = dataclasses.replace(config,
+                                 privacy_models=[clone(m) for m in config.privacy_models],
+                                 quality_model=clone(config.quality_model))
     definition.check_columns(frame.columns)
     if not definition.quasi_identifiers:
         raise ConfigurationError(
@@ -44,7 +63,7 @@ def prepare(frame: pd.DataFrame, definition: DataDefinition,
     for model in config.privacy_models:
         model.prepare(data)
     config.quality_model.prepare(data)
-    return data
+    return data, config
 
 
 def _check_sensitive(definition: DataDefinition, config: AnonymizationConfig) -> None:

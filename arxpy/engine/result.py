@@ -23,6 +23,7 @@ import pandas as pd
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.apply import release_of
 from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.prepare import clone
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.lattice.classes import EquivalenceClasses
@@ -241,7 +242,8 @@ class Result:
                 "did not track; choose it as the quality model and run again."
             )
         classes, kept = self.classes_of(levels)
-        with self._lock:  # prepare() stores state on the model
+        model = clone(model)  # prepare() stores state on the model: never on the caller's
+        with self._lock:
             model.validate(data)
             model.prepare(data)
             return float(model.score(classes, ~kept))
