@@ -49,3 +49,23 @@ def test_weighted_loss_matches_arx(adult_dir, weights, suppression, levels, scor
     assert list(best.levels) == levels
     assert best.score == pytest.approx(score, rel=1e-12)
     assert best.suppressed_records == suppressed
+
+
+def test_pitman_root_in_the_valid_range_gives_arx_estimate(adult_dir):
+    # Issue 19, item 2: at this Adult node (Dankar, population 1,000,000) ARX estimates a
+    # Pitman population uniqueness of 0.0208 (a direct maximisation of the likelihood:
+    # theta ~ 125, alpha ~ 0.57). Random restarts once found theta = 4943.6, alpha = -2.31,
+    # outside the valid range, and an estimate of 2.28e-8 that let the node pass 0.1 %.
+    from arxpy.lattice.encoding import encode
+    from arxpy.lattice.grouping import Grouper
+    from arxpy.privacy.population_uniqueness import PopulationUniqueness
+    from arxpy.risk.estimators import pitman
+    from arxpy.risk.histogram import ClassSizeHistogram
+
+    frame, definition, hierarchies = load_adult()
+    classes, _ = Grouper(encode(frame, definition, hierarchies)).group_records(
+        (0, 2, 0, 1, 1, 0, 1, 0, 1))
+    histogram = ClassSizeHistogram.from_class_sizes(classes.sizes)
+    assert pitman(histogram, 1_000_000) / 1_000_000 == pytest.approx(0.0208, abs=5e-5)
+    assert not PopulationUniqueness(0.001, "dankar", population_size=1_000_000) \
+        .fulfilled_by(classes.sizes)
