@@ -69,3 +69,59 @@ def test_pitman_root_in_the_valid_range_gives_arx_estimate(adult_dir):
     assert pitman(histogram, 1_000_000) / 1_000_000 == pytest.approx(0.0208, abs=5e-5)
     assert not PopulationUniqueness(0.001, "dankar", population_size=1_000_000) \
         .fulfilled_by(classes.sizes)
+
+
+# --- Suppression accounting at the top of the lattice (issue 19, item 4) ---------------
+
+def small_table():
+    import pandas as pd
+
+    from arxpy.data.definition import AttributeType
+    from arxpy.hierarchy.model import Hierarchy
+
+    frame = pd.DataFrame({"age": ["20", "25", "30", "35", "20", "NA"],
+                          "sex": ["m", "f", "m", "f", "f", "m"]})
+    hierarchies = {
+        "age": Hierarchy([["20", "20-29", "*"], ["25", "20-29", "*"], ["30", "30-39", "*"],
+                          ["35", "30-39", "*"], ["NA", "NA", "*"]]),
+        "sex": Hierarchy([["m", "*"], ["f", "*"]]),
+    }
+    definition = DataDefinition(
+        AttributeDefinition(c, AttributeType.QUASI_IDENTIFYING) for c in frame.columns)
+    return frame, definition, hierarchies
+
+
+def test_completely_generalized_records_are_reported_beside_suppressed():
+    frame, definition, hierarchies = small_table()
+    result = anonymize(frame, definition, hierarchies,
+                       AnonymizationConfig([KAnonymity(6)], Loss(), suppression_limit=0.0))
+    best = result.optimum
+    assert best.levels == (2, 1)  # the top: every record is "*" in every attribute
+    assert best.suppressed_records == 0
+    assert best.completely_generalized_records == 6  # ARX reports these 6 as suppressed
+    report = result.to_dict()
+    assert report["suppressed_records"] == 0
+    assert report["completely_generalized_records"] == 6
+    output = result.output()
+    assert output.statistics.completely_generalized_records == 6
+    assert (output.frame[["age", "sex"]] == "*").all().all()  # what ARX exports too
+    assert result.transformation((1, 1)).completely_generalized_records == 0
+
+
+def test_completely_generalized_class_and_risk_models_at_the_top():
+    # ARX flags the completely generalized records as outliers; its risk distribution then
+    # holds them as one class of all n records, exactly the one class arxpy sees at the
+    # top: average risk 1/n, no sample uniques. Both accept the top iff 1/n <= threshold.
+    from arxpy.privacy.population_uniqueness import PopulationUniqueness
+    from arxpy.privacy.risk_threshold import AverageRisk
+
+    frame, definition, hierarchies = small_table()
+    for threshold, anonymous in ((0.2, True), (0.1, False)):
+        result = anonymize(frame, definition, hierarchies, AnonymizationConfig(
+            [AverageRisk(threshold)], Loss(), suppression_limit=0.0, strategy="exhaustive"))
+        assert result.transformation((2, 1)).state == (
+            "anonymous" if anonymous else "not anonymous")
+    result = anonymize(frame, definition, hierarchies, AnonymizationConfig(
+        [PopulationUniqueness(0.01, "dankar", population_size=1000)], Loss(),
+        suppression_limit=0.0, strategy="exhaustive"))
+    assert result.transformation((2, 1)).state == "anonymous"

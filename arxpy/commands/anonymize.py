@@ -73,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"Score ({config.quality_model.label}): {best.score:.10g} "
           f"(relative {best.relative_score:.4f}); suppressed records: "
           f"{best.suppressed_records} of {result.records}")
+    if best.completely_generalized_records:
+        print(f"Completely generalized records (every quasi-identifier one value; ARX "
+              f"counts them as suppressed): {best.completely_generalized_records}")
     print(f"Checked {result.transformations_checked} of {result.lattice_size} transformations "
           f"in {result.elapsed_seconds:.3f} s ({'optimal' if result.optimal else 'heuristic'})")
     return 0

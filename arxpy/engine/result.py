@@ -45,6 +45,9 @@ class TransformationState:
     score: float | None
     relative_score: float | None
     suppressed_records: int | None
+    #: Kept records generalized to a single value in every quasi-identifier (ARX counts
+    #: them as suppressed too); None when not checked.
+    completely_generalized_records: int | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class ClassStatistics:
     mean_size: float
     suppressed_records: int
     records: int
+    completely_generalized_records: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -142,11 +146,21 @@ class Result:
         check = self._check(levels)
         if check is not None:
             state = "anonymous" if check.anonymous else "not anonymous"
-            return TransformationState(levels, state, True, check.score,
-                                       self.relative(check.score), check.suppressed_records)
+            return TransformationState(
+                levels, state, True, check.score, self.relative(check.score),
+                check.suppressed_records,
+                self._completely_generalized(levels, check.suppressed_records))
         states = self._outcome.states
         code = 0 if states is None else int(states[self.lattice.index(levels)])
         return TransformationState(levels, STATE_NAMES[code], False, None, None, None)
+
+    def _completely_generalized(self, levels: tuple[int, ...], suppressed: int) -> int:
+        # Only a transformation that maps every quasi-identifier to one value leaves a
+        # record nothing but that value; then every kept record is in that one class.
+        single = all(qi.domain_size(level) == 1
+                     for qi, level in zip(self._context.data.quasi_identifiers, levels,
+                                          strict=True))
+        return self.records - suppressed if single else 0
 
     def checked_transformations(self) -> list[TransformationState]:
         """Every transformation whose score is known, in the order checked."""
@@ -210,6 +224,8 @@ class Result:
             mean_size=float(sizes.mean()) if len(sizes) else 0.0,
             suppressed_records=int(suppressed.sum()),
             records=int(len(suppressed)),
+            completely_generalized_records=self._completely_generalized(
+                levels, int(suppressed.sum())),
         )
         check = self._check(levels) or ctx.check(levels, classes)
         return Output(levels, frame, stats, check.anonymous, classes, suppressed)
@@ -309,6 +325,8 @@ class Result:
             "score": None if best is None else best.score,
             "relative_score": None if best is None else best.relative_score,
             "suppressed_records": None if best is None else best.suppressed_records,
+            "completely_generalized_records": None if best is None
+            else best.completely_generalized_records,
             "records": self.records,
             "lattice_size": self.lattice_size,
             "transformations_checked": self.transformations_checked,
