@@ -125,3 +125,30 @@ def test_completely_generalized_class_and_risk_models_at_the_top():
         [PopulationUniqueness(0.01, "dankar", population_size=1000)], Loss(),
         suppression_limit=0.0, strategy="exhaustive"))
     assert result.transformation((2, 1)).state == "anonymous"
+
+
+# --- Ties among equal optima (issue 19, item 1) -------------------------------------------
+
+def test_tied_optima_are_reported_and_the_fewest_steps_wins():
+    import itertools
+
+    frame, definition, hierarchies = small_table()
+    config = AnonymizationConfig([KAnonymity(2)], Loss(aggregate="max"), suppression_limit=0.5,
+                                 strategy="exhaustive")
+    result = anonymize(frame, definition, hierarchies, config)
+    states = [result.transformation(levels)
+              for levels in itertools.product(range(3), range(2))]
+    anonymous = [s for s in states if s.state == "anonymous"]
+    best_score = min(s.score for s in anonymous)
+    tied = [s for s in anonymous if s.score == best_score]
+    assert len(tied) > 1  # the configuration has ties to break
+    # ARX (AbstractAlgorithm.trackOptimum): equal loss -> the lower generalization level.
+    fewest = min(sum(s.levels) for s in tied)
+    assert sum(result.optimum.levels) == fewest
+    listed = result.tied_optima()
+    assert listed[0].levels == result.optimum.levels
+    assert {s.levels for s in listed} == {s.levels for s in tied}
+    report = result.to_dict()["tied_optima"]
+    assert [list(t["transformation"].values()) for t in report] == \
+        [list(s.levels) for s in listed]
+    assert all("suppressed_records" in t for t in report)

@@ -162,6 +162,20 @@ class Result:
                                           strict=True))
         return self.records - suppressed if single else 0
 
+    def tied_optima(self) -> list[TransformationState]:
+        """Checked anonymous transformations as good as the optimum, the optimum first.
+
+        ARX picks among equal scores the one with the fewest generalization steps, as
+        arxpy does; the others may suppress fewer records. Transformations the search
+        settled without checking (predictive tagging, pruning) are not listed.
+        """
+        best = self._outcome.optimum
+        if best is None:
+            return []
+        ties = [c for c in self._outcome.checks.values() if c.anonymous and c.key == best.key]
+        ties.sort(key=lambda c: (c.levels != best.levels, sum(c.levels), c.levels))
+        return [self.transformation(c.levels) for c in ties]
+
     def checked_transformations(self) -> list[TransformationState]:
         """Every transformation whose score is known, in the order checked."""
         return [self.transformation(levels) for levels in self._outcome.checks]
@@ -327,6 +341,11 @@ class Result:
             "suppressed_records": None if best is None else best.suppressed_records,
             "completely_generalized_records": None if best is None
             else best.completely_generalized_records,
+            "tied_optima": [
+                {"transformation": dict(zip(self.quasi_identifiers, t.levels, strict=True)),
+                 "suppressed_records": t.suppressed_records,
+                 "completely_generalized_records": t.completely_generalized_records}
+                for t in self.tied_optima()],
             "records": self.records,
             "lattice_size": self.lattice_size,
             "transformations_checked": self.transformations_checked,
