@@ -14,6 +14,7 @@ from typing import Any
 
 from arxpy.commands.options import (
     ProgressBar,
+    add_attribute_arguments,
     add_data_arguments,
     add_privacy_arguments,
     add_search_arguments,
@@ -29,10 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Search the generalization lattice for the transformation with the best "
         "quality that meets the privacy models; write the data and a JSON report.")
     add_data_arguments(parser)
+    add_attribute_arguments(parser)
     add_privacy_arguments(parser)
     add_search_arguments(parser)
     parser.add_argument("--class-attribute", metavar="ATTR",
-                        help="target attribute of the classification metric")
+                        help="target attribute of the classification metric (same as "
+                        "--metric classification:ATTR)")
     parser.add_argument("--output", type=Path, metavar="OUT.csv", help="write the anonymized data")
     parser.add_argument("--report", type=Path, metavar="REPORT.json", help="write a JSON report")
     parser.set_defaults(func=run)
