@@ -150,3 +150,12 @@ def test_help_documents_every_model(capsys):
                    "--population-uniqueness", "--weight", "--min-level", "--max-level",
                    "--type", "loss:GS:AGGREGATE", "classification:CLASS_ATTR"):
         assert option in text
+
+
+def test_report_has_tied_optima_and_completely_generalized_records(small):
+    # Only one class of all 60 records holds; zip's level 1 already has one value (130*).
+    report = run(small, "--k", "60")
+    assert report["transformation"] == {"age": 2, "zip": 1}
+    assert report["suppressed_records"] == 0
+    assert report["completely_generalized_records"] == 60
+    assert report["tied_optima"][0]["transformation"] == report["transformation"]
