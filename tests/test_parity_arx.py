@@ -152,3 +152,16 @@ def test_tied_optima_are_reported_and_the_fewest_steps_wins():
     assert [list(t["transformation"].values()) for t in report] == \
         [list(s.levels) for s in listed]
     assert all("suppressed_records" in t for t in report)
+
+
+def test_explore_marks_tied_optima():
+    from arxpy.gui.explore.model import LatticeNodes
+
+    frame, definition, hierarchies = small_table()
+    result = anonymize(frame, definition, hierarchies, AnonymizationConfig(
+        [KAnonymity(2)], Loss(aggregate="max"), suppression_limit=0.5, strategy="exhaustive"))
+    nodes = LatticeNodes.from_result(result)
+    assert nodes.optimum is not None and nodes.optimum not in nodes.tied
+    assert {nodes.levels_of(row) for row in nodes.tied} == \
+        {t.levels for t in result.tied_optima()[1:]}
+    assert nodes.tied
