@@ -131,6 +131,8 @@ def test_type_option_sets_the_data_type():
     (["--population-uniqueness", "0.01:guess:1000"], "Unknown estimator 'guess'"),
     (["--k", "2", "--weight", "age"], "ATTR=VALUE"),
     (["--k", "2", "--weight", "height=2"], "height"),
+    (["--k", "2", "--weight", "age=nan"], "must be a positive number"),
+    (["--k", "2", "--weight", "age=0"], "must be a positive number"),
     (["--k", "2", "--max-level", "age=x"], "is not a number"),
     (["--k", "2", "--type", "disease=integer"], "not all integer"),
     (["--k", "2", "--type", "age=colour"], "Unknown data type 'colour'"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -316,8 +317,11 @@ def apply_attribute_options(args: argparse.Namespace, frame, definition):
     """The definition with ``--weight``, ``--min-level``, ``--max-level`` and ``--type``."""
     for name, value in _assignments(getattr(args, "weight", []), "--weight"):
         definition[name]  # DefinitionError naming an unknown attribute
-        definition = definition.with_attribute(
-            name, weight=_number(value, "--weight", f"{name}={value}"))
+        weight = _number(value, "--weight", f"{name}={value}")
+        if not math.isfinite(weight) or weight <= 0:
+            raise ConfigurationError(
+                f"The weight in --weight {name}={value} must be a positive number.")
+        definition = definition.with_attribute(name, weight=weight)
     for option, field in (("--min-level", "min_level"), ("--max-level", "max_level")):
         for name, value in _assignments(getattr(args, field, []), option):
             definition[name]
