@@ -105,3 +105,17 @@ def test_report_says_which_estimates_stopped_early(monkeypatch):
     assert set(result.stopped_early) >= {"pitman", "snb"}
     assert result.to_dict()["stopped_early"] == list(result.stopped_early)
     assert not result.available("pitman")
+
+
+def test_risk_view_says_an_estimate_stopped_early(qapp):
+    from types import SimpleNamespace
+
+    from arxpy.gui.risk.tables import _uniqueness_cell
+    from arxpy.risk.uniqueness import PopulationUniqueness
+
+    population = PopulationUniqueness(
+        10_000, 100, {"pitman": float("nan"), "zayatz": 5.0, "snb": float("nan"),
+                      "dankar": 5.0}, "zayatz", stopped_early=("pitman",))
+    analysis = SimpleNamespace(population=population)
+    assert _uniqueness_cell("pitman", analysis, "input").text() == "n/a (stopped)"
+    assert _uniqueness_cell("snb", analysis, "input").text() == "n/a"
