@@ -66,6 +66,9 @@ class ClassStatistics:
     mean_size: float
     suppressed_records: int
     records: int
+    #: Released records with a single value in every quasi-identifier (ARX counts them
+    #: as suppressed at the top of the lattice).
+    completely_generalized_records: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -118,6 +121,7 @@ class Release:
     elapsed_seconds: float = 0.0
     versions: Mapping[str, str] = field(default_factory=software_versions)
     remove_suppressed: bool = False
+    completely_generalized_records: int = 0
 
     # --- what was released ------------------------------------------------------------
 
@@ -172,6 +176,7 @@ class Release:
             mean_size=float(sizes.mean()) if len(sizes) else 0.0,
             suppressed_records=self.suppressed_records,
             records=self.records,
+            completely_generalized_records=self.completely_generalized_records,
         )
 
     @cached_property

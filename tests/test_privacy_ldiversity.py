@@ -127,6 +127,23 @@ def test_grassberger_is_more_permissive_than_shannon() -> None:
     assert model.class_entropy(classes)[0] == pytest.approx(1.1666666666666667)
 
 
+def test_grassberger_class_that_arx_rejects_by_stopping_early() -> None:
+    # Issue 19, item 3: Adult's class Self-emp-not-inc|*|HS-grad|*|Europe|* has sensitive
+    # counts 15:3:1 (N = 19). By hand, G_n = -gamma - ln 2 + sum_{k<=n//2} 2/(2k-1):
+    # G_1 = -1.27036284546, G_3 = 0.72963715454, G_15 = -1.27036284546 + 3.91026751027
+    # = 2.63990466481, G_19 = -1.27036284546 + 4.16124790242 = 2.89088505696.
+    # H = G_19 - (15 G_15 + 3 G_3 + G_1) / 19 = 2.89088505696 - 40.5171185902 / 19
+    #   = 0.75840513116 >= ln 2 = 0.69314718056: the class is entropy-2-diverse.
+    # ARX stops summing once the running sum passes the bound 19 (G_19 - ln 2) = 41.757:
+    # 15 G_15 + 3 G_3 = 41.787 passes it before G_1 (negative) brings it back to 40.517,
+    # so ARX rejects the class when G_1 comes last. arxpy sums every count (docs/engine.md).
+    classes, data = from_matrix([[15, 3, 1]])
+    model = EntropyLDiversity(NAME, 2, "grassberger")
+    assert check(model, classes, data) == [True]
+    assert model.class_entropy(classes)[0] == pytest.approx(0.75840513116, abs=1e-10)
+    assert check(EntropyLDiversity(NAME, 2), classes, data) == [False]  # Shannon: 0.633
+
+
 def test_recursive_cl_is_strict() -> None:
     classes, data = from_matrix([[5, 3, 2]])
     # l = 2: r1 = 5 against c * (3 + 2).

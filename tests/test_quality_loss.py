@@ -8,6 +8,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
 from arxpy.errors import ConfigurationError
@@ -92,7 +94,7 @@ def test_aggregates(aggregate):
         "sum": v[0] * w[0] + v[1] * w[1],
         "max": max(v[0] * w[0], v[1] * w[1]),
         "arithmetic_mean": v[0] / 2 * w[0] + v[1] / 2 * w[1],
-        "geometric_mean": math.sqrt((v[0] + 1) * w[0]) * math.sqrt((v[1] + 1) * w[1]) - 1,
+        "geometric_mean": math.sqrt(v[0] * w[0] + 1) * math.sqrt(v[1] * w[1] + 1) - 1,
         "rank": math.sqrt(v[0] + 1) * math.sqrt(v[1] + 1) - 1,
     }[aggregate]
     assert score == pytest.approx(expected)
@@ -131,3 +133,23 @@ def test_parameters_and_round_trip():
         Loss(1.5)
     with pytest.raises(ConfigurationError, match="aggregate"):
         Loss(aggregate="median")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    weights=st.tuples(*[st.floats(0.001, 100.0)] * 2),
+    aggregate=st.sampled_from(AGGREGATES),
+    gs=st.sampled_from([0.0, 0.3, 0.5, 0.8, 1.0]),
+    levels=st.tuples(st.integers(0, 2), st.integers(0, 1)),
+    seed=st.integers(0, 2**16),
+)
+def test_loss_is_never_negative(weights, aggregate, gs, levels, seed):
+    # A weight far below the others once pushed the weighted geometric mean below 0.
+    _, grouper, model = setup(weights=weights, model=Loss(gs, aggregate))
+    classes, _ = grouper.group_records(levels)
+    suppressed = np.random.default_rng(seed).random(classes.n_classes) < 0.3
+    score, key = model.evaluate(classes, suppressed)
+    assert score >= 0.0
+    assert min(key) >= 0.0
+    bound = model.lower_bounds_for_levels(np.array([levels]))
+    assert bound is None or bound[0] >= 0.0

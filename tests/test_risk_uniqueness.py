@@ -58,7 +58,8 @@ def test_zayatz_by_hand():
 
 def test_pitman_root_solves_the_likelihood_equations():
     histogram = hist(*([1] * 40 + [2] * 12 + [3] * 5 + [5] * 2 + [9]))
-    from arxpy.risk.estimators import _pitman_iterative, _pitman_uniques, solve_2d
+    from arxpy.risk.estimators import _pitman_iterative, _pitman_uniques
+    from arxpy.risk.solver import solve_2d
 
     uniques = pitman(histogram, 10_000)
     assert 0 < uniques < 10_000

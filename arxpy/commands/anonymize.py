@@ -14,6 +14,7 @@ from typing import Any
 
 from arxpy.commands.options import (
     ProgressBar,
+    add_attribute_arguments,
     add_data_arguments,
     add_privacy_arguments,
     add_search_arguments,
@@ -29,10 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Search the generalization lattice for the transformation with the best "
         "quality that meets the privacy models; write the data and a JSON report.")
     add_data_arguments(parser)
+    add_attribute_arguments(parser)
     add_privacy_arguments(parser)
     add_search_arguments(parser)
     parser.add_argument("--class-attribute", metavar="ATTR",
-                        help="target attribute of the classification metric")
+                        help="target attribute of the classification metric (same as "
+                        "--metric classification:ATTR)")
     parser.add_argument("--output", type=Path, metavar="OUT.csv", help="write the anonymized data")
     parser.add_argument("--report", type=Path, metavar="REPORT.json", help="write a JSON report")
     parser.set_defaults(func=run)
@@ -77,6 +80,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"Score ({config.quality_model.label}): {best.score:.10g} "
           f"(relative {best.relative_score:.4f}); suppressed records: "
           f"{best.suppressed_records} of {result.records}")
+    if best.completely_generalized_records:
+        print(f"Completely generalized records (every quasi-identifier one value; ARX "
+              f"counts them as suppressed): {best.completely_generalized_records}")
+    if len(report["tied_optima"]) > 1:
+        print(f"{len(report['tied_optima'])} checked transformations share this score "
+              "(tied_optima in the report); this one has the fewest generalization steps")
     print(f"Checked {result.transformations_checked} of {result.lattice_size} transformations "
           f"in {result.elapsed_seconds:.3f} s ({'optimal' if result.optimal else 'heuristic'})")
     return 0

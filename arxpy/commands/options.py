@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -20,6 +21,16 @@ STRATEGIES = ("optimal", "exhaustive", "heuristic")
 L_KINDS = {"distinct": "distinct-l-diversity", "entropy": "entropy-l-diversity",
            "recursive": "recursive-cl-diversity"}
 T_DISTANCES = ("equal", "hierarchical", "ordered")
+BETA_VARIANTS = {"basic": "basic-beta-likeness", "enhanced": "enhanced-beta-likeness"}
+ESTIMATORS = ("pitman", "zayatz", "snb", "dankar")
+LOSS_AGGREGATES = ("sum", "max", "arithmetic_mean", "geometric_mean", "rank")
+#: Quality models that take a gs-factor as ``NAME:GS``.
+GS_METRICS = ("aecs", "entropy", "precision")
+DATA_TYPES = ("integer", "decimal", "date", "string")
+METRIC_HELP = ("quality model (default loss): a name (" + ", ".join(METRICS) + ") or "
+               "loss:GS:AGGREGATE (aggregate " + ", ".join(LOSS_AGGREGATES) + "), "
+               "aecs:GS, entropy:GS, precision:GS (gs-factor in [0, 1]) or "
+               "classification:CLASS_ATTR")
 
 
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,20 +48,50 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
                         help="removed from the output")
 
 
+def add_attribute_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--weight``, ``--min-level``, ``--max-level`` and ``--type`` per attribute."""
+    parser.add_argument("--weight", action="append", default=[], metavar="ATTR=W",
+                        help="weight (> 0) of a quasi-identifier in weighted quality models "
+                        "(Loss, Precision, Entropy, Height)")
+    parser.add_argument("--min-level", action="append", default=[], metavar="ATTR=L",
+                        help="lowest generalization level the search may use for ATTR")
+    parser.add_argument("--max-level", action="append", default=[], metavar="ATTR=L",
+                        help="highest generalization level the search may use for ATTR")
+    parser.add_argument("--type", action="append", default=[], dest="data_type",
+                        metavar="ATTR=" + "|".join(DATA_TYPES),
+                        help="data type of ATTR (the order of ordered-distance t-closeness); "
+                        "a date may give its format: ATTR=date:%%Y-%%m-%%d")
+
+
 def add_privacy_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--k``, ``--ldiversity``, ``--tcloseness`` and ``--suppression``."""
+    """Every privacy model ARX offers for full-domain generalization, and ``--suppression``."""
     parser.add_argument("--k", type=int, metavar="K", help="k-anonymity")
     parser.add_argument("--ldiversity", action="append", default=[],
-                        metavar="ATTR:distinct:L | ATTR:entropy:L | ATTR:recursive:C:L")
+                        metavar="ATTR:distinct:L | ATTR:entropy:L | ATTR:recursive:C:L",
+                        help="l-diversity of a sensitive attribute (entropy: Shannon; "
+                        "ATTR:grassberger:L for the Grassberger estimator)")
     parser.add_argument("--tcloseness", action="append", default=[],
-                        metavar="ATTR:equal:T | ATTR:hierarchical:T | ATTR:ordered:T")
+                        metavar="ATTR:equal:T | ATTR:hierarchical:T | ATTR:ordered:T",
+                        help="t-closeness of a sensitive attribute (ordered distance sorts by "
+                        "the data type, see --type)")
+    parser.add_argument("--delta-disclosure", action="append", default=[], metavar="ATTR:D",
+                        help="delta-disclosure privacy of a sensitive attribute")
+    parser.add_argument("--beta-likeness", action="append", default=[],
+                        metavar="ATTR:basic:B | ATTR:enhanced:B",
+                        help="basic or enhanced beta-likeness of a sensitive attribute")
+    parser.add_argument("--average-risk", type=float, metavar="X",
+                        help="average re-identification risk at most X (e.g. 0.05)")
+    parser.add_argument("--population-uniqueness", metavar="X:ESTIMATOR:POPULATION",
+                        help="estimated population uniqueness at most X; estimator pitman, "
+                        "zayatz, snb or dankar; POPULATION a number of people or a region "
+                        "(e.g. 0.01:dankar:1000000 or 0.01:dankar:usa)")
     parser.add_argument("--suppression", type=float, metavar="FRACTION",
                         help="largest fraction of records that may be suppressed (default 0)")
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     """``--metric``, ``--strategy`` and ``--time-limit`` (``--class-attribute`` is separate)."""
-    parser.add_argument("--metric", choices=METRICS, help="quality model (default loss)")
+    parser.add_argument("--metric", metavar="METRIC", help=METRIC_HELP)
     parser.add_argument("--strategy", choices=STRATEGIES, help="search strategy (default optimal)")
     parser.add_argument("--time-limit", type=float, metavar="SECONDS",
                         help="time budget of the heuristic strategy")
@@ -120,12 +161,16 @@ def privacy_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
                           "l": _number(ell, "--ldiversity", spec, int)})
             continue
         attribute, name, ell = _split(spec, "--ldiversity", 3)
-        if name not in ("distinct", "entropy"):
+        if name not in ("distinct", "entropy", "grassberger"):
             raise ConfigurationError(
-                f"Unknown l-diversity variant '{name}' in '{spec}'; use distinct, entropy or "
-                "recursive.")
+                f"Unknown l-diversity variant '{name}' in '{spec}'; use distinct, entropy, "
+                "grassberger or recursive.")
         number = _number(ell, "--ldiversity", spec, int if name == "distinct" else float)
-        specs.append({"kind": L_KINDS[name], "attribute": attribute, "l": number})
+        model: dict[str, Any] = {"kind": L_KINDS.get(name, L_KINDS["entropy"]),
+                                 "attribute": attribute, "l": number}
+        if name == "grassberger":
+            model["estimator"] = "grassberger"
+        specs.append(model)
     for spec in args.tcloseness:
         attribute, distance, t = _split(spec, "--tcloseness", 3)
         if distance not in T_DISTANCES:
@@ -134,15 +179,78 @@ def privacy_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
                 f"{', '.join(T_DISTANCES)}.")
         specs.append({"kind": "t-closeness", "attribute": attribute,
                       "t": _number(t, "--tcloseness", spec), "distance": distance})
+    specs += _disclosure_specs(args)
+    specs += _risk_specs(args)
+    return specs
+
+
+def _disclosure_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
+    specs: list[dict[str, Any]] = []
+    for spec in getattr(args, "delta_disclosure", []):
+        attribute, delta = _split(spec, "--delta-disclosure", 2)
+        specs.append({"kind": "delta-disclosure", "attribute": attribute,
+                      "delta": _number(delta, "--delta-disclosure", spec)})
+    for spec in getattr(args, "beta_likeness", []):
+        attribute, variant, beta = _split(spec, "--beta-likeness", 3)
+        if variant not in BETA_VARIANTS:
+            raise ConfigurationError(
+                f"Unknown beta-likeness variant '{variant}' in '{spec}'; use basic or enhanced.")
+        specs.append({"kind": BETA_VARIANTS[variant], "attribute": attribute,
+                      "beta": _number(beta, "--beta-likeness", spec)})
+    return specs
+
+
+def _risk_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
+    specs: list[dict[str, Any]] = []
+    if getattr(args, "average_risk", None) is not None:
+        specs.append({"kind": "average-risk", "threshold": args.average_risk})
+    spec = getattr(args, "population_uniqueness", None)
+    if spec is not None:
+        option = "--population-uniqueness"
+        pieces = spec.split(":")
+        if len(pieces) != 3 or not all(pieces):
+            raise ConfigurationError(
+                f"Cannot read {option} '{spec}'; write X:ESTIMATOR:POPULATION, "
+                "e.g. 0.01:dankar:1000000.")
+        threshold, estimator, population = pieces
+        if estimator not in ESTIMATORS:
+            raise ConfigurationError(
+                f"Unknown estimator '{estimator}' in {option} '{spec}'; use "
+                f"{', '.join(ESTIMATORS)}.")
+        model: dict[str, Any] = {"kind": "population-uniqueness", "estimator": estimator,
+                                 "threshold": _number(threshold, option, spec)}
+        if population.isdigit():
+            model["population_size"] = int(population)
+        else:
+            model["region"] = population
+        specs.append(model)
     return specs
 
 
 def _quality_spec(args: argparse.Namespace) -> dict[str, Any]:
-    spec: dict[str, Any] = {"name": args.metric}
-    if args.metric == "classification":
-        if not args.class_attribute:
-            raise ConfigurationError("The classification metric needs --class-attribute ATTR.")
-        spec["class_attribute"] = args.class_attribute
+    text = args.metric
+    name, _, rest = text.partition(":")
+    if name not in METRICS:
+        raise ConfigurationError(f"Unknown metric '{name}' in --metric '{text}'; {METRIC_HELP}.")
+    spec: dict[str, Any] = {"name": name}
+    if name == "classification":
+        attribute = rest or getattr(args, "class_attribute", None)
+        if not attribute:
+            raise ConfigurationError(
+                "The classification metric needs its class attribute: "
+                "--metric classification:ATTR (or --class-attribute ATTR).")
+        spec["class_attribute"] = attribute
+    elif name == "loss" and rest:
+        gs, aggregate = _split(text, "--metric", 3)[1:]
+        if aggregate not in LOSS_AGGREGATES:
+            raise ConfigurationError(
+                f"Unknown aggregate '{aggregate}' in --metric '{text}'; use "
+                f"{', '.join(LOSS_AGGREGATES)}.")
+        spec.update(gs_factor=_number(gs, "--metric", text), aggregate=aggregate)
+    elif name in GS_METRICS and rest:
+        spec["gs_factor"] = _number(rest, "--metric", text)
+    elif rest:
+        raise ConfigurationError(f"The metric '{name}' takes no parameters; {METRIC_HELP}.")
     return spec
 
 
@@ -178,7 +286,7 @@ def _load_files(args: argparse.Namespace):
         definition = definition.with_attribute(name, type=AttributeType.SENSITIVE)
     for name in args.identifying:
         definition = definition.with_attribute(name, type=AttributeType.IDENTIFYING)
-    return frame, definition, hierarchies, {}
+    return frame, apply_attribute_options(args, frame, definition), hierarchies, {}
 
 
 def _load_project(args: argparse.Namespace):
@@ -191,7 +299,64 @@ def _load_project(args: argparse.Namespace):
         definition = definition.with_attribute(name, type=AttributeType.IDENTIFYING)
     for name in args.sensitive:
         definition = definition.with_attribute(name, type=AttributeType.SENSITIVE)
+    definition = apply_attribute_options(args, project.data, definition)
     return project.data, definition, project.hierarchies, dict(project.settings or {})
+
+
+def _assignments(items: list[str], option: str) -> list[tuple[str, str]]:
+    pairs = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise ConfigurationError(f"Cannot read {option} '{item}'; write ATTR=VALUE.")
+        pairs.append((name, value))
+    return pairs
+
+
+def apply_attribute_options(args: argparse.Namespace, frame, definition):
+    """The definition with ``--weight``, ``--min-level``, ``--max-level`` and ``--type``."""
+    for name, value in _assignments(getattr(args, "weight", []), "--weight"):
+        definition[name]  # DefinitionError naming an unknown attribute
+        weight = _number(value, "--weight", f"{name}={value}")
+        if not math.isfinite(weight) or weight <= 0:
+            raise ConfigurationError(
+                f"The weight in --weight {name}={value} must be a positive number.")
+        definition = definition.with_attribute(name, weight=weight)
+    for option, field in (("--min-level", "min_level"), ("--max-level", "max_level")):
+        for name, value in _assignments(getattr(args, field, []), option):
+            definition[name]
+            definition = definition.with_attribute(
+                name, **{field: _number(value, option, f"{name}={value}", int)})
+    for name, value in _assignments(getattr(args, "data_type", []), "--type"):
+        definition[name]
+        definition = definition.with_attribute(
+            name, data_type=_data_type(name, value, frame[name]))
+    return definition
+
+
+def _data_type(name: str, text: str, values):
+    """``integer``, ``decimal``, ``date[:FORMAT]`` or ``string``; formats inferred if absent."""
+    from arxpy.data.definition import DataKind, DataType
+    from arxpy.data.types import infer_data_type
+
+    kind, _, form = text.partition(":")
+    if kind not in DATA_TYPES:
+        raise ConfigurationError(
+            f"Unknown data type '{kind}' in --type {name}={text}; use {', '.join(DATA_TYPES)}.")
+    if kind == "string":
+        return DataType()
+    if form:
+        return DataType(DataKind(kind), form)
+    inferred = infer_data_type(values)
+    if inferred.kind.value == kind or (kind == "decimal" and inferred.kind is DataKind.INTEGER):
+        return DataType(DataKind(kind), inferred.format if inferred.kind.value == kind else None)
+    if kind == "date":
+        raise ConfigurationError(
+            f"The values of '{name}' are not dates in a format arxpy recognizes; give the "
+            f"format: --type {name}=date:%Y-%m-%d.")
+    raise ConfigurationError(
+        f"The values of '{name}' are not all {kind} numbers (they look like "
+        f"{inferred.describe()}); choose another --type.")
 
 
 class ProgressBar:

@@ -190,3 +190,6 @@ def _print(report: dict[str, Any]) -> None:
               f"Pitman {population['pitman']:.4g}, Zayatz {population['zayatz']:.4g}, "
               f"SNB {population['snb']:.4g}, Dankar {population['dankar']:.4g} "
               f"({population['dankar_model']})")
+        if population["stopped_early"]:
+            print("  Stopped early (solver time budget spent, estimate unavailable): "
+                  + ", ".join(population["stopped_early"]))

@@ -81,6 +81,14 @@ def claims_of(config: AnonymizationConfig, quasi_identifiers: Sequence[str]) -> 
     return tuple(claims)
 
 
+def completely_generalized(context: SearchContext, levels: Sequence[int], kept: int) -> int:
+    """Kept records with a single value in every quasi-identifier (ARX counts them as
+    suppressed too): all kept records when every level has one value, else none."""
+    single = all(qi.domain_size(level) == 1
+                 for qi, level in zip(context.data.quasi_identifiers, levels, strict=True))
+    return kept if single else 0
+
+
 def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefinition,
                config: AnonymizationConfig, levels: tuple[int, ...], *,
                input_sha256: str, elapsed_seconds: float = 0.0) -> Release:
@@ -103,6 +111,8 @@ def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefi
         hierarchies={q.name: q.hierarchy for q in context.data.quasi_identifiers},
         transformation=dict(zip(names, levels, strict=True)),
         elapsed_seconds=elapsed_seconds, remove_suppressed=config.remove_suppressed,
+        completely_generalized_records=completely_generalized(
+            context, levels, int((~suppressed).sum())),
     )
 
 

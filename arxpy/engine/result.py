@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import DataDefinition
-from arxpy.engine.apply import release_of
+from arxpy.engine.apply import completely_generalized, release_of
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.prepare import clone
 from arxpy.errors import ConfigurationError
@@ -47,6 +47,9 @@ class TransformationState:
     score: float | None
     relative_score: float | None
     suppressed_records: int | None
+    #: Kept records generalized to a single value in every quasi-identifier (ARX counts
+    #: them as suppressed too); None when not checked.
+    completely_generalized_records: int | None = None
 
 
 class Result:
@@ -112,11 +115,30 @@ class Result:
         check = self._check(levels)
         if check is not None:
             state = "anonymous" if check.anonymous else "not anonymous"
-            return TransformationState(levels, state, True, check.score,
-                                       self.relative(check.score), check.suppressed_records)
+            return TransformationState(
+                levels, state, True, check.score, self.relative(check.score),
+                check.suppressed_records,
+                self._completely_generalized(levels, check.suppressed_records))
         states = self._outcome.states
         code = 0 if states is None else int(states[self.lattice.index(levels)])
         return TransformationState(levels, STATE_NAMES[code], False, None, None, None)
+
+    def _completely_generalized(self, levels: tuple[int, ...], suppressed: int) -> int:
+        return completely_generalized(self._context, levels, self.records - suppressed)
+
+    def tied_optima(self) -> list[TransformationState]:
+        """Checked anonymous transformations as good as the optimum, the optimum first.
+
+        ARX picks among equal scores the one with the fewest generalization steps, as
+        arxpy does; the others may suppress fewer records. Transformations the search
+        settled without checking (predictive tagging, pruning) are not listed.
+        """
+        best = self._outcome.optimum
+        if best is None:
+            return []
+        ties = [c for c in self._outcome.checks.values() if c.anonymous and c.key == best.key]
+        ties.sort(key=lambda c: (c.levels != best.levels, sum(c.levels), c.levels))
+        return [self.transformation(c.levels) for c in ties]
 
     def checked_transformations(self) -> list[TransformationState]:
         """Every transformation whose score is known, in the order checked."""
@@ -260,6 +282,13 @@ class Result:
             "score": None if best is None else best.score,
             "relative_score": None if best is None else best.relative_score,
             "suppressed_records": None if best is None else best.suppressed_records,
+            "completely_generalized_records": None if best is None
+            else best.completely_generalized_records,
+            "tied_optima": [
+                {"transformation": dict(zip(self.quasi_identifiers, t.levels, strict=True)),
+                 "suppressed_records": t.suppressed_records,
+                 "completely_generalized_records": t.completely_generalized_records}
+                for t in self.tied_optima()],
             "records": self.records,
             "lattice_size": self.lattice_size,
             "transformations_checked": self.transformations_checked,

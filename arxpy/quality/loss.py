@@ -126,9 +126,11 @@ class Loss(QualityModel):
                 mean *= math.pow(v + 1.0, 1.0 / n)
             return mean - 1.0, key
         if self.aggregate == "geometric_mean":
+            # ARX 3.9 weighs before adding 1: (v*w + 1). Weighing (v + 1) instead would let
+            # a small weight push the product below 1 and the score below 0.
             result = 1.0
             for v, wi in zip(values, w, strict=True):
-                result *= math.pow((v + 1.0) * wi, 1.0 / n)
+                result *= math.pow(v * wi + 1.0, 1.0 / n)
             result -= 1.0
         elif self.aggregate == "sum":
             result = 0.0
@@ -176,7 +178,7 @@ class Loss(QualityModel):
         if self.aggregate == "geometric_mean":
             result = np.ones(len(levels))
             for q in range(n):
-                result *= np.power((self._bounds[q][levels[:, q]] + 1.0) * w[q], 1.0 / n)
+                result *= np.power(self._bounds[q][levels[:, q]] * w[q] + 1.0, 1.0 / n)
             return result - 1.0
         result = np.zeros(len(levels))
         for q in range(n):

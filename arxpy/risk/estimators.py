@@ -10,13 +10,14 @@ the cost grows with the sample size only through sums over ``1..n`` (Pitman's fa
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gamma, gammaln, polygamma, psi
 
 from arxpy.jobs import CancelToken
 from arxpy.risk.histogram import ClassSizeHistogram
-from arxpy.risk.solver import DEFAULT_SOLVER, SolverConfig, solve_2d
+from arxpy.risk.solver import DEFAULT_SOLVER, SolverConfig, find_root
 
 #: ARX casts the population to a Java int for Zayatz's hypergeometric terms.
 _JAVA_INT_MAX = 2**31 - 1
@@ -40,13 +41,30 @@ def _trigamma(x: np.ndarray | float) -> np.ndarray | float:
 
 # --- Pitman (Hoshino 2001): maximum-likelihood fit of the Pitman sampling formula ----------
 
+@dataclass(frozen=True)
+class Estimate:
+    """Estimated population uniques (NaN when unavailable) and whether the solver ran
+    out of its time budget before finding a root."""
+
+    uniques: float
+    stopped_early: bool = False
+
+
 def pitman(histogram: ClassSizeHistogram, population_size: int,
            config: SolverConfig = DEFAULT_SOLVER, cancel: CancelToken | None = None) -> float:
+    """Population uniques under the Pitman model (ARX ``ModelPitman``), NaN if unavailable."""
+    return pitman_estimate(histogram, population_size, config, cancel).uniques
+
+
+def pitman_estimate(histogram: ClassSizeHistogram, population_size: int,
+                    config: SolverConfig = DEFAULT_SOLVER,
+                    cancel: CancelToken | None = None) -> Estimate:
     """Population uniques under the Pitman model (ARX ``ModelPitman``).
 
     Solves the likelihood equations for (theta, alpha) with Newton-Raphson from
     Hoshino's moment start; the closed forms (digamma/trigamma) are used first and the
-    root is re-checked with the iterative sums, which take over if they disagree. The
+    root is re-checked with the iterative sums, which take over if they disagree. Roots
+    outside the model's parameter range (theta >= 0, 0 < alpha < 1) are rejected. The
     estimate is ``Gamma(theta+1) / Gamma(theta+alpha) * N^alpha``.
     """
     sizes, counts = histogram.sizes.astype(float), histogram.counts.astype(float)
@@ -77,20 +95,30 @@ def pitman(histogram: ClassSizeHistogram, population_size: int,
         return (np.array([o1 - o2, o3 - o4]),
                 np.array([[d2 - d1, -d5], [-d5, -d3 - d4]]))
 
+    def solve(function):
+        return find_root(function, start, config, _theta_nonnegative, cancel, _pitman_valid)
+
     iterative = _pitman_iterative(histogram)
-    solution = solve_2d(closed, start, config, _theta_nonnegative, cancel)
-    if np.isnan(solution).any():
-        solution = solve_2d(iterative, start, config, _theta_nonnegative, cancel)
+    outcome = solve(closed)
+    if not outcome.found:
+        outcome = solve(iterative)
     else:
         with np.errstate(all="ignore"):
-            test, _ = iterative(solution)
+            test, _ = iterative(outcome.root)
         if np.isnan(test).any() or np.abs(test).max() > config.accuracy:
-            solution = solve_2d(iterative, start, config, _theta_nonnegative, cancel)
-    return _pitman_uniques(solution, float(population_size))
+            outcome = solve(iterative)
+    return Estimate(_pitman_uniques(outcome.root, float(population_size)),
+                    outcome.stopped_early)
 
 
 def _theta_nonnegative(x: np.ndarray) -> bool:
     return bool(x[0] >= 0)
+
+
+def _pitman_valid(x: np.ndarray) -> bool:
+    # Pitman's sampling formula with this estimate needs 0 < alpha < 1 and theta > -alpha;
+    # a root outside (e.g. alpha = -2.31) solves the equations but means nothing.
+    return bool(x[0] >= 0 and 0 < x[1] < 1)
 
 
 def _pitman_iterative(histogram: ClassSizeHistogram):
@@ -175,6 +203,13 @@ def hypergeometric_one(population: int, successes: np.ndarray, draws: int) -> np
 
 def snb(histogram: ClassSizeHistogram, population_size: int,
         config: SolverConfig = DEFAULT_SOLVER, cancel: CancelToken | None = None) -> float:
+    """Population uniques under the SNB model (ARX ``ModelSNB``), NaN if unavailable."""
+    return snb_estimate(histogram, population_size, config, cancel).uniques
+
+
+def snb_estimate(histogram: ClassSizeHistogram, population_size: int,
+                 config: SolverConfig = DEFAULT_SOLVER,
+                 cancel: CancelToken | None = None) -> Estimate:
     """Population uniques under the SNB model (ARX ``ModelSNB``): ``K * beta^alpha``.
 
     ``K`` (non-empty population classes) is Haas and Stokes' Shlosser estimate as ARX
@@ -185,10 +220,10 @@ def snb(histogram: ClassSizeHistogram, population_size: int,
     c1 = float(histogram.classes_of_size(1))
     c2 = float(histogram.classes_of_size(2))
     k = _shlosser(histogram, c1, f)
-    solution = solve_2d(_snb_function(k, f, c1, c2), (1.0, 1.0), config, cancel=cancel)
-    a, b = np.float64(solution[0]), np.float64(solution[1])
+    outcome = find_root(_snb_function(k, f, c1, c2), (1.0, 1.0), config, cancel=cancel)
+    a, b = np.float64(outcome.root[0]), np.float64(outcome.root[1])
     with np.errstate(all="ignore"):
-        return float(k * b ** a)
+        return Estimate(float(k * b ** a), outcome.stopped_early)
 
 
 def _shlosser(histogram: ClassSizeHistogram, c1: float, f: float) -> float:

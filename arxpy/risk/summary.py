@@ -92,6 +92,8 @@ class RiskAnalysis:
                      ("population", "sampling fraction", p.sampling_fraction)]
             rows += [("uniqueness", f"population uniqueness ({name})", p.fraction(name))
                      for name in ("pitman", "zayatz", "snb", "dankar")]
+            rows += [("uniqueness", f"stopped early ({name}; 1 = time budget spent)", 1.0)
+                     for name in p.stopped_early]
         table = pd.DataFrame(rows, columns=["section", "measure", "value"])
         return table.set_index(["section", "measure"])
 

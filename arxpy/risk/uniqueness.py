@@ -12,12 +12,12 @@ reported as 0, as ARX does; with no sample uniques every estimate is 0.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
-from arxpy.risk.estimators import pitman, snb, zayatz
+from arxpy.risk.estimators import pitman, pitman_estimate, snb, snb_estimate, zayatz
 from arxpy.risk.histogram import ClassSizeHistogram
 from arxpy.risk.population import PopulationModel
 from arxpy.risk.solver import DEFAULT_SOLVER, SolverConfig
@@ -41,12 +41,14 @@ class PopulationUniqueness:
     ``uniques`` holds the estimated numbers of population uniques per estimator (NaN when
     it failed); the fractions are those over ``population_size``, 0 when unavailable.
     ``dankar_model`` names the estimator Dankar's rule chose (``"none"`` without uniques).
+    ``stopped_early`` names the estimators whose solver ran out of its time budget.
     """
 
     population_size: int
     sample_size: int
     uniques: dict[str, float]
     dankar_model: str
+    stopped_early: tuple[str, ...] = field(default=())
 
     @property
     def sampling_fraction(self) -> float:
@@ -85,6 +87,7 @@ class PopulationUniqueness:
             population_size=self.population_size,
             sampling_fraction=self.sampling_fraction,
             available={name: self.available(name) for name in ESTIMATORS},
+            stopped_early=list(self.stopped_early),
         )
         return out
 
@@ -171,13 +174,17 @@ def population_uniqueness(
     report(0.0, "Zayatz estimate")
     estimates = {"zayatz": zayatz(histogram, size, cancel)}
     report(0.5, "Pitman estimate")
-    estimates["pitman"] = pitman(histogram, size, solver, cancel)
+    solved = {"pitman": pitman_estimate(histogram, size, solver, cancel)}
     report(0.75, "SNB estimate")
-    estimates["snb"] = snb(histogram, size, solver, cancel)
+    solved["snb"] = snb_estimate(histogram, size, solver, cancel)
+    estimates.update((name, estimate.uniques) for name, estimate in solved.items())
+    stopped = tuple(name for name, estimate in solved.items() if estimate.stopped_early)
     model, value = dankar_choice(n / size, estimates)
+    if model in stopped:
+        stopped += ("dankar",)
     estimates["dankar"] = value if _valid(value) else float("nan")
     for name in ("pitman", "zayatz", "snb"):
         if not _valid(estimates[name]):
             estimates[name] = float("nan")
     report(1.0, "Population uniqueness estimated")
-    return PopulationUniqueness(size, n, estimates, model)
+    return PopulationUniqueness(size, n, estimates, model, stopped)

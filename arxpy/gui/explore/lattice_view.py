@@ -325,6 +325,9 @@ class LatticeView(QWidget):
         if nodes.optimum is not None:
             marks.insert(0, (nodes.levels_of(nodes.optimum), OPTIMUM_COLOR, 3.0, r + 12,
                              "optimum"))
+        # Transformations as good as the optimum: a custodian may prefer one of them.
+        marks[:0] = [(nodes.levels_of(row), OPTIMUM_COLOR, 1.5, r + 12, "tied")
+                     for row in nodes.tied]
         labels: dict[int, list[str]] = {}
         painter.setBrush(Qt.BrushStyle.NoBrush)
         for levels, color, width, radius, text in marks:
@@ -466,4 +469,6 @@ class LatticeView(QWidget):
             lines.append(f"Suppressed records: {int(nodes.suppressed[row]):,}")
         if row == nodes.optimum:
             lines.append("<i>the optimum</i>")
+        elif row in nodes.tied:
+            lines.append("<i>tied with the optimum (same score)</i>")
         return "<br>".join(lines)

@@ -34,6 +34,7 @@ class LatticeNodes:
     lattice_size: int
     complete: bool  # every transformation of the lattice is a row
     optimum: int | None  # row of the optimum
+    tied: tuple[int, ...] = ()  # rows of other checked transformations as good as the optimum
 
     @classmethod
     def from_result(cls, result: Result, max_nodes: int = MAX_NODE_ARRAY) -> LatticeNodes:
@@ -59,7 +60,9 @@ class LatticeNodes:
                     suppressed, lattice.bottom, lattice.top, lattice.size, complete, None)
         best = result.optimum
         optimum = None if best is None else nodes.row_of(best.levels)
-        return cls(**{**nodes.__dict__, "optimum": optimum})
+        tied = tuple(row for row in (nodes.row_of(t.levels) for t in result.tied_optima()[1:])
+                     if row is not None)
+        return cls(**{**nodes.__dict__, "optimum": optimum, "tied": tied})
 
     @property
     def n(self) -> int:

@@ -78,6 +78,8 @@ class PropertiesPanel(QWidget):
                                "the lattice's range; lower is better)")
         if result.optimum is not None and result.optimum.levels == levels:
             self._add("Optimum", "yes")
+        elif any(t.levels == levels for t in result.tied_optima()):
+            self._add("Optimum", "tied (same score as the optimum)")
         self._add("Predecessors / successors",
                   f"{len(result.lattice.predecessors(levels))} / "
                   f"{len(result.lattice.successors(levels))}")

@@ -167,7 +167,10 @@ def _uniqueness_cell(key: str, analysis: RiskAnalysis | None, side: str):
     if key == "fraction":
         return value_item(population.sampling_fraction, formatter=percent)
     item = value_item(population.fraction(key), side)
-    if not population.available(key):
+    if key in population.stopped_early:
+        item.setText("n/a (stopped)")
+        item.setToolTip("The solver spent its time budget before finding an estimate.")
+    elif not population.available(key):
         item.setText("n/a")
         item.setToolTip("The estimator gave no usable estimate for this sample (ARX shows 0).")
     return item
