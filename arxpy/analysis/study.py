@@ -173,14 +173,16 @@ def _score_lattice(frame: pd.DataFrame, definition: DataDefinition,
                    models: dict[str, QualityModel], cancel: CancelToken,
                    progress: Progress) -> tuple[Any, pd.DataFrame]:
     """Check every transformation; a table of the anonymous ones with every model's key."""
-    from arxpy.engine.anonymizer import prepare
+    from arxpy.engine.anonymizer import prepare_run
     from arxpy.search import SearchContext
 
     scoring = dataclasses.replace(config, quality_model=models["classification"])
-    data = prepare(frame, definition, hierarchies, scoring)
+    run = prepare_run(frame, definition, hierarchies, scoring)
+    data = run.data
+    models = {name: model.clone() for name, model in models.items()}  # prepared per run
     for model in models.values():
         model.prepare(data)
-    ctx = SearchContext(data, config.privacy_models, models["loss"], config.suppression_limit,
+    ctx = SearchContext(data, run.privacy_models, models["loss"], config.suppression_limit,
                         cancel=cancel)
     if ctx.lattice.size > MAX_STUDY_NODES:
         raise ConfigurationError(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -18,6 +19,8 @@ from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.lattice.encoding import EncodedData, encode
+from arxpy.privacy.base import PrivacyModel
+from arxpy.quality.base import QualityModel
 from arxpy.search import SearchContext, run_search
 
 #: Share of the progress bar given to encoding and preparation.
@@ -31,8 +34,23 @@ def tracked_attributes(config: AnonymizationConfig) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def prepare(frame: pd.DataFrame, definition: DataDefinition,
-            hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig) -> EncodedData:
+@dataclass(frozen=True)
+class PreparedRun:
+    """Encoded data and the run's own prepared copies of the configured models.
+
+    ``prepare()`` stores per-run data (global distributions, hierarchy trees, ...) on a
+    model; a run prepares clones, so the configuration's instances stay unprepared and a
+    later run on other data cannot change what an earlier result reports.
+    """
+
+    data: EncodedData
+    privacy_models: list[PrivacyModel]
+    quality_model: QualityModel
+
+
+def check_and_encode(frame: pd.DataFrame, definition: DataDefinition,
+                     hierarchies: Mapping[str, Hierarchy],
+                     config: AnonymizationConfig) -> EncodedData:
     """Validate everything and encode; raises an ArxpyError for any user mistake."""
     config.validate()
     definition.check_columns(frame.columns)
@@ -48,6 +66,30 @@ def prepare(frame: pd.DataFrame, definition: DataDefinition,
     for model in config.privacy_models:
         model.validate(data)
     config.quality_model.validate(data)
+    return data
+
+
+def prepare_run(frame: pd.DataFrame, definition: DataDefinition,
+                hierarchies: Mapping[str, Hierarchy],
+                config: AnonymizationConfig) -> PreparedRun:
+    """Validate, encode, and prepare clones of the configured models for one run."""
+    data = check_and_encode(frame, definition, hierarchies, config)
+    privacy = [model.clone() for model in config.privacy_models]
+    quality = config.quality_model.clone()
+    for model in privacy:
+        model.prepare(data)
+    quality.prepare(data)
+    return PreparedRun(data, privacy, quality)
+
+
+def prepare(frame: pd.DataFrame, definition: DataDefinition,
+            hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig) -> EncodedData:
+    """Validate, encode and prepare the configuration's OWN model instances.
+
+    Kept for ``analysis/transform.apply_transformation`` until it moves to the one
+    ``apply``; new code uses :func:`prepare_run`, which prepares clones.
+    """
+    data = check_and_encode(frame, definition, hierarchies, config)
     for model in config.privacy_models:
         model.prepare(data)
     config.quality_model.prepare(data)
@@ -83,16 +125,16 @@ def anonymize(
     cancel = cancel or CancelToken()
     report = ThrottledProgress(progress)
     report(0.0, "Checking and encoding the data")
-    data = prepare(frame, definition, hierarchies, config)
+    run = prepare_run(frame, definition, hierarchies, config)
     cancel.raise_if_cancelled()
 
     def search_progress(fraction: float, message: str) -> None:
         report(_PREPARE_SHARE + (1.0 - _PREPARE_SHARE) * fraction, message)
 
     context = SearchContext(
-        data,
-        config.privacy_models,
-        config.quality_model,
+        run.data,
+        run.privacy_models,
+        run.quality_model,
         config.suppression_limit,
         cancel=cancel,
         progress=search_progress,

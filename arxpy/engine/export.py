@@ -135,7 +135,7 @@ def summarize_output(result: Result, levels: Sequence[int] | None, *,
 
     output = result.output(levels, remove_suppressed=False)
     kept = result.kept_classes(output)
-    models = tuple(_verify(model, output, kept) for model in result.config.privacy_models)
+    models = tuple(_verify(model, output, kept) for model in result.prepared_privacy_models)
     class_sizes = output.classes.sizes[kept]
     if regroup:
         released = output.frame.loc[~output.suppressed, result.quasi_identifiers]

@@ -25,6 +25,7 @@ from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.lattice import Lattice
+from arxpy.privacy.base import PrivacyModel
 from arxpy.quality.base import QualityModel
 from arxpy.search import STATE_NAMES, Check, SearchContext, SearchOutcome
 from arxpy.search.base import ANONYMOUS, NOT_ANONYMOUS
@@ -118,7 +119,7 @@ class Result:
         return None if best is None else self.transformation(best.levels)
 
     def _score_range(self) -> tuple[float, float]:
-        ctx, quality = self._context, self.config.quality_model
+        ctx, quality = self._context, self._context.quality  # the run's prepared copy
         scores = [c.score for c in self._outcome.checks.values()]
         top_classes = ctx.classes(self.lattice.top)
         top_score, _ = quality.evaluate(top_classes, ~ctx.kept(top_classes))
@@ -275,9 +276,15 @@ class Result:
         with self._lock:
             return self._context.kept(output.classes)
 
+    @property
+    def prepared_privacy_models(self) -> tuple[PrivacyModel, ...]:
+        """The run's own prepared copies of the configured privacy models, in order."""
+        return tuple(self._context.models)
+
     def score_under(self, levels: Sequence[int], model: QualityModel) -> float:
         """Raw score of one transformation under another quality model (lower is better).
 
+        ``model`` itself is left as it was: a clone of it is prepared and scores.
         Raises ConfigurationError when ``model`` needs attributes this run did not track
         (e.g. a classification model's class attribute) or does not fit the data.
         """
@@ -292,10 +299,10 @@ class Result:
             )
         output = self.output(levels, remove_suppressed=False)
         kept = self.kept_classes(output)
-        with self._lock:  # prepare() stores state on the model
-            model.validate(data)
-            model.prepare(data)
-            return float(model.score(output.classes, ~kept))
+        scorer = model.clone()  # prepare() stores per-run state on the model
+        scorer.validate(data)
+        scorer.prepare(data)
+        return float(scorer.score(output.classes, ~kept))
 
     # --- reports ------------------------------------------------------------------------
 
