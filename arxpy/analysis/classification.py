@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from arxpy.analysis.classifiers import ClassifierSpec, fit
+from arxpy.analysis.classifiers import SEED, ClassifierSpec, fit
 from arxpy.analysis.metrics import ClassificationPerformance, Predictions
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.errors import ConfigurationError, HierarchyError
@@ -63,6 +63,7 @@ class ClassificationConfig:
         if not isinstance(self.folds, int) or self.folds < 2:
             raise ConfigurationError(
                 f"Cross-validation needs at least 2 folds, got {self.folds!r}; the paper uses 3.")
+        object.__setattr__(self, "seed", SEED.check(self.seed, "Classification"))
         if self.features is not None:
             object.__setattr__(self, "features", tuple(self.features))
 

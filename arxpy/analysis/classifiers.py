@@ -1,10 +1,11 @@
 """The classifiers of the classification analysis: scikit-learn estimators by name.
 
-Each kind has a few main parameters with defaults; unknown parameters are refused with
-a message that lists the known ones. ``fit`` trains on a sparse one-hot matrix with
-per-row weights where that is exactly equivalent to repeating rows (logistic
-regression's and naive Bayes's objectives are sums over records), which lets the
-cross-validation train on distinct rows only.
+Each kind declares its main parameters once (:class:`~arxpy.params.Param`: default,
+range or choices, help); unknown parameters are refused with a message that lists the
+known ones, bad values with one naming the parameter and the range. ``fit`` trains on a
+sparse one-hot matrix with per-row weights where that is exactly equivalent to repeating
+rows (logistic regression's and naive Bayes's objectives are sums over records), which
+lets the cross-validation train on distinct rows only.
 """
 
 from __future__ import annotations
@@ -17,17 +18,50 @@ import numpy as np
 import scipy.sparse as sp
 
 from arxpy.errors import ConfigurationError
+from arxpy.params import Param
 
-#: Main parameters and their defaults, per classifier kind.
-PARAMETERS: dict[str, dict[str, Any]] = {
+_MAX_DEPTH = Param("max_depth", "int", None, low=1, optional=True, label="maximum depth",
+                   help="Deepest split of a tree (none: grow until leaves are pure)")
+_MIN_LEAF = Param("min_samples_leaf", "int", 1, low=1, label="minimum records per leaf",
+                  help="Fewest training records a leaf may hold")
+
+#: Each classifier kind's main parameters, declared once (checks, CLI, GUI defaults).
+CLASSIFIER_PARAMS: dict[str, tuple[Param, ...]] = {
     # newton-cg with tol 1e-3 matches the accuracy of tighter tolerances on one-hot data
     # in half lbfgs's time (example, 40,000 records, 3 folds: 1.7 s vs 2.9 s with lbfgs at
     # 1e-3 and 5.4 s at 1e-4), and saga is slow with the row weights used here.
-    "logistic": {"C": 1.0, "max_iter": 500, "tol": 1e-3, "solver": "newton-cg"},
-    "tree": {"max_depth": None, "min_samples_leaf": 1, "criterion": "gini"},
-    "forest": {"n_estimators": 100, "max_depth": None, "min_samples_leaf": 1},
-    "bayes": {"alpha": 1.0},
+    "logistic": (
+        Param("C", "float", 1.0, low=0, low_open=True, label="inverse regularization C",
+              help="Inverse regularization strength (smaller: simpler model)"),
+        Param("max_iter", "int", 500, low=1, label="maximum iterations",
+              help="Iterations of the solver at most"),
+        Param("tol", "float", 1e-3, low=0, low_open=True, label="tolerance",
+              help="Stopping tolerance of the solver"),
+        Param("solver", "choice", "newton-cg",
+              choices=("newton-cg", "lbfgs", "liblinear", "newton-cholesky", "sag", "saga"),
+              help="scikit-learn's optimization algorithm"),
+    ),
+    "tree": (
+        _MAX_DEPTH, _MIN_LEAF,
+        Param("criterion", "choice", "gini", choices=("gini", "entropy", "log_loss"),
+              label="split criterion", help="How a split's quality is measured"),
+    ),
+    "forest": (
+        Param("n_estimators", "int", 100, low=1, label="trees", help="Trees in the forest"),
+        _MAX_DEPTH, _MIN_LEAF,
+    ),
+    "bayes": (
+        Param("alpha", "float", 1.0, low=0, label="smoothing alpha",
+              help="Additive (Laplace) smoothing of the feature counts"),
+    ),
 }
+#: Main parameters and their defaults, per classifier kind.
+PARAMETERS: dict[str, dict[str, Any]] = {
+    kind: {p.name: p.default for p in params} for kind, params in CLASSIFIER_PARAMS.items()}
+#: The seed of the folds and of the classifiers' randomness (numpy and scikit-learn
+#: accept 0 to 2**32 - 1).
+SEED = Param("seed", "int", 0, low=0, high=2**32 - 1,
+             help="Fixes the folds and the classifier's randomness")
 LABELS = {
     "logistic": "Logistic regression",
     "tree": "Decision tree",
@@ -43,8 +77,10 @@ WEIGHT_EQUIVALENT = frozenset({"logistic", "bayes"})
 class ClassifierSpec:
     """A classifier kind (``logistic``, ``tree``, ``forest``, ``bayes``) and its parameters.
 
-    Parameters not given take the defaults of :data:`PARAMETERS`. ``seed`` fixes the
-    randomness of the tree and forest (and of the ``saga``/``sag`` solvers).
+    Parameters not given take the defaults declared in :data:`CLASSIFIER_PARAMS`; given
+    ones are checked against the declaration (ConfigurationError naming the parameter).
+    ``seed`` fixes the randomness of the tree and forest (and of the ``saga``/``sag``
+    solvers).
     """
 
     kind: str = "logistic"
@@ -52,14 +88,20 @@ class ClassifierSpec:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.kind not in PARAMETERS:
+        if self.kind not in CLASSIFIER_PARAMS:
             raise ConfigurationError(
-                f"Unknown classifier '{self.kind}'; use one of {', '.join(PARAMETERS)}.")
-        unknown = sorted(set(self.params) - set(PARAMETERS[self.kind]))
+                f"Unknown classifier '{self.kind}'; use one of {', '.join(CLASSIFIER_PARAMS)}.")
+        declared = CLASSIFIER_PARAMS[self.kind]
+        unknown = sorted(set(self.params) - {p.name for p in declared})
         if unknown:
             raise ConfigurationError(
                 f"The {LABELS[self.kind].lower()} has no parameter {', '.join(unknown)}; its "
                 f"parameters are {', '.join(PARAMETERS[self.kind])}.")
+        owner = LABELS[self.kind]
+        given = {p.name: p.check(self.params[p.name], owner)
+                 for p in declared if p.name in self.params}
+        object.__setattr__(self, "params", given)
+        object.__setattr__(self, "seed", SEED.check(self.seed, owner))
 
     @property
     def label(self) -> str:
