@@ -160,3 +160,15 @@ def test_a_project_file_with_a_bad_value_is_one_clear_line(tmp_path, capsys, mod
     err = capsys.readouterr().err
     assert code == 2
     assert setting in err and "Traceback" not in err
+
+
+def test_models_state_their_risk_guarantees() -> None:
+    from arxpy.privacy import AverageRisk, EntropyLDiversity, ProsecutorRisk
+
+    assert KAnonymity(5).guaranteed_class_size == 5
+    assert ProsecutorRisk(0.3).guaranteed_class_size == 4  # 1/4 <= 0.3 < 1/3
+    assert EntropyLDiversity("d", 2.5).guaranteed_class_size == 3
+    assert TCloseness("d", 0.2).guaranteed_class_size is None
+    assert AverageRisk(0.05).marketer_risk_limit == 0.05
+    assert PopulationUniqueness(0.01, region="usa").marketer_risk_limit == 0.01
+    assert KAnonymity(5).marketer_risk_limit is None

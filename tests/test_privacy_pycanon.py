@@ -63,6 +63,14 @@ def adult() -> pd.DataFrame:
 
 def release(frame, qis, sensitive, model, suppression, data_type=None):
     """Anonymize; return the released (non-suppressed) rows and the engine's output."""
+    released, output, _ = release_with_model(frame, qis, sensitive, model, suppression,
+                                             data_type)
+    return released, output
+
+
+def release_with_model(frame, qis, sensitive, model, suppression, data_type=None):
+    """As :func:`release`, plus the run's prepared copy of ``model`` (a run prepares
+    clones, so ``model`` itself holds no global distribution)."""
     columns = [*qis, sensitive]
     frame = frame[columns]
     definition = DataDefinition(
@@ -79,7 +87,7 @@ def release(frame, qis, sensitive, model, suppression, data_type=None):
     # Parameters are chosen so that the audit sees several classes, not just the top.
     assert output.statistics.n_classes >= 4
     assert len(released) >= (1 - suppression) * len(frame) - 1e-9
-    return released, output
+    return released, output, result.prepared_privacy_models[0]
 
 
 def class_counts(released: pd.DataFrame, qis: list[str], sensitive: str) -> pd.DataFrame:
@@ -121,7 +129,7 @@ def test_recursive_cl_diversity(adult) -> None:
 
 def test_t_closeness_equal_distance_matches_pycanon(adult) -> None:
     model = TCloseness("occupation", 0.4, "equal")
-    released, output = release(adult, QIS, "occupation", model, 0.0)
+    released, output, model = release_with_model(adult, QIS, "occupation", model, 0.0)
     t = anonymity.t_closeness(released, QIS, ["occupation"])  # string column: equal distance
     assert t <= 0.4
     assert model.emd(output.classes).max() == pytest.approx(t, abs=1e-12)
@@ -129,7 +137,7 @@ def test_t_closeness_equal_distance_matches_pycanon(adult) -> None:
 
 def test_t_closeness_ordered_distance_matches_pycanon(adult) -> None:
     model = TCloseness("age", 0.1, "ordered")
-    released, output = release(adult, QIS_AGE_SENSITIVE, "age", model, 0.0,
+    released, output, model = release_with_model(adult, QIS_AGE_SENSITIVE, "age", model, 0.0,
                                DataType(DataKind.INTEGER))
     numeric = released.astype({"age": int})  # numeric column: pycanon's ordered distance
     t = anonymity.t_closeness(numeric, QIS_AGE_SENSITIVE, ["age"])
@@ -158,7 +166,7 @@ def transport_emd(p: np.ndarray, q: np.ndarray, d: np.ndarray) -> float:
 
 def test_t_closeness_hierarchical_distance_solves_the_transport_problem(adult) -> None:
     model = TCloseness("occupation", 0.3, "hierarchical")
-    released, output = release(adult, QIS, "occupation", model, 0.0)
+    released, output, model = release_with_model(adult, QIS, "occupation", model, 0.0)
     counts = class_counts(released, QIS, "occupation")
     q = counts.to_numpy().sum(axis=0) / counts.to_numpy().sum()
     d = lca_distance(adult_hierarchy("occupation"), [str(c) for c in counts.columns])
@@ -171,7 +179,7 @@ def test_t_closeness_hierarchical_distance_solves_the_transport_problem(adult) -
 
 def test_delta_disclosure_matches_pycanon(adult) -> None:
     model = DeltaDisclosure("occupation", 3.0)
-    released, output = release(adult, QIS, "occupation", model, 0.0)
+    released, output, model = release_with_model(adult, QIS, "occupation", model, 0.0)
     delta_ln = anonymity.delta_disclosure(released, QIS, ["occupation"])  # natural log
     assert delta_ln < 3.0 * math.log(2)
     assert model.class_disclosure(output.classes).max() * math.log(2) == \
@@ -180,7 +188,7 @@ def test_delta_disclosure_matches_pycanon(adult) -> None:
 
 def test_basic_beta_likeness_matches_pycanon(adult) -> None:
     model = BasicBetaLikeness("occupation", 3.0)
-    released, output = release(adult, QIS, "occupation", model, 0.0)
+    released, output, model = release_with_model(adult, QIS, "occupation", model, 0.0)
     beta = anonymity.basic_beta_likeness(released, QIS, ["occupation"])
     assert beta <= 3.0
     assert model.class_gain(output.classes).max() == pytest.approx(beta, abs=1e-12)

@@ -111,7 +111,7 @@ class PrivacyModelDialog(QDialog):
                 return (f"l = {spec['l']:g} is impossible: '{spec['attribute']}' has only "
                         f"{distinct} distinct value(s), so no class can hold {needed}; "
                         f"choose l of at most {distinct}.")
-        size = model.guaranteed_class_size()
+        size = model.guaranteed_class_size
         if size is not None and size > records:
             return (f"{model.describe()} needs classes of {size} records, but the data has "
                     f"only {records}.")

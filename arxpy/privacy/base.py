@@ -52,12 +52,15 @@ class PrivacyModel(Parameterized, ABC):
         """The sensitive attribute this model protects, if any."""
         return None
 
+    @property
     def guaranteed_class_size(self) -> int | None:
-        """The size every released class reaches under this model, if it promises one."""
+        """Every released class holds at least this many records (bounds the prosecutor,
+        journalist and marketer risks by its inverse, as ARX's ``getRiskThreshold*``)."""
         return None
 
-    def average_risk_limit(self) -> float | None:
-        """The bound on the average (marketer) re-identification risk, if it gives one."""
+    @property
+    def marketer_risk_limit(self) -> float | None:
+        """The marketer risk of a released output is at most this, if the model bounds it."""
         return None
 
     def validate(self, data: EncodedData) -> None:  # noqa: B027 - optional hook

@@ -31,7 +31,8 @@ class KAnonymity(PrivacyModel):
     monotonic_without_suppression = True
     k: int
 
-    def guaranteed_class_size(self) -> int | None:
+    @property
+    def guaranteed_class_size(self) -> int:
         return self.k
 
     def validate(self, data: EncodedData) -> None:

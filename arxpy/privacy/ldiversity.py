@@ -38,7 +38,8 @@ class _LDiversity(SensitiveAttributeModel):
     def min_distinct(self) -> int:
         return math.ceil(self.l)
 
-    def guaranteed_class_size(self) -> int | None:
+    @property
+    def guaranteed_class_size(self) -> int:
         # Each class holds at least ceil(l) distinct values, so at least as many records.
         return self.min_distinct
 

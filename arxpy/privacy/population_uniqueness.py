@@ -76,7 +76,8 @@ class PopulationUniqueness(PrivacyModel):
             return PopulationModel.from_region(self.region)
         return PopulationModel(int(self.population_size))  # type: ignore[arg-type]
 
-    def average_risk_limit(self) -> float | None:
+    @property
+    def marketer_risk_limit(self) -> float:
         return self.threshold
 
     def validate(self, data: EncodedData) -> None:

@@ -46,7 +46,8 @@ class AverageRisk(PrivacyModel):
     monotonic_without_suppression = True
     threshold: float
 
-    def average_risk_limit(self) -> float | None:
+    @property
+    def marketer_risk_limit(self) -> float:
         return self.threshold
 
     def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:

@@ -50,21 +50,23 @@ NO_LIMITS = RiskLimits()
 def risk_limits(models: Iterable[Any]) -> RiskLimits:
     """The limits ARX derives from privacy models (``getRiskThreshold*``), minimum over all.
 
-    Each model says what it guarantees: a class size s (k-anonymity and the
-    prosecutor-risk model give k, l-diversity variants ceil(l)) limits all three attacker
-    models to 1/s; an average-risk limit (average risk, population uniqueness) bounds
-    the marketer risk.
+    k-anonymity and the prosecutor-risk model give 1/k for all three attacker models;
+    l-diversity variants 1/ceil(l) (each class holds at least l records); average risk
+    and population uniqueness limit the marketer risk by their threshold.
     """
     prosecutor = journalist = marketer = 1.0
     for model in models:
-        size = model.guaranteed_class_size()
+        kind = getattr(model, "kind", "")
+        size = None
+        if kind in ("k-anonymity", "prosecutor-risk"):
+            size = int(model.k)
+        elif "l-diversity" in kind and hasattr(model, "l"):
+            size = math.ceil(float(model.l))
         if size:
             prosecutor, journalist = min(prosecutor, 1 / size), min(journalist, 1 / size)
             marketer = min(marketer, 1 / size)
-            continue
-        limit = model.average_risk_limit()
-        if limit is not None:
-            marketer = min(marketer, float(limit))
+        elif kind in ("average-risk", "population-uniqueness"):
+            marketer = min(marketer, float(model.threshold))
     return RiskLimits(prosecutor, journalist, marketer)
 
 
