@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
 from arxpy.errors import ConfigurationError
@@ -10,7 +11,10 @@ T = TypeVar("T")
 
 
 class Registry(Generic[T]):
-    """Classes by the value of their ``key_attribute``; rebuilds instances from dicts."""
+    """Classes by the value of their ``key_attribute``; rebuilds instances from dicts.
+
+    Classes are listed in the order they registered (the order menus show them in).
+    """
 
     def __init__(self, what: str, key_attribute: str) -> None:
         self._what = what  # e.g. "privacy model", for messages
@@ -22,14 +26,28 @@ class Registry(Generic[T]):
         self._classes[getattr(cls, self._key)] = cls
         return cls
 
-    def from_dict(self, d: dict[str, Any]) -> T:
-        """An instance from ``to_dict`` output; the constructor takes the other keys."""
+    def from_dict(self, d: Any) -> T:
+        """An instance from ``to_dict`` output; the constructor takes the other keys.
+
+        The class's parameter declaration checks every value: anything that does not fit
+        (an unknown key, a bad value, not a dict at all) raises ConfigurationError naming
+        the model and the setting.
+        """
+        if not isinstance(d, Mapping):
+            raise ConfigurationError(
+                f"A {self._what} must be given as a mapping with its '{self._key}' and "
+                f"settings, got {d!r}.")
         params = dict(d)
         key = params.pop(self._key, None)
-        if key not in self._classes:
+        if not isinstance(key, str) or key not in self._classes:
             known = ", ".join(sorted(self._classes))
             raise ConfigurationError(f"Unknown {self._what} '{key}'. Known: {known}.")
-        return self._classes[key](**params)
+        if not all(isinstance(name, str) for name in params):
+            raise ConfigurationError(f"The settings of {self._what} '{key}' must be named.")
+        try:
+            return self._classes[key](**params)
+        except (TypeError, ValueError) as exc:  # a constructor outside the declaration
+            raise ConfigurationError(f"Invalid settings of {self._what} '{key}': {exc}.") from None
 
     def keys(self) -> list[str]:
         return sorted(self._classes)

@@ -93,3 +93,20 @@ def test_study_classification(run, files, capsys):
     assert report["lattice_size"] == 9 and report["sampled"] is False
     assert (files / "plots" / "study.png").exists()
     assert "classification" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--param", "C=abc"], "Logistic regression: C must be a number, got 'abc'"),
+    (["--param", "C=0"], "C must be positive"),
+    (["--classifier", "tree", "--param", "max_depth=-1"],
+     "Decision tree: max_depth must be a whole number at least 1, got -1"),
+    (["--classifier", "forest", "--param", "n_estimators=2.5"], "n_estimators must be a whole"),
+    (["--classifier", "tree", "--param", "criterion=best"], "Unknown split criterion 'best'"),
+    (["--seed", "-1"], "seed must be a whole number between 0 and"),
+])
+def test_evaluate_bad_classifier_settings_are_one_line(run, files, capsys, extra, message):
+    code = run(["evaluate", *data_args(files), "--k", "5", *extra,
+                "--report", str(files / "r.json")])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
+    assert not (files / "r.json").exists()

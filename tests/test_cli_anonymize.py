@@ -65,7 +65,7 @@ def test_small_end_to_end(small, capsys):
     ("extra", "message"),
     [
         (["--k", "500"], "larger than the number of records"),
-        (["--k", "2", "--suppression", "1.5"], "[0, 1]"),
+        (["--k", "2", "--suppression", "1.5"], "suppression_limit must be between 0 and 1"),
         (["--k", "2", "--hierarchy", "height=nowhere.csv"], "nowhere.csv"),
         (["--k", "2", "--ldiversity", "disease:fancy:2"], "variant"),
         (["--k", "2", "--metric", "classification"], "--class-attribute"),

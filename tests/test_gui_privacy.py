@@ -5,10 +5,10 @@ import pytest
 from PySide6.QtWidgets import QDialog, QDialogButtonBox
 
 from arxpy.data.definition import AttributeType, DataDefinition
-from arxpy.gui.privacy_dialog import MODEL_SPECS, PrivacyModelDialog
+from arxpy.gui.privacy_dialog import PrivacyModelDialog
 from arxpy.gui.privacy_panel import PrivacyModelsPanel
 from arxpy.gui.state import AppState, default_settings
-from arxpy.privacy import privacy_model_kinds
+from arxpy.privacy import privacy_model_classes, privacy_model_kinds
 from arxpy.project import Project
 
 
@@ -27,8 +27,43 @@ def _ok(dialog: PrivacyModelDialog):
     return dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
 
 
-def test_every_registered_model_has_a_dialog():
-    assert set(privacy_model_kinds()) <= set(MODEL_SPECS)
+def test_every_registered_model_has_a_dialog(state, qtbot):
+    state.set_attribute("disease", type=AttributeType.SENSITIVE)
+    panel = PrivacyModelsPanel(state)
+    qtbot.addWidget(panel)
+    labels = [a.text() for a in panel.add_menu.actions()]
+    assert labels == [cls.label for cls in privacy_model_classes().values()]
+    assert set(privacy_model_classes()) == set(privacy_model_kinds())
+    for kind, cls in privacy_model_classes().items():
+        dialog = PrivacyModelDialog(state, kind)
+        qtbot.addWidget(dialog)
+        assert set(dialog.widgets) == {p.name for p in cls.params}
+        assert dialog.windowTitle() == f"Add {cls.label}"
+        # Defaults (with the sensitive attribute chosen) make a valid model, except where
+        # the model needs a choice the user must make (a population).
+        either_or = kind == "population-uniqueness"
+        assert _ok(dialog).isEnabled() != either_or, (kind, dialog.message.text())
+
+
+def test_declared_ranges_bound_the_fields(state, qtbot):
+    state.set_attribute("disease", type=AttributeType.SENSITIVE)
+    dialog = PrivacyModelDialog(state, "t-closeness")
+    qtbot.addWidget(dialog)
+    t = dialog.widgets["t"]
+    assert (t.minimum(), t.maximum()) == (0.0, 1.0)
+    distance = dialog.widgets["distance"]
+    assert [distance.itemText(i) for i in range(distance.count())] == \
+        ["equal", "hierarchical", "ordered"]
+    risk = PrivacyModelDialog(state, "average-risk")
+    qtbot.addWidget(risk)
+    threshold = risk.widgets["threshold"]
+    assert 0 < threshold.minimum() and threshold.maximum() < 1  # open range (0, 1)
+    dialog = PrivacyModelDialog(state, "t-closeness",
+                                {"kind": "t-closeness", "attribute": "disease", "t": 0.3,
+                                 "distance": "ordered"})
+    qtbot.addWidget(dialog)
+    assert dialog.model_dict() == {"kind": "t-closeness", "attribute": "disease", "t": 0.3,
+                                   "distance": "ordered"}
 
 
 def test_k_may_not_exceed_the_records(state, qtbot):
@@ -106,6 +141,12 @@ def test_either_or_parameters_are_left_out_when_not_given(state, qtbot):
     qtbot.addWidget(dialog)
     assert dialog.model_dict() == {"kind": "population-uniqueness", "threshold": 0.01,
                                    "estimator": "dankar"}
+    assert "population" in dialog.message.text() and not _ok(dialog).isEnabled()
     dialog.widgets["population_size"].setValue(100_000)
     assert dialog.model_dict()["population_size"] == 100_000 and "region" not in \
         dialog.model_dict()
+    assert _ok(dialog).isEnabled()
+    dialog.widgets["region"].setCurrentText("usa")
+    assert dialog.model_dict()["region"] == "usa" and not _ok(dialog).isEnabled()
+    dialog.widgets["population_size"].setValue(0)  # back to "not given"
+    assert "population_size" not in dialog.model_dict() and _ok(dialog).isEnabled()

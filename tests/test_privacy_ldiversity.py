@@ -187,7 +187,7 @@ def test_untracked_attribute_is_refused() -> None:
     [
         (lambda: DistinctLDiversity(NAME, 0), "at least 1"),
         (lambda: DistinctLDiversity(NAME, 2.5), "whole number"),
-        (lambda: DistinctLDiversity(NAME, "3"), "must be a number"),
+        (lambda: DistinctLDiversity(NAME, "3"), "l must be a whole number"),
         (lambda: EntropyLDiversity(NAME, 0.5), "at least 1"),
         (lambda: EntropyLDiversity(NAME, 2, "miller"), "Unknown entropy estimator"),
         (lambda: RecursiveCLDiversity(NAME, 0, 2), "c must be positive"),

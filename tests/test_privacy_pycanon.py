@@ -63,6 +63,14 @@ def adult() -> pd.DataFrame:
 
 def release(frame, qis, sensitive, model, suppression, data_type=None):
     """Anonymize; return the released (non-suppressed) rows and the optimum's classes."""
+    released, classes, _ = release_with_model(frame, qis, sensitive, model, suppression,
+                                              data_type)
+    return released, classes
+
+
+def release_with_model(frame, qis, sensitive, model, suppression, data_type=None):
+    """As :func:`release`, plus the run's prepared copy of ``model`` (a run prepares
+    clones, so ``model`` itself holds no global distribution)."""
     columns = [*qis, sensitive]
     frame = frame[columns]
     definition = DataDefinition(
@@ -80,7 +88,7 @@ def release(frame, qis, sensitive, model, suppression, data_type=None):
     assert output.statistics.n_classes >= 4
     assert len(released) >= (1 - suppression) * len(frame) - 1e-9
     classes, _ = result.classes_of(output.levels)
-    return released, classes
+    return released, classes, result.config.privacy_models[0]
 
 
 def class_counts(released: pd.DataFrame, qis: list[str], sensitive: str) -> pd.DataFrame:
@@ -122,7 +130,7 @@ def test_recursive_cl_diversity(adult) -> None:
 
 def test_t_closeness_equal_distance_matches_pycanon(adult) -> None:
     model = TCloseness("occupation", 0.4, "equal")
-    released, classes = release(adult, QIS, "occupation", model, 0.0)
+    released, classes, model = release_with_model(adult, QIS, "occupation", model, 0.0)
     t = anonymity.t_closeness(released, QIS, ["occupation"])  # string column: equal distance
     assert t <= 0.4
     assert model.emd(classes).max() == pytest.approx(t, abs=1e-12)
@@ -130,7 +138,7 @@ def test_t_closeness_equal_distance_matches_pycanon(adult) -> None:
 
 def test_t_closeness_ordered_distance_matches_pycanon(adult) -> None:
     model = TCloseness("age", 0.1, "ordered")
-    released, classes = release(adult, QIS_AGE_SENSITIVE, "age", model, 0.0,
+    released, classes, model = release_with_model(adult, QIS_AGE_SENSITIVE, "age", model, 0.0,
                                DataType(DataKind.INTEGER))
     numeric = released.astype({"age": int})  # numeric column: pycanon's ordered distance
     t = anonymity.t_closeness(numeric, QIS_AGE_SENSITIVE, ["age"])
@@ -159,7 +167,7 @@ def transport_emd(p: np.ndarray, q: np.ndarray, d: np.ndarray) -> float:
 
 def test_t_closeness_hierarchical_distance_solves_the_transport_problem(adult) -> None:
     model = TCloseness("occupation", 0.3, "hierarchical")
-    released, classes = release(adult, QIS, "occupation", model, 0.0)
+    released, classes, model = release_with_model(adult, QIS, "occupation", model, 0.0)
     counts = class_counts(released, QIS, "occupation")
     q = counts.to_numpy().sum(axis=0) / counts.to_numpy().sum()
     d = lca_distance(adult_hierarchy("occupation"), [str(c) for c in counts.columns])
@@ -172,7 +180,7 @@ def test_t_closeness_hierarchical_distance_solves_the_transport_problem(adult) -
 
 def test_delta_disclosure_matches_pycanon(adult) -> None:
     model = DeltaDisclosure("occupation", 3.0)
-    released, classes = release(adult, QIS, "occupation", model, 0.0)
+    released, classes, model = release_with_model(adult, QIS, "occupation", model, 0.0)
     delta_ln = anonymity.delta_disclosure(released, QIS, ["occupation"])  # natural log
     assert delta_ln < 3.0 * math.log(2)
     assert model.class_disclosure(classes).max() * math.log(2) == \
@@ -181,7 +189,7 @@ def test_delta_disclosure_matches_pycanon(adult) -> None:
 
 def test_basic_beta_likeness_matches_pycanon(adult) -> None:
     model = BasicBetaLikeness("occupation", 3.0)
-    released, classes = release(adult, QIS, "occupation", model, 0.0)
+    released, classes, model = release_with_model(adult, QIS, "occupation", model, 0.0)
     beta = anonymity.basic_beta_likeness(released, QIS, ["occupation"])
     assert beta <= 3.0
     assert model.class_gain(classes).max() == pytest.approx(beta, abs=1e-12)

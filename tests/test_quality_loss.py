@@ -129,7 +129,7 @@ def test_parameters_and_round_trip():
     again = quality_model_from_dict(model.to_dict())
     assert isinstance(again, Loss) and again.to_dict() == model.to_dict()
     assert (Loss.name, Loss.label) == ("loss", "Loss")
-    with pytest.raises(ConfigurationError, match="gs-factor"):
+    with pytest.raises(ConfigurationError, match="gs_factor must be between 0 and 1"):
         Loss(1.5)
     with pytest.raises(ConfigurationError, match="aggregate"):
         Loss(aggregate="median")

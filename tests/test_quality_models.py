@@ -263,7 +263,7 @@ def test_classification_rejects_unknown_attribute(example):
     data, _ = example
     with pytest.raises(ConfigurationError, match="'income'"):
         Classification("income").prepare(data)
-    with pytest.raises(ConfigurationError, match="penalties"):
+    with pytest.raises(ConfigurationError, match="suppressed_penalty must be at least 0"):
         Classification("disease", suppressed_penalty=-1)
 
 

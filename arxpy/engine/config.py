@@ -12,14 +12,14 @@ every quasi-identifier by default, as in ARX).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import arxpy.privacy  # noqa: F401  (registers every privacy model for from_dict)
 import arxpy.quality  # noqa: F401  (registers every quality model for from_dict)
 from arxpy.errors import ConfigurationError
+from arxpy.params import Param, check_params
 from arxpy.privacy.base import PrivacyModel
 from arxpy.privacy.registry import privacy_model_from_dict
 from arxpy.quality.base import QualityModel
@@ -27,6 +27,22 @@ from arxpy.quality.loss import Loss
 from arxpy.quality.registry import quality_model_from_dict
 
 STRATEGY_NAMES = ("optimal", "exhaustive", "heuristic")
+#: How messages about these settings name their owner.
+OWNER = "anonymization settings"
+
+#: The search settings, declared once (project files, CLI and GUI read them alike).
+SEARCH_PARAMS = (
+    Param("suppression_limit", "float", 0.0, low=0, high=1, unit="fraction of records",
+          label="suppression limit",
+          help="Largest fraction of records that may be suppressed (e.g. 0.02 for 2%)"),
+    Param("strategy", "choice", "optimal", choices=STRATEGY_NAMES, label="search strategy",
+          help="optimal prunes with monotonicity and bounds, exhaustive checks every "
+               "transformation, heuristic returns the best found within the time limit"),
+    Param("time_limit", "float", None, low=0, low_open=True, optional=True, unit="seconds",
+          label="time limit", help="Time budget of the heuristic strategy"),
+    Param("remove_suppressed", "bool", False, label="remove suppressed records",
+          help="Leave suppressed records out of the output instead of masking them"),
+)
 
 
 @dataclass
@@ -34,7 +50,8 @@ class AnonymizationConfig:
     """What to achieve and how to search.
 
     ``suppression_limit`` is the largest fraction of records (in [0, 1]) that may be
-    suppressed; ``time_limit`` (seconds, > 0) bounds the heuristic strategy.
+    suppressed; ``time_limit`` (seconds, > 0) bounds the heuristic strategy. The search
+    settings are declared in :data:`SEARCH_PARAMS`.
     """
 
     privacy_models: Sequence[PrivacyModel]
@@ -48,24 +65,21 @@ class AnonymizationConfig:
         self.privacy_models = list(self.privacy_models)
         self.validate()
 
+    def search_settings(self) -> dict[str, Any]:
+        return {p.name: getattr(self, p.name) for p in SEARCH_PARAMS}
+
     def validate(self) -> None:
         """Raise :class:`ConfigurationError` for settings that can never work."""
         if not self.privacy_models:
             raise ConfigurationError("Choose at least one privacy model, e.g. k-anonymity.")
-        limit = self.suppression_limit
-        if not isinstance(limit, int | float) or math.isnan(limit) or not 0.0 <= limit <= 1.0:
-            raise ConfigurationError(
-                f"The suppression limit is a fraction of records in [0, 1], got {limit!r}."
-            )
-        if self.strategy not in STRATEGY_NAMES:
-            raise ConfigurationError(
-                f"Unknown search strategy '{self.strategy}'; use one of "
-                f"{', '.join(STRATEGY_NAMES)}."
-            )
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise ConfigurationError(
-                f"The time limit must be a positive number of seconds, got {self.time_limit!r}."
-            )
+        bad = [m for m in self.privacy_models if not isinstance(m, PrivacyModel)]
+        if bad:
+            raise ConfigurationError(f"Not a privacy model: {bad[0]!r}.")
+        if not isinstance(self.quality_model, QualityModel):
+            raise ConfigurationError(f"Not a quality model: {self.quality_model!r}.")
+        checked = check_params(SEARCH_PARAMS, self.search_settings(), OWNER)
+        for name, value in checked.items():
+            setattr(self, name, value)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -80,20 +94,21 @@ class AnonymizationConfig:
         return out
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> AnonymizationConfig:
-        """Inverse of :meth:`to_dict`; missing keys take their defaults."""
-        try:
-            models = [privacy_model_from_dict(m) for m in d.get("privacy_models", [])]
-            quality_spec = d.get("quality_model")
-            quality = quality_model_from_dict(quality_spec) if quality_spec else Loss()
-        except TypeError as exc:  # a model given parameters it does not take
-            raise ConfigurationError(f"Invalid model parameters: {exc}.") from None
-        time_limit = d.get("time_limit")
-        return cls(
-            privacy_models=models,
-            quality_model=quality,
-            suppression_limit=float(d.get("suppression_limit", 0.0)),
-            strategy=str(d.get("strategy", "optimal")),
-            time_limit=None if time_limit is None else float(time_limit),
-            remove_suppressed=bool(d.get("remove_suppressed", False)),
-        )
+    def from_dict(cls, d: Mapping[str, Any]) -> AnonymizationConfig:
+        """Inverse of :meth:`to_dict`; missing keys take their defaults.
+
+        Any value that does not fit raises ConfigurationError naming the setting (and the
+        model it belongs to).
+        """
+        if not isinstance(d, Mapping):
+            raise ConfigurationError(f"The {OWNER} must be a mapping, got {d!r}.")
+        specs = d.get("privacy_models", [])
+        if not isinstance(specs, list | tuple):
+            raise ConfigurationError(
+                f"privacy_models must be a list of privacy models, got {specs!r}.")
+        models = [privacy_model_from_dict(m) for m in specs]
+        quality_spec = d.get("quality_model")
+        quality = quality_model_from_dict(quality_spec) if quality_spec else Loss()
+        search = {p.name: d[p.name] for p in SEARCH_PARAMS if d.get(p.name) is not None}
+        return cls(privacy_models=models, quality_model=quality,
+                   **check_params(SEARCH_PARAMS, search, OWNER))

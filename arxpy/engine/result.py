@@ -91,7 +91,7 @@ class Result:
         return None if best is None else self.transformation(best.levels)
 
     def _score_range(self) -> tuple[float, float]:
-        ctx, quality = self._context, self.config.quality_model
+        ctx, quality = self._context, self._context.quality  # the run's prepared copy
         scores = [c.score for c in self._outcome.checks.values()]
         top_classes = ctx.classes(self.lattice.top)
         top_score, _ = quality.evaluate(top_classes, ~ctx.kept(top_classes))
@@ -251,6 +251,7 @@ class Result:
     def score_under(self, levels: Sequence[int], model: QualityModel) -> float:
         """Raw score of one transformation under another quality model (lower is better).
 
+        ``model`` itself is left as it was: a clone of it is prepared and scores.
         Raises ConfigurationError when ``model`` needs attributes this run did not track
         (e.g. a classification model's class attribute) or does not fit the data.
         """

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.gui.privacy_dialog import MODEL_SPECS, PrivacyModelDialog, describe_model, model_label
+from arxpy.gui.privacy_dialog import PrivacyModelDialog, describe_model, model_label
 from arxpy.gui.state import AppState
-from arxpy.privacy import privacy_model_kinds
+from arxpy.privacy import privacy_model_classes
 
 
 class PrivacyModelsPanel(QWidget):
@@ -43,10 +43,10 @@ class PrivacyModelsPanel(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.itemDoubleClicked.connect(lambda _item: self.edit_selected())
         self.add_menu = QMenu(self)
-        kinds = [k for k in MODEL_SPECS if k in privacy_model_kinds()]
-        for kind in kinds:
-            self.add_menu.addAction(model_label(kind),
-                                    lambda k=kind: self.add(k))
+        for kind, cls in privacy_model_classes().items():
+            action = self.add_menu.addAction(cls.label, lambda k=kind: self.add(k))
+            action.setToolTip(cls.summary)
+        self.add_menu.setToolTipsVisible(True)
         self.add_button = QToolButton(text="Add ▾", toolTip="Add a privacy model",
                                       autoRaise=True)
         self.add_button.setMenu(self.add_menu)
@@ -112,7 +112,7 @@ class PrivacyModelsPanel(QWidget):
     def edit_selected(self) -> None:
         row = self.table.currentRow()
         models = self.models()
-        if not 0 <= row < len(models) or models[row].get("kind") not in MODEL_SPECS:
+        if not 0 <= row < len(models) or models[row].get("kind") not in privacy_model_classes():
             return
         dialog = self.dialog(models[row]["kind"], row)
         if dialog.exec() == QDialog.DialogCode.Accepted:

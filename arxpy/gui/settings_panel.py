@@ -7,7 +7,6 @@ a spin box does not fill the undo history with every intermediate value.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from PySide6.QtCore import QTimer
@@ -24,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-import arxpy.quality as quality_package
 from arxpy.gui.state import AppState
+from arxpy.quality import quality_model_classes
 from arxpy.quality.loss import AGGREGATES
 
 STRATEGIES = {"optimal": "Optimal (prunes with monotonicity and bounds)",
@@ -37,14 +36,9 @@ COMMIT_DELAY_MS = 300
 
 
 def quality_models() -> dict[str, tuple[str, list[str]]]:
-    """Quality model name -> (label, names of its constructor parameters)."""
-    out = {}
-    for attr in quality_package.__all__:
-        cls = getattr(quality_package, attr)
-        name = getattr(cls, "name", None)
-        if isinstance(cls, type) and isinstance(name, str) and name:
-            params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
-            out[name] = (getattr(cls, "label", name), params)
+    """Quality model name -> (label, names of its declared parameters), by label."""
+    out = {name: (cls.label, [p.name for p in cls.params])
+           for name, cls in quality_model_classes().items()}
     return dict(sorted(out.items(), key=lambda item: item[1][0]))
 
 

@@ -1,15 +1,24 @@
-"""Privacy models. Importing this package registers every model by its kind."""
+"""Privacy models. Importing this package registers every model by its kind.
+
+The imports run in the order menus list the models (record-level, then attribute
+models, then risk thresholds), since the registry keeps the order of registration.
+"""
+# ruff: noqa: I001
 
 from arxpy.privacy.base import PrivacyModel
-from arxpy.privacy.disclosure import DeltaDisclosure
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
-from arxpy.privacy.likeness import BasicBetaLikeness, EnhancedBetaLikeness
-from arxpy.privacy.population_uniqueness import PopulationUniqueness
-from arxpy.privacy.prosecutor_risk import ProsecutorRisk
-from arxpy.privacy.registry import privacy_model_from_dict, privacy_model_kinds
-from arxpy.privacy.risk_threshold import AverageRisk
 from arxpy.privacy.tcloseness import TCloseness
+from arxpy.privacy.disclosure import DeltaDisclosure
+from arxpy.privacy.likeness import BasicBetaLikeness, EnhancedBetaLikeness
+from arxpy.privacy.risk_threshold import AverageRisk
+from arxpy.privacy.prosecutor_risk import ProsecutorRisk
+from arxpy.privacy.population_uniqueness import PopulationUniqueness
+from arxpy.privacy.registry import (
+    privacy_model_classes,
+    privacy_model_from_dict,
+    privacy_model_kinds,
+)
 
 __all__ = [
     "AverageRisk",
@@ -24,6 +33,7 @@ __all__ = [
     "ProsecutorRisk",
     "RecursiveCLDiversity",
     "TCloseness",
+    "privacy_model_classes",
     "privacy_model_from_dict",
     "privacy_model_kinds",
 ]

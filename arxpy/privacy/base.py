@@ -6,6 +6,10 @@ Models that judge the dataset as a whole (an average risk threshold, say) overri
 ``dataset_satisfied``. The monotonicity flags promise that if a transformation is
 anonymous, every generalization of it is too (and, for the search's other direction,
 that if it is not, no specialization is): the search prunes only on models that promise.
+
+Parameters are declared once (:class:`~arxpy.params.Param`): the declaration checks
+values, builds the GUI form, and gives ``to_dict`` and the project-file checks. A run
+prepares a :meth:`~arxpy.params.Parameterized.clone`, never the user's instance.
 """
 
 from __future__ import annotations
@@ -17,21 +21,46 @@ import numpy as np
 
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
+from arxpy.params import Param, Parameterized
 
 
-class PrivacyModel(ABC):
-    """Base class of privacy models (k-anonymity, l-diversity, t-closeness, ...)."""
+class PrivacyModel(Parameterized, ABC):
+    """Base class of privacy models (k-anonymity, l-diversity, t-closeness, ...).
+
+    A subclass declares ``kind``, ``label``, ``summary`` and ``params``; its constructor
+    is the declaration's (positional arguments in declaration order).
+    """
 
     #: Short key used in project files and reports, e.g. ``"k-anonymity"``.
     kind: ClassVar[str]
+    #: Display name, e.g. ``"t-Closeness"``.
+    label: ClassVar[str] = ""
+    #: What the model promises, in one sentence for people.
+    summary: ClassVar[str] = ""
+    params: ClassVar[tuple[Param, ...]] = ()
     #: Anonymity is preserved by generalization when records may be suppressed.
     monotonic_with_suppression: ClassVar[bool] = False
     #: Anonymity is preserved by generalization when no record may be suppressed.
     monotonic_without_suppression: ClassVar[bool] = False
 
+    @classmethod
+    def owner_name(cls) -> str:
+        return cls.kind
+
     @property
     def sensitive_attribute(self) -> str | None:
         """The sensitive attribute this model protects, if any."""
+        return None
+
+    @property
+    def guaranteed_class_size(self) -> int | None:
+        """Every released class holds at least this many records (bounds the prosecutor,
+        journalist and marketer risks by its inverse, as ARX's ``getRiskThreshold*``)."""
+        return None
+
+    @property
+    def marketer_risk_limit(self) -> float | None:
+        """The marketer risk of a released output is at most this, if the model bounds it."""
         return None
 
     def validate(self, data: EncodedData) -> None:  # noqa: B027 - optional hook
@@ -48,17 +77,6 @@ class PrivacyModel(ABC):
         """Does the output meet the model, given which classes are kept (not suppressed)?"""
         return True
 
-    @property
-    def guaranteed_class_size(self) -> int | None:
-        """Every released class holds at least this many records (bounds the prosecutor,
-        journalist and marketer risks by its inverse, as ARX's ``getRiskThreshold*``)."""
-        return None
-
-    @property
-    def marketer_risk_limit(self) -> float | None:
-        """The marketer risk of a released output is at most this, if the model bounds it."""
-        return None
-
     def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int) -> np.ndarray:
         """Classes to keep after suppressing more (at most ``budget`` records) to meet the model.
 
@@ -71,9 +89,17 @@ class PrivacyModel(ABC):
     def describe(self) -> str:
         """One line for people, e.g. ``"5-anonymity"``."""
 
-    @abstractmethod
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able parameters including ``"kind"``; inverse of ``privacy_model_from_dict``."""
+        """JSON-able parameters including ``"kind"``; inverse of ``privacy_model_from_dict``.
+
+        Optional parameters left out (None) are not written.
+        """
+        values = {k: v for k, v in self.get_params().items() if v is not None}
+        return {"kind": self.kind, **values}
+
+    def clone(self) -> PrivacyModel:
+        """A fresh, unprepared model with the same parameters (what a run prepares)."""
+        return type(self)(**self.get_params())
 
     # Models are values: equal, hashed and shown by their parameters.
     def __repr__(self) -> str:

@@ -9,18 +9,16 @@ logarithm is base 2, the comparison strict, and only values present in the class
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.params import Param
 from arxpy.privacy.registry import register_privacy_model
 from arxpy.privacy.sensitive import (
+    ATTRIBUTE,
     SensitiveAttributeModel,
     class_max,
     format_number,
-    require_number,
 )
 
 
@@ -29,17 +27,17 @@ class DeltaDisclosure(SensitiveAttributeModel):
     """No class moves the frequency of a sensitive value by a factor of 2**delta or more."""
 
     kind = "delta-disclosure"
+    label = "δ-Disclosure privacy"
+    summary = ("No class changes the frequency of a sensitive value by a factor of 2^δ "
+               "or more.")
+    params = (ATTRIBUTE,
+              Param("delta", "float", 1.0, low=0, low_open=True, label="δ",
+                    help="Largest log2 of the ratio of a value's frequency in a class to "
+                         "its overall frequency"))
     # ARX DDisclosurePrivacy: super(attribute, false, false)
     monotonic_with_suppression = False
     monotonic_without_suppression = False
-
-    def __init__(self, attribute: str, delta: float) -> None:
-        self.delta = delta
-        super().__init__(attribute)
-        value = require_number(delta, "delta", self.describe())
-        if value <= 0:
-            raise ConfigurationError(f"{self.describe()}: delta must be positive, got {delta}.")
-        self.delta = value
+    delta: float
 
     def value_disclosure(self, classes: EquivalenceClasses) -> np.ndarray:
         """|log2(p_class / p_global)| of each (class, value) triple of the distribution."""
@@ -64,6 +62,3 @@ class DeltaDisclosure(SensitiveAttributeModel):
 
     def describe(self) -> str:
         return f"{format_number(self.delta)}-disclosure privacy for '{self.attribute}'"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "attribute": self.attribute, "delta": self.delta}

@@ -7,13 +7,12 @@ so every generalization of a k-anonymous transformation is k-anonymous too.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
+from arxpy.params import Param
 from arxpy.privacy.base import PrivacyModel
 from arxpy.privacy.registry import register_privacy_model
 
@@ -23,15 +22,18 @@ class KAnonymity(PrivacyModel):
     """Each class must hold at least ``k`` records (``k >= 1``)."""
 
     kind = "k-anonymity"
+    label = "k-Anonymity"
+    summary = ("Every record is indistinguishable from at least k - 1 others in its "
+               "quasi-identifiers.")
+    params = (Param("k", "int", 5, low=1, unit="records",
+                    help="Every class holds at least k records"),)
     monotonic_with_suppression = True
     monotonic_without_suppression = True
+    k: int
 
-    def __init__(self, k: int) -> None:
-        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-            raise ConfigurationError(
-                f"k of k-anonymity must be a whole number of 1 or more, got {k!r}."
-            )
-        self.k = int(k)
+    @property
+    def guaranteed_class_size(self) -> int:
+        return self.k
 
     def validate(self, data: EncodedData) -> None:
         if self.k > data.n_records:
@@ -43,12 +45,6 @@ class KAnonymity(PrivacyModel):
     def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
         return classes.sizes >= self.k
 
-    @property
-    def guaranteed_class_size(self) -> int:
-        return self.k
-
     def describe(self) -> str:
         return f"{self.k}-anonymity"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "k": self.k}

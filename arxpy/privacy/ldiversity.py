@@ -9,37 +9,30 @@ finite sampling issues in entropy l-diversity, PSD 2016).
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import Distribution, EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
+from arxpy.params import Param
 from arxpy.privacy.registry import register_privacy_model
 from arxpy.privacy.sensitive import (
+    ATTRIBUTE,
     LOG_SLACK,
     SensitiveAttributeModel,
     format_number,
-    require_number,
 )
+
+#: ARX takes l as an int for distinct and recursive l-diversity, a double for entropy.
+WHOLE_L = Param("l", "int", 2, low=1, help="Distinct sensitive values per class")
 
 
 class _LDiversity(SensitiveAttributeModel):
     """Shared parameter l: every class needs at least ceil(l) distinct values (ARX LDiversity)."""
 
-    #: ARX takes l as an int for distinct and recursive l-diversity, a double for entropy.
-    whole_l: ClassVar[bool] = True
-
-    def __init__(self, attribute: str, l: float) -> None:  # noqa: E741 (the paper's name)
-        super().__init__(attribute)
-        self.l = l
-        l_value = require_number(l, "l", self.describe())
-        if l_value < 1:
-            raise ConfigurationError(f"{self.describe()}: l must be at least 1, got {l}.")
-        if self.whole_l and l_value != int(l_value):
-            raise ConfigurationError(f"{self.describe()}: l must be a whole number, got {l}.")
-        self.l = int(l_value) if self.whole_l else l_value
+    l: float  # noqa: E741 (the paper's name)
 
     @property
     def min_distinct(self) -> int:
@@ -69,21 +62,19 @@ class DistinctLDiversity(_LDiversity):
     """Every class holds at least l distinct values of the sensitive attribute."""
 
     kind = "distinct-l-diversity"
+    label = "Distinct l-diversity"
+    summary = ("Every equivalence class holds at least l distinct values of the sensitive "
+               "attribute.")
+    params = (ATTRIBUTE, WHOLE_L)
     # ARX DistinctLDiversity: super(attribute, l, true, true)
     monotonic_with_suppression = True
     monotonic_without_suppression = True
-
-    def __init__(self, attribute: str, l: int) -> None:  # noqa: E741
-        super().__init__(attribute, l)
 
     def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
         return self.distinct_ok(self.distribution(classes), classes.n_classes)
 
     def describe(self) -> str:
         return f"distinct-{format_number(self.l)}-diversity for '{self.attribute}'"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "attribute": self.attribute, "l": self.l}
 
 
 ENTROPY_ESTIMATORS = ("shannon", "grassberger")
@@ -115,24 +106,25 @@ class EntropyLDiversity(_LDiversity):
     """
 
     kind = "entropy-l-diversity"
-    whole_l = False
+    label = "Entropy l-diversity"
+    summary = "The entropy of the sensitive values in every class is at least ln(l)."
+    params = (ATTRIBUTE,
+              Param("l", "float", 2.0, low=1, help="Entropy of each class >= ln(l)"),
+              Param("estimator", "choice", "shannon", choices=ENTROPY_ESTIMATORS,
+                    label="entropy estimator",
+                    help="Shannon's plug-in entropy or Grassberger's finite-sample correction"))
     # ARX EntropyLDiversity: super(attribute, l, false, true)
     monotonic_with_suppression = False
     monotonic_without_suppression = True
+    estimator: str
 
-    def __init__(self, attribute: str, l: float, estimator: str = "shannon") -> None:  # noqa: E741
-        self.estimator = estimator
-        super().__init__(attribute, l)
-        if estimator not in ENTROPY_ESTIMATORS:
-            raise ConfigurationError(
-                f"Unknown entropy estimator {estimator!r} for entropy-l-diversity of "
-                f"'{attribute}'; use one of {', '.join(ENTROPY_ESTIMATORS)}."
-            )
-        if estimator == "grassberger":
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.estimator == "grassberger":
             # Deliberately unlike ARX, which flags both estimators monotonic: two classes
             # with counts 1:1:1:1 pass grassberger-entropy-4-diversity, merged (2:2:2:2) they
             # fail, so pruning on this flag could release data that is not l-diverse.
-            self.monotonic_without_suppression = False
+            self.monotonic_without_suppression = False  # type: ignore[misc]
 
     def _psi(self, n: np.ndarray) -> np.ndarray:
         if self.estimator == "grassberger":
@@ -161,31 +153,22 @@ class EntropyLDiversity(_LDiversity):
         prefix = "" if self.estimator == "shannon" else f"{self.estimator}-"
         return f"{prefix}entropy-{format_number(self.l)}-diversity for '{self.attribute}'"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "attribute": self.attribute,
-            "l": self.l,
-            "estimator": self.estimator,
-        }
-
 
 @register_privacy_model
 class RecursiveCLDiversity(_LDiversity):
     """In every class, r_1 < c (r_l + ... + r_m) for the value counts sorted descending."""
 
     kind = "recursive-cl-diversity"
+    label = "Recursive (c,l)-diversity"
+    summary = ("In every class the most frequent sensitive value is rarer than c times the "
+               "l-th and less frequent ones together.")
+    params = (ATTRIBUTE,
+              Param("c", "float", 4.0, low=0, low_open=True, help="r1 < c (rl + ... + rm)"),
+              WHOLE_L)
     # ARX RecursiveCLDiversity: super(attribute, l, false, true)
     monotonic_with_suppression = False
     monotonic_without_suppression = True
-
-    def __init__(self, attribute: str, c: float, l: int) -> None:  # noqa: E741
-        self.c = c
-        super().__init__(attribute, l)
-        c_value = require_number(c, "c", self.describe())
-        if c_value <= 0:
-            raise ConfigurationError(f"{self.describe()}: c must be positive, got {c}.")
-        self.c = c_value
+    c: float
 
     def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
         dist = self.distribution(classes)
@@ -210,6 +193,3 @@ class RecursiveCLDiversity(_LDiversity):
             f"recursive-({format_number(self.c)},{format_number(self.l)})-diversity "
             f"for '{self.attribute}'"
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "attribute": self.attribute, "c": self.c, "l": self.l}

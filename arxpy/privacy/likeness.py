@@ -9,18 +9,18 @@ globally can break the bound; the others have a negative gain.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import ClassVar
 
 import numpy as np
 
-from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.params import Param
 from arxpy.privacy.registry import register_privacy_model
 from arxpy.privacy.sensitive import (
+    ATTRIBUTE,
     SensitiveAttributeModel,
     class_max,
     format_number,
-    require_number,
 )
 
 
@@ -30,15 +30,12 @@ class _BetaLikeness(SensitiveAttributeModel):
     # ARX BasicBLikeness and EnhancedBLikeness: super(attribute, false, true)
     monotonic_with_suppression = False
     monotonic_without_suppression = True
-    label = ""
-
-    def __init__(self, attribute: str, beta: float) -> None:
-        self.beta = beta
-        super().__init__(attribute)
-        value = require_number(beta, "beta", self.describe())
-        if value <= 0:
-            raise ConfigurationError(f"{self.describe()}: beta must be positive, got {beta}.")
-        self.beta = value
+    params = (ATTRIBUTE,
+              Param("beta", "float", 1.0, low=0, low_open=True, label="β",
+                    help="Largest relative gain in a sensitive value's frequency in a class"))
+    #: "basic" or "enhanced", as in the model's name.
+    variant: ClassVar[str] = ""
+    beta: float
 
     def value_gain(self, classes: EquivalenceClasses) -> np.ndarray:
         """(p_class - p_global) / p_global of each (class, value) triple (>= -1)."""
@@ -64,10 +61,7 @@ class _BetaLikeness(SensitiveAttributeModel):
         return ok
 
     def describe(self) -> str:
-        return f"{self.label}-{format_number(self.beta)}-likeness for '{self.attribute}'"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "attribute": self.attribute, "beta": self.beta}
+        return f"{self.variant}-{format_number(self.beta)}-likeness for '{self.attribute}'"
 
 
 @register_privacy_model
@@ -75,7 +69,10 @@ class BasicBetaLikeness(_BetaLikeness):
     """No class raises a sensitive value's frequency by more than a factor 1 + beta."""
 
     kind = "basic-beta-likeness"
-    label = "basic"
+    label = "Basic β-likeness"
+    summary = ("No sensitive value is more than (1 + β) times as frequent in a class as in "
+               "the dataset.")
+    variant = "basic"
 
 
 @register_privacy_model
@@ -83,7 +80,9 @@ class EnhancedBetaLikeness(_BetaLikeness):
     """As basic beta-likeness, but rare values get the tighter bound -ln p_global(v)."""
 
     kind = "enhanced-beta-likeness"
-    label = "enhanced"
+    label = "Enhanced β-likeness"
+    summary = "Like basic β-likeness, with a logarithmic bound for rare values."
+    variant = "enhanced"
 
     def value_bound(self, classes: EquivalenceClasses) -> np.ndarray | float:
         counts = self.prepared_counts()

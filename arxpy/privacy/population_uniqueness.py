@@ -20,10 +20,11 @@ import numpy as np
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
+from arxpy.params import Param
 from arxpy.privacy.base import PrivacyModel
 from arxpy.privacy.registry import register_privacy_model
 from arxpy.risk.histogram import ClassSizeHistogram
-from arxpy.risk.population import PopulationModel
+from arxpy.risk.population import REGIONS, PopulationModel
 from arxpy.risk.uniqueness import ESTIMATORS, estimate_uniques
 
 
@@ -36,31 +37,48 @@ class PopulationUniqueness(PrivacyModel):
     """
 
     kind = "population-uniqueness"
+    label = "Population uniqueness"
+    summary = ("The estimated share of the population that is unique in the output stays "
+               "below the threshold.")
+    params = (
+        Param("threshold", "float", 0.01, low=0, high=1, low_open=True, high_open=True,
+              help="Largest estimated share of the population that is unique (e.g. 0.01 "
+                   "for 1%)"),
+        Param("estimator", "choice", "dankar", choices=ESTIMATORS, label="estimator",
+              help="How population uniques are estimated from the sample"),
+        Param("population_size", "int", None, low=1, optional=True, unit="people",
+              label="population size", help="People in the population (instead of a region)"),
+        Param("region", "choice", None, choices=tuple(sorted(REGIONS)), optional=True,
+              help="The population the data were sampled from (or give its size)"),
+    )
     monotonic_with_suppression = False
     monotonic_without_suppression = False
+    threshold: float
+    estimator: str
+    population_size: int | None
+    region: str | None
 
-    def __init__(self, threshold: float, estimator: str = "dankar",
-                 population_size: int | None = None, region: str | None = None) -> None:
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
-                or math.isnan(threshold) or not 0.0 < threshold < 1.0:
-            raise ConfigurationError(
-                f"The population uniqueness threshold must be above 0 and below 1 "
-                f"(e.g. 0.01 for 1%), got {threshold!r}."
-            )
-        if estimator not in ESTIMATORS:
-            raise ConfigurationError(
-                f"Unknown population uniqueness estimator '{estimator}'; use one of "
-                f"{', '.join(ESTIMATORS)}.")
-        if (population_size is None) == (region is None):
-            raise ConfigurationError(
-                "Give the population either as a size (population_size) or as a region "
-                "preset (region), not both and not neither.")
-        self.threshold = float(threshold)
-        self.estimator = estimator
-        self.population = (PopulationModel.from_region(region) if region is not None
-                           else PopulationModel(int(population_size)))  # type: ignore[arg-type]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         # ARX: RiskBasedCriterion(false, model == ZAYATZ, threshold)
-        self.monotonic_without_suppression = estimator == "zayatz"  # type: ignore[misc]
+        self.monotonic_without_suppression = self.estimator == "zayatz"  # type: ignore[misc]
+
+    def check_together(self) -> None:
+        if (self.population_size is None) == (self.region is None):
+            raise ConfigurationError(
+                "population-uniqueness: give the population either as a size "
+                "(population_size) or as a region preset (region), not both and not neither.")
+
+    @property
+    def population(self) -> PopulationModel:
+        """The population the data were sampled from."""
+        if self.region is not None:
+            return PopulationModel.from_region(self.region)
+        return PopulationModel(int(self.population_size))  # type: ignore[arg-type]
+
+    @property
+    def marketer_risk_limit(self) -> float:
+        return self.threshold
 
     def validate(self, data: EncodedData) -> None:
         self.population.check_sample(data.n_records)
@@ -109,19 +127,6 @@ class PopulationUniqueness(PrivacyModel):
         out[order[:best]] = False
         return out
 
-    @property
-    def marketer_risk_limit(self) -> float:
-        return self.threshold
-
     def describe(self) -> str:
         return (f"population uniqueness at most {self.threshold:g} ({self.estimator}, "
                 f"population {self.population.size:,})")
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "threshold": self.threshold,
-                               "estimator": self.estimator}
-        if self.population.region:
-            out["region"] = self.population.region
-        else:
-            out["population_size"] = self.population.size
-        return out

@@ -11,10 +11,10 @@ promised bound always holds. Monotonic with and without suppression, as k-anonym
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.encoding import EncodedData
+from arxpy.params import Param
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.registry import register_privacy_model
 
@@ -36,16 +36,18 @@ class ProsecutorRisk(KAnonymity):
     """
 
     kind = "prosecutor-risk"
+    label = "Prosecutor risk"
+    summary = ("No record's prosecutor re-identification risk (1 / class size) exceeds the "
+               "threshold.")
+    params = (Param("threshold", "float", 0.2, low=0, high=1, low_open=True,
+                    help="Largest re-identification risk of any record (1 / class size; "
+                         "e.g. 0.2 for classes of 5 or more)"),)
+    threshold: float
 
-    def __init__(self, threshold: float) -> None:
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
-                or math.isnan(threshold) or not 0.0 < threshold <= 1.0:
-            raise ConfigurationError(
-                f"The highest prosecutor risk must be above 0 and at most 1 (e.g. 0.2 for "
-                f"classes of 5 or more), got {threshold!r}."
-            )
-        self.threshold = float(threshold)
-        super().__init__(smallest_class_size(self.threshold))
+    @property
+    def k(self) -> int:  # type: ignore[override]
+        """The class size that keeps every record's risk at most the threshold."""
+        return smallest_class_size(self.threshold)
 
     def validate(self, data: EncodedData) -> None:
         if self.k > data.n_records:
@@ -57,6 +59,3 @@ class ProsecutorRisk(KAnonymity):
 
     def describe(self) -> str:
         return f"prosecutor risk at most {self.threshold:g} (classes of {self.k} or more)"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "threshold": self.threshold}

@@ -1,4 +1,4 @@
-"""Privacy models by kind, so project files and the CLI can name them."""
+"""Privacy models by kind, so project files, the CLI and the GUI can name them."""
 
 from __future__ import annotations
 
@@ -14,9 +14,14 @@ register_privacy_model = _MODELS.register
 
 
 def privacy_model_from_dict(d: dict[str, Any]) -> PrivacyModel:
-    """Rebuild a model from ``to_dict`` output; the class's constructor takes the other keys."""
+    """Rebuild a model from ``to_dict`` output; ConfigurationError names any bad setting."""
     return _MODELS.from_dict(d)
 
 
 def privacy_model_kinds() -> list[str]:
     return _MODELS.keys()
+
+
+def privacy_model_classes() -> dict[str, type[PrivacyModel]]:
+    """Kind -> class of every privacy model, in the order the package registers them."""
+    return _MODELS.classes()

@@ -8,15 +8,13 @@ HashGroupifyDistribution, suppressed records count neither as records nor as a c
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.params import Param
 from arxpy.privacy.base import PrivacyModel
 from arxpy.privacy.registry import register_privacy_model
-from arxpy.privacy.sensitive import format_number, require_number
+from arxpy.privacy.sensitive import format_number
 
 
 def average_risk(sizes: np.ndarray, kept: np.ndarray) -> float:
@@ -37,19 +35,20 @@ class AverageRisk(PrivacyModel):
     """
 
     kind = "average-risk"
+    label = "Average re-identification risk"
+    summary = ("The average prosecutor re-identification risk (1 / class size) stays below "
+               "the threshold.")
+    # ARX accepts [0, 1); 0 can never be met (every risk is positive), so we refuse it.
+    params = (Param("threshold", "float", 0.05, low=0, high=1, low_open=True, high_open=True,
+                    help="Largest average prosecutor risk (e.g. 0.05 for 5%)"),)
     # ARX AverageReidentificationRisk: RiskBasedCriterion(true, true, threshold)
     monotonic_with_suppression = True
     monotonic_without_suppression = True
+    threshold: float
 
-    def __init__(self, threshold: float) -> None:
-        value = require_number(threshold, "threshold", "the average-risk model")
-        # ARX accepts [0, 1); 0 can never be met (every risk is positive), so we refuse it.
-        if not 0.0 < value < 1.0:
-            raise ConfigurationError(
-                f"The average re-identification risk threshold must be above 0 and below 1 "
-                f"(e.g. 0.05 for 5%), got {threshold}."
-            )
-        self.threshold = value
+    @property
+    def marketer_risk_limit(self) -> float:
+        return self.threshold
 
     def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
         return np.ones(classes.n_classes, dtype=bool)
@@ -82,12 +81,5 @@ class AverageRisk(PrivacyModel):
         out[candidates[: int(np.argmax(enough)) + 1]] = False
         return out
 
-    @property
-    def marketer_risk_limit(self) -> float:
-        return self.threshold
-
     def describe(self) -> str:
         return f"average re-identification risk at most {format_number(self.threshold)}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "threshold": self.threshold}

@@ -16,6 +16,7 @@ import numpy as np
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import Distribution, EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData, TrackedAttribute
+from arxpy.params import Param
 from arxpy.privacy.base import PrivacyModel
 
 #: Relative slack for comparisons of sums of logarithms, so that a class exactly at
@@ -50,6 +51,11 @@ def class_max(class_index: np.ndarray, values: np.ndarray, n_classes: int) -> np
     return out
 
 
+#: The first parameter of every model of one sensitive attribute.
+ATTRIBUTE = Param("attribute", "attribute", help="a sensitive attribute to protect",
+                  label="Sensitive attribute")
+
+
 class SensitiveAttributeModel(PrivacyModel):
     """A model judging the distribution of one sensitive attribute in each class.
 
@@ -59,14 +65,10 @@ class SensitiveAttributeModel(PrivacyModel):
     indexed by value code) and the record count (``self.n_records``) after ``prepare``.
     """
 
-    def __init__(self, attribute: str) -> None:
-        if not isinstance(attribute, str) or not attribute:
-            raise ConfigurationError(
-                f"{type(self).__name__} needs the name of a sensitive attribute, got {attribute!r}."
-            )
-        self.attribute = attribute
-        self.global_counts: np.ndarray | None = None
-        self.n_records = 0
+    attribute: str
+    # Per-run state, set by prepare() on the run's clone.
+    global_counts: np.ndarray | None = None
+    n_records: int = 0
 
     @property
     def sensitive_attribute(self) -> str | None:

@@ -25,8 +25,9 @@ from arxpy.data.definition import DataKind
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import Distribution, EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData, TrackedAttribute
+from arxpy.params import Param
 from arxpy.privacy.registry import register_privacy_model
-from arxpy.privacy.sensitive import SensitiveAttributeModel, format_number, require_number
+from arxpy.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel, format_number
 
 DISTANCES = ("equal", "hierarchical", "ordered")
 
@@ -283,25 +284,24 @@ class TCloseness(SensitiveAttributeModel):
     """
 
     kind = "t-closeness"
+    label = "t-Closeness"
+    summary = ("The distribution of the sensitive attribute in every class is within "
+               "distance t of its distribution in the whole dataset.")
+    params = (ATTRIBUTE,
+              Param("t", "float", 0.2, low=0, high=1,
+                    help="Largest distance to the overall distribution (earth mover's "
+                         "distance, 0 to 1)"),
+              Param("distance", "choice", "equal", choices=DISTANCES, label="ground distance",
+                    help="equal, ordered (by the data type) or hierarchical (by the "
+                         "attribute's hierarchy)"))
     # ARX TCloseness (all three distances): super(attribute, false, true)
     monotonic_with_suppression = False
     monotonic_without_suppression = True
-
-    def __init__(self, attribute: str, t: float, distance: str = "equal") -> None:
-        self.t = t
-        self.distance = distance
-        super().__init__(attribute)
-        self._tree: HierarchyTree | None = None
-        self._domain: OrderedDomain | None = None
-        t_value = require_number(t, "t", self.describe())
-        if not 0.0 <= t_value <= 1.0:
-            raise ConfigurationError(f"{self.describe()}: t must be between 0 and 1, got {t}.")
-        self.t = t_value
-        if distance not in DISTANCES:
-            raise ConfigurationError(
-                f"Unknown ground distance {distance!r} for t-closeness of '{attribute}'; "
-                f"use one of {', '.join(DISTANCES)}."
-            )
+    t: float
+    distance: str
+    # Per-run state, set by prepare() on the run's clone.
+    _tree: HierarchyTree | None = None
+    _domain: OrderedDomain | None = None
 
     def validate(self, data: EncodedData) -> None:
         tracked = self.tracked(data)
@@ -339,7 +339,3 @@ class TCloseness(SensitiveAttributeModel):
             f"{format_number(self.t)}-closeness with {self.distance} distance "
             f"for '{self.attribute}'"
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "attribute": self.attribute, "t": self.t,
-                "distance": self.distance}

@@ -9,7 +9,11 @@ from arxpy.quality.height import Height
 from arxpy.quality.kl import KLDivergence
 from arxpy.quality.loss import Loss
 from arxpy.quality.precision import Precision
-from arxpy.quality.registry import quality_model_from_dict, quality_model_names
+from arxpy.quality.registry import (
+    quality_model_classes,
+    quality_model_from_dict,
+    quality_model_names,
+)
 
 __all__ = [
     "AverageClassSize",
@@ -21,6 +25,7 @@ __all__ = [
     "NonUniformEntropy",
     "Precision",
     "QualityModel",
+    "quality_model_classes",
     "quality_model_from_dict",
     "quality_model_names",
 ]

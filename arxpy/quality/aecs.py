@@ -7,14 +7,12 @@ by k. All suppressed records together count as one extra class.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.quality.base import QualityModel
-from arxpy.quality.precision import gs_factors, require_prepared
+from arxpy.quality.precision import GS_FACTOR, gs_factors, require_prepared
 from arxpy.quality.registry import register_quality_model
 
 
@@ -28,11 +26,9 @@ class AverageClassSize(QualityModel):
 
     name = "aecs"
     label = "Average equivalence class size"
-
-    def __init__(self, gs_factor: float = 0.5) -> None:
-        gs_factors(gs_factor)  # validates
-        self.gs_factor = float(gs_factor)
-        self._n_records: int | None = None
+    params = (GS_FACTOR,)
+    gs_factor: float
+    _n_records: int | None = None  # set by prepare() on the run's clone
 
     def prepare(self, data: EncodedData) -> None:
         self._n_records = data.n_records
@@ -62,9 +58,6 @@ class AverageClassSize(QualityModel):
         if extra > per_class:
             groups = classes.n_classes * per_class + extra
         return _ratio(float(self._n_records), groups)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "gs_factor": self.gs_factor}
 
 
 def _ratio(records: float, groups: float) -> float:

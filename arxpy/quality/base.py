@@ -5,6 +5,9 @@ them are suppressed. Lower raw scores are better (less information lost), as in 
 An optional lower bound lets the optimal search skip transformations that cannot
 beat the best found: it must not exceed the score of the transformation nor of any
 transformation that generalizes it, whatever gets suppressed.
+
+Parameters are declared once (:class:`~arxpy.params.Param`); a run prepares a
+:meth:`~arxpy.params.Parameterized.clone`, never the user's instance.
 """
 
 from __future__ import annotations
@@ -16,15 +19,25 @@ import numpy as np
 
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
+from arxpy.params import Param, Parameterized
 
 
-class QualityModel(ABC):
-    """Base class of quality models (Loss, Discernibility, KL divergence, ...)."""
+class QualityModel(Parameterized, ABC):
+    """Base class of quality models (Loss, Discernibility, KL divergence, ...).
+
+    A subclass declares ``name``, ``label`` and ``params``; its constructor is the
+    declaration's (positional arguments in declaration order).
+    """
 
     #: CLI and project key, e.g. ``"loss"``, ``"dm"``, ``"kl"``.
     name: ClassVar[str]
     #: Human-readable name, e.g. ``"Loss"``.
     label: ClassVar[str]
+    params: ClassVar[tuple[Param, ...]] = ()
+
+    @classmethod
+    def owner_name(cls) -> str:
+        return cls.name
 
     @property
     def tracked_attributes(self) -> tuple[str, ...]:
@@ -71,5 +84,14 @@ class QualityModel(ABC):
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able parameters including ``"name"``."""
-        return {"name": self.name}
+        """JSON-able parameters including ``"name"`` (optional ones left out when None)."""
+        values = {k: v for k, v in self.get_params().items() if v is not None}
+        return {"name": self.name, **values}
+
+    def clone(self) -> QualityModel:
+        """A fresh, unprepared model with the same parameters (what a run prepares)."""
+        return type(self)(**self.get_params())
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({params})"

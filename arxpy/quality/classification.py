@@ -17,13 +17,14 @@ and penalties move towards the largest penalty as that attribute is generalized.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
+from arxpy.params import Param
 from arxpy.quality.base import QualityModel
 from arxpy.quality.kl import row_ids
 from arxpy.quality.registry import register_quality_model
@@ -53,27 +54,33 @@ class Classification(QualityModel):
     name = "classification"
     label = "Classification accuracy"
 
-    def __init__(
-        self,
-        class_attribute: str,
-        suppressed_penalty: float = 0.5,
-        minority_penalty: float = 1.0,
-        ambiguity_penalty: float = 1.0,
-    ) -> None:
-        penalties = (suppressed_penalty, minority_penalty, ambiguity_penalty)
-        if min(penalties) < 0 or max(penalties) <= 0:
+    params = (
+        Param("class_attribute", "attribute", help="the attribute to predict",
+              label="Class attribute"),
+        Param("suppressed_penalty", "float", 0.5, low=0,
+              help="Cost of a suppressed record"),
+        Param("minority_penalty", "float", 1.0, low=0,
+              help="Cost of a record whose class value is not its group's majority"),
+        Param("ambiguity_penalty", "float", 1.0, low=0,
+              help="Cost of a record in a group without a unique majority"),
+    )
+    class_attribute: str
+    suppressed_penalty: float
+    minority_penalty: float
+    ambiguity_penalty: float
+    # Per-run state, set by prepare() on the run's clone.
+    _n_records: int | None = None
+    _qi_index: int | None = None
+    _scale: np.ndarray = np.zeros(0)
+    _radices: Sequence[list[int]] = ()
+
+    def check_together(self) -> None:
+        penalties = (self.suppressed_penalty, self.minority_penalty, self.ambiguity_penalty)
+        if max(penalties) <= 0:
             raise ConfigurationError(
-                f"Classification penalties must be 0 or more and not all 0, got {penalties}; "
-                "the defaults are 0.5 (suppressed), 1 (minority) and 1 (no majority)."
+                "classification: the penalties must not all be 0; the defaults are 0.5 "
+                "(suppressed), 1 (minority) and 1 (no majority)."
             )
-        self.class_attribute = class_attribute
-        self.suppressed_penalty = float(suppressed_penalty)
-        self.minority_penalty = float(minority_penalty)
-        self.ambiguity_penalty = float(ambiguity_penalty)
-        self._n_records: int | None = None
-        self._qi_index: int | None = None
-        self._scale: np.ndarray = np.zeros(0)
-        self._radices: list[list[int]] = []
 
     @property
     def tracked_attributes(self) -> tuple[str, ...]:
@@ -163,12 +170,3 @@ class Classification(QualityModel):
         return float(
             np.sum(np.where(has_majority, (total - top1) * minority, total * ambiguity))
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "class_attribute": self.class_attribute,
-            "suppressed_penalty": self.suppressed_penalty,
-            "minority_penalty": self.minority_penalty,
-            "ambiguity_penalty": self.ambiguity_penalty,
-        }

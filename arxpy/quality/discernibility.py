@@ -8,14 +8,12 @@ suppressed record costs n (the number of records), so a suppressed class costs n
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.quality.base import QualityModel
-from arxpy.quality.precision import require_prepared
+from arxpy.quality.precision import MONOTONIC, require_prepared
 from arxpy.quality.registry import register_quality_model
 
 
@@ -25,10 +23,9 @@ class Discernibility(QualityModel):
 
     name = "dm"
     label = "Discernibility"
-
-    def __init__(self, monotonic: bool = False) -> None:
-        self.monotonic = bool(monotonic)
-        self._n_records: int | None = None
+    params = (MONOTONIC,)
+    monotonic: bool
+    _n_records: int | None = None  # set by prepare() on the run's clone
 
     def prepare(self, data: EncodedData) -> None:
         self._n_records = data.n_records
@@ -46,6 +43,3 @@ class Discernibility(QualityModel):
         """DM* (sum of squared sizes): merging classes and suppressing only add to it."""
         sizes = classes.sizes.astype(float)
         return float(np.dot(sizes, sizes))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "monotonic": self.monotonic}

@@ -18,7 +18,13 @@ import numpy as np
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData, QuasiIdentifier
 from arxpy.quality.base import QualityModel
-from arxpy.quality.precision import arx_weights, gs_factors, require_prepared
+from arxpy.quality.precision import (
+    GS_FACTOR,
+    MONOTONIC,
+    arx_weights,
+    gs_factors,
+    require_prepared,
+)
 from arxpy.quality.registry import register_quality_model
 
 # ARX keeps 10 decimal digits of every per-attribute value (Metric.round).
@@ -51,13 +57,12 @@ class NonUniformEntropy(QualityModel):
 
     name = "entropy"
     label = "Non-uniform entropy"
-
-    def __init__(self, gs_factor: float = 0.5, monotonic: bool = False) -> None:
-        gs_factors(gs_factor)  # validates
-        self.gs_factor = float(gs_factor)
-        self.monotonic = bool(monotonic)
-        self._by_level: list[np.ndarray] | None = None
-        self._weights = np.ones(0)
+    params = (GS_FACTOR, MONOTONIC)
+    gs_factor: float
+    monotonic: bool
+    # Per-run state, set by prepare() on the run's clone.
+    _by_level: list[np.ndarray] | None = None
+    _weights: np.ndarray = np.ones(0)
 
     def prepare(self, data: EncodedData) -> None:
         self._by_level = [generalization_entropy(q) for q in data.quasi_identifiers]
@@ -92,9 +97,6 @@ class NonUniformEntropy(QualityModel):
         """Weighted sum over the last axis of the values floored to ARX's 10 decimals."""
         rounded = np.floor(per_attribute * _ROUNDING) / _ROUNDING
         return rounded @ self._weights
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "gs_factor": self.gs_factor, "monotonic": self.monotonic}
 
 
 def _suppression_entropy(classes: EquivalenceClasses, suppressed: np.ndarray) -> np.ndarray:

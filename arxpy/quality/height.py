@@ -22,9 +22,7 @@ class Height(QualityModel):
 
     name = "height"
     label = "Height"
-
-    def __init__(self) -> None:
-        self._weights: np.ndarray | None = None
+    _weights: np.ndarray | None = None  # set by prepare() on the run's clone
 
     def prepare(self, data: EncodedData) -> None:
         self._weights = arx_weights(data)

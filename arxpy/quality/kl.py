@@ -56,9 +56,7 @@ class KLDivergence(QualityModel):
 
     name = "kl"
     label = "KL divergence"
-
-    def __init__(self) -> None:
-        self._qis: list[QuasiIdentifier] | None = None
+    _qis: list[QuasiIdentifier] | None = None  # set by prepare() on the run's clone
 
     def prepare(self, data: EncodedData) -> None:
         self._qis = list(data.quasi_identifiers)

@@ -24,14 +24,15 @@ maximum. The lower bound is ARX's: the generalization part alone, over all recor
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
-from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
+from arxpy.params import Param
 from arxpy.quality.base import QualityModel
+from arxpy.quality.precision import GS_FACTOR
 from arxpy.quality.registry import register_quality_model
 
 AGGREGATES = ("sum", "max", "arithmetic_mean", "geometric_mean", "rank")
@@ -49,22 +50,29 @@ class Loss(QualityModel):
     name = "loss"
     label = "Loss"
 
-    def __init__(self, gs_factor: float = 0.5, aggregate: str = "geometric_mean") -> None:
-        if not 0.0 <= float(gs_factor) <= 1.0:
-            raise ConfigurationError(f"The gs-factor of Loss must be in [0, 1], got {gs_factor}.")
-        if aggregate not in AGGREGATES:
-            raise ConfigurationError(
-                f"Unknown aggregate '{aggregate}' for Loss; use one of {', '.join(AGGREGATES)}."
-            )
-        self.gs_factor = float(gs_factor)
-        self.aggregate = aggregate
-        self.s_factor = 2.0 * self.gs_factor if self.gs_factor < 0.5 else 1.0
-        self.g_factor = 1.0 if self.gs_factor <= 0.5 else 1.0 - 2.0 * (self.gs_factor - 0.5)
-        self._shares: list[list[np.ndarray]] = []
-        self._domain: list[float] = []
-        self._weights: list[float] = []
-        self._bounds: list[np.ndarray] = []  # [qi][level] normalized generalization bound
-        self._n = 0.0
+    params = (
+        GS_FACTOR,
+        Param("aggregate", "choice", "geometric_mean", choices=AGGREGATES, label="aggregate",
+              help="How the per-attribute losses combine into one score"),
+    )
+    gs_factor: float
+    aggregate: str
+    # Per-run state, set by prepare() on the run's clone.
+    _shares: Sequence[list[np.ndarray]] = ()
+    _domain: Sequence[float] = ()
+    _weights: Sequence[float] = ()
+    _bounds: Sequence[np.ndarray] = ()  # [qi][level] normalized generalization bound
+    _n = 0.0
+
+    @property
+    def s_factor(self) -> float:
+        """ARX's suppression factor for the gs-factor."""
+        return 2.0 * self.gs_factor if self.gs_factor < 0.5 else 1.0
+
+    @property
+    def g_factor(self) -> float:
+        """ARX's generalization factor for the gs-factor."""
+        return 1.0 if self.gs_factor <= 0.5 else 1.0 - 2.0 * (self.gs_factor - 0.5)
 
     def prepare(self, data: EncodedData) -> None:
         self._n = float(data.n_records)
@@ -190,9 +198,3 @@ class Loss(QualityModel):
             else:
                 result += (v / n) * w[q]
         return result
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "gs_factor": self.gs_factor, "aggregate": self.aggregate}
-
-    def __repr__(self) -> str:
-        return f"Loss(gs_factor={self.gs_factor}, aggregate={self.aggregate!r})"

@@ -13,6 +13,7 @@ import numpy as np
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
+from arxpy.params import Param
 from arxpy.quality.base import QualityModel
 from arxpy.quality.registry import register_quality_model
 
@@ -26,6 +27,15 @@ def arx_weights(data: EncodedData) -> np.ndarray:
     weights = np.array([q.weight for q in data.quasi_identifiers], dtype=float)
     top = weights.max(initial=0.0)
     return np.ones_like(weights) if top <= 0 else weights / top
+
+
+#: ARX's generalization/suppression factor, shared by the models that weigh both.
+GS_FACTOR = Param("gs_factor", "float", 0.5, low=0, high=1, label="gs-factor",
+                  help="Weight of suppression against generalization: 0 ignores suppression, "
+                       "1 ignores generalization, 0.5 weighs both equally")
+#: ARX's monotonic variant of a model, which ignores suppression.
+MONOTONIC = Param("monotonic", "bool", False,
+                  help="Ignore suppression (ARX's monotonic variant of the model)")
 
 
 def gs_factors(gs_factor: float) -> tuple[float, float]:
@@ -68,14 +78,13 @@ class Precision(QualityModel):
 
     name = "precision"
     label = "Precision"
-
-    def __init__(self, gs_factor: float = 0.5, monotonic: bool = False) -> None:
-        check_gs_factor(gs_factor)
-        self.gs_factor = float(gs_factor)
-        self.monotonic = bool(monotonic)
-        self._heights: np.ndarray | None = None
-        self._weights = np.ones(0)
-        self._n_records = 0
+    params = (GS_FACTOR, MONOTONIC)
+    gs_factor: float
+    monotonic: bool
+    # Per-run state, set by prepare() on the run's clone.
+    _heights: np.ndarray | None = None
+    _weights: np.ndarray = np.ones(0)
+    _n_records = 0
 
     def prepare(self, data: EncodedData) -> None:
         self._heights = np.array([q.height - 1 for q in data.quasi_identifiers], dtype=float)
@@ -118,6 +127,3 @@ class Precision(QualityModel):
         """ARX's ILMultiDimensionalArithmeticMean over the last axis: sum of w * v / d."""
         d = max(per_attribute.shape[-1], 1)
         return np.sum(per_attribute / d * self._weights, axis=-1)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "gs_factor": self.gs_factor, "monotonic": self.monotonic}

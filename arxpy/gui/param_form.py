@@ -1,0 +1,148 @@
+"""A form built from declared parameters (:class:`arxpy.params.Param`).
+
+Whole numbers get spin boxes, numbers decimal spin boxes (bounded by the declared
+range), choices and attributes combo boxes, flags check boxes; an optional parameter
+can be left "not given" and is then left out of :meth:`ParamForm.values`. Help texts
+become tooltips, units suffixes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QSpinBox,
+    QWidget,
+)
+
+from arxpy.params import Param
+
+#: Shown for an optional parameter that is left out.
+NOT_GIVEN = "not given"
+_INT_MAX = 2**31 - 1
+_FLOAT_MAX = 1e6
+#: Decimals of number fields; open bounds are kept off by one step of this precision.
+_DECIMALS = 3
+
+
+def row_label(param: Param) -> str:
+    """``"Ground distance"`` for a label ``"ground distance"``; one-letter names stay."""
+    title = param.title
+    return title[:1].upper() + title[1:] if len(title) > 1 else title
+
+
+def _int_range(param: Param) -> tuple[int, int]:
+    low = 0 if param.low is None else int(param.low) + (1 if param.low_open else 0)
+    high = _INT_MAX if param.high is None else int(param.high) - (1 if param.high_open else 0)
+    if param.optional:
+        low -= 1  # the value below the range stands for "not given"
+    return max(low, -_INT_MAX), min(high, _INT_MAX)
+
+
+def _float_range(param: Param) -> tuple[float, float]:
+    step = 10.0 ** -_DECIMALS
+    low = 0.0 if param.low is None else param.low + (step if param.low_open else 0.0)
+    high = _FLOAT_MAX if param.high is None else param.high - (step if param.high_open else 0.0)
+    return low, high
+
+
+class ParamForm(QWidget):
+    """One row per declared parameter; ``changed`` fires on every edit.
+
+    ``attributes`` lists the names offered for parameters of kind "attribute".
+    """
+
+    changed = Signal()
+
+    def __init__(self, params: Sequence[Param], values: Mapping[str, Any] | None = None,
+                 attributes: Sequence[str] = (), parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.params = tuple(params)
+        self.layout_ = QFormLayout(self)
+        self.layout_.setContentsMargins(0, 0, 0, 0)
+        self.widgets: dict[str, QWidget] = {}
+        values = values or {}
+        for param in self.params:
+            value = values.get(param.name, None if param.required else param.default)
+            widget = self._widget(param, value, list(attributes))
+            tip = param.help + (f" ({param.unit})" if param.unit else "")
+            widget.setToolTip(tip)
+            self.layout_.addRow(f"{row_label(param)}:", widget)
+            self.widgets[param.name] = widget
+
+    def _widget(self, param: Param, value: Any, attributes: list[str]) -> QWidget:
+        builders: dict[str, Callable[[Param, Any, list[str]], QWidget]] = {
+            "int": self._int_widget, "float": self._float_widget, "bool": self._bool_widget,
+            "choice": self._combo_widget, "attribute": self._combo_widget}
+        if param.kind not in builders:
+            raise ValueError(f"No form field for parameters of kind {param.kind!r}")
+        return builders[param.kind](param, value, attributes)
+
+    def _int_widget(self, param: Param, value: Any, _attributes: list[str]) -> QWidget:
+        low, high = _int_range(param)
+        widget = QSpinBox(minimum=low, maximum=high)
+        if param.optional:
+            widget.setSpecialValueText(NOT_GIVEN)
+        if param.unit:
+            widget.setSuffix(f" {param.unit}")
+        widget.setValue(low if value is None else int(value))
+        widget.valueChanged.connect(self.changed)
+        return widget
+
+    def _float_widget(self, param: Param, value: Any, _attributes: list[str]) -> QWidget:
+        low, high = _float_range(param)
+        widget = QDoubleSpinBox(decimals=_DECIMALS, minimum=low, maximum=high,
+                                singleStep=0.01 if high <= 1 else 0.5)
+        if param.unit:
+            widget.setSuffix(f" {param.unit}")
+        widget.setValue(low if value is None else float(value))
+        widget.valueChanged.connect(self.changed)
+        return widget
+
+    def _bool_widget(self, param: Param, value: Any, _attributes: list[str]) -> QWidget:
+        widget = QCheckBox()
+        widget.setChecked(bool(value))
+        widget.toggled.connect(self.changed)
+        return widget
+
+    def _combo_widget(self, param: Param, value: Any, attributes: list[str]) -> QWidget:
+        options: list[Any] = attributes if param.kind == "attribute" else list(param.choices)
+        if param.optional:
+            options = [None, *options]
+        widget = QComboBox()
+        widget.addItems([NOT_GIVEN if o is None else str(o) for o in options])
+        widget.setProperty("options", options)
+        if value in options:
+            widget.setCurrentIndex(options.index(value))
+        widget.currentIndexChanged.connect(self.changed)
+        return widget
+
+    def value(self, param: Param) -> Any:
+        """The value of one field: None when an optional field is not given."""
+        widget = self.widgets[param.name]
+        if isinstance(widget, QCheckBox):
+            return widget.isChecked()
+        if isinstance(widget, QSpinBox | QDoubleSpinBox):
+            if param.optional and widget.value() == widget.minimum():
+                return None
+            return widget.value()
+        options = widget.property("options") or []
+        index = widget.currentIndex()
+        if 0 <= index < len(options):
+            return options[index]
+        return "" if param.kind == "attribute" else None
+
+    def values(self) -> dict[str, Any]:
+        """Every field's value; optional fields not given are left out."""
+        out = {}
+        for param in self.params:
+            value = self.value(param)
+            if value is not None or not param.optional:
+                out[param.name] = value
+        return out

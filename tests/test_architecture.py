@@ -1,0 +1,40 @@
+"""The layer order is a contract: an upward import, or Qt outside arxpy.gui, fails here
+(the contracts are in pyproject.toml, [tool.importlinter])."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess[str]:
+    command = shutil.which("lint-imports")
+    if command is None:
+        pytest.skip("import-linter is not installed (pip install -e '.[test]')")
+    return subprocess.run([command, "--config", str(root / "pyproject.toml")], cwd=root,
+                          capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+
+
+def test_import_contracts_are_kept():
+    done = _lint(REPO)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "2 kept, 0 broken" in done.stdout
+
+
+def test_an_upward_import_breaks_the_contract(tmp_path):
+    """The check can fail: the engine importing the GUI is reported."""
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO / "arxpy", copy / "arxpy",
+                    ignore=shutil.ignore_patterns("__pycache__", "resources"))
+    shutil.copy(REPO / "pyproject.toml", copy / "pyproject.toml")
+    engine = copy / "arxpy" / "engine" / "apply.py"
+    engine.write_text(engine.read_text() + "\nfrom arxpy.gui import state  # noqa\n")
+    done = _lint(copy)
+    assert done.returncode != 0
+    assert "arxpy.engine.apply -> arxpy.gui.state" in done.stdout
