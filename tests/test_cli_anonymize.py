@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import ADULT_DIR as ADULT
 from pycanon import anonymity
 
 from arxpy.cli import main
 
-ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult"
 ADULT_ORDER = ["sex", "age", "race", "marital-status", "education", "native-country",
                "workclass", "occupation", "salary-class"]
 REPORT_KEYS = {"quasi_identifiers", "transformation", "score", "relative_score",

@@ -60,7 +60,7 @@ def test_reusing_a_configuration_leaves_earlier_results_unchanged() -> None:
     # The check below can tell A's own distribution from B's.
     assert 0 < expected.sum() < len(table_a)
     assert not np.array_equal(expected, suppressed_by_oracle(table_a, T, table_b))
-    bottom = result_a.output(result_a.lattice.bottom, remove_suppressed=False)
+    bottom = result_a.release(result_a.lattice.bottom)
     assert np.array_equal(bottom.suppressed, expected)
 
 
@@ -69,7 +69,7 @@ def test_a_run_leaves_the_configured_models_unprepared() -> None:
     config = AnonymizationConfig([model], quality, suppression_limit=1.0)
     result = anonymize(table(1, 0.5), DEFINITION, {"age": AGE}, config)
     assert model.global_counts is None and quality._n == 0.0
-    prepared = result.prepared_privacy_models[0]
+    prepared = result.config.privacy_models[0]
     assert prepared is not model and prepared.global_counts is not None
     scored = Loss(0.2)
     result.score_under(result.lattice.top, scored)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ADULT_DIR as ADULT
 from pycanon import anonymity
 from PySide6.QtCore import QPoint, Qt
 
@@ -19,11 +19,11 @@ from arxpy.example import example_project
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.explore.filters import NodeFilter
 from arxpy.gui.explore.lattice_view import LatticeView, choose_rows, layout
-from arxpy.gui.explore.model import ANONYMOUS, LatticeNodes
+from arxpy.gui.explore.model import LatticeNodes
 from arxpy.gui.state import AppState
 from arxpy.release import SUPPRESSED_VALUE
+from arxpy.search import ANONYMOUS
 
-ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult"
 K = 5
 
 

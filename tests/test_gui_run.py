@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ADULT_DIR as ADULT
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QDialog, QMessageBox, QWizard
 
@@ -15,8 +16,6 @@ from arxpy.gui.import_wizard import ImportWizard
 from arxpy.gui.main_window import MainWindow
 from arxpy.gui.privacy_dialog import PrivacyModelDialog
 from arxpy.project import Project
-
-ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult"
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import ADULT_DIR as ADULT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +26,6 @@ from arxpy.hierarchy import (
     validate_hierarchy,
 )
 
-ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult"
 MISSING = ["", "NA", "NULL", "?"]
 
 

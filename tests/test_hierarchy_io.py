@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import ADULT_DIR as ADULT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +20,6 @@ from arxpy.hierarchy import (
     write_hierarchy,
 )
 
-ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult"
 ADULT_HEIGHTS = {
     "sex": 2, "age": 5, "race": 2, "marital-status": 3, "education": 4,
     "native-country": 3, "workclass": 3, "occupation": 3, "salary-class": 2,

@@ -19,11 +19,11 @@ check says how, and only the coinciding part is compared:
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ADULT_DIR as ADULT
 from pycanon import anonymity
 from scipy.optimize import linprog
 from scipy.special import entr
@@ -43,7 +43,6 @@ from arxpy.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, Recu
 from arxpy.privacy.likeness import BasicBetaLikeness, EnhancedBetaLikeness
 from arxpy.privacy.tcloseness import TCloseness
 
-ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult"
 QIS = ["age", "sex", "race", "marital-status"]
 # For ordered distance on the numeric age, age is the sensitive attribute instead.
 QIS_AGE_SENSITIVE = ["sex", "race", "marital-status", "education"]

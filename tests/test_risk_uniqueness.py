@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ADULT_DIR as ADULT
 from scipy.stats import hypergeom
 
 from arxpy.errors import CancelledError, ConfigurationError
@@ -23,7 +23,6 @@ from arxpy.risk import (
 from arxpy.risk.estimators import hypergeometric_one, pitman, zayatz
 from arxpy.risk.uniqueness import dankar_choice, estimate_uniques
 
-ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult"
 ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country",
              "workclass", "occupation", "salary-class"]
 

@@ -217,13 +217,6 @@ class Result:
         suppressed = np.array([c.suppressed_records for c in checks], dtype=np.int64)
         return levels, anonymous, scores, suppressed
 
-    def node_indices(self, levels: np.ndarray) -> np.ndarray:
-        """Lattice index of each row of an (n, n_qi) level matrix (see Lattice.index)."""
-        widths = self.lattice.widths
-        place = np.concatenate((np.cumprod(widths[::-1])[::-1][1:], [1])).astype(np.int64)
-        offsets = np.asarray(levels, dtype=np.int64) - np.asarray(self.lattice.bottom, np.int64)
-        return offsets @ place if len(place) else np.zeros(len(offsets), dtype=np.int64)
-
     def states_array(self) -> np.ndarray:
         """State code per node index, int8: 0 not checked, 1 anonymous, 2 not anonymous.
 
@@ -234,7 +227,7 @@ class Result:
         out = np.zeros(self.lattice.size, dtype=np.int8) if states is None else \
             np.asarray(states, dtype=np.int8).copy()
         levels, anonymous, _, _ = self.checked_arrays()
-        out[self.node_indices(levels)] = np.where(anonymous, ANONYMOUS, NOT_ANONYMOUS)
+        out[self.lattice.indices(levels)] = np.where(anonymous, ANONYMOUS, NOT_ANONYMOUS)
         return out
 
     def scores_array(self) -> tuple[np.ndarray, np.ndarray]:
@@ -243,7 +236,7 @@ class Result:
         scores = np.full(self.lattice.size, np.nan)
         suppressed = np.full(self.lattice.size, -1, dtype=np.int64)
         levels, _, checked_scores, checked_suppressed = self.checked_arrays()
-        index = self.node_indices(levels)
+        index = self.lattice.indices(levels)
         scores[index] = checked_scores
         suppressed[index] = checked_suppressed
         return scores, suppressed

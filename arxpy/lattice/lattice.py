@@ -28,10 +28,11 @@ class Lattice:
             raise ConfigurationError(f"Lattice bottom {self.bottom} lies above its top {self.top}.")
         self.widths = np.array([t - b + 1 for b, t in zip(self.bottom, self.top, strict=True)],
                                dtype=np.int64)
-        # Place value of each attribute in the node index.
-        self._place = np.ones(len(self.widths), dtype=np.int64)
+        # Place value of each attribute in the node index (mixed radix, first most
+        # significant): one level up in attribute i moves the index by place_values[i].
+        self.place_values = np.ones(len(self.widths), dtype=np.int64)
         for i in range(len(self.widths) - 2, -1, -1):
-            self._place[i] = self._place[i + 1] * self.widths[i + 1]
+            self.place_values[i] = self.place_values[i + 1] * self.widths[i + 1]
 
     @classmethod
     def for_data(cls, data: EncodedData) -> Lattice:
@@ -50,13 +51,18 @@ class Lattice:
 
     def index(self, levels: Sequence[int]) -> int:
         """Index of a transformation in ``[0, size)``."""
+        return int(self.indices(np.asarray(levels, dtype=np.int64)[None, :])[0])
+
+    def indices(self, levels: np.ndarray) -> np.ndarray:
+        """Index of each row of an (n, n_qi) level matrix (vectorized :meth:`index`)."""
         offsets = np.asarray(levels, dtype=np.int64) - np.asarray(self.bottom, dtype=np.int64)
-        return int(np.dot(offsets, self._place))
+        return offsets @ self.place_values if len(self.bottom) else \
+            np.zeros(len(offsets), dtype=np.int64)
 
     def levels(self, index: int) -> tuple[int, ...]:
         """Inverse of :meth:`index`."""
         out = []
-        for place, low in zip(self._place, self.bottom, strict=True):
+        for place, low in zip(self.place_values, self.bottom, strict=True):
             step, index = divmod(index, int(place))
             out.append(low + step)
         return tuple(out)

@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.gui.explore.model import ANONYMOUS, NOT_ANONYMOUS, NOT_CHECKED, LatticeNodes
+from arxpy.gui.explore.model import LatticeNodes
+from arxpy.search import ANONYMOUS, NOT_ANONYMOUS, NOT_CHECKED
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,9 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QTableView, QVBoxLayout, QWidget
 
 from arxpy.gui.explore.filters import NodeFilter
-from arxpy.gui.explore.model import ANONYMOUS, NOT_ANONYMOUS, STATE_LABELS, LatticeNodes
+from arxpy.gui.explore.model import LatticeNodes
+from arxpy.search import ANONYMOUS, NOT_ANONYMOUS
+from arxpy.search import STATE_NAMES as STATE_LABELS
 
 _Index = QModelIndex | QPersistentModelIndex
 _TAIL = ["State", "Score", "Relative score", "Suppressed records"]

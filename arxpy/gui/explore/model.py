@@ -12,10 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from arxpy.engine.result import MAX_NODE_ARRAY, Result
-
-NOT_CHECKED, ANONYMOUS, NOT_ANONYMOUS = 0, 1, 2
-STATE_LABELS = {ANONYMOUS: "anonymous", NOT_ANONYMOUS: "not anonymous",
-                NOT_CHECKED: "not checked"}
+from arxpy.lattice.lattice import Lattice
+from arxpy.search import ANONYMOUS, NOT_ANONYMOUS, STATE_NAMES
 
 
 @dataclass(frozen=True)
@@ -47,7 +45,7 @@ class LatticeNodes:
             scores, suppressed = result.scores_array()
         else:
             levels, anonymous, scores, suppressed = result.checked_arrays()
-            index = result.node_indices(levels)
+            index = result.lattice.indices(levels)
             order = np.argsort(index, kind="stable")
             levels, index, scores, suppressed = levels[order], index[order], scores[order], \
                 suppressed[order]
@@ -78,9 +76,8 @@ class LatticeNodes:
         return int(sum(self.top) - sum(self.bottom))
 
     def place_values(self) -> np.ndarray:
-        """Index step of one level up in each attribute (mixed radix, first most significant)."""
-        widths = np.asarray(self.top, np.int64) - np.asarray(self.bottom, np.int64) + 1
-        return np.concatenate((np.cumprod(widths[::-1])[::-1][1:], [1])).astype(np.int64)
+        """Index step of one level up in each attribute (see Lattice.place_values)."""
+        return Lattice(self.names, self.bottom, self.top).place_values
 
     def rows_of_indices(self, indices: np.ndarray) -> np.ndarray:
         """Row of each lattice index, -1 where the transformation is not a row."""
@@ -106,4 +103,4 @@ class LatticeNodes:
         return tuple(int(v) for v in self.levels[row])
 
     def state_label(self, row: int) -> str:
-        return STATE_LABELS[int(self.states[row])]
+        return STATE_NAMES[int(self.states[row])]
