@@ -45,3 +45,25 @@ def adult_dir() -> Path:
 def adult(adult_dir):
     """Adult with all nine attributes as quasi-identifiers (skips when absent)."""
     return load_adult()
+
+
+def classes_from_matrix(matrix, values=None, data_type=None, hierarchy=None, name="disease"):
+    """Equivalence classes and encoded data from a (classes x values) count matrix of the
+    tracked attribute ``name``; every row sums above 0. ``values`` label the columns."""
+    import numpy as np
+
+    from arxpy.data.definition import DataType
+    from arxpy.lattice.classes import Distribution, EquivalenceClasses
+    from arxpy.lattice.encoding import EncodedData, TrackedAttribute
+
+    matrix = np.asarray(matrix, dtype=np.int64)
+    n_classes, n_values = matrix.shape
+    cls, value = np.nonzero(matrix)
+    dist = Distribution(cls, value, matrix[cls, value], n_values)
+    classes = EquivalenceClasses(
+        (0,), np.arange(n_classes).reshape(-1, 1), matrix.sum(axis=1), {name: dist}
+    )
+    codes = np.repeat(np.tile(np.arange(n_values), n_classes), matrix.ravel())
+    labels = [f"v{i}" for i in range(n_values)] if values is None else list(values)
+    tracked = TrackedAttribute(name, codes, labels, data_type or DataType(), hierarchy)
+    return classes, EncodedData(int(matrix.sum()), [], {name: tracked})

@@ -11,12 +11,12 @@ import math
 
 import numpy as np
 import pytest
+from conftest import classes_from_matrix as from_matrix
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arxpy.errors import ConfigurationError
-from arxpy.lattice.classes import Distribution, EquivalenceClasses
-from arxpy.lattice.encoding import EncodedData, TrackedAttribute
+from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.privacy.disclosure import DeltaDisclosure
 from arxpy.privacy.likeness import BasicBetaLikeness, EnhancedBetaLikeness
 from arxpy.privacy.registry import privacy_model_from_dict
@@ -25,18 +25,6 @@ from arxpy.privacy.risk_threshold import AverageRisk, average_risk
 NAME = "disease"
 
 
-def from_matrix(matrix) -> tuple[EquivalenceClasses, EncodedData]:
-    """Classes and data from a (classes x values) count matrix; every row sums above 0."""
-    matrix = np.asarray(matrix, dtype=np.int64)
-    n_classes, n_values = matrix.shape
-    cls, value = np.nonzero(matrix)
-    dist = Distribution(cls, value, matrix[cls, value], n_values)
-    classes = EquivalenceClasses(
-        (0,), np.arange(n_classes).reshape(-1, 1), matrix.sum(axis=1), {NAME: dist}
-    )
-    codes = np.repeat(np.tile(np.arange(n_values), n_classes), matrix.ravel())
-    tracked = TrackedAttribute(NAME, codes, [f"v{i}" for i in range(n_values)])
-    return classes, EncodedData(int(matrix.sum()), [], {NAME: tracked})
 
 
 def check(model, matrix) -> list[bool]:

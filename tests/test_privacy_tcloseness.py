@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import classes_from_matrix as from_matrix
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -16,26 +17,12 @@ from scipy.optimize import linprog
 from arxpy.data.definition import DataKind, DataType
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
-from arxpy.lattice.classes import Distribution, EquivalenceClasses
-from arxpy.lattice.encoding import EncodedData, TrackedAttribute
 from arxpy.privacy.registry import privacy_model_from_dict
 from arxpy.privacy.tcloseness import TCloseness
 
 NAME = "disease"
 
 
-def from_matrix(matrix, values, data_type=None, hierarchy=None):
-    """Classes and data from a (classes x values) count matrix; every row sums above 0."""
-    matrix = np.asarray(matrix, dtype=np.int64)
-    n_classes, n_values = matrix.shape
-    cls, value = np.nonzero(matrix)
-    dist = Distribution(cls, value, matrix[cls, value], n_values)
-    classes = EquivalenceClasses(
-        (0,), np.arange(n_classes).reshape(-1, 1), matrix.sum(axis=1), {NAME: dist}
-    )
-    codes = np.repeat(np.tile(np.arange(n_values), n_classes), matrix.ravel())
-    tracked = TrackedAttribute(NAME, codes, list(values), data_type or DataType(), hierarchy)
-    return classes, EncodedData(int(matrix.sum()), [], {NAME: tracked})
 
 
 def build(rows, data_type=None, hierarchy=None):
