@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arxpy.data.codes import group_sizes
 from arxpy.data.definition import DataDefinition
 from arxpy.hierarchy.model import Hierarchy
 
@@ -161,10 +162,7 @@ class Release:
             kept = self.groups[~self.suppressed]
             sizes = np.bincount(kept) if kept.size else np.zeros(0, dtype=np.int64)
             return sizes[sizes > 0].astype(np.int64)
-        released = self.released()[self.quasi_identifiers]
-        if not len(released) or not released.shape[1]:
-            return np.array([len(released)] if len(released) else [], dtype=np.int64)
-        return released.groupby(list(released.columns), sort=False).size().to_numpy(np.int64)
+        return group_sizes(self.released(), self.quasi_identifiers)
 
     @cached_property
     def statistics(self) -> ClassStatistics:

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.analysis.generalized import read_numeric
+from arxpy.data.codes import group_sizes
 from arxpy.data.definition import AttributeType, DataDefinition, DataKind
 from arxpy.data.types import is_missing
 from arxpy.errors import ConfigurationError
@@ -106,7 +107,7 @@ def class_size_distribution(frame: pd.DataFrame, quasi_identifiers: Sequence[str
     """
     if frame.empty or not quasi_identifiers:
         return pd.DataFrame({"size": [], "classes": [], "records": []}, dtype=np.int64)
-    sizes = frame.groupby(list(quasi_identifiers), sort=False, dropna=False).size().to_numpy()
+    sizes = group_sizes(frame, quasi_identifiers)
     size, classes = np.unique(sizes, return_counts=True)
     return pd.DataFrame({"size": size, "classes": classes, "records": size * classes})
 

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.atomic import atomic_write
+from arxpy.data.codes import group_sizes
 from arxpy.data.export import export_table
 from arxpy.engine.result import Result
 from arxpy.errors import ArxpyError, DataExportError
@@ -139,8 +140,7 @@ def summarize_output(result: Result, levels: Sequence[int] | None, *,
     models = tuple(_verify(model, classes, kept) for model in result.config.privacy_models)
     class_sizes = classes.sizes[kept]
     if regroup:
-        released = release.released()[result.quasi_identifiers]
-        table_sizes = released.groupby(list(released.columns), sort=False).size().to_numpy()
+        table_sizes = group_sizes(release.released(), result.quasi_identifiers)
     else:
         table_sizes = class_sizes
     risks = sample_risks(ClassSizeHistogram.from_class_sizes(class_sizes))

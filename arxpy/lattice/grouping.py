@@ -16,11 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from arxpy.data.codes import combine_codes
 from arxpy.lattice.classes import Distribution, EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
-
-#: Mixed-radix keys stay below this bound so that int64 arithmetic never overflows.
-_KEY_LIMIT = 1 << 62
 
 
 @dataclass(frozen=True)
@@ -30,21 +28,6 @@ class _Grouped:
     inverse: np.ndarray  # row -> class index
     keys: np.ndarray  # (n_classes, n_qi) codes, Fortran order
     n_classes: int
-
-
-def _combine(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[np.ndarray, bool]:
-    """One int64 key per row; ``True`` when the key is an exact mixed-radix number."""
-    key = np.zeros(len(columns[0]) if columns else 0, dtype=np.int64)
-    span, exact = 1, True
-    for column, radix in zip(columns, radices, strict=True):
-        if span * radix >= _KEY_LIMIT:
-            # Too many combinations for one int64: renumber what we have so far densely.
-            key, uniques = pd.factorize(key, sort=False)
-            key = key.astype(np.int64)
-            span, exact = max(len(uniques), 1), False
-        key = key * radix + column
-        span *= radix
-    return key, exact and span < _KEY_LIMIT
 
 
 def _decode(values: np.ndarray, radices: Sequence[int]) -> np.ndarray:
@@ -61,7 +44,7 @@ def _merge(columns: Sequence[np.ndarray], radices: Sequence[int]) -> _Grouped:
     if not columns:
         raise ValueError("grouping needs at least one quasi-identifier")
     n = len(columns[0])
-    key, exact = _combine(columns, radices)
+    key, exact = combine_codes(columns, radices)
     span = int(np.prod(np.asarray(radices, dtype=object)))
     if exact and span <= max(4 * n, 1 << 16):
         # Small key space: a dense table beats hashing.

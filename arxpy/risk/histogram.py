@@ -15,11 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from arxpy.data.codes import column_codes, group_codes
 from arxpy.errors import DefinitionError
 from arxpy.jobs import CancelToken
-
-# Mixed-radix keys are compacted before they could overflow int64.
-_KEY_LIMIT = 1 << 62
 
 
 @dataclass(frozen=True)
@@ -92,25 +90,7 @@ def encode_columns(frame: pd.DataFrame, columns: Sequence[str]) -> list[np.ndarr
             f"Unknown attribute(s) {', '.join(repr(c) for c in missing)}; the data has "
             f"{', '.join(map(str, frame.columns))}."
         )
-    return [pd.factorize(frame[c].to_numpy(dtype=object), sort=False)[0].astype(np.int64)
-            for c in columns]
-
-
-def combine_codes(codes: Sequence[np.ndarray], n_records: int,
-                  cancel: CancelToken | None = None) -> np.ndarray:
-    """One dense code per distinct combination of the given code columns (0..k-1)."""
-    key = np.zeros(n_records, dtype=np.int64)
-    radix = 1
-    for column in codes:
-        width = int(column.max()) + 1 if column.size else 1
-        if radix * width >= _KEY_LIMIT:
-            key = np.unique(key, return_inverse=True)[1].astype(np.int64).ravel()
-            radix = int(key.max()) + 1 if key.size else 1
-        key = key * width + column
-        radix *= width
-        if cancel is not None:
-            cancel.raise_if_cancelled()
-    return np.unique(key, return_inverse=True)[1].astype(np.int64).ravel()
+    return column_codes(frame, columns)
 
 
 def group_records(frame: pd.DataFrame, columns: Sequence[str],
@@ -126,7 +106,10 @@ def group_records(frame: pd.DataFrame, columns: Sequence[str],
     if kept.shape[0] != n:
         raise ValueError("suppressed mask must have one entry per record")
     codes = [c[kept] for c in encode_columns(frame, columns)]
-    inverse = combine_codes(codes, int(kept.sum()), cancel)
+    if codes:
+        inverse, _ = group_codes(codes, cancel)
+    else:
+        inverse = np.zeros(int(kept.sum()), dtype=np.int64)
     sizes = np.bincount(inverse).astype(np.int64) if inverse.size else np.zeros(0, np.int64)
     class_of = np.full(n, -1, dtype=np.int64)
     class_of[kept] = inverse
