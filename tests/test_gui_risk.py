@@ -16,13 +16,14 @@ from arxpy.errors import ConfigurationError
 from arxpy.example import example_project
 from arxpy.gui.risk import RiskPerspective
 from arxpy.gui.risk.common import EXCEEDED_COLOR, MET_COLOR, VALUE_ROLE, percent
-from arxpy.gui.risk.jobs import PopulationSetting, analyze_output
+from arxpy.gui.risk.jobs import analyze_output
 from arxpy.gui.state import AppState
 from arxpy.gui.workers import JobWorker
 from arxpy.jobs import CancelToken
 from arxpy.risk import (
     NO_LIMITS,
     PopulationModel,
+    PopulationSetting,
     analyze_risk,
     population_uniqueness,
     risk_limits,

@@ -137,14 +137,14 @@ def _release(args, frame, definition, hierarchies, settings, qis, bar):
 
 
 def _population(args: argparse.Namespace, records: int):
-    from arxpy.risk import PopulationModel
+    """The population of ``--population-size``, ``--region`` or ``--sampling-fraction``
+    (None: ARX's default)."""
+    from arxpy.risk import PopulationSetting
 
-    if args.population_size is not None:
-        return PopulationModel(args.population_size)
-    if args.region:
-        return PopulationModel.from_region(args.region)
-    if args.sampling_fraction is not None:
-        return PopulationModel.from_sampling_fraction(records, args.sampling_fraction)
+    for kind, value in (("size", args.population_size), ("region", args.region),
+                        ("fraction", args.sampling_fraction)):
+        if value is not None:
+            return PopulationSetting(kind, value).model(records)
     return None
 
 

@@ -24,7 +24,7 @@ from arxpy.params import Param
 from arxpy.privacy.base import PrivacyModel
 from arxpy.privacy.registry import register_privacy_model
 from arxpy.risk.histogram import ClassSizeHistogram
-from arxpy.risk.population import REGIONS, PopulationModel
+from arxpy.risk.population import REGIONS, PopulationModel, PopulationSetting
 from arxpy.risk.uniqueness import ESTIMATORS, estimate_uniques
 
 
@@ -72,9 +72,9 @@ class PopulationUniqueness(PrivacyModel):
     @property
     def population(self) -> PopulationModel:
         """The population the data were sampled from."""
-        if self.region is not None:
-            return PopulationModel.from_region(self.region)
-        return PopulationModel(int(self.population_size))  # type: ignore[arg-type]
+        setting = PopulationSetting("region", self.region) if self.region is not None else \
+            PopulationSetting("size", self.population_size)  # type: ignore[arg-type]
+        return setting.model(1)
 
     @property
     def marketer_risk_limit(self) -> float:

@@ -10,7 +10,7 @@
 
 from arxpy.risk.hipaa import HipaaAnalysis, HipaaMatch, find_hipaa_identifiers
 from arxpy.risk.histogram import ClassSizeHistogram, RecordClasses, group_records
-from arxpy.risk.population import REGIONS, PopulationModel
+from arxpy.risk.population import POPULATION_KINDS, REGIONS, PopulationModel, PopulationSetting
 from arxpy.risk.quasi_identifiers import (
     QuasiIdentifierAnalysis,
     QuasiIdentifierRisk,
@@ -38,7 +38,9 @@ __all__ = [
     "ClassSizeHistogram",
     "HipaaAnalysis",
     "HipaaMatch",
+    "POPULATION_KINDS",
     "PopulationModel",
+    "PopulationSetting",
     "PopulationUniqueness",
     "QuasiIdentifierAnalysis",
     "QuasiIdentifierRisk",

@@ -88,3 +88,27 @@ class PopulationModel:
         if d.get("region"):
             return cls.from_region(str(d["region"]))
         return cls(int(d["size"]))
+
+
+#: How the population is given: a region preset, a size, or a sampling fraction.
+POPULATION_KINDS = ("region", "size", "fraction")
+
+
+@dataclass(frozen=True)
+class PopulationSetting:
+    """The user's population choice; ``value`` is a region name, a size or a fraction."""
+
+    kind: str = "region"
+    value: str | int | float = "usa"
+
+    def model(self, sample_size: int) -> PopulationModel:
+        """The population of a sample of ``sample_size`` records (>= 1); raises a
+        ConfigurationError for an unknown region, a size below 1 or a fraction outside (0, 1]."""
+        if self.kind == "region":
+            return PopulationModel.from_region(str(self.value))
+        if self.kind == "size":
+            return PopulationModel(int(self.value))
+        if self.kind == "fraction":
+            return PopulationModel.from_sampling_fraction(max(sample_size, 1), float(self.value))
+        raise ConfigurationError(
+            f"Unknown population setting '{self.kind}'; use one of {', '.join(POPULATION_KINDS)}.")

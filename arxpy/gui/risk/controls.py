@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.gui.risk.jobs import PopulationSetting, RiskOptions
-from arxpy.risk import REGIONS
+from arxpy.gui.risk.jobs import RiskOptions
+from arxpy.risk import REGIONS, PopulationSetting
 
 #: Region names as shown, ARX's wording.
 REGION_TITLES = {"usa": "USA", "uk": "UK", "european_union": "European Union",

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 import pandas as pd
 
 from arxpy.engine.result import Result
-from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
 from arxpy.risk import (
     NO_LIMITS,
-    PopulationModel,
+    PopulationSetting,
     RiskAnalysis,
     RiskLimits,
     analyze_release,
@@ -26,29 +25,6 @@ from arxpy.risk import (
     risk_limits,
     sample_risks,
 )
-
-#: How the population is given: a region preset, a size, or a sampling fraction.
-POPULATION_KINDS = ("region", "size", "fraction")
-
-
-@dataclass(frozen=True)
-class PopulationSetting:
-    """The user's population choice; ``value`` is a region name, a size or a fraction."""
-
-    kind: str = "region"
-    value: str | int | float = "usa"
-
-    def model(self, sample_size: int) -> PopulationModel:
-        """The population of a sample of ``sample_size`` records (>= 1); raises a
-        ConfigurationError for an unknown region, a size below 1 or a fraction outside (0, 1]."""
-        if self.kind == "region":
-            return PopulationModel.from_region(str(self.value))
-        if self.kind == "size":
-            return PopulationModel(int(self.value))
-        if self.kind == "fraction":
-            return PopulationModel.from_sampling_fraction(max(sample_size, 1), float(self.value))
-        raise ConfigurationError(
-            f"Unknown population setting '{self.kind}'; use one of {', '.join(POPULATION_KINDS)}.")
 
 
 @dataclass(frozen=True)
