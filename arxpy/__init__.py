@@ -49,6 +49,7 @@ _EXPORTS = {
     "utility_statistics": "arxpy.analysis", "ClassificationConfig": "arxpy.analysis",
     "ClassificationTask": "arxpy.analysis", "ClassifierSpec": "arxpy.analysis",
     "evaluate_release": "arxpy.analysis", "classification_study": "arxpy.analysis",
+    "compare_releases": "arxpy.analysis",
     # projects, jobs, errors
     "Project": "arxpy.project", "example_project": "arxpy.example",
     "CancelToken": "arxpy.jobs", "run_job": "arxpy.jobs", "ArxpyError": "arxpy.errors",

@@ -199,3 +199,27 @@ def test_cli_options_come_from_the_declaration():
     bad = parser.parse_args(["--suppression-limit", "lots"])
     with pytest.raises(ConfigurationError, match="suppression_limit must be a number"):
         Generalization(**params_from_args(bad, Generalization.params))
+
+
+def test_releases_compare_side_by_side_with_recounted_figures():
+    from arxpy.analysis import compare_releases
+
+    frame = table()
+    result = anonymize(frame, DEFINITION, HIERARCHIES, CONFIG)
+    optimum = result.release()
+    top = result.release(result.lattice.top)
+    other = Release(optimum.table, optimum.suppressed, optimum.definition, "other", {}, (),
+                    optimum.input_sha256)
+    table_ = compare_releases({"optimum": optimum, "top": top, "other": other})
+    assert list(table_.columns) == ["optimum", "top", "other"]
+    released = optimum.released()
+    sizes = released.groupby(["age", "zip"]).size()
+    assert table_.loc["smallest class", "optimum"] == sizes.min()
+    assert table_.loc["highest prosecutor risk", "optimum"] == pytest.approx(1 / sizes.min())
+    assert table_.loc["classes (equal quasi-identifiers)", "top"] == 1
+    assert table_.loc["method", "other"] == "other"
+    assert table_.loc["claims", "other"] == "none"
+    assert table_.loc["class-size claims hold", "optimum"]
+    elsewhere = apply(table(seed=5), DEFINITION, HIERARCHIES, CONFIG, optimum.levels)
+    with pytest.raises(ConfigurationError, match="different input"):
+        compare_releases({"a": optimum, "b": elsewhere})

@@ -15,6 +15,7 @@ from arxpy.analysis.classification import (
     make_folds,
 )
 from arxpy.analysis.classifiers import ClassifierSpec
+from arxpy.analysis.compare import compare_releases
 from arxpy.analysis.metrics import ClassificationPerformance, Predictions, relative_accuracy
 from arxpy.analysis.statistics import UtilityStatistics, release_statistics, utility_statistics
 from arxpy.analysis.study import StudyResult, classification_study
@@ -22,6 +23,6 @@ from arxpy.analysis.study import StudyResult, classification_study
 __all__ = [
     "ClassificationConfig", "ClassificationPerformance", "ClassificationTask",
     "ClassifierSpec", "CrossValidation", "Predictions", "StudyResult", "UtilityStatistics",
-    "bin_values", "classification_study", "evaluate_classification", "evaluate_release",
-    "make_folds", "relative_accuracy", "release_statistics", "utility_statistics",
+    "bin_values", "classification_study", "compare_releases", "evaluate_classification",
+    "evaluate_release", "make_folds", "relative_accuracy", "release_statistics", "utility_statistics",
 ]

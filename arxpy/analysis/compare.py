@@ -1,0 +1,52 @@
+"""Releases side by side: the same figures for every release, whatever made it.
+
+Each release of the same input becomes one column: what was released, the groups and
+the prosecutor risks over its quasi-identifiers (recounted from the released table, not
+taken from the method), its claims, and whether they hold on the table. The GUI's
+Compare and reports read this table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from arxpy.data.codes import group_sizes
+from arxpy.errors import ConfigurationError
+from arxpy.release import Release
+from arxpy.risk.histogram import ClassSizeHistogram
+from arxpy.risk.sample import sample_risks
+
+
+def compare_releases(releases: Mapping[str, Release]) -> pd.DataFrame:
+    """One column per release (named by the mapping's keys), one row per figure.
+
+    Raises ConfigurationError when the releases come from different inputs.
+    """
+    inputs = {r.input_sha256 for r in releases.values()}
+    if len(inputs) > 1:
+        raise ConfigurationError(
+            "These releases come from different input tables; compare releases of one input.")
+    return pd.DataFrame({name: _figures(release) for name, release in releases.items()})
+
+
+def _figures(release: Release) -> dict[str, object]:
+    sizes = group_sizes(release.released(), release.quasi_identifiers)
+    risks = sample_risks(ClassSizeHistogram.from_class_sizes(sizes)).prosecutor
+    smallest = int(sizes.min()) if len(sizes) else 0
+    return {
+        "method": release.method,
+        "records released": release.records - release.suppressed_records,
+        "records suppressed": release.suppressed_records,
+        "classes (equal quasi-identifiers)": int(len(sizes)),
+        "smallest class": smallest,
+        "mean class size": float(sizes.mean()) if len(sizes) else float("nan"),
+        "highest prosecutor risk": float(risks.highest),
+        "average prosecutor risk": float(risks.average),
+        "claims": "; ".join(c.description or c.kind for c in release.claims) or "none",
+        "class-size claims hold": all(
+            smallest >= c.min_class_size for c in release.claims if c.min_class_size),
+        "anonymous (method's verdict)": release.anonymous,
+        "output SHA-256": release.output_sha256[:16],
+    }
