@@ -24,5 +24,6 @@ __all__ = [
     "ClassificationConfig", "ClassificationPerformance", "ClassificationTask",
     "ClassifierSpec", "CrossValidation", "Predictions", "StudyResult", "UtilityStatistics",
     "bin_values", "classification_study", "compare_releases", "evaluate_classification",
-    "evaluate_release", "make_folds", "relative_accuracy", "release_statistics", "utility_statistics",
+    "evaluate_release", "make_folds", "relative_accuracy", "release_statistics",
+    "utility_statistics",
 ]
