@@ -32,7 +32,10 @@ def run_app(project_path: Path | None = None, example: bool = False) -> int:
     Without either, an autosaved copy left by a crash is offered first.
     """
     from arxpy.gui.main_window import MainWindow
+    from arxpy.gui.platform_check import check_platform
 
+    if QApplication.instance() is None:
+        check_platform()  # one clear line instead of Qt's abort on a machine without X libraries
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("arxpy")
     app.setOrganizationName("arxpy")
