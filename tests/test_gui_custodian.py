@@ -51,3 +51,117 @@ def test_quasi_identifier_without_hierarchy_is_still_flagged(window):
     window.configure.select_attribute("note")
     editor = window.configure.hierarchy_editor
     assert [p.kind for p in editor.current_problems()] == ["empty"]
+
+
+def _run(window, qtbot):
+    window.anonymize()
+    qtbot.waitUntil(lambda: window.worker is None, timeout=30_000)
+    assert window.state.result is not None
+
+
+def _k_project(name: str = "Tiny") -> Project:
+    project = _project(name)
+    project.settings = {"privacy_models": [{"kind": "k-anonymity", "k": 2}],
+                        "quality_model": {"kind": "loss"}, "suppression_limit": 0.0,
+                        "strategy": "optimal", "time_limit": None}
+    return project
+
+
+def test_edit_keeps_result_marked_stale_and_undo_restores_result_and_pins(window, qtbot):
+    window.show()
+    window.set_project(_k_project())
+    _run(window, qtbot)
+    state = window.state
+    result = state.result
+    levels = [t.levels for t in result.checked_transformations() if t.state == "anonymous"]
+    state.pin(levels[0])
+    qtbot.wait(20)  # Explore takes the result in on its own turn of the event loop
+    pins = list(state.pinned)
+    assert "Optimum" in window.statusBar().currentMessage()
+
+    state.set_attribute("note", type=AttributeType.SENSITIVE)
+    state.update_settings(suppression_limit=0.1)
+    qtbot.wait(20)
+    assert state.result is result and state.pinned == pins  # still shown
+    assert window.stale_banner.isVisible()
+    banner = window.stale_banner.text()
+    assert "stale" in banner and "type of 'note'" in banner and "suppression limit" in banner
+    assert "Optimum" not in window.statusBar().currentMessage()
+    assert "stale" in window.statusBar().currentMessage()
+    assert not window.actions_by_name["export"].isEnabled()
+
+    state.undo_stack.undo()
+    assert window.stale_banner.isVisible() and "suppression" not in window.stale_banner.text()
+    state.undo_stack.undo()
+    qtbot.wait(20)
+    assert state.result is result and state.pinned == pins
+    assert not state.stale and not window.stale_banner.isVisible()
+    assert window.actions_by_name["export"].isEnabled()
+    assert "Optimum" in window.statusBar().currentMessage()
+
+
+def test_every_view_resets_when_another_project_opens(window, qtbot):
+    window.show()
+    window.set_project(_k_project())
+    _run(window, qtbot)
+    state = window.state
+    state.pin(state.result.optimum.levels)
+    window.show_perspective(2)
+    utility = window.utility
+    for panel in (utility.classification, utility.study):
+        panel.controls.set_status("Done.")
+    window.projects.open_example()
+    qtbot.wait(20)
+    assert state.result is None and state.pinned == [] and state.applied is None
+    assert window.explore.nodes is None
+    for panel in (utility.classification, utility.study):
+        assert panel.controls.status.text() == ""
+    assert utility.bundle is None and utility.stack.currentIndex() == 0
+    assert not window.stale_banner.isVisible()
+
+
+def _endless_run(frame, definition, hierarchies, config, progress, cancel):
+    import time
+
+    while True:
+        cancel.raise_if_cancelled()
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("action", ["open_example", "new_project", "import_data"])
+def test_replacing_the_project_during_a_run_asks_to_cancel_it(window, qtbot, monkeypatch,
+                                                             action):
+    asked = []
+
+    def answer(_parent, title, text, *args):
+        asked.append(title)
+        return (QMessageBox.StandardButton.No if title == "Anonymization running"
+                else QMessageBox.StandardButton.Discard)
+
+    monkeypatch.setattr("arxpy.gui.project_actions.QMessageBox.question", answer)
+    monkeypatch.setattr("arxpy.gui.main_window.checked_anonymize", _endless_run)
+    monkeypatch.setattr("arxpy.gui.import_wizard.ImportWizard.exec", lambda self: 0)
+    window.set_project(_k_project("First"))
+    worker = window.anonymize()
+    getattr(window.projects, action)()
+    assert asked == ["Anonymization running"]
+    assert window.worker is worker and window.state.project.name == "First"  # declined
+
+    monkeypatch.setattr("arxpy.gui.project_actions.QMessageBox.question",
+                        lambda *args: QMessageBox.StandardButton.Yes)
+    getattr(window.projects, action)()
+    assert window.worker is None and worker.wait(1.0)
+    assert not window.cancel_button.isVisible()
+    assert window.actions_by_name["anonymize"].isEnabled() == window.state.has_project
+    assert window.configure.editors.isEnabled()  # the next project is not locked
+    qtbot.wait(100)  # the cancelled run's late signals change nothing
+    assert window.worker is None
+
+
+def test_no_stale_status_message_during_a_later_run(window, qtbot, monkeypatch):
+    window.set_project(_k_project())
+    window.statusBar().showMessage("Anonymization failed")
+    monkeypatch.setattr("arxpy.gui.main_window.checked_anonymize", _endless_run)
+    window.anonymize()
+    assert window.statusBar().currentMessage() == ""
+    window.stop_run()

@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QStackedWidget,
     QStyle,
     QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 from arxpy.errors import ArxpyError, HierarchyError
@@ -30,6 +32,7 @@ from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.log_panel import LogPanel
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
+from arxpy.gui.staleness import describe
 from arxpy.gui.start_page import StartPage
 from arxpy.gui.state import AppState, check_hierarchies_of
 from arxpy.gui.utility import UtilityPerspective
@@ -82,6 +85,8 @@ class MainWindow(QMainWindow):
         self.state.modified_changed.connect(lambda _m: self._update_title())
         self.state.path_changed.connect(self._update_title)
         self.state.result_changed.connect(self._update_actions)
+        self.state.result_changed.connect(self._show_staleness)
+        self.state.stale_changed.connect(self._show_staleness)
         self.projects.refresh_recent()
         self.state.set_project(project)
 
@@ -106,9 +111,20 @@ class MainWindow(QMainWindow):
         for name, widget in zip(PERSPECTIVES, (self.configure, self.explore, self.utility,
                                                self.risk), strict=True):
             self._tabs.addTab(widget, name)
+        # Above every perspective: says the result shown no longer matches the configuration.
+        self.stale_banner = QLabel(wordWrap=True)
+        self.stale_banner.setStyleSheet("background: #fff3cd; color: #6b4e00; padding: 4px 8px;"
+                                        " border-bottom: 1px solid #e0c36a")
+        self.stale_banner.hide()
+        perspectives = QWidget()
+        layout = QVBoxLayout(perspectives)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.stale_banner)
+        layout.addWidget(self._tabs, 1)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)
-        self.stack.addWidget(self._tabs)
+        self.stack.addWidget(perspectives)
         self.setCentralWidget(self.stack)
 
     def _build_status_bar(self) -> None:
@@ -248,11 +264,31 @@ class MainWindow(QMainWindow):
             a[key].setEnabled(has and not running)
         a["anonymize"].setEnabled(has and not running)
         a["cancel"].setEnabled(running)
-        a["export"].setEnabled(self.state.result is not None and self.state.applied is not None)
+        a["export"].setEnabled(self.state.result is not None and self.state.applied is not None
+                               and not self.state.stale)
         for menu_action, tool_action, possible in getattr(self, "_history_actions", ()):
             for action in (menu_action, tool_action):  # no undo while a run uses the state
                 action.setEnabled(possible() and not running)
         self.configure.set_editable(not running)
+
+    def _show_staleness(self) -> None:
+        """Mark a result whose configuration was edited since; undo makes it current again."""
+        changes = self.state.stale_changes()
+        self.stale_banner.setVisible(bool(changes))
+        self._update_actions()
+        if changes:
+            text = (f"The result shown is stale: {describe(changes)} changed since it was "
+                    "computed. Anonymize again (Ctrl+R), or undo to return to it.")
+            self.stale_banner.setText(f"⚠ {text}")
+            self.statusBar().showMessage(text)
+        elif self.state.result is not None:
+            self.statusBar().showMessage(self._result_message(self.state.result))
+
+    @staticmethod
+    def _result_message(result) -> str:
+        best = result.optimum
+        return (f"Optimum {list(best.levels)} found in {result.elapsed_seconds:.2f} s"
+                if best else "No transformation meets the privacy models")
 
     def show_perspective(self, index: int) -> None:
         if self.state.has_project:
@@ -287,6 +323,7 @@ class MainWindow(QMainWindow):
         self.worker.failed.connect(self._failed)
         self.worker.cancelled.connect(self._cancelled)
         self._show_running(True)
+        self.statusBar().clearMessage()  # no word of an earlier run during this one
         models = ", ".join(m.describe() for m in config.privacy_models)
         log.info("Anonymization started: %s", models)
         self.worker.start()
@@ -296,6 +333,18 @@ class MainWindow(QMainWindow):
         if self.worker is not None:
             self.worker.cancel()
             self.progress_label.setText("Cancelling…")
+
+    def stop_run(self, timeout: float = 5.0) -> None:
+        """End the running anonymization now: its late signals are no longer heard."""
+        worker = self.worker
+        if worker is None:
+            return
+        for signal in (worker.progress, worker.finished, worker.failed, worker.cancelled):
+            signal.disconnect()
+        worker.cancel()
+        worker.wait(timeout)
+        log.info("Anonymization cancelled")
+        self._end_run()
 
     def _show_running(self, running: bool) -> None:
         for widget in (self.progress_label, self.progress, self.cancel_button):
@@ -322,9 +371,7 @@ class MainWindow(QMainWindow):
                                          "anonymize again.")
             return
         self.state.set_result(result)
-        best = result.optimum
-        text = (f"Optimum {list(best.levels)} found in {result.elapsed_seconds:.2f} s"
-                if best else "No transformation meets the privacy models")
+        text = self._result_message(result)
         log.info("Anonymization finished: %s", text)
         self.statusBar().showMessage(text)
         self._update_actions()

@@ -58,19 +58,36 @@ class ProjectActions:
             return self.save()
         return answer == _Button.Discard
 
+    def confirm_stop_run(self, doing: str) -> bool:
+        """True if no anonymization runs, or the user agreed to cancel it (it is ended)."""
+        if self.window.worker is None:
+            return True
+        answer = QMessageBox.question(
+            self.window, "Anonymization running",
+            f"An anonymization is running. Cancel it before {doing}?",
+            _Button.Yes | _Button.No, _Button.No)
+        if answer != _Button.Yes:
+            return False
+        self.window.stop_run()
+        return True
+
+    def _may_replace(self, doing: str) -> bool:
+        """Before another project replaces this one: no run on it, nothing unsaved lost."""
+        return self.confirm_stop_run(doing) and self.confirm_discard(doing)
+
     def new_project(self) -> None:
-        if self.confirm_discard("closing the project"):
+        if self._may_replace("closing the project"):
             self.window.autosave.remove()
             self.window.set_project(None)
 
     def open_example(self) -> None:
         from arxpy.example import example_project
 
-        if self.confirm_discard("opening the example"):
+        if self._may_replace("opening the example"):
             self._guarded(lambda: self.window.set_project(example_project()))
 
     def open_project(self, path: str | Path | None = None) -> bool:
-        if not self.confirm_discard("opening another project"):
+        if not self._may_replace("opening another project"):
             return False
         if path is None:
             path = self.window.pick_file(False, "Open project", PROJECT_FILTER)
@@ -86,7 +103,7 @@ class ProjectActions:
     def import_data(self) -> None:
         from arxpy.gui.import_wizard import ImportWizard
 
-        if not self.confirm_discard("importing data"):
+        if not self._may_replace("importing data"):
             return
         wizard = ImportWizard(self.window)
         if wizard.exec() == QDialog.DialogCode.Accepted and wizard.project is not None:

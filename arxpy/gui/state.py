@@ -23,6 +23,7 @@ from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.result import Result
 from arxpy.errors import ArxpyError, ConfigurationError, HierarchyError
+from arxpy.gui.staleness import ConfigurationSnapshot
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
 from arxpy.project import Project
@@ -62,6 +63,8 @@ class AppState(QObject):
     hierarchy_changed = Signal(str)  # attribute name
     settings_changed = Signal()
     result_changed = Signal()  # a new result, or the old one was discarded
+    #: The configuration moved away from (or, by undo, back to) the result's.
+    stale_changed = Signal()
     transformation_changed = Signal()  # selected or applied transformation
     modified_changed = Signal(bool)
     path_changed = Signal()
@@ -73,6 +76,7 @@ class AppState(QObject):
         self.project: Project | None = None
         self.path: Path | None = None
         self.result: Result | None = None
+        self._result_basis: ConfigurationSnapshot | None = None
         self.selected: tuple[int, ...] | None = None
         self.applied: tuple[int, ...] | None = None
         #: Transformations pinned for side-by-side comparison (at most MAX_PINNED).
@@ -94,11 +98,17 @@ class AppState(QObject):
         self.revision += 1
         self.path = Path(path) if path is not None else None
         self.result = None
+        self._result_basis = None
         self.selected = self.applied = None
+        self.pinned = []
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._unsaved_new = modified
         self.project_changed.emit()
+        # Views of the result, the selection and the pins reset with the project.
+        self.result_changed.emit()
+        self.transformation_changed.emit()
+        self.pinned_changed.emit()
         self.path_changed.emit()
         self._emit_modified()
 
@@ -179,8 +189,8 @@ class AppState(QObject):
             else:
                 self.hierarchies[name] = value
             self.revision += 1
-            self._discard_result()
             self.hierarchy_changed.emit(name)
+            self._check_stale()
 
         self.undo_stack.push(_Change(text or f"Edit hierarchy of '{name}'", put, old, hierarchy))
 
@@ -198,14 +208,14 @@ class AppState(QObject):
     def _put_definition(self, definition: DataDefinition) -> None:
         self._require().definition = definition
         self.revision += 1
-        self._discard_result()
         self.definition_changed.emit()
+        self._check_stale()
 
     def _put_settings(self, settings: dict[str, Any]) -> None:
         self._require().settings = copy.deepcopy(settings)
         self.revision += 1
-        self._discard_result()
         self.settings_changed.emit()
+        self._check_stale()
 
     # --- checks before a run -------------------------------------------------------------
 
@@ -240,6 +250,7 @@ class AppState(QObject):
     def set_result(self, result: Result | None) -> None:
         """A finished anonymization; selects and applies its optimum."""
         self.result = result
+        self._result_basis = self._snapshot() if result is not None else None
         best = result.optimum if result is not None else None
         self.selected = self.applied = best.levels if best is not None else None
         self.result_changed.emit()
@@ -251,10 +262,28 @@ class AppState(QObject):
             self.applied = levels
         self.transformation_changed.emit()
 
-    def _discard_result(self) -> None:
-        # A result describes the configuration it was computed for; any edit outdates it.
-        if self.result is not None:
-            self.set_result(None)
+    # --- staleness: a result describes the configuration it was computed for --------------
+
+    def _snapshot(self) -> ConfigurationSnapshot:
+        return ConfigurationSnapshot.of(self.definition, self.hierarchies, self.settings)
+
+    def stale_changes(self) -> list[str]:
+        """What changed since the result was computed ("type of 'Age'", ...); [] if current.
+
+        The result stays shown while stale; undoing the edits makes it current again.
+        """
+        if self.result is None or self._result_basis is None or self.project is None:
+            return []
+        return self._result_basis.changes_to(self._snapshot())
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.stale_changes())
+
+    def _check_stale(self) -> None:
+        if self.result is None:
+            return
+        self.stale_changed.emit()
 
     # --- pinned transformations (Compare) ------------------------------------------------
 

@@ -64,8 +64,7 @@ class ClassificationPanel(QWidget):
         if changed_data:
             self.form.set_data(applied.frame if applied else None,
                                applied.definition if applied else None)
-        if self.controls.running:
-            self.controls.cancel()
+        self.controls.reset()  # a running job or "Done." belong to what was shown before
         self._show(None)
         self.controls.run_button.setEnabled(applied is not None)
 

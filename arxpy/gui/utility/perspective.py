@@ -83,8 +83,10 @@ class UtilityPerspective(QWidget):
         state = self.state
         if not state.has_project or state.result is None or state.applied is None:
             return None
-        return Applied(state.data, state.definition, state.hierarchies, state.result,
-                       tuple(state.applied))
+        # The result's own definition and hierarchies: a stale result stays consistent.
+        result = state.result
+        return Applied(state.data, result.definition, {**state.hierarchies, **result.hierarchies},
+                       result, tuple(state.applied))
 
     def refresh(self) -> None:
         """Follow the state: recompute when the result or applied transformation changed."""
