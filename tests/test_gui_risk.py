@@ -264,3 +264,21 @@ def test_population_setting_models():
         PopulationSetting("planet", 1).model(10)
     with pytest.raises(ConfigurationError, match="sampling fraction"):
         PopulationSetting("fraction", 0.0).model(10)
+
+
+def test_applied_output_hipaa_follows_the_generalized_zip():
+    from arxpy.engine import AnonymizationConfig, anonymize
+    from arxpy.engine.jobs import CancelToken
+    from arxpy.example import example_project
+    from arxpy.gui.risk.jobs import RiskOptions, analyze_output
+
+    project = example_project(records=500)
+    result = anonymize(project.data, project.definition, project.hierarchies,
+                       AnonymizationConfig.from_dict(project.settings))
+    names = result.quasi_identifiers
+    levels = tuple(3 if n == "ZIP code" else (0 if n == "County" else 1) for n in names)
+    side = analyze_output(result, levels, RiskOptions(qi_max_size=0),
+                          progress=lambda *_: None, cancel=CancelToken())
+    flagged = {m.attribute for m in side.analysis.hipaa.matches}
+    assert "ZIP code" not in flagged  # "75***" in the output
+    assert "County" in flagged  # left at level 0: still the input's values

@@ -25,6 +25,7 @@ from arxpy.risk import (
     risk_limits,
     sample_risks,
 )
+from arxpy.risk.hipaa import find_hipaa_identifiers_in_output
 
 #: How the population is given: a region preset, a size, or a sampling fraction.
 POPULATION_KINDS = ("region", "size", "fraction")
@@ -99,8 +100,14 @@ def analyze_output(result: Result, levels: tuple[int, ...], options: RiskOptions
     population = options.population.model(_sample_size(output.frame, output.suppressed))
     analysis = analyze_risk(output.frame, result.quasi_identifiers, population=population,
                             threshold=options.threshold, suppressed=output.suppressed,
-                            limits=limits, qi_max_size=options.qi_max_size,
+                            limits=limits, qi_max_size=options.qi_max_size, hipaa=False,
                             progress=lambda f, m: progress(0.05 + 0.95 * f, m), cancel=cancel)
+    # The output's HIPAA identifiers are judged by its values, not by attribute names.
+    generalized = {name for name, level in zip(result.quasi_identifiers, levels, strict=True)
+                   if level > 0}
+    kept = output.frame[~output.suppressed]
+    hipaa = find_hipaa_identifiers_in_output(kept, generalized, cancel=cancel)
+    analysis = dataclasses.replace(analysis, hipaa=hipaa)
     return RiskSide(analysis, limits, tuple(levels))
 
 
