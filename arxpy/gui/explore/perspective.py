@@ -158,6 +158,7 @@ class ExplorePerspective(QWidget):
     def on_transformation(self) -> None:
         state, result = self.state, self.state.result
         self.lattice.set_marks(state.selected, state.applied, state.pinned)
+        self.list.model.set_marks(state.applied, state.pinned)
         self.properties.show_transformation(result, state.selected)
         self.compare.set_applied(state.applied)
         has = result is not None
@@ -170,6 +171,7 @@ class ExplorePerspective(QWidget):
     def on_pinned(self) -> None:
         state = self.state
         self.lattice.set_marks(state.selected, state.applied, state.pinned)
+        self.list.model.set_marks(state.applied, state.pinned)
         self.compare.set_pinned(state.result, state.pinned, state.applied)
         self.buttons["Unpin all"].setEnabled(bool(state.pinned))
         self.tabs.setTabText(2, f"Compare ({len(state.pinned)})" if state.pinned else "Compare")
