@@ -165,3 +165,22 @@ def test_no_stale_status_message_during_a_later_run(window, qtbot, monkeypatch):
     window.anonymize()
     assert window.statusBar().currentMessage() == ""
     window.stop_run()
+
+
+def test_about_names_pyside6_installed_as_essentials(monkeypatch):
+    """Issue 11: only PySide6-Essentials is installed; About said 'not installed'."""
+    from importlib import metadata
+
+    from arxpy.gui import app
+
+    real = metadata.version
+
+    def version(name):
+        if name == "PySide6":  # no meta-package, as with pip install PySide6-Essentials
+            raise metadata.PackageNotFoundError(name)
+        return "6.11.3" if name == "PySide6-Essentials" else real(name)
+
+    monkeypatch.setattr(app.metadata, "version", version)
+    info = app.versions()
+    assert info["PySide6"] == "6.11.3"
+    assert info["Qt"].count(".") == 2
