@@ -184,3 +184,38 @@ def test_about_names_pyside6_installed_as_essentials(monkeypatch):
     info = app.versions()
     assert info["PySide6"] == "6.11.3"
     assert info["Qt"].count(".") == 2
+
+
+def test_file_dialogs_remember_the_last_folder_per_kind(window, tmp_path, monkeypatch):
+    from arxpy.gui import folders
+
+    starts = []
+    chosen = {"data": tmp_path / "raw" / "patients.csv",
+              "projects": tmp_path / "work" / "study.arxpy"}
+    for path in chosen.values():
+        path.parent.mkdir()
+
+    def dialog(kind):
+        def ask(_parent, _title, start, _filters):
+            starts.append(start)
+            return str(chosen[kind]), ""
+        return ask
+
+    monkeypatch.setattr(folders.QFileDialog, "getOpenFileName", dialog("data"))
+    folders.pick_path(window, "data", False, "Import data", "*")
+    monkeypatch.setattr(folders.QFileDialog, "getSaveFileName", dialog("projects"))
+    window.pick_file(True, "Save project as", "*", "study.arxpy")
+    assert starts[0] == ""  # nothing remembered yet: the working directory
+    settings = window.settings
+    # Each kind starts where it was last; hierarchies start beside the data.
+    assert folders.start_path(settings, "data") == str(chosen["data"].parent)
+    assert folders.start_path(settings, "hierarchies") == str(chosen["data"].parent)
+    assert folders.start_path(settings, "projects", "x.arxpy") == str(
+        chosen["projects"].parent / "x.arxpy")
+    assert folders.start_path(settings, "exports") == str(chosen["projects"].parent)
+    starts.clear()
+    monkeypatch.setattr(folders.QFileDialog, "getOpenFileName", dialog("data"))
+    window.configure.hierarchy_editor.name = "age"
+    window.set_project(_project())
+    window.configure.hierarchy_editor.import_csv()
+    assert starts == [str(chosen["data"].parent)]

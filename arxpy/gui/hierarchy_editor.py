@@ -16,7 +16,6 @@ from PySide6.QtGui import QBrush, QColor, QGuiApplication, QKeySequence, QShortc
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from arxpy.data.definition import AttributeType
 from arxpy.errors import ArxpyError
+from arxpy.gui.folders import pick_path
 from arxpy.gui.state import AppState
 from arxpy.hierarchy.io import read_hierarchy, write_hierarchy
 from arxpy.hierarchy.model import Hierarchy
@@ -302,8 +302,8 @@ class HierarchyEditor(QWidget):
 
     def import_csv(self, path: str | None = None) -> None:
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Import hierarchy", "",
-                                                  "ARX hierarchies (*.csv);;All files (*)")
+            path = pick_path(self, "hierarchies", False, "Import hierarchy",
+                             "ARX hierarchies (*.csv);;All files (*)")
             if not path:
                 return
         try:
@@ -318,8 +318,8 @@ class HierarchyEditor(QWidget):
         if hierarchy is None:
             return
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Export hierarchy", f"{self.name}.csv",
-                                                  "ARX hierarchies (*.csv)")
+            path = pick_path(self, "hierarchies", True, "Export hierarchy",
+                             "ARX hierarchies (*.csv)", f"{self.name}.csv")
             if not path:
                 return
         try:

@@ -12,7 +12,6 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -29,6 +28,7 @@ from arxpy.errors import ArxpyError, HierarchyError
 from arxpy.gui.autosave import Autosave
 from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
+from arxpy.gui.folders import pick_path
 from arxpy.gui.log_panel import LogPanel
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
@@ -414,8 +414,8 @@ class MainWindow(QMainWindow):
         self.log_panel.detach()
         event.accept()
 
-    def pick_file(self, save: bool, title: str, filters: str, start: str = "") -> str:
-        """A file chosen in a dialog ("" if cancelled); one place for tests to replace."""
-        if save:
-            return QFileDialog.getSaveFileName(self, title, start, filters)[0]
-        return QFileDialog.getOpenFileName(self, title, start, filters)[0]
+    def pick_file(self, save: bool, title: str, filters: str, start: str = "",
+                  kind: str = "projects") -> str:
+        """A file chosen in a dialog ("" if cancelled), starting in the last folder of
+        ``kind`` (see :mod:`arxpy.gui.folders`); one place for tests to replace."""
+        return pick_path(self, kind, save, title, filters, start)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from arxpy.errors import ArxpyError
+from arxpy.gui.folders import remember
 from arxpy.project import PROJECT_SUFFIX, Project
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ class ProjectActions:
         if not self._guarded(lambda: self.window.set_project(Project.load(path), path)):
             return False
         self.add_recent(path)
+        remember(self.window.settings, "projects", path)
         log.info("Opened %s", path)
         return True
 
@@ -107,6 +109,9 @@ class ProjectActions:
             return
         wizard = ImportWizard(self.window)
         if wizard.exec() == QDialog.DialogCode.Accepted and wizard.project is not None:
+            source = wizard.source_page.path.text()
+            if Path(source).is_file():  # hierarchy imports start beside the data
+                remember(self.window.settings, "data", source)
             self.window.set_project(wizard.project, None, modified=True)
             log.info("Imported %s", wizard.source_description())
 
@@ -152,7 +157,8 @@ class ProjectActions:
             return False
         if path is None:
             path = self.window.pick_file(True, "Export anonymized data",
-                                         "CSV (*.csv);;Excel (*.xlsx)", "anonymized.csv")
+                                         "CSV (*.csv);;Excel (*.xlsx)", "anonymized.csv",
+                                         "exports")
             if not path:
                 return False
         ok = self._guarded(lambda: export_table(result.output(levels).frame, path))

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 from arxpy.engine.export import export_output, hierarchy_path, write_report
 from arxpy.engine.result import Result
 from arxpy.gui.explore.jobs import start_job
+from arxpy.gui.folders import pick_path
 
 FORMATS = {"CSV (.csv)": ".csv", "Excel (.xlsx)": ".xlsx"}
 
@@ -96,8 +96,8 @@ class ExportDialog(QDialog):
         self._format_changed(self.format.currentText())
 
     def _browse(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(),
-                                              "CSV (*.csv);;Excel (*.xlsx)")
+        name = pick_path(self, "exports", True, "Export to", "CSV (*.csv);;Excel (*.xlsx)",
+                         self.path.text())
         if name:
             self.path.setText(name)
 
