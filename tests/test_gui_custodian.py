@@ -219,3 +219,26 @@ def test_file_dialogs_remember_the_last_folder_per_kind(window, tmp_path, monkey
     window.set_project(_project())
     window.configure.hierarchy_editor.import_csv()
     assert starts == [str(chosen["data"].parent)]
+
+
+def test_choosing_an_attribute_selects_and_shows_its_column(window, qtbot):
+    from arxpy.example import example_project
+
+    window.resize(1280, 720)
+    window.show()
+    window.set_project(example_project(records=300))
+    configure = window.configure
+    table = configure.table
+    # Columns are sized to their content: most of the ten attributes fit at 1280 px.
+    visible = [c for c in range(table.model().columnCount())
+               if 0 <= table.columnViewportPosition(c)
+               and table.columnViewportPosition(c) + table.columnWidth(c)
+               <= table.viewport().width()]
+    assert len(visible) >= 6
+    last = window.state.definition.names[-1]
+    configure.attribute_panel.select(last)  # the panel's own combo box, not the table
+    qtbot.wait(20)
+    column = window.state.definition.names.index(last)
+    assert table.currentIndex().column() == column
+    x = table.columnViewportPosition(column)
+    assert 0 <= x and x + table.columnWidth(column) <= table.viewport().width()
