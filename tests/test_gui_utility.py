@@ -231,3 +231,52 @@ def test_study_panel_on_a_small_lattice(qtbot):
         assert len(scatter.data) == int(study.evaluated[model].notna().sum())
     assert np.isfinite(study.best_relative_accuracy)
     _dispose(view)
+
+
+def test_contingency_sides_have_their_own_scale_and_cell_tooltips(qtbot, view):
+    """Issue 11: one shared scale left the input uniformly dark; cells had no tooltips."""
+    _apply(qtbot, view, WITH_AGE_INTERVALS)
+    contingency = view.contingency
+    contingency.select("Age", "Sex")
+    for side, table in contingency.tables.items():
+        assert contingency.color_bars[side].levels()[1] == pytest.approx(table.to_numpy().max())
+    assert contingency.color_bars["input"].levels() != contingency.color_bars["output"].levels()
+    table = contingency.tables["input"]
+    text = contingency.cell_text("input", 0, 1)
+    assert f"Age = {table.index[0]}" in text and f"Sex = {table.columns[1]}" in text
+    assert f"{100 * table.iat[0, 1]:.2f} %" in text
+    assert contingency.cell_text("input", table.shape[0], 0) is None
+
+
+def test_contingency_labels_every_column(qtbot, view):
+    from arxpy.gui.utility.contingency_view import column_ticks
+
+    _apply(qtbot, view, WITH_AGE_INTERVALS)
+    contingency = view.contingency
+    contingency.select("Age", "Hospital ID")
+    columns = contingency.tables["input"].shape[1]
+    ticks = contingency.plots["input"].getPlotItem().getAxis("bottom")._tickLevels[0]
+    assert [position for position, _ in ticks] == list(range(columns))
+    if contingency.column_legend.text():  # numbered columns are named under the plots
+        assert contingency.column_legend.text().count(" = ") >= columns
+    # Short enough labels are shown whole; long ones shortened with an ellipsis.
+    assert column_ticks(["F", "M"], 400) == [(0.0, "F"), (1.0, "M")]
+    assert column_ticks(["a very long value"] * 4, 400)[0][1].endswith("…")
+
+
+def test_distribution_labels_the_other_bar(qtbot, view):
+    from arxpy.gui.utility.common import keep_other, thinned_ticks
+
+    view.distribution.select("Hospital ID")
+    table = view.distribution.tables["input"]
+    labels = list(table["value"])
+    assert labels[-1].startswith("other")
+    for side in ("input", "output"):
+        plot = view.distribution.plots[side].getPlotItem()
+        ticks = [t for axis in ("left", "bottom")
+                 for level in (plot.getAxis(axis)._tickLevels or []) for t in level]
+        if view.distribution.tables[side]["value"].iloc[-1].startswith("other"):
+            assert any(text.startswith("other") for _, text in ticks)
+    crowded = [f"value {i}" for i in range(24)] + ["other (36 values)"]
+    assert keep_other(thinned_ticks(crowded, 30, room=300), crowded)[-1] == (
+        24.0, "other (36 values)")
