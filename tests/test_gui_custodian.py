@@ -242,3 +242,21 @@ def test_choosing_an_attribute_selects_and_shows_its_column(window, qtbot):
     assert table.currentIndex().column() == column
     x = table.columnViewportPosition(column)
     assert 0 <= x and x + table.columnWidth(column) <= table.viewport().width()
+
+
+def test_risk_cells_say_why_and_line_up():
+    import math
+
+    from arxpy.gui.risk.common import fixed_percent
+    from arxpy.gui.risk.tables import _uniqueness_cell
+    from arxpy.risk.uniqueness import PopulationUniqueness
+
+    assert [fixed_percent(v) for v in (1.0, 0.03125, 0.5)] == ["100.00 %", "3.12 %", "50.00 %"]
+
+    class Analysis:
+        population = PopulationUniqueness(1000, 100, {"pitman": 5.0, "zayatz": 3.0,
+                                                      "snb": math.nan, "dankar": 5.0},
+                                          "pitman")
+
+    cell = _uniqueness_cell("snb", Analysis(), "input")
+    assert cell.text().startswith("n/a (") and "no solution" in cell.text()
