@@ -260,3 +260,35 @@ def test_risk_cells_say_why_and_line_up():
 
     cell = _uniqueness_cell("snb", Analysis(), "input")
     assert cell.text().startswith("n/a (") and "no solution" in cell.text()
+
+
+def test_toolbar_export_opens_the_one_export_dialog_with_the_input_delimiter(
+        window, qtbot, tmp_path):
+    from arxpy.gui.explore.export_dialog import ExportDialog
+
+    window.show()
+    window.set_project(_k_project())
+    window.state.input_delimiter = ";"  # as the import wizard records it
+    _run(window, qtbot)
+    window.actions_by_name["export"].trigger()
+    dialog = window.explore.dialog
+    assert isinstance(dialog, ExportDialog) and dialog.isVisible()
+    assert dialog.delimiter.currentData() == ";"
+    target = tmp_path / "released.csv"
+    dialog.path.setText(str(target))
+    dialog.hierarchies.setChecked(True)
+    with qtbot.waitSignal(dialog.exported, timeout=10_000) as blocker:
+        dialog.start_export()
+    written = blocker.args[0]
+    assert target.read_text().splitlines()[0] == "age;disease;note"
+    text = dialog.confirmation.text()
+    assert all(path.name in text for path in written) and len(written) == 3  # data, age, report
+    dialog.confirmation.close()
+
+
+def test_export_with_a_path_uses_the_engine_export(window, qtbot, tmp_path):
+    window.set_project(_k_project())
+    _run(window, qtbot)
+    target = tmp_path / "out.csv"
+    assert window.projects.export_data(target)
+    assert target.read_text().splitlines()[0] == "age,disease,note"

@@ -340,6 +340,11 @@ class ImportWizard(QWizard):
     def path(self) -> str:
         return self.source_page.path.text().strip()
 
+    def csv_delimiter(self) -> str | None:
+        """The delimiter of an imported CSV file (None for a workbook or database)."""
+        return self.format_page.csv_format().delimiter \
+            if self.source_page.source() == "csv" else None
+
     def source_description(self) -> str:
         table = self.source_page.table.currentText()
         return f"{self.path()}" + (f" ({table})" if table else "")

@@ -113,6 +113,7 @@ class ProjectActions:
             if Path(source).is_file():  # hierarchy imports start beside the data
                 remember(self.window.settings, "data", source)
             self.window.set_project(wizard.project, None, modified=True)
+            self.state.input_delimiter = wizard.csv_delimiter()
             log.info("Imported %s", wizard.source_description())
 
     # --- saving ----------------------------------------------------------------------------
@@ -149,19 +150,21 @@ class ProjectActions:
         return True
 
     def export_data(self, path: str | Path | None = None) -> bool:
-        """Write the applied transformation's output (CSV or Excel by extension)."""
-        from arxpy.data.export import export_table
+        """Export the applied transformation: without ``path`` through the export dialog
+        (the same one Explore opens), with it straight to that file (CSV or Excel by
+        extension, suppressed records kept as in the configuration, input delimiter)."""
+        from arxpy.engine.export import export_output
 
         result, levels = self.state.result, self.state.applied
         if result is None or levels is None:
             return False
         if path is None:
-            path = self.window.pick_file(True, "Export anonymized data",
-                                         "CSV (*.csv);;Excel (*.xlsx)", "anonymized.csv",
-                                         "exports")
-            if not path:
-                return False
-        ok = self._guarded(lambda: export_table(result.output(levels).frame, path))
+            self.window.explore.export_dialog().open()
+            return True
+        delimiter = self.state.input_delimiter if Path(path).suffix == ".csv" else None
+        ok = self._guarded(lambda: export_output(
+            result, levels, path, remove_suppressed=result.config.remove_suppressed,
+            overwrite=True, delimiter=delimiter))
         if ok:
             self.window.statusBar().showMessage(f"Exported {path}", 5000)
             log.info("Exported the output of %s to %s", list(levels), path)

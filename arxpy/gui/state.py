@@ -77,6 +77,8 @@ class AppState(QObject):
         self.path: Path | None = None
         self.result: Result | None = None
         self._result_basis: ConfigurationSnapshot | None = None
+        #: The delimiter of the CSV file the data came from (exports default to it).
+        self.input_delimiter: str | None = None
         self.selected: tuple[int, ...] | None = None
         self.applied: tuple[int, ...] | None = None
         #: Transformations pinned for side-by-side comparison (at most MAX_PINNED).
@@ -95,6 +97,7 @@ class AppState(QObject):
         if project is not None and not project.settings:
             project.settings = default_settings()
         self.project = project
+        self.input_delimiter = None
         self.revision += 1
         self.path = Path(path) if path is not None else None
         self.result = None

@@ -31,6 +31,7 @@ from arxpy.gui.explore.lattice_view import LatticeView
 from arxpy.gui.explore.list_view import TransformationList
 from arxpy.gui.explore.model import LatticeNodes
 from arxpy.gui.explore.properties import PropertiesPanel
+from arxpy.gui.folders import last_folder, remember, settings_of
 from arxpy.gui.state import AppState
 
 
@@ -121,9 +122,14 @@ class ExplorePerspective(QWidget):
 
     def export_dialog(self) -> ExportDialog:
         """The export dialog for the applied transformation (not yet shown)."""
-        folder = self.state.path.parent if self.state.path is not None else Path.home()
+        settings = settings_of(self)
+        folder = last_folder(settings, "exports") or (
+            self.state.path.parent if self.state.path is not None else Path.home())
         self.dialog = ExportDialog(self.state.result, self.state.applied,
-                                   folder / "anonymized.csv", self)
+                                   Path(folder) / "anonymized.csv", self,
+                                   delimiter=self.state.input_delimiter or ",")
+        self.dialog.exported.connect(
+            lambda written: remember(settings, "exports", written[0]) if written else None)
         return self.dialog
 
     def set_filter(self, node_filter: NodeFilter) -> None:
