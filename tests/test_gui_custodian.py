@@ -292,3 +292,53 @@ def test_export_with_a_path_uses_the_engine_export(window, qtbot, tmp_path):
     target = tmp_path / "out.csv"
     assert window.projects.export_data(target)
     assert target.read_text().splitlines()[0] == "age,disease,note"
+
+
+def test_saved_project_keeps_the_result_and_restores_it(window, qtbot, tmp_path, monkeypatch):
+    from arxpy.example import example_project
+
+    window.show()
+    window.set_project(example_project(records=500))
+    _run(window, qtbot)
+    state = window.state
+    result = state.result
+    others = [t.levels for t in result.checked_transformations()
+              if t.state == "anonymous" and t.levels != result.optimum.levels]
+    state.select(others[0], apply=True)
+    state.pin(others[1])
+    state.pin(result.optimum.levels)
+    target = tmp_path / "kept.arxpy"
+    assert window.projects.save_to(target)
+    assert Project.load(target).saved_result["optimum"] == list(result.optimum.levels)
+
+    window.projects.new_project()
+    assert window.projects.open_project(target)
+    qtbot.waitUntil(lambda: window.worker is None and state.result is not None, timeout=30_000)
+    assert state.result.optimum.levels == result.optimum.levels
+    assert state.applied == others[0]
+    assert state.pinned == [others[1], result.optimum.levels]
+    assert "Restored the saved result" in window.statusBar().currentMessage()
+
+
+def test_saved_result_of_changed_data_is_not_restored(window, qtbot, tmp_path):
+    window.set_project(_k_project())
+    _run(window, qtbot)
+    target = tmp_path / "kept.arxpy"
+    assert window.projects.save_to(target)
+    project = Project.load(target)
+    project.data.loc[0, "disease"] = "measles"  # the data changed outside the application
+    project.save(target)
+    window.projects.new_project()
+    assert window.projects.open_project(target)
+    assert window.worker is None and window.state.result is None
+    message = window.statusBar().currentMessage()
+    assert "not restored" in message and "data or the configuration changed" in message
+
+
+def test_stale_result_is_not_saved(window, qtbot, tmp_path):
+    window.set_project(_k_project())
+    _run(window, qtbot)
+    window.state.update_settings(suppression_limit=0.2)
+    target = tmp_path / "stale.arxpy"
+    assert window.projects.save_to(target)
+    assert Project.load(target).saved_result is None

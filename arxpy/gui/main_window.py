@@ -32,6 +32,7 @@ from arxpy.gui.folders import pick_path
 from arxpy.gui.log_panel import LogPanel
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
+from arxpy.gui.saved_result import mismatch, same_optimum
 from arxpy.gui.staleness import describe
 from arxpy.gui.start_page import StartPage
 from arxpy.gui.state import AppState, check_hierarchies_of
@@ -70,6 +71,8 @@ class MainWindow(QMainWindow):
         self.autosave = Autosave(self.state, recovery_dir, parent=self)
         self.worker: JobWorker | None = None
         self._run_revision = -1
+        #: The saved result being restored by the running search (see restore_saved_result).
+        self._restoring: dict | None = None
         self._running = False
         self.projects = ProjectActions(self)
         self._build_central()
@@ -329,6 +332,36 @@ class MainWindow(QMainWindow):
         self.worker.start()
         return self.worker
 
+    def restore_saved_result(self) -> None:
+        """Bring back the result saved in the project: the search runs again (it is
+        deterministic) and, if it finds the saved optimum, the applied and pinned
+        transformations are restored. A record that no longer fits is not used."""
+        saved = self.state.project.saved_result if self.state.has_project else None
+        if not saved:
+            return
+        why = mismatch(saved, self.state.fingerprint())
+        if why is not None:
+            self.statusBar().showMessage(f"The saved result was not restored: {why}. "
+                                         "Anonymize again.")
+            return
+        self._restoring = saved
+        if self.anonymize() is None:
+            self._restoring = None
+        else:
+            self.progress_label.setText("Restoring the saved result…")
+
+    def _restore(self, saved: dict, result) -> str:
+        """Apply and pin what was saved; the status message saying what happened."""
+        if not same_optimum(saved, result):
+            return ("The saved result could not be reproduced (the search found another "
+                    "optimum); showing the new result.")
+        applied = saved.get("applied")
+        if applied is not None:
+            self.state.select(tuple(applied), apply=True)
+        for levels in saved.get("pinned", []):
+            self.state.pin(tuple(levels))
+        return f"Restored the saved result: {self._result_message(result)}"
+
     def cancel(self) -> None:
         if self.worker is not None:
             self.worker.cancel()
@@ -343,6 +376,7 @@ class MainWindow(QMainWindow):
             signal.disconnect()
         worker.cancel()
         worker.wait(timeout)
+        self._restoring = None
         log.info("Anonymization cancelled")
         self._end_run()
 
@@ -365,6 +399,7 @@ class MainWindow(QMainWindow):
         self._show_running(False)
 
     def _finished(self, result) -> None:
+        restoring, self._restoring = self._restoring, None
         self._end_run()
         if self.state.revision != self._run_revision:  # edited (undo) while running
             self.statusBar().showMessage("The configuration changed during the run; "
@@ -373,17 +408,21 @@ class MainWindow(QMainWindow):
         self.state.set_result(result)
         text = self._result_message(result)
         log.info("Anonymization finished: %s", text)
+        if restoring is not None:
+            text = self._restore(restoring, result)
         self.statusBar().showMessage(text)
         self._update_actions()
         self.show_perspective(1)
 
     def _failed(self, message: str) -> None:
+        self._restoring = None
         self._end_run()
         log.warning("Anonymization failed: %s", message)
         self.statusBar().showMessage("Anonymization failed")
         self.error("Anonymization failed", message)
 
     def _cancelled(self) -> None:
+        self._restoring = None
         self._end_run()
         log.info("Anonymization cancelled")
         self.statusBar().showMessage("Anonymization cancelled; nothing was kept.")

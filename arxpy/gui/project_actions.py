@@ -100,6 +100,7 @@ class ProjectActions:
         self.add_recent(path)
         remember(self.window.settings, "projects", path)
         log.info("Opened %s", path)
+        self.window.restore_saved_result()
         return True
 
     def import_data(self) -> None:
@@ -140,6 +141,7 @@ class ProjectActions:
     def save_to(self, path: Path) -> bool:
         """Write the project to ``path``; on success it is no longer modified."""
         self.window.configure.settings_panel.commit()
+        self.state.project.saved_result = self.state.saved_result_record()
         if not self._guarded(lambda: self.state.project.save(path)):
             return False
         self.state.mark_saved(path)

@@ -23,6 +23,7 @@ from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.result import Result
 from arxpy.errors import ArxpyError, ConfigurationError, HierarchyError
+from arxpy.gui.saved_result import fingerprint, record
 from arxpy.gui.staleness import ConfigurationSnapshot
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
@@ -256,8 +257,21 @@ class AppState(QObject):
         self._result_basis = self._snapshot() if result is not None else None
         best = result.optimum if result is not None else None
         self.selected = self.applied = best.levels if best is not None else None
+        pinned, self.pinned = self.pinned, []  # pins belong to the previous result
         self.result_changed.emit()
         self.transformation_changed.emit()
+        if pinned:
+            self.pinned_changed.emit()
+
+    def fingerprint(self) -> str:
+        """A hash of the data and configuration (see :mod:`arxpy.gui.saved_result`)."""
+        return fingerprint(self.data, self.definition, self.hierarchies, self.settings)
+
+    def saved_result_record(self) -> dict[str, Any] | None:
+        """What the project file keeps of the result; None without a current one."""
+        if self.result is None or self.stale:
+            return None
+        return record(self.result, self.applied, self.pinned, self.fingerprint())
 
     def select(self, levels: tuple[int, ...] | None, apply: bool = False) -> None:
         self.selected = levels

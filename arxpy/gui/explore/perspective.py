@@ -145,8 +145,6 @@ class ExplorePerspective(QWidget):
         self._io_levels = None
         self.nodes = LatticeNodes.from_result(result) if result is not None else None
         self.lattice.set_nodes(self.nodes)
-        if self.state.pinned:
-            self.state.unpin()  # pins belong to the previous result
         self.on_pinned()
         self.on_transformation()
         if deferred:
