@@ -103,3 +103,70 @@ def test_properties_list_classes_and_risks_once(view, qtbot, example):
     labels = [properties.table.item(r, 0).text() for r in range(properties.table.rowCount())]
     assert labels.count("Equivalence classes") == 1
     assert labels.count("Highest prosecutor risk") == 1
+
+
+def test_hasse_view_shows_focus_neighbours_and_optimum_with_labels(view, example):
+    from arxpy.gui.explore.hasse_view import neighbourhood
+
+    _, result = example
+    nodes = view.nodes
+    hasse = view.hasse
+    shown = hasse.shown
+    optimum = nodes.optimum
+    assert optimum in shown.rows.tolist()
+    # The optimum is focused by default: its predecessors and successors are drawn, as
+    # many as a row holds; the rest is counted.
+    levels = np.array(result.optimum.levels)
+    drawn = [nodes.levels[r] for r in shown.rows]
+    neighbours = [lv for lv in drawn if np.abs(lv - levels).sum() == 1]
+    assert neighbours
+    for a, b in shown.edges:  # edges join transformations one step apart only
+        assert np.abs(nodes.levels[shown.rows[a]] - nodes.levels[shown.rows[b]]).sum() == 1
+    assert hasse.label(optimum) == "".join(str(v) for v in result.optimum.levels)
+    # At most what fits per height.
+    small = neighbourhood(nodes, optimum, np.ones(nodes.n, bool), per_row=3)
+    heights = nodes.heights[small.rows]
+    assert max(np.bincount(heights)) <= 3 and sum(small.left_out.values()) > 0
+
+
+def test_clicking_a_hasse_node_selects_it(view, qtbot):
+    from PySide6.QtCore import QPoint
+
+    hasse = view.hasse
+    view.tabs.setCurrentIndex(0)
+    qtbot.wait(10)
+    px, py = hasse.positions()
+    target = int(np.flatnonzero(hasse.shown.rows != view.nodes.optimum)[0])
+    row = int(hasse.shown.rows[target])
+    qtbot.mouseClick(hasse, Qt.MouseButton.LeftButton,
+                     pos=QPoint(round(px[target]), round(py[target])))
+    assert view.state.selected == view.nodes.levels_of(row)
+    assert row in hasse.shown.rows.tolist()  # the clicked node became the focus
+    # Clicking in the minimap (the whole lattice) selects too.
+    assert view.neighbourhood.minimap is view.lattice
+
+
+@pytest.mark.perf
+def test_hasse_view_of_the_adult_lattice_stays_responsive(qtbot, adult):
+    import time
+
+    from arxpy.gui.explore.hasse_view import HasseView
+    from arxpy.gui.explore.model import LatticeNodes
+
+    frame, definition, hierarchies = adult
+    result = anonymize(frame, definition, hierarchies, AnonymizationConfig.from_dict(
+        {"privacy_models": [{"kind": "k-anonymity", "k": 5}], "suppression_limit": 0.02}))
+    assert result.lattice_size == 12_960
+    nodes = LatticeNodes.from_result(result)
+    hasse = HasseView()
+    qtbot.addWidget(hasse)
+    hasse.resize(900, 600)
+    hasse.show()
+    hasse.set_nodes(nodes)
+    slowest = 0.0
+    for row in range(0, nodes.n, nodes.n // 20):
+        started = time.perf_counter()
+        hasse.set_marks(nodes.levels_of(row), None, [])
+        hasse.grab()
+        slowest = max(slowest, time.perf_counter() - started)
+    assert slowest < 0.1, f"refocusing took {1000 * slowest:.0f} ms"
