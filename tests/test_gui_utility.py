@@ -280,3 +280,36 @@ def test_distribution_labels_the_other_bar(qtbot, view):
     crowded = [f"value {i}" for i in range(24)] + ["other (36 values)"]
     assert keep_other(thinned_ticks(crowded, 30, room=300), crowded)[-1] == (
         24.0, "other (36 values)")
+
+
+def test_data_tab_groups_rows_by_output_class_and_shades_them(qtbot, view):
+    """Issue 11: input and output tables in Utility, output rows shaded by class."""
+    from PySide6.QtCore import Qt as QtNS
+
+    data = view.data_tables
+    view.tabs.setCurrentWidget(data)
+    model = data.tables.output_model
+    qtbot.waitUntil(lambda: model.rowCount() == RECORDS, timeout=20_000)
+    qis = view.applied.result.quasi_identifiers
+    columns = [model.headerData(c, QtNS.Orientation.Horizontal) for c in
+               range(model.columnCount())]
+    rows = [[model.data(model.index(r, c)) for c in range(model.columnCount())]
+            for r in range(model.rowCount())]
+    frame = pd.DataFrame(rows, columns=columns)
+    suppressed = np.array([model.headerData(r, QtNS.Orientation.Vertical).endswith("✕")
+                           for r in range(model.rowCount())])
+    kept = frame[~suppressed]
+    keys = [tuple(r) for r in kept[qis].itertuples(index=False)]
+    # Each class's rows are contiguous, and consecutive classes alternate their shade.
+    boundaries = [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]]
+    assert len(set(keys)) == len(boundaries) + 1
+    brushes = [model.data(model.index(r, 0), QtNS.ItemDataRole.BackgroundRole)
+               for r in range(len(keys))]
+    for i in boundaries[:20]:
+        assert (brushes[i] is None) != (brushes[i - 1] is None)
+    assert suppressed[len(keys):].all()  # suppressed rows last
+    # The input table shows the same records in the same order.
+    inputs = data.tables.input_model
+    first = [inputs.data(inputs.index(0, c)) for c in range(inputs.columnCount())]
+    original = view.state.data.astype(str)
+    assert (original == first).all(axis=1).any()
