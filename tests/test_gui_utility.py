@@ -313,3 +313,31 @@ def test_data_tab_groups_rows_by_output_class_and_shades_them(qtbot, view):
     first = [inputs.data(inputs.index(0, c)) for c in range(inputs.columnCount())]
     original = view.state.data.astype(str)
     assert (original == first).all(axis=1).any()
+
+
+def test_classification_overview_lists_every_target(qtbot, view):
+    """Issue 11: ARX's overview, every candidate target's accuracies in one table."""
+    from arxpy.gui.utility.overview import candidate_targets
+
+    panel = view.classification
+    targets = dict(candidate_targets(panel.applied))
+    assert "Sex" in targets and targets["Sex"] is None
+    assert targets["Charge"]  # a number with many values is binned (at its tertiles)
+    panel.form.set_classifier("bayes")  # fast: the overview trains one per target
+    panel.form.folds.setValue(2)
+    worker = panel.run_overview()
+    assert worker is not None
+    qtbot.waitUntil(lambda: not panel.overview.controls.running, timeout=240_000)
+    rows = {row.attribute: row for row in panel.overview.rows}
+    assert set(rows) == set(targets)
+    table = panel.overview.table
+    assert table.rowCount() == len(targets)
+    sex = rows["Sex"]
+    # Independently of the overview: the detailed evaluation of the same target agrees.
+    config = ClassificationConfig("Sex", None, panel.form.config().classifier, folds=2,
+                                  seed=panel.form.config().seed)
+    applied = panel.applied
+    direct = evaluate_classification(applied.frame, applied.definition, applied.hierarchies,
+                                     config, applied.level_map, applied.suppressed())
+    assert sex.anonymized == pytest.approx(direct.accuracy)
+    assert sex.baseline == pytest.approx(direct.baseline_accuracy)
