@@ -341,3 +341,15 @@ def test_classification_overview_lists_every_target(qtbot, view):
                                      config, applied.level_map, applied.suppressed())
     assert sex.anonymized == pytest.approx(direct.accuracy)
     assert sex.baseline == pytest.approx(direct.baseline_accuracy)
+
+
+def test_curve_legends_sit_under_the_plots(qtbot, view):
+    """Issue 11: legends off the curves: named under the plots, none inside them."""
+    panel = view.classification
+    panel.form.set_classifier("bayes")
+    panel.run()
+    qtbot.waitUntil(lambda: not panel.controls.running, timeout=120_000)
+    results = panel.results
+    for widget, label in zip((results.roc, results.pr), results.legends, strict=True):
+        assert widget.getPlotItem().legend is None
+        assert "trained on input" in label.text() and "trained on output" in label.text()
