@@ -96,3 +96,44 @@ def test_every_dialog_fits_a_laptop_screen(window, qtbot, tmp_path, example):
         assert hint.width() <= DIALOG_LIMIT[0] and hint.height() <= DIALOG_LIMIT[1], (
             type(dialog).__name__, dialog.windowTitle(), hint.toTuple())
         dialog.close()
+
+
+@pytest.mark.perf
+def test_visiting_the_new_views_keeps_the_event_loop_responsive(window, qtbot, example):
+    """Heartbeat every 10 ms while the Hasse view, the list marks, Utility's data tab and
+    the cumulative risk view are shown and used: no gap over 100 ms."""
+    from PySide6.QtCore import QElapsedTimer, QTimer
+
+    phase = ["start"]
+    gaps: list[tuple[int, str]] = []
+    clock = QElapsedTimer()
+    timer = QTimer()
+    timer.timeout.connect(lambda: gaps.append((clock.restart(), phase[0])))
+    clock.start()
+    timer.start(10)
+    result = example[1]
+    phase[0] = "explore"
+    window.show_perspective(1)
+    qtbot.wait(300)
+    phase[0] = "select"
+    for t in result.checked_transformations()[:10]:
+        window.state.select(t.levels)
+        qtbot.wait(30)
+    phase[0] = "utility data"
+    window.show_perspective(2)
+    window.utility.tabs.setCurrentWidget(window.utility.data_tables)
+    qtbot.waitUntil(lambda: window.utility.data_tables.tables.output_model.rowCount() > 0,
+                    timeout=20_000)
+    # The risk analyses themselves are left out: arxpy.risk.estimators' Pitman fit holds
+    # the GIL (see tests/test_gui_risk.py); what is measured is showing their results.
+    phase[0] = "risk analyses (not judged)"
+    window.show_perspective(3)
+    qtbot.waitUntil(lambda: window.risk.analysis("output") is not None and not window.risk.busy,
+                    timeout=60_000)
+    phase[0] = "cumulative"
+    window.risk.distribution.set_mode("cumulative")
+    window.risk.distribution.set_view("table")
+    qtbot.wait(100)
+    timer.stop()
+    worst = max(g for g in gaps[1:] if g[1] != "risk analyses (not judged)")
+    assert worst[0] < 100, f"the event loop was blocked for {worst[0]} ms ({worst[1]})"

@@ -323,6 +323,11 @@ def test_classification_overview_lists_every_target(qtbot, view):
     targets = dict(candidate_targets(panel.applied))
     assert "Sex" in targets and targets["Sex"] is None
     assert targets["Charge"]  # a number with many values is binned (at its tertiles)
+    # A quasi-identifier generalized to its top level has one output value: not a target.
+    for name, level in panel.applied.level_map.items():
+        top = panel.applied.hierarchies[name].height - 1
+        if level >= top:
+            assert name not in targets
     panel.form.set_classifier("bayes")  # fast: the overview trains one per target
     panel.form.folds.setValue(2)
     worker = panel.run_overview()

@@ -183,7 +183,8 @@ class RiskDistributionPanel(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.stack, 1)
         for button in self.buttons.values():  # connected once every button exists
-            button.toggled.connect(lambda _on: self._mode_changed())
+            # Only the button switched on redraws (its partner's "off" would redraw twice).
+            button.toggled.connect(lambda on: self._mode_changed() if on else None)
 
     def show_distributions(self, input_dist: RiskDistribution | None,
                            output_dist: RiskDistribution | None, threshold: float) -> None:
@@ -200,10 +201,11 @@ class RiskDistributionPanel(QWidget):
         self.buttons[view].setChecked(True)
 
     def _mode_changed(self) -> None:
-        cumulative = self.buttons["cumulative"].isChecked()
-        self.plot_view.mode = "cumulative" if cumulative else "distribution"
+        mode = "cumulative" if self.buttons["cumulative"].isChecked() else "distribution"
         self.stack.setCurrentIndex(1 if self.buttons["table"].isChecked() else 0)
-        self.show_distributions(*self._last)
+        if mode != self.plot_view.mode:  # switching plot/table alone redraws nothing
+            self.plot_view.mode = mode
+            self.show_distributions(*self._last)
 
     def _fill_table(self, input_dist: RiskDistribution | None,
                     output_dist: RiskDistribution | None) -> None:

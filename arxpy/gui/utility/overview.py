@@ -41,11 +41,16 @@ class TargetAccuracy:
 
 
 def candidate_targets(applied: Applied) -> list[tuple[str, list[float] | None]]:
-    """Attributes a classifier can predict, with class bins for numeric ones."""
+    """Attributes a classifier can predict, with class bins for numeric ones; a
+    quasi-identifier generalized to a single value in the output has nothing to predict."""
     out = []
+    levels = applied.level_map
     for attribute in applied.definition:
         if attribute.type is AttributeType.IDENTIFYING:
             continue
+        if attribute.name in levels and \
+                levels[attribute.name] >= applied.hierarchies[attribute.name].height - 1:
+            continue  # every output value is the hierarchy's top: accuracy would be 100 %
         values = applied.frame[attribute.name]
         numeric = attribute.data_type.kind in (DataKind.INTEGER, DataKind.DECIMAL)
         bins = suggested_bins(values) if numeric else ""
@@ -132,7 +137,7 @@ class ClassificationOverview(QWidget):
                                                (row.original, "input"),
                                                (row.anonymized, "output"),
                                                (row.relative, "output")), start=1):
-                text = "—" if pd.isna(value) else f"{100 * value:.1f} %"
+                text = "—" if pd.isna(value) else f"{round(100 * value, 1) + 0.0:.1f} %"
                 item = QTableWidgetItem(text)
                 item.setData(VALUE_ROLE, None if pd.isna(value) else float(value))
                 item.setData(SIDE_ROLE, side)
