@@ -170,3 +170,14 @@ def test_hasse_view_of_the_adult_lattice_stays_responsive(qtbot, adult):
         hasse.grab()
         slowest = max(slowest, time.perf_counter() - started)
     assert slowest < 0.1, f"refocusing took {1000 * slowest:.0f} ms"
+
+
+def test_list_shows_state_and_score_without_scrolling_at_1280(view, qtbot):
+    view.tabs.setCurrentWidget(view.list)
+    qtbot.wait(20)
+    table = view.list.table
+    score = len(view.nodes.names) + 1
+    assert table.columnViewportPosition(score) + table.columnWidth(score) <= \
+        table.viewport().width()
+    assert view.list.model.headerData(1, Qt.Orientation.Horizontal,
+                                      Qt.ItemDataRole.ToolTipRole) == view.nodes.names[1]

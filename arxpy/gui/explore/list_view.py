@@ -81,7 +81,12 @@ class TransformationModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or self.nodes is None:
+        if self.nodes is None:
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+            names = self.nodes.names
+            return names[section] if section < len(names) else None
+        if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Vertical:
             mark = self.marks.get(int(self.rows[section])) if section < len(self.rows) else None
@@ -202,3 +207,8 @@ class TransformationList(QWidget):
         if self._resize_pending:
             self._resize_pending = False
             self.table.resizeColumnsToContents()
+            # Level columns hold one digit: long attribute names (elided, full name in the
+            # header's tooltip) must not push State and Score out of a 1280-pixel window.
+            names = len(self.model.nodes.names) if self.model.nodes is not None else 0
+            for column in range(names):
+                self.table.setColumnWidth(column, min(self.table.columnWidth(column), 64))
