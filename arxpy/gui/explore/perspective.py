@@ -148,6 +148,7 @@ class ExplorePerspective(QWidget):
         """Show the state's result; ``deferred`` splits the work over two event-loop turns."""
         result = self.state.result
         self._io_levels = None
+        self.message.clear()  # a pin error belongs to the previous result
         self.nodes = LatticeNodes.from_result(result) if result is not None else None
         self.lattice.set_nodes(self.nodes)
         self.hasse.set_nodes(self.nodes)
