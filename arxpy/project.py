@@ -6,7 +6,9 @@ A project file is a zip archive holding
   wrote it, the attribute definitions, hierarchies by reference (attribute → member
   path), and the privacy, quality and search settings;
 * ``data.csv``: the table as UTF-8 CSV, every cell the exact string loaded;
-* ``hierarchies/<n>.csv``: one ARX-format hierarchy per attribute.
+* ``hierarchies/<n>.csv``: one ARX-format hierarchy per attribute;
+* ``result.json`` (optional): the last result as the application saw it (see
+  ``saved_result``), which older versions ignore.
 
 Saving writes a complete archive to a temporary file and renames it over the target,
 so an existing project is never left half-written.
@@ -35,6 +37,7 @@ SCHEMA_VERSION = 1
 PROJECT_SUFFIX = ".arxpy"
 _MANIFEST = "project.json"
 _DATA = "data.csv"
+_RESULT = "result.json"
 
 
 @dataclass
@@ -50,6 +53,9 @@ class Project:
     hierarchies: dict[str, Hierarchy] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     name: str = "Untitled"
+    #: The last result's JSON-able record (fingerprint, optimum, applied and pinned
+    #: transformations) written by the application; not part of equality.
+    saved_result: dict[str, Any] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         self.definition.check_columns(self.data.columns)
@@ -116,6 +122,8 @@ class Project:
         }
         for attribute, member in references.items():
             members[member] = _hierarchy_bytes(self.hierarchies[attribute])
+        if self.saved_result is not None:
+            members[_RESULT] = json.dumps(self.saved_result).encode("utf-8")
         return members
 
     @classmethod
@@ -135,6 +143,10 @@ class Project:
                 for attribute, member in manifest.get("hierarchies", {}).items()
             }
             definition = DataDefinition.from_list(manifest["definition"])
+            saved_result = json.loads(archive.read(_RESULT).decode("utf-8")) \
+                if _RESULT in archive.namelist() else None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ProjectError(f"{_RESULT} in '{path}' is damaged ({exc}).") from exc
         except KeyError as exc:
             raise ProjectError(f"Project file '{path}' is incomplete: missing {exc}.") from None
         except ArxpyError as exc:
@@ -145,6 +157,7 @@ class Project:
             hierarchies=hierarchies,
             settings=manifest.get("settings", {}),
             name=manifest.get("name", path.stem),
+            saved_result=saved_result,
         )
 
 

@@ -124,3 +124,65 @@ def test_applied_transformation_matches_the_engine_output():
     assert applied.table.equals(output.table)
     with pytest.raises(ConfigurationError, match="outside the lattice"):
         apply(frame, definition, hierarchies, config, {"age": 5})
+
+
+def wide(n: int = 1500, seed: int = 5):
+    """Five quasi-identifiers, a lattice of 540 transformations; the class follows age."""
+    rng = np.random.default_rng(seed)
+    age, zips, day = rng.integers(20, 80, n), rng.integers(10000, 10999, n), rng.integers(1, 29, n)
+    frame = pd.DataFrame({
+        "age": age.astype(str), "zip": zips.astype(str), "sex": rng.choice(["F", "M"], n),
+        "day": day.astype(str), "ward": rng.choice(list("ABCDEFGH"), n),
+        "risk": np.where((age >= 50) ^ (rng.random(n) < 0.15), "high", "low")})
+    qis = ("age", "zip", "sex", "day", "ward")
+    definition = DataDefinition([AttributeDefinition(c, QI) for c in qis]
+                                + [AttributeDefinition("risk")])
+    hierarchies = {
+        "age": Hierarchy((str(a), f"{a // 5 * 5}", f"{a // 10 * 10}", f"{a // 20 * 20}", "*")
+                         for a in range(20, 80)),
+        "zip": Hierarchy(tuple(str(z)[:5 - i] + "*" * i for i in range(5)) + ("*",)
+                         for z in range(10000, 10999)),
+        "sex": Hierarchy([("F", "*"), ("M", "*")]),
+        "day": Hierarchy((str(d), f"w{(d - 1) // 7}", "*") for d in range(1, 29)),
+        "ward": Hierarchy((w, "AD" if w in "ABCD" else "EH", "*") for w in "ABCDEFGH"),
+    }
+    return frame, definition, hierarchies
+
+
+def test_time_limit_covers_scoring_the_lattice():
+    """A budget spent while scoring stops the scoring (issue 11: 60 s ran 423 s)."""
+    frame, definition, hierarchies = wide()
+    config = AnonymizationConfig([KAnonymity(5)], suppression_limit=0.05)
+    result = classification_study(frame, definition, hierarchies, config,
+                                  ClassificationConfig("risk", seed=1), time_limit=1e-6)
+    report = result.to_dict()
+    assert result.lattice_size == 540
+    scored_note = next(n for n in report["notes"] if n.startswith("Scored"))
+    scored = int(scored_note.split()[1].replace(",", ""))
+    assert 0 < scored < 540 and "of 540" in scored_note
+    assert report["sampled"] is True
+    # Choices come from what was scored, and only they were evaluated.
+    assert report["evaluated_transformations"] == len(set(result.chosen.values()))
+    assert len(result.table) < 540
+
+
+def test_full_study_without_limit_scores_the_whole_lattice():
+    frame, definition, hierarchies = toy()
+    config = AnonymizationConfig([KAnonymity(5)], suppression_limit=0.05)
+    result = classification_study(frame, definition, hierarchies, config,
+                                  ClassificationConfig("risk", seed=1), time_limit=600)
+    assert not any(n.startswith("Scored") for n in result.notes)
+    assert result.to_dict()["evaluated_transformations"] == len(result.table)
+
+
+def test_rho_needs_ten_points_and_says_why():
+    frame, definition, hierarchies = toy()
+    config = AnonymizationConfig([KAnonymity(5)], suppression_limit=0.05)
+    result = classification_study(frame, definition, hierarchies, config,
+                                  ClassificationConfig("risk", seed=1), time_limit=1e-6)
+    evaluated = int(result.table["evaluated"].sum())
+    assert evaluated < 10
+    assert all(math.isnan(result.spearman(m)[0]) for m in STUDY_MODELS)
+    assert all(v["spearman"] is None for v in result.to_dict()["models"].values())
+    assert any(f"at least 10 evaluated transformations; {evaluated} were" in n
+               for n in result.notes)

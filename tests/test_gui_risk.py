@@ -267,3 +267,48 @@ def test_population_setting_models():
         PopulationSetting("planet", 1).model(10)
     with pytest.raises(ConfigurationError, match="sampling fraction"):
         PopulationSetting("fraction", 0.0).model(10)
+
+
+def test_applied_output_hipaa_follows_the_generalized_zip():
+    from arxpy.engine import AnonymizationConfig, anonymize
+    from arxpy.example import example_project
+    from arxpy.gui.risk.jobs import RiskOptions, analyze_output
+    from arxpy.jobs import CancelToken
+
+    project = example_project(records=500)
+    result = anonymize(project.data, project.definition, project.hierarchies,
+                       AnonymizationConfig.from_dict(project.settings))
+    names = result.quasi_identifiers
+    levels = tuple(3 if n == "ZIP code" else (0 if n == "County" else 1) for n in names)
+    side = analyze_output(result, levels, RiskOptions(qi_max_size=0),
+                          progress=lambda *_: None, cancel=CancelToken())
+    flagged = {m.attribute for m in side.analysis.hipaa.matches}
+    assert "ZIP code" not in flagged  # "75***" in the output
+    assert "County" in flagged  # left at level 0: still the input's values
+
+
+def test_cumulative_risk_shows_records_above_each_level_with_a_table(setup, expected):
+    """Issue 11: ARX's cumulative distribution of record risk, plot or table."""
+    _, view = setup
+    panel = view.distribution
+    panel.set_mode("cumulative")
+    try:
+        for side in ("input", "output"):
+            shown = panel.plot_view.shown[side]
+            # Independently: the share of records whose risk exceeds each lower bound.
+            sizes = expected[side].histogram
+            risks = np.repeat(1.0 / sizes.sizes, sizes.sizes * sizes.counts)
+            from arxpy.risk.sample import RISK_BIN_LOWER
+            lower = RISK_BIN_LOWER[RISK_BIN_LOWER.size - shown.size:]
+            want = [100 * float((risks > bound).mean()) for bound in lower]
+            np.testing.assert_allclose(shown, want, atol=1e-9)
+            assert np.all(np.diff(shown) <= 1e-12)  # never rises with the risk level
+        panel.set_view("table")
+        assert panel.stack.currentWidget() is panel.table
+        last = panel.table.rowCount() - 1
+        assert panel.table.item(last, 0).text().startswith("> ")
+        assert float(panel.table.item(0, 1).text()) == pytest.approx(
+            panel.plot_view.shown["input"][0], abs=0.005)
+    finally:
+        panel.set_mode("distribution")
+        panel.set_view("plot")

@@ -86,12 +86,17 @@ def test_config_blocks_broken_hierarchies_and_missing_qis(state):
         state.config()
 
 
-def test_an_edit_discards_an_outdated_result(state, qtbot):
+def test_an_edit_marks_the_result_stale_and_undo_makes_it_current(state, qtbot):
     from arxpy.engine import anonymize
 
     result = anonymize(state.data, state.definition, state.hierarchies, state.config())
     state.set_result(result)
     assert state.selected == state.applied == result.optimum.levels
-    with qtbot.waitSignal(state.result_changed):
+    assert not state.stale
+    with qtbot.waitSignal(state.stale_changed):
         state.update_settings(suppression_limit=0.05)
-    assert state.result is None and state.applied is None
+    # Kept on screen, but marked with what changed (issue 11, item 3).
+    assert state.result is result and state.applied == result.optimum.levels
+    assert state.stale_changes() == ["suppression limit"]
+    state.undo_stack.undo()
+    assert state.result is result and not state.stale

@@ -240,3 +240,130 @@ def test_study_panel_on_a_small_lattice(qtbot):
         assert len(scatter.data) == int(study.evaluated[model].notna().sum())
     assert np.isfinite(study.best_relative_accuracy)
     _dispose(view)
+
+
+def test_contingency_sides_have_their_own_scale_and_cell_tooltips(qtbot, view):
+    """Issue 11: one shared scale left the input uniformly dark; cells had no tooltips."""
+    _apply(qtbot, view, WITH_AGE_INTERVALS)
+    contingency = view.contingency
+    contingency.select("Age", "Sex")
+    for side, table in contingency.tables.items():
+        assert contingency.color_bars[side].levels()[1] == pytest.approx(table.to_numpy().max())
+    assert contingency.color_bars["input"].levels() != contingency.color_bars["output"].levels()
+    table = contingency.tables["input"]
+    text = contingency.cell_text("input", 0, 1)
+    assert f"Age = {table.index[0]}" in text and f"Sex = {table.columns[1]}" in text
+    assert f"{100 * table.iat[0, 1]:.2f} %" in text
+    assert contingency.cell_text("input", table.shape[0], 0) is None
+
+
+def test_contingency_labels_every_column(qtbot, view):
+    from arxpy.gui.utility.contingency_view import column_ticks
+
+    _apply(qtbot, view, WITH_AGE_INTERVALS)
+    contingency = view.contingency
+    contingency.select("Age", "Hospital ID")
+    columns = contingency.tables["input"].shape[1]
+    ticks = contingency.plots["input"].getPlotItem().getAxis("bottom")._tickLevels[0]
+    assert [position for position, _ in ticks] == list(range(columns))
+    if contingency.column_legend.text():  # numbered columns are named under the plots
+        assert contingency.column_legend.text().count(" = ") >= columns
+    # Short enough labels are shown whole; long ones shortened with an ellipsis.
+    assert column_ticks(["F", "M"], 400) == [(0.0, "F"), (1.0, "M")]
+    assert column_ticks(["a very long value"] * 4, 400)[0][1].endswith("…")
+
+
+def test_distribution_labels_the_other_bar(qtbot, view):
+    from arxpy.gui.utility.common import keep_other, thinned_ticks
+
+    view.distribution.select("Hospital ID")
+    table = view.distribution.tables["input"]
+    labels = list(table["value"])
+    assert labels[-1].startswith("other")
+    for side in ("input", "output"):
+        plot = view.distribution.plots[side].getPlotItem()
+        ticks = [t for axis in ("left", "bottom")
+                 for level in (plot.getAxis(axis)._tickLevels or []) for t in level]
+        if view.distribution.tables[side]["value"].iloc[-1].startswith("other"):
+            assert any(text.startswith("other") for _, text in ticks)
+    crowded = [f"value {i}" for i in range(24)] + ["other (36 values)"]
+    assert keep_other(thinned_ticks(crowded, 30, room=300), crowded)[-1] == (
+        24.0, "other (36 values)")
+
+
+def test_data_tab_groups_rows_by_output_class_and_shades_them(qtbot, view):
+    """Issue 11: input and output tables in Utility, output rows shaded by class."""
+    from PySide6.QtCore import Qt as QtNS
+
+    data = view.data_tables
+    view.tabs.setCurrentWidget(data)
+    model = data.tables.output_model
+    qtbot.waitUntil(lambda: model.rowCount() == RECORDS, timeout=20_000)
+    qis = view.applied.result.quasi_identifiers
+    columns = [model.headerData(c, QtNS.Orientation.Horizontal) for c in
+               range(model.columnCount())]
+    rows = [[model.data(model.index(r, c)) for c in range(model.columnCount())]
+            for r in range(model.rowCount())]
+    frame = pd.DataFrame(rows, columns=columns)
+    suppressed = np.array([model.headerData(r, QtNS.Orientation.Vertical).endswith("✕")
+                           for r in range(model.rowCount())])
+    kept = frame[~suppressed]
+    keys = [tuple(r) for r in kept[qis].itertuples(index=False)]
+    # Each class's rows are contiguous, and consecutive classes alternate their shade.
+    boundaries = [i for i in range(1, len(keys)) if keys[i] != keys[i - 1]]
+    assert len(set(keys)) == len(boundaries) + 1
+    brushes = [model.data(model.index(r, 0), QtNS.ItemDataRole.BackgroundRole)
+               for r in range(len(keys))]
+    for i in boundaries[:20]:
+        assert (brushes[i] is None) != (brushes[i - 1] is None)
+    assert suppressed[len(keys):].all()  # suppressed rows last
+    # The input table shows the same records in the same order.
+    inputs = data.tables.input_model
+    first = [inputs.data(inputs.index(0, c)) for c in range(inputs.columnCount())]
+    original = view.state.data.astype(str)
+    assert (original == first).all(axis=1).any()
+
+
+def test_classification_overview_lists_every_target(qtbot, view):
+    """Issue 11: ARX's overview, every candidate target's accuracies in one table."""
+    from arxpy.gui.utility.overview import candidate_targets
+
+    panel = view.classification
+    targets = dict(candidate_targets(panel.applied))
+    assert "Sex" in targets and targets["Sex"] is None
+    assert targets["Charge"]  # a number with many values is binned (at its tertiles)
+    # A quasi-identifier generalized to its top level has one output value: not a target.
+    for name, level in panel.applied.level_map.items():
+        top = panel.applied.hierarchies[name].height - 1
+        if level >= top:
+            assert name not in targets
+    panel.form.set_classifier("bayes")  # fast: the overview trains one per target
+    panel.form.folds.setValue(2)
+    worker = panel.run_overview()
+    assert worker is not None
+    qtbot.waitUntil(lambda: not panel.overview.controls.running, timeout=240_000)
+    rows = {row.attribute: row for row in panel.overview.rows}
+    assert set(rows) == set(targets)
+    table = panel.overview.table
+    assert table.rowCount() == len(targets)
+    sex = rows["Sex"]
+    # Independently of the overview: the detailed evaluation of the same target agrees.
+    config = ClassificationConfig("Sex", None, panel.form.config().classifier, folds=2,
+                                  seed=panel.form.config().seed)
+    applied = panel.applied
+    direct = evaluate_classification(applied.frame, applied.definition, applied.hierarchies,
+                                     config, applied.level_map, applied.suppressed())
+    assert sex.anonymized == pytest.approx(direct.accuracy)
+    assert sex.baseline == pytest.approx(direct.baseline_accuracy)
+
+
+def test_curve_legends_sit_under_the_plots(qtbot, view):
+    """Issue 11: legends off the curves: named under the plots, none inside them."""
+    panel = view.classification
+    panel.form.set_classifier("bayes")
+    panel.run()
+    qtbot.waitUntil(lambda: not panel.controls.running, timeout=120_000)
+    results = panel.results
+    for widget, label in zip((results.roc, results.pr), results.legends, strict=True):
+        assert widget.getPlotItem().legend is None
+        assert "trained on input" in label.text() and "trained on output" in label.text()

@@ -107,3 +107,30 @@ def test_summary_table():
     assert set(table["match_type"]) == {"name", "value"}
     assert list(table.columns) == ["attribute", "identifier", "instance", "match_type",
                                    "matched", "reason"]
+
+
+def _output_matches(values_by_column, generalized):
+    from arxpy.risk.hipaa import find_hipaa_identifiers_in_output
+
+    frame = pd.DataFrame(values_by_column)
+    found = find_hipaa_identifiers_in_output(frame, set(generalized)).matches
+    return {(m.attribute, m.identifier) for m in found}
+
+
+def test_output_zip_with_three_digits_masked_is_no_longer_flagged():
+    """Issue 11: '75***' kept two digits; the ZIP row said 'still flagged' by its name."""
+    zips = ["75***", "76***", "77***", "78***"]
+    assert _output_matches({"ZIP code": zips}, {"ZIP code"}) == set()
+
+
+def test_output_zip_judged_by_its_values():
+    geo = ("ZIP code", "geographic_subdivision")
+    assert _output_matches({"ZIP code": ["75002", "75023", "75100"]}, {"ZIP code"}) == {geo}
+    # A restricted three-digit area (036 has 20,000 people or fewer) stays flagged.
+    assert _output_matches({"ZIP code": ["036**", "036**", "036**"]}, {"ZIP code"}) == {geo}
+    assert _output_matches({"ZIP code": ["750**", "751**", "752**"]}, {"ZIP code"}) == set()
+
+
+def test_output_attribute_left_as_is_keeps_its_name_match():
+    geo = ("ZIP code", "geographic_subdivision")
+    assert geo in _output_matches({"ZIP code": ["75***", "76***"]}, set())

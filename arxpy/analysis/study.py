@@ -12,10 +12,15 @@ for that model. The result sets every model's score against relative accuracy
 each model's choice next to the best relative accuracy measured.
 
 Evaluating every anonymous transformation can take long (about 0.5 s each for 40,000
-records with logistic regression). Under ``time_limit`` the chosen transformations are
-evaluated first, then the others in a seeded random order until the budget (counted
-from the start of the study) is spent; the result then says it is a sample
-(``sampled``), and ``best_relative_accuracy`` is the best *measured*.
+records with logistic regression), and so can scoring a large lattice. ``time_limit``
+covers the whole study: scoring (bottom-up) stops at half the budget once it has found
+an anonymous transformation, and each model then chooses among those scored. The
+reference training and the (at most four) chosen transformations are always evaluated,
+then the others in a seeded random order until the budget (counted from the start of
+the study) is spent. The result then says it is a sample (``sampled``), and
+``best_relative_accuracy`` is the best *measured*. Spearman's rho needs at least
+:data:`MIN_RHO_POINTS` evaluated transformations; with fewer it is NaN and the notes
+say why.
 """
 
 from __future__ import annotations
@@ -48,6 +53,10 @@ STUDY_MODELS = ("loss", "entropy", "kl", "classification")
 _SCORING_SHARE = 0.2
 #: Largest lattice study mode scores completely.
 MAX_STUDY_NODES = 200_000
+#: Share of the time limit scoring may use before it stops (at the end of a level).
+_SCORING_BUDGET = 0.5
+#: Fewest evaluated transformations for a meaningful rank correlation.
+MIN_RHO_POINTS = 10
 
 
 def study_quality_models(class_attribute: str) -> dict[str, QualityModel]:
@@ -93,7 +102,8 @@ class StudyResult:
         from scipy.stats import spearmanr
 
         data = self.evaluated[[model, "relative_accuracy"]].dropna()
-        if len(data) < 3 or data[model].nunique() < 2 or data["relative_accuracy"].nunique() < 2:
+        if (len(data) < MIN_RHO_POINTS or data[model].nunique() < 2
+                or data["relative_accuracy"].nunique() < 2):
             return math.nan, math.nan
         result = spearmanr(data[model], data["relative_accuracy"])
         return float(result.statistic), float(result.pvalue)
@@ -171,11 +181,24 @@ class StudyResult:
         return write_study_plots(self, Path(directory))
 
 
+class _DeadlineReached(Exception):
+    """Scoring used its share of the study's time limit."""
+
+
+@dataclass(frozen=True)
+class _Scored:
+    context: Any
+    table: pd.DataFrame  # the anonymous transformations scored, with every model's key
+    scored: int  # transformations checked (all of the lattice unless the deadline hit)
+
+
 def _score_lattice(frame: pd.DataFrame, definition: DataDefinition,
                    hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
                    models: dict[str, QualityModel], cancel: CancelToken,
-                   progress: Progress) -> tuple[Any, pd.DataFrame]:
-    """Check every transformation; a table of the anonymous ones with every model's key."""
+                   progress: Progress, deadline: float | None = None) -> _Scored:
+    """Check the transformations bottom-up (the exhaustive search); a table of the
+    anonymous ones with every model's key. Past ``deadline`` (perf_counter) it stops,
+    once some transformation was anonymous."""
     from arxpy.engine.prepare import prepare
     from arxpy.search import SearchContext, run_search
 
@@ -190,9 +213,11 @@ def _score_lattice(frame: pd.DataFrame, definition: DataDefinition,
         raise ConfigurationError(
             f"The lattice has {ctx.lattice.size} transformations; study mode scores at most "
             f"{MAX_STUDY_NODES}. Narrow the levels of some quasi-identifiers (min/max level).")
-    rows = []
+    rows: list[dict[str, Any]] = []
 
     def score(check: Check, classes: EquivalenceClasses) -> None:
+        if deadline is not None and rows and time.perf_counter() >= deadline:
+            raise _DeadlineReached
         if not check.anonymous:
             return
         suppressed = ~ctx.kept(classes)
@@ -203,8 +228,13 @@ def _score_lattice(frame: pd.DataFrame, definition: DataDefinition,
         rows.append(row)
 
     ctx.on_check = score
-    run_search(ctx, "exhaustive")
-    return ctx, pd.DataFrame(rows)
+    try:
+        run_search(ctx, "exhaustive")
+        scored = ctx.lattice.size
+    except _DeadlineReached:
+        scored = len(ctx.checks) - 1  # the check that met the deadline was not scored
+    ctx.on_check = None
+    return _Scored(ctx, pd.DataFrame(rows), scored)
 
 
 def _choices(table: pd.DataFrame, models: list[str]) -> dict[str, tuple[int, ...]]:
@@ -264,8 +294,10 @@ def classification_study(
     report = ThrottledProgress(progress)
     task = ClassificationTask(frame, definition, hierarchies, classification)
     models = study_quality_models(classification.class_attribute)
-    ctx, table = _score_lattice(frame, definition, hierarchies, config, models, cancel,
-                                lambda f, m: report(_SCORING_SHARE * f, m))
+    deadline = None if time_limit is None else started + _SCORING_BUDGET * time_limit
+    scoring = _score_lattice(frame, definition, hierarchies, config, models, cancel,
+                             lambda f, m: report(_SCORING_SHARE * f, m), deadline)
+    ctx, table = scoring.context, scoring.table
     if table.empty:
         raise ConfigurationError(
             "No transformation satisfies the privacy models within the suppression limit; "
@@ -286,13 +318,23 @@ def classification_study(
                                           cancel=cancel)
         measured[levels] = (performance.accuracy, performance.relative_accuracy)
     reference = validation.evaluate({}, None, cancel=cancel)  # cached: no extra training
-    sampled = len(measured) < len(table)
+    partly_scored = scoring.scored < ctx.lattice.size
+    sampled = len(measured) < len(table) or partly_scored
     notes = []
     if sampled:
         notes.append(f"Sampled: {len(measured)} of {len(table)} anonymous transformations "
                      f"evaluated within the {time_limit:g} s time limit (each model's choice "
                      "first, the rest in seeded random order); best_relative_accuracy is the "
                      "best measured.")
+    if partly_scored:
+        notes.append(f"Scored {scoring.scored:,} of {ctx.lattice.size:,} transformations "
+                     "(bottom-up) within half the time limit; each model's choice is its best "
+                     "among those scored.")
+    if len(measured) < MIN_RHO_POINTS:
+        notes.append(f"Spearman's rho needs at least {MIN_RHO_POINTS} evaluated "
+                     f"transformations; {len(measured)} were evaluated"
+                     + (", so it is not given: allow more time." if sampled else
+                        ", so it is not given."))
     if math.isnan(reference.relative_accuracy):
         notes.append("The classifier trained on the original data is no better than ZeroR, so "
                      "relative accuracy is undefined (NaN) for every transformation.")

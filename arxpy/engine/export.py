@@ -36,7 +36,7 @@ REPORT_EXCERPT_ROWS = 20
 
 
 def hierarchy_path(data_path: Path, attribute: str) -> Path:
-    """Where :func:`export_output` writes ``attribute``'s hierarchy beside ``data_path``."""
+    """Where :func:`export_release` writes ``attribute``'s hierarchy beside ``data_path``."""
     safe = re.sub(r"[^\w.-]+", "_", attribute).strip("_") or "attribute"
     return data_path.with_name(f"{data_path.stem}_hierarchy_{safe}.csv")
 
@@ -268,11 +268,14 @@ def _configuration(result: Result) -> str:
     config = result.config
     rows = [("Privacy model", m.describe()) for m in config.privacy_models]
     quality = config.quality_model
-    params = {k: v for k, v in quality.to_dict().items() if k != "name"}
+    params = ", ".join(f"{k.replace('_', ' ')} = {v}" for k, v in quality.to_dict().items()
+                       if k not in ("name", "kind"))
+    strategy = config.strategy if config.strategy == "optimal" or not result.optimal \
+        else f"{config.strategy} (the optimum was proven)"
     rows += [
-        ("Quality model", quality.label + (f" {params}" if params else "")),
+        ("Quality model", quality.label + (f" ({params})" if params else "")),
         ("Suppression limit", f"{100 * config.suppression_limit:g} % of records"),
-        ("Search strategy", config.strategy + (" (optimal)" if result.optimal else "")),
+        ("Search strategy", strategy),
         ("Identifying attributes (removed)", ", ".join(result.definition.identifying) or "none"),
         ("Quasi-identifiers", ", ".join(result.quasi_identifiers)),
     ]
@@ -315,7 +318,7 @@ def _quality(result: Result, levels: tuple[int, ...], state) -> str:
         if label != result.config.quality_model.label:
             rows.append((label, score, ""))
     return ("<h2>Quality (lower is better)</h2>"
-            + _table(rows, ["Model", "Score", "Relative to the lattice's range"]))
+            + _table(rows, ["Model", "Score", "Relative to the anonymous transformations' range"]))
 
 
 def _classes_and_risk(summary: OutputSummary) -> str:

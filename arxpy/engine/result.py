@@ -91,16 +91,25 @@ class Result:
         return None if best is None else self.transformation(best.levels)
 
     def _score_range(self) -> tuple[float, float]:
+        # As ARX: relative to the anonymous transformations' scores, so the optimum is 0 %.
         ctx, quality = self._context, self._context.quality  # the run's prepared copy
-        scores = [c.score for c in self._outcome.checks.values()]
-        top_classes = ctx.classes(self.lattice.top)
+        top = self.lattice.top
+        top_classes = ctx.classes(top)
         top_score, _ = quality.evaluate(top_classes, ~ctx.kept(top_classes))
+        top_check = self._outcome.checks.get(top) or ctx.evaluate(top, top_classes)
+        anonymous = [c.score for c in self._outcome.checks.values() if c.anonymous]
+        if top_check.anonymous:
+            anonymous.append(float(top_score))
+        if anonymous:
+            return float(min(anonymous)), float(max(anonymous))
+        scores = [c.score for c in self._outcome.checks.values()]  # nothing anonymous
         bound = quality.lower_bound(ctx.classes(self.lattice.bottom))
         low = float(bound) if bound is not None else min(scores, default=float(top_score))
         return low, max(scores + [float(top_score)])
 
     def relative(self, score: float) -> float:
-        """``score`` placed between the lattice's minimum and maximum, in [0, 1]."""
+        """``score`` placed between the lowest and highest score of the anonymous
+        transformations (the lattice's, if none is anonymous), clipped to [0, 1]."""
         low, high = self.score_range
         if high - low == 0:
             return 0.0

@@ -84,6 +84,7 @@ class ConfigurePerspective(QSplitter):
         self.anonymize_button.clicked.connect(self.anonymize_requested)
         self._layout()
         self.attribute_panel.attribute_selected.connect(self.hierarchy_editor.show_attribute)
+        self.attribute_panel.attribute_selected.connect(self._show_column)
         state.project_changed.connect(self._project_changed)
         state.definition_changed.connect(self._definition_changed)
         self._project_changed()
@@ -103,6 +104,7 @@ class ConfigurePerspective(QSplitter):
         bottom.addWidget(_box("", self.privacy_panel))
         bottom.addWidget(self.settings_panel)
         bottom.setChildrenCollapsible(False)
+        bottom.setSizes([280, 380])  # the settings' tabs need their width more
         run = QWidget()
         run_layout = QVBoxLayout(run)
         run_layout.setContentsMargins(0, 0, 0, 0)
@@ -115,7 +117,11 @@ class ConfigurePerspective(QSplitter):
         right.setSizes([470, 230])
         self.addWidget(left)
         self.addWidget(right)
-        self.setSizes([540, 740])
+        self.setSizes([620, 660])
+        # A wider window widens the table; the editors keep their size.
+        self.setStretchFactor(0, 1)
+        self.setStretchFactor(1, 0)
+        self.setChildrenCollapsible(False)
 
     def set_editable(self, editable: bool) -> None:
         """Lock the configuration while a run uses it (the data table stays usable)."""
@@ -128,6 +134,7 @@ class ConfigurePerspective(QSplitter):
             self.hierarchy_editor.show_attribute(None)
         else:
             self.table.setModel(DataFrameModel(self.state.data, self.state.definition, self.table))
+            self._fit_columns()
         if old is not None:
             old.deleteLater()
         if not self.state.has_project:
@@ -148,10 +155,28 @@ class ConfigurePerspective(QSplitter):
         self.select_attribute(self.state.definition.names[column])
 
     def select_attribute(self, name: str) -> None:
-        """Show ``name`` in the attribute panel and hierarchy editor."""
+        """Show ``name`` in the attribute panel, hierarchy editor and input table."""
         self.attribute_panel.select(name)
-        column = self.state.definition.names.index(name)
+        self._show_column(name)
+
+    def _show_column(self, name: str | None) -> None:
+        """Select the attribute's column in the table and scroll it into view."""
         model = self.table.model()
-        if model is not None and model.rowCount() > 0:
-            row = max(self.table.rowAt(0), 0)  # stay at the rows the user is looking at
-            self.table.setCurrentIndex(model.index(row, column))
+        if name is None or model is None or model.rowCount() == 0 \
+                or name not in self.state.definition.names:
+            return
+        column = self.state.definition.names.index(name)
+        row = max(self.table.rowAt(0), 0)  # stay at the rows the user is looking at
+        index = model.index(row, column)
+        if self.table.currentIndex() != index:
+            self.table.setCurrentIndex(index)
+        self.table.scrollTo(index)
+
+    def _fit_columns(self) -> None:
+        # As wide as the header and the first rows need (short codes need far less than
+        # a fixed width), so more attributes fit; measuring every row would stall.
+        header = self.table.horizontalHeader()
+        header.setResizeContentsPrecision(50)
+        self.table.resizeColumnsToContents()
+        for column in range(header.count()):
+            header.resizeSection(column, min(max(header.sectionSize(column), 48), 180))

@@ -16,7 +16,6 @@ from PySide6.QtGui import QBrush, QColor, QGuiApplication, QKeySequence, QShortc
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from arxpy.data.definition import AttributeType
 from arxpy.errors import ArxpyError
+from arxpy.gui.folders import pick_path
 from arxpy.gui.state import AppState
 from arxpy.hierarchy.io import read_hierarchy, write_hierarchy
 from arxpy.hierarchy.model import Hierarchy
@@ -131,7 +131,8 @@ class HierarchyEditor(QWidget):
         self.table.horizontalHeader().setDefaultSectionSize(130)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
-        self.title = QLabel()
+        # Its own word-wrapped line: a long attribute name must not widen the window.
+        self.title = QLabel(wordWrap=True)
         # One line when all is well; the list of problems only when there are some.
         self.status = QLabel(wordWrap=True)
         self.problems = QListWidget()
@@ -146,7 +147,7 @@ class HierarchyEditor(QWidget):
 
     def _layout(self) -> None:
         bar = QHBoxLayout()
-        bar.addWidget(self.title, 1)
+        bar.addStretch(1)
         for key, text, tip, slot in (
             ("wizard", "Create…", "Build the hierarchy with the wizard", self.open_wizard),
             ("import", "Import…", "Load an ARX hierarchy CSV file", self.import_csv),
@@ -164,6 +165,7 @@ class HierarchyEditor(QWidget):
             self.buttons[key] = button
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
         layout.addLayout(bar)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.problems)
@@ -183,7 +185,14 @@ class HierarchyEditor(QWidget):
     def current_problems(self) -> list[HierarchyProblem]:
         if self.name is None or not self.state.has_project:
             return []
+        if self.name not in self.state.hierarchies and not self._needs_hierarchy():
+            return []  # only quasi-identifiers need one
         return self.state.hierarchy_problems(self.name)
+
+    def _needs_hierarchy(self) -> bool:
+        if self.name is None or not self.state.has_project:
+            return True
+        return self.state.definition[self.name].type is AttributeType.QUASI_IDENTIFYING
 
     def refresh(self) -> None:
         has = self.state.has_project and self.name is not None
@@ -215,7 +224,11 @@ class HierarchyEditor(QWidget):
     def _show_problems(self, problems: list[HierarchyProblem], hierarchy: Hierarchy | None) -> None:
         self.problems.clear()
         self.problems.setVisible(bool(problems))
-        if hierarchy is None:
+        if hierarchy is None and not self._needs_hierarchy():
+            kind = self.state.definition[self.name].type.value
+            self.say(f"No hierarchy needed: '{self.name}' is {kind}. Give it one only to "
+                     "make it quasi-identifying later.", "#555")
+        elif hierarchy is None:
             self.say("No hierarchy yet: create one with the wizard, import an ARX CSV file, "
                      "or add rows and paste cells.", "#555")
         elif not problems:
@@ -289,8 +302,8 @@ class HierarchyEditor(QWidget):
 
     def import_csv(self, path: str | None = None) -> None:
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Import hierarchy", "",
-                                                  "ARX hierarchies (*.csv);;All files (*)")
+            path = pick_path(self, "hierarchies", False, "Import hierarchy",
+                             "ARX hierarchies (*.csv);;All files (*)")
             if not path:
                 return
         try:
@@ -305,8 +318,8 @@ class HierarchyEditor(QWidget):
         if hierarchy is None:
             return
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Export hierarchy", f"{self.name}.csv",
-                                                  "ARX hierarchies (*.csv)")
+            path = pick_path(self, "hierarchies", True, "Export hierarchy",
+                             "ARX hierarchies (*.csv)", f"{self.name}.csv")
             if not path:
                 return
         try:

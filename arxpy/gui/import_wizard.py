@@ -16,7 +16,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -36,6 +35,7 @@ from arxpy.data.excel_io import list_sheets, read_excel
 from arxpy.data.sql_io import list_tables, read_sqlite
 from arxpy.data.types import DATE_FORMATS, infer_data_type
 from arxpy.errors import ArxpyError, DataImportError
+from arxpy.gui.folders import pick_path
 from arxpy.gui.state import default_settings
 from arxpy.project import Project
 
@@ -94,9 +94,8 @@ class SourcePage(QWizardPage):
         self.table.currentIndexChanged.connect(self.completeChanged)
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Import data", "", "Data (*.csv *.txt *.tsv *.xlsx *.db *.sqlite *.sqlite3);;"
-            "All files (*)")
+        path = pick_path(self, "data", False, "Import data",
+                         "Data (*.csv *.txt *.tsv *.xlsx *.db *.sqlite *.sqlite3);;All files (*)")
         if path:
             self.path.setText(path)
 
@@ -340,6 +339,11 @@ class ImportWizard(QWizard):
 
     def path(self) -> str:
         return self.source_page.path.text().strip()
+
+    def csv_delimiter(self) -> str | None:
+        """The delimiter of an imported CSV file (None for a workbook or database)."""
+        return self.format_page.csv_format().delimiter \
+            if self.source_page.source() == "csv" else None
 
     def source_description(self) -> str:
         table = self.source_page.table.currentText()

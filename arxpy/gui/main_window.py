@@ -12,7 +12,6 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -21,15 +20,20 @@ from PySide6.QtWidgets import (
     QStackedWidget,
     QStyle,
     QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
 from arxpy.errors import ArxpyError, HierarchyError
 from arxpy.gui.autosave import Autosave
 from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
+from arxpy.gui.folders import pick_path
 from arxpy.gui.log_panel import LogPanel
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
+from arxpy.gui.saved_result import mismatch, same_optimum
+from arxpy.gui.staleness import describe
 from arxpy.gui.start_page import StartPage
 from arxpy.gui.state import AppState, check_hierarchies_of
 from arxpy.gui.utility import UtilityPerspective
@@ -67,6 +71,8 @@ class MainWindow(QMainWindow):
         self.autosave = Autosave(self.state, recovery_dir, parent=self)
         self.worker: JobWorker | None = None
         self._run_revision = -1
+        #: The saved result being restored by the running search (see restore_saved_result).
+        self._restoring: dict | None = None
         self._running = False
         self.projects = ProjectActions(self)
         self._build_central()
@@ -82,6 +88,8 @@ class MainWindow(QMainWindow):
         self.state.modified_changed.connect(lambda _m: self._update_title())
         self.state.path_changed.connect(self._update_title)
         self.state.result_changed.connect(self._update_actions)
+        self.state.result_changed.connect(self._show_staleness)
+        self.state.stale_changed.connect(self._show_staleness)
         self.projects.refresh_recent()
         self.state.set_project(project)
 
@@ -106,9 +114,20 @@ class MainWindow(QMainWindow):
         for name, widget in zip(PERSPECTIVES, (self.configure, self.explore, self.utility,
                                                self.risk), strict=True):
             self._tabs.addTab(widget, name)
+        # Above every perspective: says the result shown no longer matches the configuration.
+        self.stale_banner = QLabel(wordWrap=True)
+        self.stale_banner.setStyleSheet("background: #fff3cd; color: #6b4e00; padding: 4px 8px;"
+                                        " border-bottom: 1px solid #e0c36a")
+        self.stale_banner.hide()
+        perspectives = QWidget()
+        layout = QVBoxLayout(perspectives)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.stale_banner)
+        layout.addWidget(self._tabs, 1)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)
-        self.stack.addWidget(self._tabs)
+        self.stack.addWidget(perspectives)
         self.setCentralWidget(self.stack)
 
     def _build_status_bar(self) -> None:
@@ -248,11 +267,31 @@ class MainWindow(QMainWindow):
             a[key].setEnabled(has and not running)
         a["anonymize"].setEnabled(has and not running)
         a["cancel"].setEnabled(running)
-        a["export"].setEnabled(self.state.result is not None and self.state.applied is not None)
+        a["export"].setEnabled(self.state.result is not None and self.state.applied is not None
+                               and not self.state.stale)
         for menu_action, tool_action, possible in getattr(self, "_history_actions", ()):
             for action in (menu_action, tool_action):  # no undo while a run uses the state
                 action.setEnabled(possible() and not running)
         self.configure.set_editable(not running)
+
+    def _show_staleness(self) -> None:
+        """Mark a result whose configuration was edited since; undo makes it current again."""
+        changes = self.state.stale_changes()
+        self.stale_banner.setVisible(bool(changes))
+        self._update_actions()
+        if changes:
+            text = (f"The result shown is stale: {describe(changes)} changed since it was "
+                    "computed. Anonymize again (Ctrl+R), or undo to return to it.")
+            self.stale_banner.setText(f"⚠ {text}")
+            self.statusBar().showMessage(text)
+        elif self.state.result is not None:
+            self.statusBar().showMessage(self._result_message(self.state.result))
+
+    @staticmethod
+    def _result_message(result) -> str:
+        best = result.optimum
+        return (f"Optimum {list(best.levels)} found in {result.elapsed_seconds:.2f} s"
+                if best else "No transformation meets the privacy models")
 
     def show_perspective(self, index: int) -> None:
         if self.state.has_project:
@@ -287,15 +326,59 @@ class MainWindow(QMainWindow):
         self.worker.failed.connect(self._failed)
         self.worker.cancelled.connect(self._cancelled)
         self._show_running(True)
+        self.statusBar().clearMessage()  # no word of an earlier run during this one
         models = ", ".join(m.describe() for m in config.privacy_models)
         log.info("Anonymization started: %s", models)
         self.worker.start()
         return self.worker
 
+    def restore_saved_result(self) -> None:
+        """Bring back the result saved in the project: the search runs again (it is
+        deterministic) and, if it finds the saved optimum, the applied and pinned
+        transformations are restored. A record that no longer fits is not used."""
+        saved = self.state.project.saved_result if self.state.has_project else None
+        if not saved:
+            return
+        why = mismatch(saved, self.state.fingerprint())
+        if why is not None:
+            self.statusBar().showMessage(f"The saved result was not restored: {why}. "
+                                         "Anonymize again.")
+            return
+        self._restoring = saved
+        if self.anonymize() is None:
+            self._restoring = None
+        else:
+            self.progress_label.setText("Restoring the saved result…")
+
+    def _restore(self, saved: dict, result) -> str:
+        """Apply and pin what was saved; the status message saying what happened."""
+        if not same_optimum(saved, result):
+            return ("The saved result could not be reproduced (the search found another "
+                    "optimum); showing the new result.")
+        applied = saved.get("applied")
+        if applied is not None:
+            self.state.select(tuple(applied), apply=True)
+        for levels in saved.get("pinned", []):
+            self.state.pin(tuple(levels))
+        return f"Restored the saved result: {self._result_message(result)}"
+
     def cancel(self) -> None:
         if self.worker is not None:
             self.worker.cancel()
             self.progress_label.setText("Cancelling…")
+
+    def stop_run(self, timeout: float = 5.0) -> None:
+        """End the running anonymization now: its late signals are no longer heard."""
+        worker = self.worker
+        if worker is None:
+            return
+        for signal in (worker.progress, worker.finished, worker.failed, worker.cancelled):
+            signal.disconnect()
+        worker.cancel()
+        worker.wait(timeout)
+        self._restoring = None
+        log.info("Anonymization cancelled")
+        self._end_run()
 
     def _show_running(self, running: bool) -> None:
         for widget in (self.progress_label, self.progress, self.cancel_button):
@@ -316,27 +399,30 @@ class MainWindow(QMainWindow):
         self._show_running(False)
 
     def _finished(self, result) -> None:
+        restoring, self._restoring = self._restoring, None
         self._end_run()
         if self.state.revision != self._run_revision:  # edited (undo) while running
             self.statusBar().showMessage("The configuration changed during the run; "
                                          "anonymize again.")
             return
         self.state.set_result(result)
-        best = result.optimum
-        text = (f"Optimum {list(best.levels)} found in {result.elapsed_seconds:.2f} s"
-                if best else "No transformation meets the privacy models")
+        text = self._result_message(result)
         log.info("Anonymization finished: %s", text)
+        if restoring is not None:
+            text = self._restore(restoring, result)
         self.statusBar().showMessage(text)
         self._update_actions()
         self.show_perspective(1)
 
     def _failed(self, message: str) -> None:
+        self._restoring = None
         self._end_run()
         log.warning("Anonymization failed: %s", message)
         self.statusBar().showMessage("Anonymization failed")
         self.error("Anonymization failed", message)
 
     def _cancelled(self) -> None:
+        self._restoring = None
         self._end_run()
         log.info("Anonymization cancelled")
         self.statusBar().showMessage("Anonymization cancelled; nothing was kept.")
@@ -367,8 +453,8 @@ class MainWindow(QMainWindow):
         self.log_panel.detach()
         event.accept()
 
-    def pick_file(self, save: bool, title: str, filters: str, start: str = "") -> str:
-        """A file chosen in a dialog ("" if cancelled); one place for tests to replace."""
-        if save:
-            return QFileDialog.getSaveFileName(self, title, start, filters)[0]
-        return QFileDialog.getOpenFileName(self, title, start, filters)[0]
+    def pick_file(self, save: bool, title: str, filters: str, start: str = "",
+                  kind: str = "projects") -> str:
+        """A file chosen in a dialog ("" if cancelled), starting in the last folder of
+        ``kind`` (see :mod:`arxpy.gui.folders`); one place for tests to replace."""
+        return pick_path(self, kind, save, title, filters, start)

@@ -41,6 +41,11 @@ class PrivacyModelsPanel(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().setDefaultSectionSize(22)
+        # Long model names wrap onto a second line instead of being cut off.
+        self.table.setWordWrap(True)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(0, 110)
         self.table.itemDoubleClicked.connect(lambda _item: self.edit_selected())
         self.add_menu = QMenu(self)
         for kind, cls in privacy_model_classes().items():
@@ -86,6 +91,7 @@ class PrivacyModelsPanel(QWidget):
                 "model." if attribute and attribute not in sensitive else ""
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(str(text))
+                item.setToolTip(str(text))
                 if problem:
                     item.setForeground(QColor("#a61b1b"))
                     item.setToolTip(problem)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from arxpy.errors import ArxpyError
+from arxpy.gui.folders import remember
 from arxpy.project import PROJECT_SUFFIX, Project
 
 if TYPE_CHECKING:
@@ -58,19 +59,36 @@ class ProjectActions:
             return self.save()
         return answer == _Button.Discard
 
+    def confirm_stop_run(self, doing: str) -> bool:
+        """True if no anonymization runs, or the user agreed to cancel it (it is ended)."""
+        if self.window.worker is None:
+            return True
+        answer = QMessageBox.question(
+            self.window, "Anonymization running",
+            f"An anonymization is running. Cancel it before {doing}?",
+            _Button.Yes | _Button.No, _Button.No)
+        if answer != _Button.Yes:
+            return False
+        self.window.stop_run()
+        return True
+
+    def _may_replace(self, doing: str) -> bool:
+        """Before another project replaces this one: no run on it, nothing unsaved lost."""
+        return self.confirm_stop_run(doing) and self.confirm_discard(doing)
+
     def new_project(self) -> None:
-        if self.confirm_discard("closing the project"):
+        if self._may_replace("closing the project"):
             self.window.autosave.remove()
             self.window.set_project(None)
 
     def open_example(self) -> None:
         from arxpy.example import example_project
 
-        if self.confirm_discard("opening the example"):
+        if self._may_replace("opening the example"):
             self._guarded(lambda: self.window.set_project(example_project()))
 
     def open_project(self, path: str | Path | None = None) -> bool:
-        if not self.confirm_discard("opening another project"):
+        if not self._may_replace("opening another project"):
             return False
         if path is None:
             path = self.window.pick_file(False, "Open project", PROJECT_FILTER)
@@ -80,17 +98,23 @@ class ProjectActions:
         if not self._guarded(lambda: self.window.set_project(Project.load(path), path)):
             return False
         self.add_recent(path)
+        remember(self.window.settings, "projects", path)
         log.info("Opened %s", path)
+        self.window.restore_saved_result()
         return True
 
     def import_data(self) -> None:
         from arxpy.gui.import_wizard import ImportWizard
 
-        if not self.confirm_discard("importing data"):
+        if not self._may_replace("importing data"):
             return
         wizard = ImportWizard(self.window)
         if wizard.exec() == QDialog.DialogCode.Accepted and wizard.project is not None:
+            source = wizard.source_page.path.text()
+            if Path(source).is_file():  # hierarchy imports start beside the data
+                remember(self.window.settings, "data", source)
             self.window.set_project(wizard.project, None, modified=True)
+            self.state.input_delimiter = wizard.csv_delimiter()
             log.info("Imported %s", wizard.source_description())
 
     # --- saving ----------------------------------------------------------------------------
@@ -117,6 +141,7 @@ class ProjectActions:
     def save_to(self, path: Path) -> bool:
         """Write the project to ``path``; on success it is no longer modified."""
         self.window.configure.settings_panel.commit()
+        self.state.project.saved_result = self.state.saved_result_record()
         if not self._guarded(lambda: self.state.project.save(path)):
             return False
         self.state.mark_saved(path)
@@ -127,18 +152,20 @@ class ProjectActions:
         return True
 
     def export_data(self, path: str | Path | None = None) -> bool:
-        """Write the applied transformation's output (CSV or Excel by extension)."""
-        from arxpy.data.export import export_table
+        """Export the applied transformation: without ``path`` through the export dialog
+        (the same one Explore opens), with it straight to that file (CSV or Excel by
+        extension, suppressed records kept as in the configuration, input delimiter)."""
+        from arxpy.engine.export import export_release
 
         result, levels = self.state.result, self.state.applied
         if result is None or levels is None:
             return False
         if path is None:
-            path = self.window.pick_file(True, "Export anonymized data",
-                                         "CSV (*.csv);;Excel (*.xlsx)", "anonymized.csv")
-            if not path:
-                return False
-        ok = self._guarded(lambda: export_table(result.release(levels).export_table(), path))
+            self.window.explore.export_dialog().open()
+            return True
+        delimiter = self.state.input_delimiter if Path(path).suffix == ".csv" else None
+        ok = self._guarded(lambda: export_release(
+            result.release(levels), path, overwrite=True, delimiter=delimiter))
         if ok:
             self.window.statusBar().showMessage(f"Exported {path}", 5000)
             log.info("Exported the output of %s to %s", list(levels), path)

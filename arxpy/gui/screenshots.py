@@ -4,8 +4,9 @@ Usage: ``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.screenshots --output DIR`
 (``python -m arxpy.gui.screenshots DIR`` works too). Opens the bundled example, runs
 the anonymization and saves the start page, each perspective, the hierarchy wizard,
 a privacy model dialog and the pages of the import wizard; then the detailed views of
-Explore (lattice, list, comparison, export), Utility and Risk. The Utility study view scores a
-whole lattice, so the run takes a couple of minutes.
+Explore (lattice, list, comparison, export), Utility and Risk. Every picture is taken
+at 1280x720 and again at 1920x1080 (names ending in ``-1080p``). The Utility study view
+scores a whole lattice (once, at 1280x720), so the run takes several minutes.
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ from pathlib import Path
 
 from arxpy.gui.rendering import save_png, wait_until
 
-SIZE = (1280, 800)
+SIZE = (1280, 720)
+#: Every view is rendered at a laptop's size and at full HD ("-1080p" in the file name).
+SIZES = {"": SIZE, "-1080p": (1920, 1080)}
 
 
-def render_all(output: Path) -> list[Path]:
-    """Render every view and dialog; returns the files written."""
+def render_all(output: Path, size: tuple[int, int] = SIZE, suffix: str = "") -> list[Path]:
+    """Render every view and dialog at ``size`` (file names end in ``suffix``); returns
+    the files written."""
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -34,17 +38,21 @@ def render_all(output: Path) -> list[Path]:
     scratch = Path(tempfile.mkdtemp(prefix="arxpy-shots-"))
     settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(settings=settings, recovery_dir=scratch / "recovery")
-    window.resize(*SIZE)
+    window.resize(*size)
     window.show()
     app.processEvents()
-    written = [save_png(window, output / "start.png")]
+    written = [save_png(window, output / f"start{suffix}.png")]
     window.projects.open_example()
-    written.append(save_png(window, output / "configure.png"))
-    written += _dialogs(window, output, scratch)
-    written.append(_running(window, output / "running.png"))
+    written.append(save_png(window, output / f"configure{suffix}.png"))
+    written += _dialogs(window, output, scratch, suffix)
+    written.append(_running(window, output / f"running{suffix}.png"))
     window.state.undo_stack.setIndex(0)  # the dialogs' demonstration edits are undone
     window.state.undo_stack.clear()
     _run(window)
+    from arxpy.gui.explore.screenshots import pin_candidates
+
+    for levels in pin_candidates(window.state.result):  # Compare shows them side by side
+        window.state.pin(levels)
     # Each perspective computes when first shown; wait for it before the picture.
     ready = {
         "explore": lambda: window.explore.list.model.nodes is not None,
@@ -54,7 +62,10 @@ def render_all(output: Path) -> list[Path]:
     for index, name in enumerate(("explore", "utility", "risk"), start=1):
         window.show_perspective(index)
         wait_until(ready[name], what=f"the {name} perspective")
-        written.append(save_png(window, output / f"{name}.png"))
+        written.append(save_png(window, output / f"{name}{suffix}.png"))
+    window.state.update_settings(suppression_limit=0.05)  # the result shown becomes stale
+    written.append(save_png(window, output / f"stale{suffix}.png"))
+    window.state.undo_stack.undo()
     window.close()
     return written
 
@@ -83,7 +94,7 @@ def _run(window) -> None:
         time.sleep(0.01)
 
 
-def _dialogs(window, output: Path, scratch: Path) -> list[Path]:
+def _dialogs(window, output: Path, scratch: Path, suffix: str = "") -> list[Path]:
     from arxpy.data.definition import AttributeType
     from arxpy.gui.hierarchy_wizard import HierarchyWizard
     from arxpy.gui.import_wizard import ImportWizard
@@ -93,26 +104,28 @@ def _dialogs(window, output: Path, scratch: Path) -> list[Path]:
     wizard = HierarchyWizard(state.data["Age"], "Age", state.definition["Age"].data_type, window)
     wizard.pages["interval"].fanouts.setText("2 2")
     wizard.update_preview()
-    written.append(save_png(wizard, output / "hierarchy_wizard.png", show=True))
+    written.append(save_png(wizard, output / f"hierarchy_wizard{suffix}.png", show=True))
     wizard.choose("masking")
-    written.append(save_png(wizard, output / "hierarchy_wizard_masking.png", show=True))
+    written.append(save_png(wizard, output / f"hierarchy_wizard_masking{suffix}.png",
+                            show=True))
     wizard.close()
 
     state.set_attribute("Length of stay", type=AttributeType.SENSITIVE)
     dialog = window.configure.privacy_panel.dialog("recursive-cl-diversity")
-    written.append(save_png(dialog, output / "privacy_model_dialog.png", show=True))
+    written.append(save_png(dialog, output / f"privacy_model_dialog{suffix}.png", show=True))
     dialog.widgets["l"].setValue(500)
-    written.append(save_png(dialog, output / "privacy_model_dialog_invalid.png", show=True))
+    written.append(save_png(dialog, output / f"privacy_model_dialog_invalid{suffix}.png",
+                            show=True))
     dialog.close()
 
     csv = scratch / "discharge.csv"
     state.data.head(2000).to_csv(csv, sep=";", index=False)
     importer = ImportWizard(window)
     importer.source_page.path.setText(str(csv))
-    written.append(save_png(importer, output / "import_source.png", show=True))
-    for name in ("import_format.png", "import_columns.png"):
+    written.append(save_png(importer, output / f"import_source{suffix}.png", show=True))
+    for name in ("import_format", "import_columns"):
         importer.next()
-        written.append(save_png(importer, output / name, show=True))
+        written.append(save_png(importer, output / f"{name}{suffix}.png", show=True))
     importer.close()
     return written
 
@@ -124,20 +137,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     output = args.output or args.directory or Path("/tmp/arxpy-shots")
-    for path in render_all(output) + render_perspective_views(output):
-        print(path)
+    for suffix, size in SIZES.items():
+        for path in render_all(output, size, suffix) + render_perspective_views(
+                output, size, suffix):
+            print(path)
     return 0
 
 
-def render_perspective_views(output: Path) -> list[Path]:
+def render_perspective_views(output: Path, size: tuple[int, int] = SIZE,
+                             suffix: str = "") -> list[Path]:
     """The detailed views each perspective package renders for itself."""
     from arxpy.gui.explore.screenshots import render_explore
     from arxpy.gui.risk.screenshots import render_risk
     from arxpy.gui.utility.screenshots import render_utility
 
     written: list[Path] = []
-    for render in (render_explore, render_utility, render_risk):
-        written += list(render(output))
+    written += render_explore(output, size, suffix)
+    written += render_utility(output, size, suffix, study=not suffix)  # the study once
+    written += render_risk(output, size, suffix)
     return written
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -78,6 +78,8 @@ class SettingsPanel(QWidget):
             self.aggregate.addItem(AGGREGATE_LABELS.get(key, key), key)
         self.monotonic = QCheckBox("Assume monotonicity")
         self.class_attribute = QComboBox()
+        for combo in (self.strategy, self.quality, self.aggregate, self.class_attribute):
+            shrinkable(combo)
         self.class_attribute.setToolTip("The attribute the classification model should predict")
         for widget in (self.suppression, self.time_limit, self.gs_factor):
             widget.valueChanged.connect(self._changed)
@@ -102,7 +104,8 @@ class SettingsPanel(QWidget):
         self.tabs.addTab(general, "General settings")
         self.tabs.addTab(quality, "Quality model")
         self.weights = WeightsTable(self.state)
-        self.tabs.addTab(self.weights, "Attribute weights")
+        self.tabs.addTab(self.weights, "Weights")
+        self.tabs.setTabToolTip(self.tabs.count() - 1, "Attribute weights of the quality model")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -203,3 +206,12 @@ class WeightsTable(QTableWidget):
         """Give quasi-identifier ``name`` a new weight (> 0; one undoable step)."""
         if self.state.definition[name].weight != weight:
             self.state.set_attribute(name, weight=float(weight))
+
+
+def shrinkable(combo: QComboBox, characters: int = 14) -> QComboBox:
+    """Let a combo box with long entries narrow (the popup still shows them whole), so
+    the Configure perspective leaves room for the data table."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(characters)
+    combo.view().setTextElideMode(Qt.TextElideMode.ElideNone)
+    return combo

@@ -23,6 +23,8 @@ from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.result import Result
 from arxpy.errors import ArxpyError, ConfigurationError, HierarchyError
+from arxpy.gui.saved_result import fingerprint, record
+from arxpy.gui.staleness import ConfigurationSnapshot
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
 from arxpy.project import Project
@@ -62,6 +64,8 @@ class AppState(QObject):
     hierarchy_changed = Signal(str)  # attribute name
     settings_changed = Signal()
     result_changed = Signal()  # a new result, or the old one was discarded
+    #: The configuration moved away from (or, by undo, back to) the result's.
+    stale_changed = Signal()
     transformation_changed = Signal()  # selected or applied transformation
     modified_changed = Signal(bool)
     path_changed = Signal()
@@ -73,6 +77,9 @@ class AppState(QObject):
         self.project: Project | None = None
         self.path: Path | None = None
         self.result: Result | None = None
+        self._result_basis: ConfigurationSnapshot | None = None
+        #: The delimiter of the CSV file the data came from (exports default to it).
+        self.input_delimiter: str | None = None
         self.selected: tuple[int, ...] | None = None
         self.applied: tuple[int, ...] | None = None
         #: Transformations pinned for side-by-side comparison (at most MAX_PINNED).
@@ -91,14 +98,21 @@ class AppState(QObject):
         if project is not None and not project.settings:
             project.settings = default_settings()
         self.project = project
+        self.input_delimiter = None
         self.revision += 1
         self.path = Path(path) if path is not None else None
         self.result = None
+        self._result_basis = None
         self.selected = self.applied = None
+        self.pinned = []
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._unsaved_new = modified
         self.project_changed.emit()
+        # Views of the result, the selection and the pins reset with the project.
+        self.result_changed.emit()
+        self.transformation_changed.emit()
+        self.pinned_changed.emit()
         self.path_changed.emit()
         self._emit_modified()
 
@@ -179,8 +193,8 @@ class AppState(QObject):
             else:
                 self.hierarchies[name] = value
             self.revision += 1
-            self._discard_result()
             self.hierarchy_changed.emit(name)
+            self._check_stale()
 
         self.undo_stack.push(_Change(text or f"Edit hierarchy of '{name}'", put, old, hierarchy))
 
@@ -198,14 +212,14 @@ class AppState(QObject):
     def _put_definition(self, definition: DataDefinition) -> None:
         self._require().definition = definition
         self.revision += 1
-        self._discard_result()
         self.definition_changed.emit()
+        self._check_stale()
 
     def _put_settings(self, settings: dict[str, Any]) -> None:
         self._require().settings = copy.deepcopy(settings)
         self.revision += 1
-        self._discard_result()
         self.settings_changed.emit()
+        self._check_stale()
 
     # --- checks before a run -------------------------------------------------------------
 
@@ -240,10 +254,24 @@ class AppState(QObject):
     def set_result(self, result: Result | None) -> None:
         """A finished anonymization; selects and applies its optimum."""
         self.result = result
+        self._result_basis = self._snapshot() if result is not None else None
         best = result.optimum if result is not None else None
         self.selected = self.applied = best.levels if best is not None else None
+        pinned, self.pinned = self.pinned, []  # pins belong to the previous result
         self.result_changed.emit()
         self.transformation_changed.emit()
+        if pinned:
+            self.pinned_changed.emit()
+
+    def fingerprint(self) -> str:
+        """A hash of the data and configuration (see :mod:`arxpy.gui.saved_result`)."""
+        return fingerprint(self.data, self.definition, self.hierarchies, self.settings)
+
+    def saved_result_record(self) -> dict[str, Any] | None:
+        """What the project file keeps of the result; None without a current one."""
+        if self.result is None or self.stale:
+            return None
+        return record(self.result, self.applied, self.pinned, self.fingerprint())
 
     def select(self, levels: tuple[int, ...] | None, apply: bool = False) -> None:
         self.selected = levels
@@ -251,10 +279,28 @@ class AppState(QObject):
             self.applied = levels
         self.transformation_changed.emit()
 
-    def _discard_result(self) -> None:
-        # A result describes the configuration it was computed for; any edit outdates it.
-        if self.result is not None:
-            self.set_result(None)
+    # --- staleness: a result describes the configuration it was computed for --------------
+
+    def _snapshot(self) -> ConfigurationSnapshot:
+        return ConfigurationSnapshot.of(self.definition, self.hierarchies, self.settings)
+
+    def stale_changes(self) -> list[str]:
+        """What changed since the result was computed ("type of 'Age'", ...); [] if current.
+
+        The result stays shown while stale; undoing the edits makes it current again.
+        """
+        if self.result is None or self._result_basis is None or self.project is None:
+            return []
+        return self._result_basis.changes_to(self._snapshot())
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.stale_changes())
+
+    def _check_stale(self) -> None:
+        if self.result is None:
+            return
+        self.stale_changed.emit()
 
     # --- pinned transformations (Compare) ------------------------------------------------
 

@@ -263,5 +263,35 @@ def find_hipaa_identifiers(frame: pd.DataFrame, threshold: float = 0.8, *,
         cancel.raise_if_cancelled()
         matches += match_name(str(attribute))
         matches += match_values(str(attribute), frame[attribute], threshold)
-        report((index + 1) / len(frame.columns), f"HIPAA identifiers: {attribute}")
+        report((index + 1) / len(frame.columns),
+               f"Looking for HIPAA identifiers ({index + 1} of {len(frame.columns)} attributes)")
+    return HipaaAnalysis(tuple(matches))
+
+
+#: Characters a generalization puts in place of removed detail ("750**", "1985-**").
+_MASKS = "*#x"
+
+
+def find_hipaa_identifiers_in_output(frame: pd.DataFrame, generalized: set[str],
+                                     threshold: float = 0.8, *,
+                                     cancel: CancelToken | None = None) -> HipaaAnalysis:
+    """Safe Harbor identifiers still present in an anonymized output, judged by its values.
+
+    Attributes in ``generalized`` (transformed above level 0) count only where their
+    output values still match a pattern, after stripping masked characters: ``75***`` is
+    a two-digit ZIP prefix and no longer a ZIP code; ``750**`` is flagged only if 750 is
+    a restricted three-digit area. Other attributes keep their input values, so their
+    names count as in :func:`find_hipaa_identifiers`.
+    """
+    threshold = check_threshold(threshold)
+    cancel = cancel or CancelToken()
+    matches: list[HipaaMatch] = []
+    for attribute in frame.columns:
+        cancel.raise_if_cancelled()
+        name = str(attribute)
+        if name in generalized:
+            kept = frame[attribute].astype(str).str.rstrip(_MASKS).str.rstrip("-/. ")
+            matches += match_values(name, kept, threshold)
+        else:
+            matches += match_name(name) + match_values(name, frame[attribute], threshold)
     return HipaaAnalysis(tuple(matches))

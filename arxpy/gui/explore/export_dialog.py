@@ -1,7 +1,9 @@
-"""Export the applied transformation: format, suppressed rows, hierarchies, report.
+"""Export the applied transformation: format, delimiter, suppressed rows, hierarchies,
+report. The one export of the application (toolbar, File menu and Explore open it).
 
 Writing runs in a worker through :mod:`arxpy.engine.export` (the same code as the
-command line); existing files are overwritten only after the user confirms.
+command line); existing files are overwritten only after the user confirms, and a
+confirmation names every file written.
 """
 
 from __future__ import annotations
@@ -9,14 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -31,8 +32,10 @@ from PySide6.QtWidgets import (
 from arxpy.engine.export import export_release, hierarchy_path, write_report
 from arxpy.engine.result import Result
 from arxpy.gui.explore.jobs import start_job
+from arxpy.gui.folders import pick_path
 
 FORMATS = {"CSV (.csv)": ".csv", "Excel (.xlsx)": ".xlsx"}
+DELIMITERS = {",": ", (comma)", ";": "; (semicolon)", "\t": "Tab", "|": "| (pipe)"}
 
 
 def report_path(data_path: Path) -> Path:
@@ -46,7 +49,7 @@ class ExportDialog(QDialog):
     exported = Signal(list)
 
     def __init__(self, result: Result, levels: tuple[int, ...], default_path: Path,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, delimiter: str = ",") -> None:
         super().__init__(parent)
         self.setWindowTitle("Export the applied transformation")
         self.result, self.levels = result, levels
@@ -57,6 +60,14 @@ class ExportDialog(QDialog):
         self.format = QComboBox()
         self.format.addItems(list(FORMATS))
         self.format.currentTextChanged.connect(self._format_changed)
+        self.delimiter = QComboBox()
+        for char, label in DELIMITERS.items():
+            self.delimiter.addItem(label, char)
+        if delimiter not in DELIMITERS:
+            self.delimiter.addItem(repr(delimiter), delimiter)
+        self.delimiter.setCurrentIndex(self.delimiter.findData(delimiter))
+        self.delimiter.setToolTip("The input's delimiter unless you choose another")
+        self.confirmation: QMessageBox | None = None
         self.as_star = QRadioButton("kept, with * in every quasi-identifier")
         self.removed = QRadioButton("removed from the file")
         self.as_star.setChecked(not result.config.remove_suppressed)
@@ -76,6 +87,7 @@ class ExportDialog(QDialog):
         form.addRow("Transformation", QLabel(str(list(levels))))
         form.addRow("File", row)
         form.addRow("Format", self.format)
+        form.addRow("Delimiter", self.delimiter)
         form.addRow("Suppressed records", self.as_star)
         form.addRow("", self.removed)
         form.addRow("", self.hierarchies)
@@ -96,14 +108,15 @@ class ExportDialog(QDialog):
         self._format_changed(self.format.currentText())
 
     def _browse(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(),
-                                              "CSV (*.csv);;Excel (*.xlsx)")
+        name = pick_path(self, "exports", True, "Export to", "CSV (*.csv);;Excel (*.xlsx)",
+                         self.path.text())
         if name:
             self.path.setText(name)
 
     def _format_changed(self, text: str) -> None:
         path = Path(self.path.text() or "output.csv")
         self.path.setText(str(path.with_suffix(FORMATS[text])))
+        self.delimiter.setEnabled(FORMATS[text] == ".csv")
 
     def targets(self) -> list[Path]:
         """Every file the export will write with the current options."""
@@ -132,10 +145,12 @@ class ExportDialog(QDialog):
         data, report = Path(self.path.text()), self.report.isChecked()
         remove, hierarchies = self.removed.isChecked(), self.hierarchies.isChecked()
         result, levels = self.result, self.levels
+        delimiter = self.delimiter.currentData() if data.suffix == ".csv" else None
 
         def work() -> list[Path]:
             written = export_release(result.release(levels), data, remove_suppressed=remove,
-                                     with_hierarchies=hierarchies, overwrite=True)
+                                     with_hierarchies=hierarchies, overwrite=True,
+                                     delimiter=delimiter)
             if report:
                 written.append(write_report(result, levels, report_path(data), overwrite=True))
             return written
@@ -149,6 +164,18 @@ class ExportDialog(QDialog):
         self.status.setText("Wrote " + ", ".join(p.name for p in written))
         self.exported.emit(written)
         self.accept()
+        self._confirm(written)
+
+    def _confirm(self, written: list[Path]) -> None:
+        """Name every file written (not blocking: the dialog has closed)."""
+        folder = written[0].parent
+        names = "\n".join(f"  {p.name}" for p in written)
+        box = QMessageBox(QMessageBox.Icon.Information, "Export finished",
+                          f"Wrote {len(written)} file(s) to {folder}:\n{names}",
+                          QMessageBox.StandardButton.Ok, self.parentWidget())
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        self.confirmation = box
 
     def _failed(self, message: str) -> None:
         self.buttons.setEnabled(True)

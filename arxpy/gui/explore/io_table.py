@@ -12,6 +12,8 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTableView, QVBoxLayout, QWidge
 
 _Index = QModelIndex | QPersistentModelIndex
 SUPPRESSED_BRUSH = QBrush(QColor("#e6e6e6"))
+#: Alternating backgrounds of equivalence classes (white, light blue).
+CLASS_BRUSHES = (None, QBrush(QColor("#e8f0fa")))
 
 
 class MarkedTableModel(QAbstractTableModel):
@@ -22,12 +24,16 @@ class MarkedTableModel(QAbstractTableModel):
         self._values = np.empty((0, 0), dtype=object)
         self._columns: list[str] = []
         self._marked = np.zeros(0, dtype=bool)
+        self._shades: np.ndarray | None = None
         self._italic = QFont()
         self._italic.setItalic(True)
 
-    def set_frame(self, values: np.ndarray, columns: list[str], marked: np.ndarray) -> None:
+    def set_frame(self, values: np.ndarray, columns: list[str], marked: np.ndarray,
+                  shades: np.ndarray | None = None) -> None:
+        """``shades`` (0/1 per row) alternates the background of equivalence classes."""
         self.beginResetModel()
         self._values, self._columns, self._marked = values, columns, marked
+        self._shades = shades
         self.endResetModel()
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
@@ -42,8 +48,12 @@ class MarkedTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._values[index.row(), index.column()]
         marked = self._marked[index.row()] if len(self._marked) else False
-        if role == Qt.ItemDataRole.BackgroundRole and marked:
-            return SUPPRESSED_BRUSH
+        if role == Qt.ItemDataRole.BackgroundRole:
+            if marked:
+                return SUPPRESSED_BRUSH
+            if self._shades is not None and len(self._shades):
+                return CLASS_BRUSHES[int(self._shades[index.row()])]
+            return None
         if role == Qt.ItemDataRole.FontRole and marked:
             return self._italic
         return None
@@ -89,9 +99,10 @@ class InputOutputTable(QWidget):
 
     def set_tables(self, inputs: tuple[np.ndarray, list[str]] | None,
                    outputs: tuple[np.ndarray, list[str]] | None,
-                   suppressed: np.ndarray | None) -> None:
-        """Show prepared tables (see :func:`table_values`); None clears a side."""
+                   suppressed: np.ndarray | None, shades: np.ndarray | None = None) -> None:
+        """Show prepared tables (see :func:`table_values`); None clears a side.
+        ``shades`` (0/1 per row) shades alternate equivalence classes."""
         empty = (np.empty((0, 0), dtype=object), [])
         marked = np.zeros(0, dtype=bool) if suppressed is None else suppressed
-        self.input_model.set_frame(*(inputs or empty), marked)
-        self.output_model.set_frame(*(outputs or empty), marked)
+        self.input_model.set_frame(*(inputs or empty), marked, shades)
+        self.output_model.set_frame(*(outputs or empty), marked, shades)

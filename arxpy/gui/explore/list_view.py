@@ -12,7 +12,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QTableView, QVBoxLayout, QWidget
 
 from arxpy.gui.explore.filters import NodeFilter
@@ -34,15 +34,46 @@ class TransformationModel(QAbstractTableModel):
         self._brushes = {ANONYMOUS: QBrush(QColor("#e3eef8")),
                          NOT_ANONYMOUS: QBrush(QColor("#fbe3d6"))}
         self._sort: tuple[int, Qt.SortOrder] | None = None
+        #: Lattice rows marked in the row header: optimum, applied, pinned.
+        self.marks: dict[int, str] = {}
+        self._marked: tuple[tuple[int, ...] | None, list[tuple[int, ...]]] = (None, [])
+        self._bold = QFont()
+        self._bold.setBold(True)
 
     def set_content(self, nodes: LatticeNodes | None, node_filter: NodeFilter) -> None:
         self.beginResetModel()
         self.nodes = nodes
         self.rows = np.zeros(0, dtype=np.int64) if nodes is None else \
             np.flatnonzero(node_filter.mask(nodes))
+        if nodes is not None and self._sort is None:
+            self.rows = default_order(nodes, self.rows)
+        self._compute_marks()
         self.endResetModel()
         if self._sort is not None:
             self.sort(*self._sort)
+
+    def set_marks(self, applied: tuple[int, ...] | None,
+                  pinned: list[tuple[int, ...]]) -> None:
+        """Mark the optimum, the applied and the pinned transformations' rows."""
+        self._marked = (applied, list(pinned))
+        self._compute_marks()
+        if self.rows.size:
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, len(self.rows) - 1)
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(len(self.rows) - 1, self.columnCount() - 1))
+
+    def _compute_marks(self) -> None:
+        applied, pinned = self._marked
+        marks: dict[int, list[str]] = {}
+        nodes = self.nodes
+        if nodes is not None:
+            if nodes.optimum is not None:
+                marks.setdefault(nodes.optimum, []).append("★ optimum")
+            for levels, word in [(applied, "applied")] + [(p, "pinned") for p in pinned]:
+                row = nodes.row_of(levels) if levels is not None else None
+                if row is not None:
+                    marks.setdefault(row, []).append(word)
+        self.marks = {row: " · ".join(words) for row, words in marks.items()}
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
         return 0 if parent.isValid() else len(self.rows)
@@ -52,10 +83,16 @@ class TransformationModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole or self.nodes is None:
+        if self.nodes is None:
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+            names = self.nodes.names
+            return names[section] if section < len(names) else None
+        if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Vertical:
-            return section + 1
+            mark = self.marks.get(int(self.rows[section])) if section < len(self.rows) else None
+            return mark or section + 1
         names = self.nodes.names
         return names[section] if section < len(names) else _TAIL[section - len(names)]
 
@@ -65,6 +102,10 @@ class TransformationModel(QAbstractTableModel):
         row, column, nodes = int(self.rows[index.row()]), index.column(), self.nodes
         if role == Qt.ItemDataRole.BackgroundRole:
             return self._brushes.get(int(nodes.states[row]))
+        if role == Qt.ItemDataRole.FontRole:
+            return self._bold if row in self.marks else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._full_precision(row, column)
         if role == Qt.ItemDataRole.TextAlignmentRole and column != len(nodes.names):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role != Qt.ItemDataRole.DisplayRole:
@@ -79,6 +120,14 @@ class TransformationModel(QAbstractTableModel):
         if column == q + 2:
             return "" if np.isnan(nodes.relative[row]) else f"{100 * nodes.relative[row]:.2f} %"
         return "" if nodes.suppressed[row] < 0 else f"{int(nodes.suppressed[row]):,}"
+
+    def _full_precision(self, row: int, column: int) -> str | None:
+        q, nodes = len(self.nodes.names), self.nodes
+        value = {q + 1: nodes.scores, q + 2: nodes.relative}.get(column)
+        if value is None or np.isnan(value[row]):
+            return None
+        exact = float(value[row])
+        return repr(exact) if column == q + 1 else f"{100 * exact!r} %"
 
     def sort_key(self, column: int) -> np.ndarray:
         nodes, q = self.nodes, len(self.nodes.names)
@@ -107,6 +156,16 @@ class TransformationModel(QAbstractTableModel):
         return self.nodes.levels_of(int(self.rows[position]))
 
 
+def default_order(nodes: LatticeNodes, rows: np.ndarray) -> np.ndarray:
+    """The optimum first, then anonymous before the rest, each by score (unknown last),
+    fewer generalization steps, then lattice order."""
+    scores = nodes.scores[rows]
+    key = (rows, nodes.heights[rows], np.where(np.isnan(scores), np.inf, scores),
+           nodes.states[rows] != ANONYMOUS, rows != (-1 if nodes.optimum is None
+                                                      else nodes.optimum))
+    return rows[np.lexsort(key)]
+
+
 class TransformationList(QWidget):
     """The table; a click selects, a double-click applies."""
 
@@ -119,6 +178,8 @@ class TransformationList(QWidget):
         self._resize_pending = False
         self.table = QTableView()
         self.table.setModel(self.model)
+        # No column is sorted at first: the default order puts the optimum on top.
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -148,3 +209,8 @@ class TransformationList(QWidget):
         if self._resize_pending:
             self._resize_pending = False
             self.table.resizeColumnsToContents()
+            # Level columns hold one digit: long attribute names (elided, full name in the
+            # header's tooltip) must not push State and Score out of a 1280-pixel window.
+            names = len(self.model.nodes.names) if self.model.nodes is not None else 0
+            for column in range(names):
+                self.table.setColumnWidth(column, min(self.table.columnWidth(column), 64))

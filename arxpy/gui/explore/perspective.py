@@ -25,12 +25,14 @@ from arxpy.errors import ArxpyError
 from arxpy.gui.explore.compare import CompareView
 from arxpy.gui.explore.export_dialog import ExportDialog
 from arxpy.gui.explore.filters import FilterPanel, NodeFilter
+from arxpy.gui.explore.hasse_view import NeighbourhoodPanel
 from arxpy.gui.explore.io_table import InputOutputTable, table_values
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.explore.lattice_view import LatticeView
 from arxpy.gui.explore.list_view import TransformationList
 from arxpy.gui.explore.model import LatticeNodes
 from arxpy.gui.explore.properties import PropertiesPanel
+from arxpy.gui.folders import last_folder, remember, settings_of
 from arxpy.gui.state import AppState
 
 
@@ -46,10 +48,13 @@ class ExplorePerspective(QWidget):
         self.dialog: ExportDialog | None = None
         self._io_levels: tuple[int, ...] | None = None
         self.lattice, self.list = LatticeView(), TransformationList()
+        # The legible part of the lattice, with the whole lattice as its minimap.
+        self.neighbourhood = NeighbourhoodPanel(self.lattice)
+        self.hasse = self.neighbourhood.hasse
         self.compare, self.io_table = CompareView(), InputOutputTable()
         self.filters, self.properties = FilterPanel(), PropertiesPanel()
         self.tabs = QTabWidget()
-        for widget, title in ((self.lattice, "Lattice"), (self.list, "List"),
+        for widget, title in ((self.neighbourhood, "Lattice"), (self.list, "List"),
                               (self.compare, "Compare"), (self.io_table, "Input / output")):
             self.tabs.addTab(widget, title)
         self.summary, self.message = QLabel(), QLabel()
@@ -92,7 +97,7 @@ class ExplorePerspective(QWidget):
         state.pinned_changed.connect(self.on_pinned)
         self.filters.changed.connect(self.set_filter)
         self.tabs.currentChanged.connect(lambda _index: self._refresh_io())
-        for view in (self.lattice, self.list):
+        for view in (self.lattice, self.list, self.hasse):
             view.selected.connect(lambda levels: state.select(levels))
             view.applied.connect(self.apply)
         self.lattice.pin_requested.connect(self.pin)
@@ -121,14 +126,20 @@ class ExplorePerspective(QWidget):
 
     def export_dialog(self) -> ExportDialog:
         """The export dialog for the applied transformation (not yet shown)."""
-        folder = self.state.path.parent if self.state.path is not None else Path.home()
+        settings = settings_of(self)
+        folder = last_folder(settings, "exports") or (
+            self.state.path.parent if self.state.path is not None else Path.home())
         self.dialog = ExportDialog(self.state.result, self.state.applied,
-                                   folder / "anonymized.csv", self)
+                                   Path(folder) / "anonymized.csv", self,
+                                   delimiter=self.state.input_delimiter or ",")
+        self.dialog.exported.connect(
+            lambda written: remember(settings, "exports", written[0]) if written else None)
         return self.dialog
 
     def set_filter(self, node_filter: NodeFilter) -> None:
         self.node_filter = node_filter
         self.lattice.set_filter(node_filter)
+        self.hasse.set_filter(node_filter)
         self.list.set_content(self.nodes, node_filter)
 
     # --- observing the state ----------------------------------------------------------
@@ -137,10 +148,10 @@ class ExplorePerspective(QWidget):
         """Show the state's result; ``deferred`` splits the work over two event-loop turns."""
         result = self.state.result
         self._io_levels = None
+        self.message.clear()  # a pin error belongs to the previous result
         self.nodes = LatticeNodes.from_result(result) if result is not None else None
         self.lattice.set_nodes(self.nodes)
-        if self.state.pinned:
-            self.state.unpin()  # pins belong to the previous result
+        self.hasse.set_nodes(self.nodes)
         self.on_pinned()
         self.on_transformation()
         if deferred:
@@ -158,6 +169,8 @@ class ExplorePerspective(QWidget):
     def on_transformation(self) -> None:
         state, result = self.state, self.state.result
         self.lattice.set_marks(state.selected, state.applied, state.pinned)
+        self.hasse.set_marks(state.selected, state.applied, state.pinned)
+        self.list.model.set_marks(state.applied, state.pinned)
         self.properties.show_transformation(result, state.selected)
         self.compare.set_applied(state.applied)
         has = result is not None
@@ -170,6 +183,8 @@ class ExplorePerspective(QWidget):
     def on_pinned(self) -> None:
         state = self.state
         self.lattice.set_marks(state.selected, state.applied, state.pinned)
+        self.hasse.set_marks(state.selected, state.applied, state.pinned)
+        self.list.model.set_marks(state.applied, state.pinned)
         self.compare.set_pinned(state.result, state.pinned, state.applied)
         self.buttons["Unpin all"].setEnabled(bool(state.pinned))
         self.tabs.setTabText(2, f"Compare ({len(state.pinned)})" if state.pinned else "Compare")

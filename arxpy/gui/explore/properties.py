@@ -60,9 +60,13 @@ class PropertiesPanel(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.scores_button)
         self.last_job: Any = None
+        # Each showing has its own number: a late summary of an earlier one is dropped,
+        # even for the same transformation (it would add its rows a second time).
+        self._showing = 0
 
     def show_transformation(self, result: Result | None, levels: tuple[int, ...] | None) -> None:
         self.result, self.levels = result, levels
+        self._showing += 1
         self.table.setRowCount(0)
         self.scores_button.setEnabled(result is not None and levels is not None)
         if result is None or levels is None:
@@ -75,7 +79,7 @@ class PropertiesPanel(QWidget):
                                           else " (inferred from a neighbour)"))
         if state.score is not None:
             self._add("Score", f"{state.score:.6g} ({100 * state.relative_score:.1f} % of "
-                               "the lattice's range; lower is better)")
+                               "the anonymous transformations' range; lower is better)")
         if result.optimum is not None and result.optimum.levels == levels:
             self._add("Optimum", "yes")
         elif any(t.levels == levels for t in result.tied_optima()):
@@ -86,14 +90,16 @@ class PropertiesPanel(QWidget):
         self._add("Classes, risks", "computing…")
         # Started after a pause, so clicking through nodes does not queue a job per click
         # and a new result's first paint does not compete with it for the GIL.
-        QTimer.singleShot(SUMMARY_DELAY_MS, self, lambda: self._summarize(result, levels))
+        showing = self._showing
+        QTimer.singleShot(SUMMARY_DELAY_MS, self,
+                          lambda: self._summarize(result, levels, showing))
 
-    def _summarize(self, result: Result, levels: tuple[int, ...]) -> None:
-        if (result, levels) != (self.result, self.levels):
-            return  # another transformation was selected meanwhile
+    def _summarize(self, result: Result, levels: tuple[int, ...], showing: int) -> None:
+        if showing != self._showing:
+            return  # another transformation was selected (or shown again) meanwhile
         # The engine's classes, not a regrouping of the table: the GUI thread shares the GIL.
-        self.last_job = start_job(self, lambda: (levels, summarize_output(result, levels,
-                                                                          regroup=False)),
+        self.last_job = start_job(self, lambda: (showing, summarize_output(result, levels,
+                                                                           regroup=False)),
                                   self._summary_done, self._failed)
 
     def compute_scores(self) -> None:
@@ -105,8 +111,8 @@ class PropertiesPanel(QWidget):
                                   self._scores_done, self._failed)
 
     def _summary_done(self, value: tuple) -> None:
-        levels, summary = value
-        if levels != self.levels:
+        showing, summary = value
+        if showing != self._showing:
             return  # the user selected another transformation meanwhile
         self._remove("Classes, risks")
         sizes = summary.class_sizes

@@ -13,12 +13,14 @@ from pathlib import Path
 
 from arxpy.gui.rendering import save_png, settle
 
-SIZE = (1400, 860)
+SIZE = (1280, 720)
 RECORDS = 20_000
 
 
-def render_explore(output_dir: str | Path) -> list[Path]:
-    """Render every Explore view at a realistic window size; returns the files written."""
+def render_explore(output_dir: str | Path, size: tuple[int, int] = SIZE,
+                   suffix: str = "") -> list[Path]:
+    """Render every Explore view at ``size``; returns the files written (their names end
+    in ``suffix``, e.g. "-1080p")."""
     from PySide6.QtWidgets import QApplication
 
     import arxpy.privacy  # noqa: F401  (registers the models)
@@ -37,7 +39,7 @@ def render_explore(output_dir: str | Path) -> list[Path]:
     result = anonymize(project.data, project.definition, project.hierarchies,
                        AnonymizationConfig.from_dict(project.settings))
     view = ExplorePerspective(state)
-    view.resize(*SIZE)
+    view.resize(*size)
     view.show()
     state.set_result(result)
     candidates = pin_candidates(result)
@@ -45,17 +47,17 @@ def render_explore(output_dir: str | Path) -> list[Path]:
         state.pin(levels)
     state.select(candidates[1])
     settle(3.0)
-    written = [save_png(view, output / "explore-lattice.png")]
+    written = [save_png(view, output / f"explore-lattice{suffix}.png")]
     view.lattice.center_on(result.optimum.levels, 30.0)
-    written.append(save_png(view, output / "explore-lattice-zoom.png"))
+    written.append(save_png(view, output / f"explore-lattice-zoom{suffix}.png"))
     view.lattice.fit()
     for index, name in ((1, "list"), (2, "compare"), (3, "io")):
         view.tabs.setCurrentIndex(index)
         settle(3.0)
-        written.append(save_png(view, output / f"explore-{name}.png"))
+        written.append(save_png(view, output / f"explore-{name}{suffix}.png"))
     dialog = view.export_dialog()
     dialog.show()
-    written.append(save_png(dialog, output / "explore-export.png"))
+    written.append(save_png(dialog, output / f"explore-export{suffix}.png"))
     dialog.close()
     view.close()
     app.processEvents()

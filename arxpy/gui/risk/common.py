@@ -45,6 +45,14 @@ def percent(value: float | None) -> str:
     return f"{100.0 * value:.4g} %"
 
 
+def fixed_percent(value: float | None, decimals: int = 2) -> str:
+    """A fraction in [0, 1] as a percentage with a fixed number of decimals (columns of
+    such values line up); "—" if None."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{100.0 * value:.{decimals}f} %"
+
+
 def number(value: float | int | None) -> str:
     """A count with thousands separators, or a short float; "—" if None."""
     if value is None:

@@ -114,7 +114,7 @@ class SettingsBar(QWidget):
         self.progress.setFixedWidth(140)
         self.status = QLabel()
         self.status.setStyleSheet("color: #555")
-        self.status.setMinimumWidth(160)
+        self.status.setWordWrap(True)  # a long message wraps rather than widening the window
         self.cancel = QPushButton("Cancel")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

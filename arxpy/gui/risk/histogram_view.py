@@ -4,6 +4,9 @@ ARX's intervals of record risk (1/class size) are uneven, from (0, 1e-8] to (0.5
 a bar per interval on a category axis keeps every interval readable. Bars run
 horizontally so the interval labels read without rotation, with risk rising upwards;
 the record-risk threshold is a dashed line between the intervals it separates.
+
+As in ARX, the same data can be shown cumulatively (the share of records whose risk is
+above each interval's lower bound) and as a table instead of a plot.
 """
 
 from __future__ import annotations
@@ -12,6 +15,16 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QHBoxLayout,
+    QRadioButton,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from arxpy.gui.risk.common import INPUT_COLOR, OUTPUT_COLOR, THRESHOLD_COLOR
 from arxpy.risk import RiskDistribution
@@ -32,6 +45,18 @@ def interval_labels() -> list[str]:
                                                                 strict=True)]
     labels[0] = f"≤ {_pct(RISK_BIN_UPPER[0])}"
     return labels
+
+
+def above_labels() -> list[str]:
+    """The cumulative view's levels: "> 20 %" is the share of records above 20 %."""
+    labels = [f"> {_pct(lo)}" for lo in RISK_BIN_LOWER]
+    labels[0] = "> 0"
+    return labels
+
+
+def records_above(distribution: RiskDistribution) -> np.ndarray:
+    """Per interval, the fraction of records whose risk is above its lower bound."""
+    return np.cumsum(distribution.fraction[::-1])[::-1]
 
 
 def first_shown(*distributions: RiskDistribution | None) -> int:
@@ -75,6 +100,8 @@ class RiskHistogram(pg.GraphicsLayoutWidget):
         self.setMinimumHeight(240)
         #: What is drawn, per side: the percentages of the intervals shown (for tests).
         self.shown: dict[str, np.ndarray] = {}
+        #: "distribution" (records per interval) or "cumulative" (records above each).
+        self.mode = "distribution"
 
     def show_distributions(self, input_dist: RiskDistribution | None,
                            output_dist: RiskDistribution | None, threshold: float) -> None:
@@ -84,14 +111,18 @@ class RiskHistogram(pg.GraphicsLayoutWidget):
         self.legend.clear()
         self.shown = {}
         start = first_shown(input_dist, output_dist)
-        labels = interval_labels()[start:]
+        cumulative = self.mode == "cumulative"
+        labels = (above_labels() if cumulative else interval_labels())[start:]
+        self.plot.setLabel("left", "Risk of a record above [%]" if cumulative
+                           else "Risk of a record [%]", color="#222")
         positions = np.arange(len(labels), dtype=float)
         sides = [(s, d, c) for s, d, c in (("input", input_dist, INPUT_COLOR),
                                            ("output", output_dist, OUTPUT_COLOR))
                  if d is not None]
         top = 1.0
         for index, (side, distribution, color) in enumerate(sides):
-            values = 100.0 * distribution.fraction[start:]
+            values = 100.0 * (records_above(distribution) if cumulative
+                              else distribution.fraction)[start:]
             self.shown[side] = values
             top = max(top, float(values.max()))
             offset = (0.5 - index) * BAR_HEIGHT if len(sides) == 2 else 0.0
@@ -116,3 +147,82 @@ class RiskHistogram(pg.GraphicsLayoutWidget):
                                             style=Qt.PenStyle.DashLine))
         self.plot.addItem(line)
         self.legend.addItem(line, f"Record-risk threshold ({_pct(threshold)} %)")
+
+
+class RiskDistributionPanel(QWidget):
+    """The risk plot with ARX's toggles: per interval or cumulative, plot or table."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot_view = RiskHistogram()
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["Risk [%]", "Input records [%]",
+                                              "Output records [%]"])
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.plot_view)
+        self.stack.addWidget(self.table)
+        self.buttons: dict[str, QRadioButton] = {}
+        self._last: tuple = (None, None, 0.2)
+        bar = QHBoxLayout()
+        for group_keys in (("distribution", "cumulative"), ("plot", "table")):
+            group = QButtonGroup(self)
+            for key in group_keys:
+                button = QRadioButton({"distribution": "Per interval",
+                                       "cumulative": "Cumulative (records above)",
+                                       "plot": "Plot", "table": "Table"}[key])
+                group.addButton(button)
+                bar.addWidget(button)
+                self.buttons[key] = button
+            group.buttons()[0].setChecked(True)
+            bar.addSpacing(12)
+        bar.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.stack, 1)
+        for button in self.buttons.values():  # connected once every button exists
+            # Only the button switched on redraws (its partner's "off" would redraw twice).
+            button.toggled.connect(lambda on: self._mode_changed() if on else None)
+
+    def show_distributions(self, input_dist: RiskDistribution | None,
+                           output_dist: RiskDistribution | None, threshold: float) -> None:
+        self._last = (input_dist, output_dist, threshold)
+        self.plot_view.show_distributions(input_dist, output_dist, threshold)
+        self._fill_table(input_dist, output_dist)
+
+    def set_mode(self, mode: str) -> None:
+        """"distribution" or "cumulative"."""
+        self.buttons[mode].setChecked(True)
+
+    def set_view(self, view: str) -> None:
+        """"plot" or "table"."""
+        self.buttons[view].setChecked(True)
+
+    def _mode_changed(self) -> None:
+        mode = "cumulative" if self.buttons["cumulative"].isChecked() else "distribution"
+        self.stack.setCurrentIndex(1 if self.buttons["table"].isChecked() else 0)
+        if mode != self.plot_view.mode:  # switching plot/table alone redraws nothing
+            self.plot_view.mode = mode
+            self.show_distributions(*self._last)
+
+    def _fill_table(self, input_dist: RiskDistribution | None,
+                    output_dist: RiskDistribution | None) -> None:
+        cumulative = self.plot_view.mode == "cumulative"
+        start = first_shown(input_dist, output_dist)
+        labels = (above_labels() if cumulative else interval_labels())[start:]
+        self.table.setRowCount(len(labels))
+        for row, label in enumerate(labels):
+            self.table.setItem(row, 0, QTableWidgetItem(label))
+            for column, distribution in ((1, input_dist), (2, output_dist)):
+                if distribution is None:
+                    text = "—"
+                else:
+                    values = records_above(distribution) if cumulative \
+                        else distribution.fraction
+                    text = f"{100 * float(values[start + row]):.2f}"
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                      | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(row, column, item)

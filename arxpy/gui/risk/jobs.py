@@ -25,6 +25,7 @@ from arxpy.risk import (
     risk_limits,
     sample_risks,
 )
+from arxpy.risk.hipaa import find_hipaa_identifiers_in_output
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,13 @@ def analyze_output(result: Result, levels: tuple[int, ...], options: RiskOptions
     limits = risk_limits(release.claims) if release.anonymous else NO_LIMITS
     population = options.population.model(release.records - release.suppressed_records)
     analysis = analyze_release(release, population=population, threshold=options.threshold,
-                               qi_max_size=options.qi_max_size,
+                               qi_max_size=options.qi_max_size, hipaa=False,
                                progress=lambda f, m: progress(0.05 + 0.95 * f, m),
                                cancel=cancel)
+    # The output's HIPAA identifiers are judged by its values, not by attribute names.
+    generalized = {name for name, level in (release.transformation or {}).items() if level > 0}
+    hipaa = find_hipaa_identifiers_in_output(release.released(), generalized, cancel=cancel)
+    analysis = dataclasses.replace(analysis, hipaa=hipaa)
     return RiskSide(analysis, limits, tuple(levels))
 
 

@@ -130,7 +130,7 @@ class MonitorWidget(QFrame):
         self.verdict.setTextFormat(Qt.TextFormat.RichText)
         self.verdict.setWordWrap(True)
         top = QHBoxLayout()
-        title = QLabel(f"<b>{monitor.title}</b> ≤")
+        title = QLabel(f"<b>{monitor.title}</b> ≤", wordWrap=True)  # fits 1280 px
         top.addWidget(title)
         top.addWidget(self.limit)
         top.addStretch(1)
@@ -174,12 +174,12 @@ class MonitorWidget(QFrame):
             return
         color = EXCEEDED_COLOR if state else MET_COLOR
         word = "✗ exceeded" if state else "✓ met"
-        text = (f"<span style='color:{color}; font-weight:bold'>{word}</span> &nbsp;"
+        text = (f"<span style='color:{color}; font-weight:bold'>{word}</span> "
                 f"<span style='color:{SIDE_COLORS[self.side]}'>■</span> {self.side} "
                 f"<b>{percent(self.value)}</b>")
         if self.other is not None:
             other_side, other_value = self.other
-            text += (f" <span style='color:#666'>&nbsp;·&nbsp; {other_side} "
+            text += (f" <span style='color:#666'>· {other_side} "
                      f"{percent(other_value)}</span>")
         self.verdict.setText(text)
         self.setStyleSheet(f"QFrame#monitor {{ border: 2px solid {color}; border-radius: 4px;"

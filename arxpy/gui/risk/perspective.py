@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 from arxpy.gui.risk import tables
 from arxpy.gui.risk.common import EXCEEDED_COLOR, note, side_label
 from arxpy.gui.risk.controls import SettingsBar
-from arxpy.gui.risk.histogram_view import RiskHistogram
+from arxpy.gui.risk.histogram_view import RiskDistributionPanel
 from arxpy.gui.risk.jobs import (
     RiskOptions,
     RiskSide,
@@ -63,7 +63,8 @@ class RiskPerspective(QWidget):
         self.heading = note()
         self.settings_bar = SettingsBar()
         self.monitors = MonitorStrip()
-        self.histogram = RiskHistogram()
+        self.distribution = RiskDistributionPanel()
+        self.histogram = self.distribution.plot_view
         self.attackers = tables.attacker_table()
         self.uniqueness = tables.uniqueness_table()
         self.quasi_identifiers = tables.quasi_identifier_table()
@@ -75,7 +76,7 @@ class RiskPerspective(QWidget):
         self.tabs.addTab(self._with_note(self.quasi_identifiers, _QI_NOTE), "Quasi-identifiers")
         self.tabs.addTab(self._with_note(self.hipaa, _HIPAA_NOTE), "HIPAA identifiers")
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.histogram)
+        splitter.addWidget(self.distribution)
         splitter.addWidget(self.tabs)
         splitter.setSizes([560, 700])
         splitter.setChildrenCollapsible(False)
@@ -268,7 +269,7 @@ class RiskPerspective(QWidget):
         analyses = {side: self.analysis(side) for side in SIDES}
         self.heading.setText(self._heading_text())
         threshold = self.settings_bar.options().threshold
-        self.histogram.show_distributions(
+        self.distribution.show_distributions(
             analyses["input"].distribution if analyses["input"] else None,
             analyses["output"].distribution if analyses["output"] else None, threshold)
         self.attacker_rows = tables.fill_attacker_table(self.attackers, analyses, threshold)

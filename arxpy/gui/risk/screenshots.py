@@ -13,12 +13,14 @@ from pathlib import Path
 
 from arxpy.gui.rendering import save_png, wait_until
 
-SIZE = (1280, 800)
+SIZE = (1280, 720)
 TABS = ("attackers", "uniqueness", "quasi-identifiers", "hipaa")
 
 
-def render_risk(output_dir: str | Path) -> list[Path]:
-    """Render the Risk perspective at 1280×800 into ``output_dir``; returns the files."""
+def render_risk(output_dir: str | Path, size: tuple[int, int] = SIZE,
+                suffix: str = "") -> list[Path]:
+    """Render the Risk perspective at ``size`` into ``output_dir`` (names end in
+    ``suffix``); returns the files."""
     from PySide6.QtWidgets import QApplication
 
     import arxpy.privacy  # noqa: F401  (registers the privacy models)
@@ -35,17 +37,20 @@ def render_risk(output_dir: str | Path) -> list[Path]:
     state = AppState()
     state.set_project(project)
     view = RiskPerspective(state)
-    view.resize(*SIZE)
+    view.resize(*size)
     view.show()
     wait_until(lambda: view.analysis("input") is not None and not view.busy)
-    written = [save_png(view, output / "risk-input-only.png")]
+    written = [save_png(view, output / f"risk-input-only{suffix}.png")]
     result = anonymize(project.data, project.definition, project.hierarchies,
                        AnonymizationConfig.from_dict(project.settings))
     state.set_result(result)
     wait_until(lambda: view.analysis("output") is not None and not view.busy)
     for index, name in enumerate(TABS):
         view.tabs.setCurrentIndex(index)
-        written.append(save_png(view, output / f"risk-{name}.png"))
+        written.append(save_png(view, output / f"risk-{name}{suffix}.png"))
+    view.tabs.setCurrentIndex(0)
+    view.distribution.set_mode("cumulative")
+    written.append(save_png(view, output / f"risk-cumulative{suffix}.png"))
     view.close()
     view.deleteLater()
     QApplication.processEvents()

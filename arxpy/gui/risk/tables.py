@@ -8,6 +8,7 @@ Every function fills a read-only table from one or two :class:`RiskAnalysis` obj
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
@@ -15,6 +16,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QTableWidget
 
 from arxpy.gui.risk.common import (
+    fixed_percent,
     number,
     percent,
     read_only_table,
@@ -171,8 +173,10 @@ def _uniqueness_cell(key: str, analysis: RiskAnalysis | None, side: str):
         item.setText("n/a (stopped)")
         item.setToolTip("The solver spent its time budget before finding an estimate.")
     elif not population.available(key):
-        item.setText("n/a")
-        item.setToolTip("The estimator gave no usable estimate for this sample (ARX shows 0).")
+        why = "no solution" if math.isnan(population.uniques[key]) else "estimate of 0"
+        item.setText(f"n/a ({why})")
+        item.setToolTip(f"The estimator gave no usable estimate for this sample ({why}: its "
+                        "equations have no solution its solver could find); ARX shows 0.")
     return item
 
 
@@ -211,7 +215,8 @@ def fill_quasi_identifier_table(table: QTableWidget,
             for shift, side in enumerate(SIDES):
                 risk = scored.get(side, {}).get(attributes)
                 value = getattr(risk, field) if risk is not None else None
-                table.setItem(row, offset + shift, value_item(value, side))
+                table.setItem(row, offset + shift,
+                              value_item(value, side, formatter=fixed_percent))
     for column in (3, 5):
         table.setColumnHidden(column, "output" not in scored)
     table.setSortingEnabled(True)

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from arxpy.analysis.metrics import ClassificationPerformance
 from arxpy.errors import ArxpyError
@@ -13,6 +20,7 @@ from arxpy.gui.utility.classification_config import ClassificationForm
 from arxpy.gui.utility.common import note
 from arxpy.gui.utility.curves import PerformanceView
 from arxpy.gui.utility.jobs import Applied, EvaluatedClassification, run_classification
+from arxpy.gui.utility.overview import ClassificationOverview
 from arxpy.gui.utility.runner import JobControls
 from arxpy.gui.workers import JobWorker
 
@@ -48,12 +56,20 @@ class ClassificationPanel(QWidget):
         scroll.setWidget(left)
         scroll.setWidgetResizable(True)
         scroll.setFixedWidth(350)
-        right = QVBoxLayout()
+        detailed = QWidget()
+        right = QVBoxLayout(detailed)
+        right.setContentsMargins(0, 0, 0, 0)
         right.addWidget(self.heading)
         right.addWidget(self.results, 1)
+        # ARX's overview of every target beside the detailed view of one.
+        self.overview = ClassificationOverview()
+        self.overview.controls.run_requested.connect(self.run_overview)
+        self.views = QTabWidget()
+        self.views.addTab(detailed, "Detailed (one target)")
+        self.views.addTab(self.overview, "Overview (every target)")
         layout = QHBoxLayout(self)
         layout.addWidget(scroll)
-        layout.addLayout(right, 1)
+        layout.addWidget(self.views, 1)
 
     def set_applied(self, applied: Applied | None) -> None:
         """The input and applied transformation to evaluate; clears stale results."""
@@ -64,10 +80,19 @@ class ClassificationPanel(QWidget):
         if changed_data:
             self.form.set_data(applied.frame if applied else None,
                                applied.definition if applied else None)
-        if self.controls.running:
-            self.controls.cancel()
+        self.controls.reset()  # a running job or "Done." belong to what was shown before
+        self.overview.set_applied(applied)
         self._show(None)
         self.controls.run_button.setEnabled(applied is not None)
+
+    def run_overview(self) -> JobWorker | None:
+        """Every candidate target with this form's classifier, folds and seed."""
+        try:
+            config = self.form.config()
+        except ArxpyError as exc:
+            self.overview.controls.set_status(str(exc), error=True)
+            return None
+        return self.overview.run(config.classifier, config.folds, config.seed)
 
     def run(self) -> JobWorker | None:
         """Start the analysis with the form's settings; None (and a message) if unusable."""

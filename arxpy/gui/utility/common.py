@@ -84,6 +84,19 @@ def thinned_ticks(labels: Sequence[str], most: int,
     return [(float(i), str(text)) for i, text in enumerate(labels) if i % step == 0]
 
 
+def keep_other(ticks: list[tuple[float, str]],
+               labels: Sequence[str]) -> list[tuple[float, str]]:
+    """``ticks`` with the last bar labelled when it sums the rest ('other ...'): an
+    unlabelled bar of a fifth of the records reads as a value."""
+    if not labels or not str(labels[-1]).startswith("other") or \
+            (ticks and ticks[-1][0] == len(labels) - 1):
+        return ticks
+    last = float(len(labels) - 1)
+    # Drop a neighbouring tick whose label would run into this one.
+    kept = [t for t in ticks if last - t[0] >= 3]
+    return [*kept, (last, str(labels[-1]))]
+
+
 def bar_chart(widget: pg.PlotWidget, labels: Sequence[str], values: Sequence[float],
               color: str, horizontal: bool = False) -> None:
     """Draw one bar per label (replacing what the plot held); ``values`` on the value axis.
@@ -102,14 +115,15 @@ def bar_chart(widget: pg.PlotWidget, labels: Sequence[str], values: Sequence[flo
     if horizontal:
         bars = pg.BarGraphItem(x0=0, y=positions, height=0.75, width=values, brush=brush,
                                pen=pen)
-        plot.getAxis("left").setTicks([thinned_ticks(labels, 30)])
+        plot.getAxis("left").setTicks([keep_other(thinned_ticks(labels, 30), labels)])
         plot.getAxis("bottom").setTicks(None)
         plot.invertY(True)
         plot.setYRange(-0.6, n - 0.4, padding=0)
         plot.setXRange(0, max(float(values.max()), 1e-9) * 1.05, padding=0)
     else:
         bars = pg.BarGraphItem(x=positions, height=values, width=0.8, brush=brush, pen=pen)
-        plot.getAxis("bottom").setTicks([thinned_ticks(labels, 30, room=520)])
+        plot.getAxis("bottom").setTicks([keep_other(thinned_ticks(labels, 30, room=520),
+                                                     labels)])
         plot.getAxis("left").setTicks(None)
         plot.invertY(False)
         plot.setXRange(-0.6, n - 0.4, padding=0)

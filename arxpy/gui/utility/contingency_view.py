@@ -1,11 +1,22 @@
-"""Contingency of two attributes: input and output heatmaps on one colour scale."""
+"""Contingency of two attributes: input and output heatmaps, each on its own colour scale
+(as ARX: a generalized output concentrates its records in few cells, which on a shared
+scale would leave the input uniformly dark), every cell with a tooltip."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QCursor
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 
 from arxpy.analysis.statistics import UtilityStatistics, contingency
 from arxpy.data.definition import DataType
@@ -54,6 +65,25 @@ def shares(first: pd.Series, second: pd.Series, first_type: DataType | None = No
     return table / total
 
 
+def column_numbers_needed(labels: list[str], room: int) -> bool:
+    """Whether ``labels`` side by side in ``room`` pixels leave under three characters."""
+    return bool(labels) and _characters(labels, room) < 3
+
+
+def _characters(labels: list[str], room: int) -> int:
+    return int((room / len(labels) - 6) // 7)  # ~7 px per character
+
+
+def column_ticks(labels: list[str], room: int) -> list[tuple[float, str]]:
+    """A tick for every column: its label, shortened with '…' to fit, or its number
+    when even three characters do not fit (the legend under the plots names them)."""
+    if column_numbers_needed(labels, room):
+        return [(float(i), str(i + 1)) for i in range(len(labels))]
+    most = _characters(labels, room) if labels else 0
+    return [(float(i), text if len(text) <= most else text[:max(most - 1, 1)] + "…")
+            for i, text in enumerate(labels)]
+
+
 class ContingencyView(QWidget):
     """Two attribute pickers and heatmaps of their joint distribution, input | output."""
 
@@ -72,14 +102,20 @@ class ContingencyView(QWidget):
             widget.getPlotItem().addItem(image)
             widget.getPlotItem().invertY(True)
             self.images[side] = image
-        self.color_bar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get(COLOR_MAP),
-                                         label="share of records", interactive=False,
-                                         width=18)
-        self.color_bar.setImageItem(list(self.images.values()),
-                                    insert_in=self.plots["output"].getPlotItem())
-        self.explanation = note("Colours share one scale: the share of each side's records "
-                                "with that pair of values. The output counts published "
-                                "records only.")
+        self.color_bars = {}
+        for side, image in self.images.items():
+            bar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get(COLOR_MAP),
+                                  label=f"share of {side} records", interactive=False,
+                                  width=14)
+            bar.setImageItem(image, insert_in=self.plots[side].getPlotItem())
+            self.color_bars[side] = bar
+            self.plots[side].scene().sigMouseMoved.connect(
+                lambda position, side=side: self._hover(side, position))
+        self.explanation = note("Each side has its own colour scale (its highest share is the "
+                                "brightest): the share of that side's records with the pair "
+                                "of values. The output counts published records only. Hover "
+                                "over a cell for its values and share.")
+        self.column_legend = note("")
         top = QHBoxLayout()
         top.addWidget(QLabel("Rows:"))
         top.addWidget(self.rows)
@@ -95,6 +131,7 @@ class ContingencyView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addLayout(grid, 1)
+        layout.addWidget(self.column_legend)
         layout.addWidget(self.explanation)
 
     def set_statistics(self, statistics: UtilityStatistics | None) -> None:
@@ -127,21 +164,57 @@ class ContingencyView(QWidget):
         types = (stats.definition[first].data_type, stats.definition[second].data_type)
         for side, frame in (("input", stats.input), ("output", stats.published())):
             self.tables[side] = shares(frame[first], frame[second], *types)
-        top = max(float(t.to_numpy().max()) if t.size else 0.0 for t in self.tables.values())
-        self.color_bar.setLevels((0.0, max(top, 1e-9)))
         for side, table in self.tables.items():
+            top = float(table.to_numpy().max()) if table.size else 0.0
+            self.color_bars[side].setLevels((0.0, max(top, 1e-9)))
             self._draw(side, table, first, second)
+        self._describe_columns()
+
+    def cell_text(self, side: str, row: int, column: int) -> str | None:
+        """The tooltip of one heatmap cell: both values and the share of records."""
+        table = self.tables.get(side)
+        if table is None or not (0 <= row < table.shape[0] and 0 <= column < table.shape[1]):
+            return None
+        share = float(table.iat[row, column])
+        return (f"{self.rows.currentText()} = {table.index[row]}\n"
+                f"{self.columns.currentText()} = {table.columns[column]}\n"
+                f"{100 * share:.2f} % of the {side} records")
+
+    def _hover(self, side: str, position) -> None:
+        plot = self.plots[side].getPlotItem()
+        if not plot.sceneBoundingRect().contains(position):
+            return
+        point = plot.vb.mapSceneToView(position)
+        text = self.cell_text(side, round(point.y()), round(point.x()))
+        if text is not None:
+            QToolTip.showText(QCursor.pos(), text, self.plots[side])
+
+    def _describe_columns(self) -> None:
+        """Columns too narrow for their labels are numbered; the legend names them."""
+        lines = []
+        for side, table in self.tables.items():
+            if not column_numbers_needed([str(v) for v in table.columns], self._room()):
+                continue
+            names = ", ".join(f"{i + 1} = {v}" for i, v in enumerate(table.columns))
+            if lines and lines[-1].endswith(names):  # the same columns on both sides
+                lines[-1] = f"Columns: {names}"
+                continue
+            lines.append(f"{side.capitalize()} columns: {names}")
+        self.column_legend.setText("\n".join(lines))
+
+    def _room(self) -> int:
+        return max(self.plots["input"].width() - 120, 200)
 
     def _draw(self, side: str, table: pd.DataFrame, first: str, second: str) -> None:
         plot = self.plots[side].getPlotItem()
         image = self.images[side]
         image.setImage(table.to_numpy(dtype=float) if table.size else np.zeros((1, 1)),
                        autoLevels=False)
-        image.setLevels(self.color_bar.levels())
+        image.setLevels(self.color_bars[side].levels())
         image.setRect(-0.5, -0.5, max(table.shape[1], 1), max(table.shape[0], 1))
         plot.getAxis("left").setTicks([thinned_ticks([str(v) for v in table.index], 25)])
-        columns = [str(v) for v in table.columns]
-        plot.getAxis("bottom").setTicks([thinned_ticks(columns, 25, room=420)])
+        plot.getAxis("bottom").setTicks([column_ticks([str(v) for v in table.columns],
+                                                      self._room())])
         plot.setLabel("left", first)
         plot.setLabel("bottom", second)
         plot.setXRange(-0.5, max(table.shape[1], 1) - 0.5, padding=0)

@@ -16,7 +16,6 @@ from arxpy.gui.utility.common import (
     INPUT_COLOR,
     OUTPUT_COLOR,
     fill_table,
-    legend,
     percent,
     plot_widget,
     read_only_table,
@@ -29,6 +28,8 @@ DASHES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
           Qt.PenStyle.DashDotLine, Qt.PenStyle.DashDotDotLine)
 MODEL_NAMES = {"original": "trained on input", "output": "trained on output"}
 MODEL_COLORS = {"original": INPUT_COLOR, "output": OUTPUT_COLOR}
+#: How each line style reads in the legends under the plots.
+DASH_SAMPLES = ("━━━", "╺ ╺ ╺", "┈┈┈", "━ · ━", "━ ·· ━")
 
 #: (key, title, explanation) of the headline figures.
 HEADLINES = (
@@ -91,8 +92,11 @@ class PerformanceView(QWidget):
                                       for c in range(1, 7)})
         self.roc = plot_widget("ROC curves", "false positive rate", "true positive rate")
         self.pr = plot_widget("Precision–recall curves", "recall", "precision")
-        self.legends = [legend(w, (-8, -8) if w is self.roc else (8, -8))
-                        for w in (self.roc, self.pr)]
+        # Legends under the plots, never over the curves they explain.
+        self.legends = [QLabel() for _ in (self.roc, self.pr)]
+        for label in self.legends:
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setWordWrap(True)
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         for column, key in enumerate(self.headlines):
@@ -100,6 +104,8 @@ class PerformanceView(QWidget):
         grid.addWidget(self.per_class, 1, 0, 1, 6)
         grid.addWidget(self.roc, 2, 0, 1, 3)
         grid.addWidget(self.pr, 2, 3, 1, 3)
+        grid.addWidget(self.legends[0], 3, 0, 1, 3)
+        grid.addWidget(self.legends[1], 3, 3, 1, 3)
         for column in range(6):
             grid.setColumnStretch(column, 1)
         grid.setRowStretch(1, 2)
@@ -113,6 +119,8 @@ class PerformanceView(QWidget):
             self.per_class.setRowCount(0)
             for widget in (self.roc, self.pr):
                 widget.getPlotItem().clear()
+            for label in self.legends:
+                label.clear()
             return
         performance = evaluated.performance
         for key, text in headline_values(performance).items():
@@ -137,8 +145,7 @@ class PerformanceView(QWidget):
                 evaluated: EvaluatedClassification, diagonal: bool = False) -> None:
         plot = widget.getPlotItem()
         plot.clear()
-        legend = self.legends[0 if widget is self.roc else 1]
-        legend.clear()
+        entries = []
         if diagonal:
             plot.plot([0, 1], [0, 1], pen=pg.mkPen(GREY, width=1, style=Qt.PenStyle.DotLine))
         areas = evaluated.areas.set_index(["model", "class"])
@@ -146,11 +153,15 @@ class PerformanceView(QWidget):
         area_name = "AUC" if diagonal else "AP"
         classes = evaluated.performance.curve_classes()
         for (model, value), part in table.groupby(["model", "class"], sort=False):
-            style = DASHES[classes.index(value) % len(DASHES)]
+            dash = classes.index(value) % len(DASHES)
+            style = DASHES[dash]
             area = areas.loc[(model, value), area_column] if (model, value) in areas.index \
                 else float("nan")
             name = html.escape(f"{MODEL_NAMES[model]}, class {value} ({area_name} {area:.3f})")
             plot.plot(part[x].to_numpy(), part[y].to_numpy(), name=name,
                       pen=pg.mkPen(MODEL_COLORS[model], width=2, style=style))
+            entries.append(f"<span style='color:{MODEL_COLORS[model]}'><b>"
+                           f"{DASH_SAMPLES[dash]}</b></span> {name}")
+        self.legends[0 if widget is self.roc else 1].setText(" &nbsp; ".join(entries))
         plot.setXRange(0, 1, padding=0.02)
         plot.setYRange(0, 1, padding=0.02)

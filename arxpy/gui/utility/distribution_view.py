@@ -183,5 +183,7 @@ class DistributionView(QWidget):
             item.setLabel("left" if not horizontal else "bottom", "% of records")
             item.setLabel("bottom" if not horizontal else "left", attribute)
             records = int(table["count"].sum())
-            self.notes[side].setText(f"{records:,} records, {len(frame[attribute].unique()):,} "
-                                     f"distinct values" + (f"; {remark}" if remark else ""))
+            distinct = len(frame[attribute].unique())
+            self.notes[side].setText(f"{records:,} records, {distinct:,} distinct "
+                                     f"value{'' if distinct == 1 else 's'}"
+                                     + (f"; {remark}" if remark else ""))

@@ -23,6 +23,7 @@ from arxpy.gui.utility.classes_view import ClassesView
 from arxpy.gui.utility.classification_panel import ClassificationPanel
 from arxpy.gui.utility.common import legend_row
 from arxpy.gui.utility.contingency_view import ContingencyView
+from arxpy.gui.utility.data_view import DataTablesView
 from arxpy.gui.utility.distribution_view import DistributionView
 from arxpy.gui.utility.jobs import Applied, StatisticsBundle, compute_statistics
 from arxpy.gui.utility.study_panel import StudyPanel
@@ -45,13 +46,15 @@ class UtilityPerspective(QWidget):
         self.classes = ClassesView()
         self.classification = ClassificationPanel()
         self.study = StudyPanel(self.classification.form)
+        self.data_tables = DataTablesView()
         self.tabs = QTabWidget()
         for widget, title in ((self.summary, "Summary statistics"),
                               (self.distribution, "Distribution"),
                               (self.contingency, "Contingency"),
                               (self.classes, "Classes and quality"),
                               (self.classification, "Classification performance"),
-                              (self.study, "Quality models vs. accuracy")):
+                              (self.study, "Quality models vs. accuracy"),
+                              (self.data_tables, "Data")):
             self.tabs.addTab(widget, title)
         self.heading = QLabel()
         self.heading.setWordWrap(True)
@@ -83,8 +86,10 @@ class UtilityPerspective(QWidget):
         state = self.state
         if not state.has_project or state.result is None or state.applied is None:
             return None
-        return Applied(state.data, state.definition, state.hierarchies, state.result,
-                       tuple(state.applied))
+        # The result's own definition and hierarchies: a stale result stays consistent.
+        result = state.result
+        return Applied(state.data, result.definition, {**state.hierarchies, **result.hierarchies},
+                       result, tuple(state.applied))
 
     def refresh(self) -> None:
         """Follow the state: recompute when the result or applied transformation changed."""
@@ -97,6 +102,7 @@ class UtilityPerspective(QWidget):
         self.stack.setCurrentIndex(0 if applied is None else 1)
         self.classification.set_applied(applied)
         self.study.set_applied(applied)
+        self.data_tables.set_applied(applied)
         self._set_bundle(None)
         if self.worker is not None:
             self.worker.cancel()

@@ -72,6 +72,14 @@ class JobControls(QWidget):
             self.worker.cancel()
             self.set_status("Cancelling…")
 
+    def reset(self) -> None:
+        """Forget the last job (its "Done." or error) when what it analysed is gone."""
+        if self.worker is not None:
+            self.worker.cancel()
+            self.worker = None
+        self._idle()
+        self.set_status("")
+
     def set_status(self, text: str, error: bool = False) -> None:
         self.status.setStyleSheet("color: #b00020" if error else "color: #333")
         self.status.setText(text)

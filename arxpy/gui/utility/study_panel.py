@@ -3,6 +3,7 @@ transformations against each quality model's score, with each model's choice mar
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -18,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.analysis.study import STUDY_MODELS, StudyResult
+from arxpy.analysis.study import MIN_RHO_POINTS, STUDY_MODELS, StudyResult
 from arxpy.errors import ArxpyError
 from arxpy.gui.utility.classification_config import ClassificationForm
 from arxpy.gui.utility.common import (
@@ -26,7 +27,6 @@ from arxpy.gui.utility.common import (
     OUTPUT_COLOR,
     fill_table,
     note,
-    number,
     percent,
     plot_widget,
     read_only_table,
@@ -107,8 +107,7 @@ class StudyPanel(QWidget):
             self.applied = applied
             return
         self.applied = applied
-        if self.controls.running:
-            self.controls.cancel()
+        self.controls.reset()  # a running study or "Done." belong to the previous result
         self._show(None)
 
     def run(self) -> JobWorker | None:
@@ -140,9 +139,12 @@ class StudyPanel(QWidget):
             f"Baseline {percent(study.baseline_accuracy)}, original accuracy "
             f"{percent(study.original_accuracy)}; best relative accuracy measured "
             f"<b>{percent(study.best_relative_accuracy)}</b>.")
+        if study.notes:
+            self.heading.setText(self.heading.text() + "<br>" + "<br>".join(
+                html.escape(note) for note in study.notes))
         summary = study.summary()
         rows = [(MODEL_TITLES[model], ",".join(map(str, row["chosen_transformation"])),
-                 percent(row["chosen_relative_accuracy"]), number(row["spearman"], 3))
+                 percent(row["chosen_relative_accuracy"]), rho_text(row["spearman"], evaluated))
                 for model, row in summary.iterrows()]
         fill_table(self.table, rows, bold_first=True)
         for model in STUDY_MODELS:
@@ -152,8 +154,9 @@ class StudyPanel(QWidget):
         plot = self.plots[model].getPlotItem()
         data = study.scatter_data(model).dropna()
         rho = row["spearman"]
-        plot.setTitle(f"{MODEL_TITLES[model]} — Spearman ρ = "
-                      f"{'—' if math.isnan(rho) else f'{rho:.2f}'}", color="#222", size="10pt")
+        evaluated = int(study.table["evaluated"].sum())
+        plot.setTitle(f"{MODEL_TITLES[model]} — Spearman ρ {rho_text(rho, evaluated, 2)}",
+                      color="#222", size="10pt")
         plot.addItem(pg.ScatterPlotItem(
             data["score"].to_numpy(), data["relative_accuracy"].to_numpy(), size=5,
             pen=None, brush=pg.mkBrush(POINT_COLOR + "90")))
@@ -170,3 +173,12 @@ class StudyPanel(QWidget):
         if len(data):
             values = data["relative_accuracy"].to_numpy()
             plot.setYRange(float(np.nanmin(values)) - 0.05, float(np.nanmax(values)) + 0.05)
+
+
+def rho_text(rho: float, evaluated: int, digits: int = 3) -> str:
+    """Spearman's rho, or why there is none (too few points, or no variation)."""
+    if not math.isnan(rho):
+        return f"{rho:.{digits}f}"
+    if evaluated < MIN_RHO_POINTS:
+        return f"not given: {evaluated} points, needs {MIN_RHO_POINTS}"
+    return "not given: no variation"
