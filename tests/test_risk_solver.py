@@ -118,4 +118,4 @@ def test_risk_view_says_an_estimate_stopped_early(qapp):
                       "dankar": 5.0}, "zayatz", stopped_early=("pitman",))
     analysis = SimpleNamespace(population=population)
     assert _uniqueness_cell("pitman", analysis, "input").text() == "n/a (stopped)"
-    assert _uniqueness_cell("snb", analysis, "input").text() == "n/a"
+    assert _uniqueness_cell("snb", analysis, "input").text() == "n/a (no solution)"

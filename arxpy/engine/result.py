@@ -96,7 +96,7 @@ class Result:
         top = self.lattice.top
         top_classes = ctx.classes(top)
         top_score, _ = quality.evaluate(top_classes, ~ctx.kept(top_classes))
-        top_check = self._outcome.checks.get(top) or ctx.evaluate(top, top_classes)
+        top_check = self._outcome.checks.get(top) or ctx.check(top, top_classes)
         anonymous = [c.score for c in self._outcome.checks.values() if c.anonymous]
         if top_check.anonymous:
             anonymous.append(float(top_score))
