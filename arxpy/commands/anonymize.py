@@ -1,9 +1,10 @@
 """``arxpy anonymize``: search the lattice from the command line, write data and a report.
 
-Attributes given with ``--hierarchy`` are quasi-identifiers, unless also named as
-sensitive (``--sensitive``, ``--ldiversity``, ``--tcloseness``), in which case the
-hierarchy serves hierarchical t-closeness. Every other attribute is insensitive unless
-named with ``--identifying`` or ``--sensitive``.
+Attributes given with ``--hierarchy`` are quasi-identifiers, except the attribute of a
+hierarchical t-closeness (``--tcloseness ATTR:hierarchical:T``), whose hierarchy serves
+the distance. Naming a quasi-identifier as sensitive (``--sensitive``, ``--ldiversity``,
+``--tcloseness``) or identifying is refused: it would be released ungeneralized. Every
+other attribute is insensitive unless named with ``--identifying`` or ``--sensitive``.
 """
 
 from __future__ import annotations

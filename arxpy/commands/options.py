@@ -167,12 +167,14 @@ def _load_files(args: argparse.Namespace):
 
     frame = read_data_option(args.data, args.delimiter)
     hierarchies = read_hierarchy_options(args.hierarchy, args.delimiter)
-    sensitive = set(args.sensitive) | {s["attribute"] for s in privacy_specs(args)
-                                       if "attribute" in s}
+    specs = privacy_specs(args)
+    sensitive = set(args.sensitive) | {s["attribute"] for s in specs if "attribute" in s}
     definition = DataDefinition.for_columns(frame.columns)
     for name in list(hierarchies) + list(sensitive) + list(args.identifying):
         definition[name]  # DefinitionError naming an unknown attribute
-    for name in hierarchies:
+    quasi_identifiers = set(hierarchies) - _hierarchical_t_closeness(specs)
+    check_roles(quasi_identifiers, sensitive, set(args.identifying))
+    for name in quasi_identifiers:
         definition = definition.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
     for name in sensitive:
         definition = definition.with_attribute(name, type=AttributeType.SENSITIVE)
@@ -181,12 +183,41 @@ def _load_files(args: argparse.Namespace):
     return frame, definition, hierarchies, {}
 
 
+def _hierarchical_t_closeness(specs: list[dict[str, Any]]) -> set[str]:
+    """Sensitive attributes whose ``--hierarchy`` serves the t-closeness distance."""
+    return {s["attribute"] for s in specs
+            if s["kind"] == "t-closeness" and s["distance"] == "hierarchical"}
+
+
+def check_roles(quasi_identifiers: set[str], sensitive: set[str],
+                identifying: set[str]) -> None:
+    """Refuse an attribute given two roles: it would silently lose one of them.
+
+    A quasi-identifier named as sensitive would be released ungeneralized, so this is a
+    privacy error, not a preference.
+    """
+    for first, second, names in (
+        ("a quasi-identifier", "sensitive", quasi_identifiers & sensitive),
+        ("a quasi-identifier", "identifying", quasi_identifiers & identifying),
+        ("sensitive", "identifying", sensitive & identifying),
+    ):
+        if names:
+            listed = ", ".join(f"'{n}'" for n in sorted(names))
+            raise ConfigurationError(
+                f"{listed} cannot be both {first} and {second}. A quasi-identifier is "
+                "generalized (--hierarchy), a sensitive attribute is released as is and "
+                "protected by --sensitive/--ldiversity/--tcloseness, an identifying one is "
+                "removed; give each attribute one role.")
+
+
 def _load_project(args: argparse.Namespace):
     from arxpy.data.definition import AttributeType
     from arxpy.project import Project
 
     project = Project.load(args.project)
     definition = project.definition
+    check_roles(set(definition.quasi_identifiers), set(args.sensitive),
+                set(args.identifying))
     for name in args.identifying:
         definition = definition.with_attribute(name, type=AttributeType.IDENTIFYING)
     for name in args.sensitive:

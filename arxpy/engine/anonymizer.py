@@ -58,6 +58,13 @@ def _check_sensitive(definition: DataDefinition, config: AnonymizationConfig) ->
     """Models protecting an attribute need it marked sensitive, as ARX requires."""
     for model in config.privacy_models:
         name = model.sensitive_attribute
+        if name and definition[name].type is AttributeType.QUASI_IDENTIFYING:
+            raise ConfigurationError(
+                f"{model.describe()} protects '{name}', but '{name}' is a "
+                "quasi-identifier; an attribute cannot be both quasi-identifying and "
+                "sensitive (sensitive values are released ungeneralized). Remove the model "
+                f"or make '{name}' sensitive."
+            )
         if name and definition[name].type is not AttributeType.SENSITIVE:
             raise ConfigurationError(
                 f"{model.describe()} protects '{name}', but '{name}' is "
