@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from arxpy import __version__
-from arxpy.data.atomic import atomic_write
+from arxpy.data.atomic import atomic_write, remove_stale_temporaries
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ArxpyError, ProjectError
 from arxpy.hierarchy.model import Hierarchy
@@ -75,6 +75,7 @@ class Project:
     def load(cls, path: str | Path) -> Project:
         """Read a project file; raises :class:`ProjectError` on any problem with it."""
         path = Path(path)
+        remove_stale_temporaries(path)  # left by a save that was killed
         try:
             with zipfile.ZipFile(path) as archive:
                 manifest = _read_manifest(archive, path)

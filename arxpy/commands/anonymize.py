@@ -42,12 +42,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _write_outputs(args: argparse.Namespace, result: Any, report: dict[str, Any]) -> None:
     from arxpy.engine.export import export_output
 
-    if args.report:
-        write_json(args.report, report)
+    # The data first: an interrupt never leaves a report describing data not written.
     if args.output and result.optimum is not None:
         # The export code the GUI uses; a script's output file is replaced on each run.
         export_output(result, None, args.output, overwrite=True,
                       delimiter=args.delimiter or ";")
+    if args.report:
+        write_json(args.report, report)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -90,6 +91,41 @@ def write_json(path: Path, report: dict[str, Any]) -> None:
     with atomic_write(path) as handle:
         json.dump(report, handle, indent=2, allow_nan=False)
         handle.write("\n")
+
+
+#: Options naming files a command reads, and files or folders it writes.
+_INPUT_OPTIONS = ("data", "project")
+_OUTPUT_OPTIONS = ("output", "report", "plots")
+
+
+def refuse_overwriting_inputs(args: argparse.Namespace) -> None:
+    """Raise ConfigurationError if an output option names an input file or another output.
+
+    Paths are compared after resolving symbolic links and relative parts (and as the
+    same file on disk, which catches hard links), so ``--output ./d/../data.csv`` is
+    caught as well as ``--output data.csv``.
+    """
+    inputs = [(f"--{name}", getattr(args, name, None)) for name in _INPUT_OPTIONS]
+    inputs += [(f"--hierarchy {item}", Path(item.partition("=")[2]))
+               for item in getattr(args, "hierarchy", []) or [] if "=" in item]
+    outputs = [(f"--{name}", getattr(args, name, None)) for name in _OUTPUT_OPTIONS]
+    inputs = [(option, Path(path)) for option, path in inputs if path]
+    outputs = [(option, Path(path)) for option, path in outputs if path]
+    for i, (option, target) in enumerate(outputs):
+        for other, source in inputs + outputs[:i]:
+            if _same_file(target, source):
+                raise ConfigurationError(
+                    f"{option} '{target}' is the same file as {other} '{source}'; writing it "
+                    "would destroy that file. Choose another name.")
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        if first.exists() and second.exists():
+            return first.samefile(second)
+        return first.resolve() == second.resolve()
+    except OSError:  # unreadable or looping links: compare the names as given
+        return os.path.abspath(first) == os.path.abspath(second)
 
 
 def _split(spec: str, option: str, parts: int) -> list[str]:
