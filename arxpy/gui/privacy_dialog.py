@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from arxpy.data.definition import AttributeType
 from arxpy.errors import ArxpyError
+from arxpy.gui.plain_text import plain_label
 from arxpy.gui.state import AppState
 from arxpy.privacy import privacy_model_from_dict
 
@@ -159,7 +160,7 @@ class PrivacyModelDialog(QDialog):
             widget.setToolTip(param.tip)
             self.form.addRow(f"{PARAMETER_LABELS.get(param.name, param.name)}:", widget)
             self.widgets[param.name] = widget
-        self.message = QLabel(wordWrap=True)
+        self.message = plain_label(QLabel(wordWrap=True))
         self.message.setStyleSheet("color: #a61b1b")
         self.message.setMinimumHeight(36)  # room for the message without the dialog jumping
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from arxpy.engine.export import export_output, hierarchy_path, write_report
 from arxpy.engine.result import Result
 from arxpy.gui.explore.jobs import start_job
+from arxpy.gui.plain_text import escaped
 
 FORMATS = {"CSV (.csv)": ".csv", "Excel (.xlsx)": ".xlsx"}
 
@@ -120,7 +121,8 @@ class ExportDialog(QDialog):
         names = "\n".join(str(p) for p in existing[:6])
         more = f"\n… and {len(existing) - 6} more" if len(existing) > 6 else ""
         answer = QMessageBox.question(self, "Replace existing files?",
-                                      f"These files exist and will be replaced:\n{names}{more}")
+                                      escaped("These files exist and will be replaced:\n"
+                                              f"{names}{more}"))
         return answer == QMessageBox.StandardButton.Yes
 
     def start_export(self) -> None:
