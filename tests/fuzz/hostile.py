@@ -118,3 +118,33 @@ def duplicate_member(path: Path, name: str, payload: bytes) -> Path:
 
 def compressed(payload: bytes) -> bytes:
     return zlib.compress(payload)
+
+
+def workbook(path: Path, cells: dict[str, Any]) -> Path:
+    """An .xlsx with the given cells (``{"A1": "age", ...}``) on its only sheet."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    for ref, value in cells.items():
+        sheet[ref] = value
+    book.save(path)
+    return path
+
+
+def rewrite_member(path: Path, member: str, change) -> Path:
+    """Replace ``member`` of a zip archive with ``change(old_bytes)``."""
+    with zipfile.ZipFile(path) as archive:
+        content = {info.filename: archive.read(info) for info in archive.infolist()}
+    content[member] = change(content[member])
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, payload in content.items():
+            archive.writestr(name, payload)
+    return path
+
+
+ENTITY_BOMB_DOCTYPE = (
+    b'<?xml version="1.0"?><!DOCTYPE worksheet [<!ENTITY a "aaaaaaaaaa">'
+    + b"".join(f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">'.encode()
+               for i in range(8))
+    + b"]>")
