@@ -32,8 +32,12 @@ def tracked_attributes(config: AnonymizationConfig) -> list[str]:
 
 
 def prepare(frame: pd.DataFrame, definition: DataDefinition,
-            hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig) -> EncodedData:
-    """Validate everything and encode; raises an ArxpyError for any user mistake."""
+            hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
+            cancel: CancelToken | None = None) -> EncodedData:
+    """Validate everything and encode; raises an ArxpyError for any user mistake.
+
+    ``cancel`` is checked between attributes and models (CancelledError)."""
+    cancel = cancel or CancelToken()
     config.validate()
     definition.check_columns(frame.columns)
     if not definition.quasi_identifiers:
@@ -44,12 +48,14 @@ def prepare(frame: pd.DataFrame, definition: DataDefinition,
     for name in tracked:
         definition[name]  # raises DefinitionError naming the unknown attribute
     _check_sensitive(definition, config)
-    data = encode(frame, definition, hierarchies, tracked)
+    data = encode(frame, definition, hierarchies, tracked, cancel.raise_if_cancelled)
     for model in config.privacy_models:
         model.validate(data)
     config.quality_model.validate(data)
     for model in config.privacy_models:
+        cancel.raise_if_cancelled()
         model.prepare(data)
+    cancel.raise_if_cancelled()
     config.quality_model.prepare(data)
     return data
 
@@ -90,7 +96,7 @@ def anonymize(
     cancel = cancel or CancelToken()
     report = ThrottledProgress(progress)
     report(0.0, "Checking and encoding the data")
-    data = prepare(frame, definition, hierarchies, config)
+    data = prepare(frame, definition, hierarchies, config, cancel)
     cancel.raise_if_cancelled()
 
     def search_progress(fraction: float, message: str) -> None:

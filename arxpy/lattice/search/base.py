@@ -181,6 +181,7 @@ class SearchContext:
         levels = tuple(int(v) for v in levels)
         if levels in self.checks:
             return self.checks[levels]
+        self.cancel.raise_if_cancelled()  # strategies may check many in a row
         classes = classes if classes is not None else self.classes(levels)
         kept = self.kept(classes)
         suppressed = int(classes.sizes[~kept].sum())
