@@ -96,9 +96,12 @@ def encode_generalizable(column: pd.Series, hierarchy: Hierarchy, name: str,
     """
     check_cancelled = check_cancelled or (lambda: None)
     codes, uniques = pd.factorize(column.to_numpy(dtype=object), sort=False)
+    check_cancelled()
     check_hierarchy(hierarchy, (str(v) for v in uniques), name, check_cancelled)
+    check_cancelled()
     rows = hierarchy.rows
     row_of = {r[0]: i for i, r in enumerate(rows)}
+    check_cancelled()
     lookup = np.array([row_of[v] for v in uniques], dtype=np.int64)
     level_maps: list[np.ndarray] = []
     labels: list[list[str]] = []
