@@ -10,6 +10,8 @@ other attribute is insensitive unless named with ``--identifying`` or ``--sensit
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -36,17 +38,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="target attribute of the classification metric")
     parser.add_argument("--output", type=Path, metavar="OUT.csv", help="write the anonymized data")
     parser.add_argument("--report", type=Path, metavar="REPORT.json", help="write a JSON report")
+    parser.add_argument("--neutralize-formulas", action="store_true",
+                        help="prefix with ' the output cells a spreadsheet would run as "
+                        "formulas (values starting with =, +, -, @, tab or CR)")
     parser.set_defaults(func=run)
 
 
 def _write_outputs(args: argparse.Namespace, result: Any, report: dict[str, Any]) -> None:
+    from arxpy.data.formulas import FormulaWarning
     from arxpy.engine.export import export_output
 
     # The data first: an interrupt never leaves a report describing data not written.
     if args.output and result.optimum is not None:
         # The export code the GUI uses; a script's output file is replaced on each run.
-        export_output(result, None, args.output, overwrite=True,
-                      delimiter=args.delimiter or ";")
+        tsv = args.output.suffix.lower() == ".tsv"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", FormulaWarning)
+            export_output(result, None, args.output, overwrite=True,
+                          delimiter="\t" if tsv else args.delimiter or ";",
+                          neutralize_formulas=args.neutralize_formulas)
+        for warning in caught:
+            if issubclass(warning.category, FormulaWarning):
+                print(f"arxpy: warning: {warning.message}", file=sys.stderr)
+            else:  # not ours to reword
+                warnings.showwarning(warning.message, warning.category, warning.filename,
+                                     warning.lineno)
     if args.report:
         write_json(args.report, report)
 

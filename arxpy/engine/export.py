@@ -58,6 +58,7 @@ def export_output(
     with_hierarchies: bool = False,
     overwrite: bool = False,
     delimiter: str | None = None,
+    neutralize_formulas: bool = False,
 ) -> list[Path]:
     """Write the output of transformation ``levels`` (None: the optimum) to CSV or Excel.
 
@@ -66,6 +67,8 @@ def export_output(
     written: the data first, then with ``with_hierarchies`` one ARX hierarchy CSV per
     quasi-identifier (see :func:`hierarchy_path`). Without ``overwrite``, raises
     DataExportError naming an existing target before anything is written.
+    ``neutralize_formulas`` protects CSV cells and hierarchy labels against formula
+    injection (see :func:`export_table`).
     """
     target = Path(path)
     hierarchies = result.hierarchies if with_hierarchies else {}
@@ -73,11 +76,12 @@ def export_output(
     if not overwrite:
         refuse_existing(targets)
     frame = released_frame(result, levels, remove_suppressed)
-    written = [export_table(frame, target, delimiter=delimiter)]
+    written = [export_table(frame, target, delimiter=delimiter,
+                            neutralize_formulas=neutralize_formulas)]
     for name, hierarchy in hierarchies.items():
         destination = hierarchy_path(target, name)
         try:
-            write_hierarchy(hierarchy, destination)
+            write_hierarchy(hierarchy, destination, neutralize_formulas=neutralize_formulas)
         except ArxpyError as exc:
             raise DataExportError(str(exc)) from None
         written.append(destination)

@@ -6,6 +6,9 @@ command line); existing files are overwritten only after the user confirms.
 
 from __future__ import annotations
 
+import html
+import logging
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +31,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from arxpy.data.formulas import (
+    FormulaWarning,
+    describe_formula_values,
+    formula_like_examples,
+    formula_locations,
+)
 from arxpy.engine.export import export_output, hierarchy_path, write_report
 from arxpy.engine.result import Result
 from arxpy.gui.explore.jobs import start_job
-from arxpy.gui.plain_text import escaped
+from arxpy.gui.plain_text import escaped, plain_label
+
+log = logging.getLogger(__name__)
 
 FORMATS = {"CSV (.csv)": ".csv", "Excel (.xlsx)": ".xlsx"}
+
+
+def _formula_examples(result: Result, levels: tuple[int, ...]) -> dict[str, str]:
+    """Where the output or the hierarchies hold values spreadsheets run as formulas."""
+    frame = result.output(levels).frame
+    examples = formula_like_examples({c: frame[c] for c in frame.columns}, frame.columns)
+    for name, hierarchy in result.hierarchies.items():
+        labels = {v for row in hierarchy.rows for v in row}
+        found = formula_like_examples({f"hierarchy of {name}": labels})
+        examples.update(found)
+    return examples
 
 
 def report_path(data_path: Path) -> Path:
@@ -68,6 +90,14 @@ class ExportDialog(QDialog):
         self.hierarchies = QCheckBox("Write each quasi-identifier's hierarchy beside the data")
         self.report = QCheckBox("Write an HTML report (configuration, verification, risks)")
         self.report.setChecked(True)
+        # On by default when the output holds values a spreadsheet would run as formulas.
+        self.formula_examples = _formula_examples(result, levels)
+        self.neutralize = QCheckBox("Neutralize spreadsheet formulas (prefix ' to values "
+                                    "starting with =, +, -, @)")
+        self.neutralize.setChecked(bool(self.formula_examples))
+        self.neutralize.toggled.connect(self._explain_formulas)
+        self.formula_note = plain_label(QLabel(wordWrap=True))
+        self.formula_note.setStyleSheet("color: #8a5300")
         self.status = QLabel()
         self.status.setWordWrap(True)
         row = QHBoxLayout()
@@ -81,6 +111,8 @@ class ExportDialog(QDialog):
         form.addRow("", self.removed)
         form.addRow("", self.hierarchies)
         form.addRow("", self.report)
+        form.addRow("", self.neutralize)
+        form.addRow("", self.formula_note)
         note = QLabel("Identifying attributes ("
                       + (", ".join(result.definition.identifying) or "none")
                       + ") are always removed.")
@@ -95,6 +127,20 @@ class ExportDialog(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
         self._format_changed(self.format.currentText())
+        self._explain_formulas()
+
+    def _explain_formulas(self) -> None:
+        if not self.formula_examples:
+            self.formula_note.setVisible(False)
+            return
+        where = formula_locations(self.formula_examples)
+        if self.neutralize.isChecked() or not self.neutralize.isEnabled():
+            text = f"Values a spreadsheet would run as formulas occur in {where}."
+        else:
+            text = (f"Warning: values a spreadsheet would run as formulas occur in {where}; "
+                    "they will be written as they are.")
+        self.formula_note.setText(text)
+        self.formula_note.setVisible(True)
 
     def _browse(self) -> None:
         name, _ = QFileDialog.getSaveFileName(self, "Export to", self.path.text(),
@@ -105,6 +151,10 @@ class ExportDialog(QDialog):
     def _format_changed(self, text: str) -> None:
         path = Path(self.path.text() or "output.csv")
         self.path.setText(str(path.with_suffix(FORMATS[text])))
+        # Excel stores such values as text cells, which it never evaluates.
+        self.neutralize.setEnabled(FORMATS[text] != ".xlsx")
+        if hasattr(self, "formula_note"):
+            self._explain_formulas()
 
     def targets(self) -> list[Path]:
         """Every file the export will write with the current options."""
@@ -133,11 +183,18 @@ class ExportDialog(QDialog):
             return
         data, report = Path(self.path.text()), self.report.isChecked()
         remove, hierarchies = self.removed.isChecked(), self.hierarchies.isChecked()
+        neutralize = self.neutralize.isChecked() and self.neutralize.isEnabled()
         result, levels = self.result, self.levels
+        if self.formula_examples and not neutralize and data.suffix.lower() != ".xlsx":
+            log.warning("Exporting %s with %s", data,
+                        describe_formula_values(self.formula_examples))
 
         def work() -> list[Path]:
-            written = export_output(result, levels, data, remove_suppressed=remove,
-                                    with_hierarchies=hierarchies, overwrite=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FormulaWarning)  # the dialog said it
+                written = export_output(result, levels, data, remove_suppressed=remove,
+                                        with_hierarchies=hierarchies, overwrite=True,
+                                        neutralize_formulas=neutralize)
             if report:
                 written.append(write_report(result, levels, report_path(data), overwrite=True))
             return written
@@ -154,4 +211,5 @@ class ExportDialog(QDialog):
 
     def _failed(self, message: str) -> None:
         self.buttons.setEnabled(True)
-        self.status.setText(f"<span style='color:#b3261e'>{message}</span>")
+        self.status.setText("<span style='color:#b3261e'>"
+                            f"{html.escape(message, quote=False)}</span>")
