@@ -211,12 +211,6 @@ def _names(values: pd.Series) -> np.ndarray:
 
 
 #: (kind, instance, reason, matcher over distinct values)
-#: Every value pattern but names in one alternation: a value matching none of them
-#: matches no pattern rule.
-_ANY_PATTERN = "|".join(f"(?:{p})" for p in (
-    _EMAIL, _SSN, _IP_SHAPE, _URL, _PHONE, _ZIP5, _ANY_DATE, r"\d{4}",
-    r"\d{1,3}", _CODE))
-
 _VALUE_RULES: tuple[tuple[str, str, str, Callable[[pd.Series], np.ndarray]], ...] = (
     ("email_address", "Email address", "values look like e-mail addresses",
      lambda v: _full(v, _EMAIL)),
@@ -256,13 +250,13 @@ def match_values(attribute: str, column: pd.Series, threshold: float,
         cancel.raise_if_cancelled()
         chunk = _cleaned(uniques.iloc[start:start + _CHUNK])
         special.total += len(chunk)
-        # One pass rules out the values no pattern can match; most values of most
-        # columns go no further.
-        shaped = chunk[_full(chunk, _ANY_PATTERN)].reset_index(drop=True)
-        for i, (kind, _, _, matcher) in enumerate(_VALUE_RULES):
-            counts[i] += int(matcher(chunk if kind == "name" else shaped).sum())
+        # Counting characters (vectorized) rules out most values for most patterns;
+        # only the candidates go through the regular expressions.
+        shape = _Shape(chunk)
+        for i, (_, _, _, matcher) in enumerate(_VALUE_RULES):
+            counts[i] += int(matcher(chunk[_CANDIDATES[i](shape)]).sum())
             cancel.raise_if_cancelled()
-        special.add(shaped)
+        special.add(chunk, shape)
     if special.total == 0:
         return []
     out = []
@@ -280,6 +274,56 @@ def _cleaned(values: pd.Series) -> pd.Series:
     return stripped[~stripped.str.lower().isin(MISSING_VALUES)].reset_index(drop=True)
 
 
+class _Shape:
+    """Character counts of strings, computed with numpy: cheap necessary conditions for
+    the value patterns. Strings longer than ``_SHAPED`` characters or with non-ASCII
+    characters (``\\d`` also matches other scripts' digits) are not counted: they stay
+    candidates of every pattern."""
+
+    _SHAPED = 48
+
+    def __init__(self, values: pd.Series) -> None:
+        texts = values.to_numpy(dtype=object)
+        self.length = np.fromiter(map(len, texts), np.int64, count=len(texts))
+        self.long = self.length > self._SHAPED
+        chars = np.zeros((len(texts), self._SHAPED), np.uint32)
+        short = np.flatnonzero(~self.long)
+        if len(short):
+            fixed = np.array(texts[short].tolist(), dtype=f"<U{self._SHAPED}")
+            chars[short] = fixed.view(np.uint32).reshape(len(short), self._SHAPED)
+        self.long |= (chars > 127).any(axis=1)
+        self._chars = chars
+        self.digits = ((chars >= ord("0")) & (chars <= ord("9"))).sum(axis=1)
+
+    def has(self, character: str) -> np.ndarray:
+        return (self._chars == ord(character)).any(axis=1) | self.long
+
+    def digits_between(self, low: int, high: int) -> np.ndarray:
+        return ((self.digits >= low) & (self.digits <= high)) | self.long
+
+    def digits_in(self, *counts: int) -> np.ndarray:
+        return np.isin(self.digits, counts) | self.long
+
+    def exact_digits(self, low: int, high: int) -> np.ndarray:
+        """Strings of ``low`` to ``high`` characters, all digits."""
+        return ((self.digits == self.length) & (self.length >= low)
+                & (self.length <= high)) | self.long
+
+
+#: Per value rule (same order as _VALUE_RULES), a condition every match meets.
+_CANDIDATES: tuple[Callable[[_Shape], np.ndarray], ...] = (
+    lambda s: s.has("@"),  # e-mail
+    lambda s: s.digits_between(9, 9),  # SSN: nine digits, dashed or not
+    lambda s: s.has(":") | (s.has(".") & (s.length <= 15)),  # IPv6, dotted IPv4
+    lambda s: s.has(":") | s.has("."),  # URL: scheme or www.
+    lambda s: s.digits_between(10, 11),  # US phone, with or without 1
+    lambda s: s.digits_in(5, 9),  # ZIP, ZIP+4
+    lambda s: s.digits_between(5, 14),  # dates from 1/2020 to 2020-01-01 12:00:00
+    lambda s: s.exact_digits(4, 4),  # years
+    lambda s: s.digits_between(0, 0),  # names
+)
+
+
 class _SpecialTally:
     """Rules that look at more than the share of matching distinct values, counted
     step by step over the distinct values."""
@@ -290,18 +334,20 @@ class _SpecialTally:
         self.oldest: float | None = None
         self.age_like = False
 
-    def add(self, distinct: pd.Series) -> None:
-        """Count the rules' matches among ``distinct`` (``total`` is counted by the caller:
-        values no pattern matches may be left out)."""
-        zip3 = _full(distinct, r"\d{3}")
+    def add(self, distinct: pd.Series, shape: _Shape) -> None:
+        """Count the rules' matches among ``distinct`` (``total`` is the caller's)."""
+        short_number = shape.exact_digits(1, 3)
+        zip3_values = distinct[shape.exact_digits(3, 3)]
+        zip3 = _full(zip3_values, r"\d{3}")
         self.zip3 += int(zip3.sum())
-        self.restricted |= set(distinct[zip3]) & RESTRICTED_ZIP3
-        ages = _ages(distinct)
+        self.restricted |= set(zip3_values[zip3]) & RESTRICTED_ZIP3
+        age_values = distinct[short_number]
+        ages = _ages(age_values)
         self.ages += int(ages.sum())
         if ages.any():
-            oldest = float(pd.to_numeric(distinct[ages]).max())
+            oldest = float(pd.to_numeric(age_values[ages]).max())
             self.oldest = oldest if self.oldest is None else max(self.oldest, oldest)
-        self.codes += int(_full(distinct, _CODE).sum())
+        self.codes += int(_full(distinct[shape.digits_between(4, 10**9)], _CODE).sum())
 
     def matches(self, attribute: str, records: int, threshold: float) -> list[HipaaMatch]:
         out = []
