@@ -60,6 +60,23 @@ class ClassifierSpec:
             raise ConfigurationError(
                 f"The {LABELS[self.kind].lower()} has no parameter {', '.join(unknown)}; its "
                 f"parameters are {', '.join(PARAMETERS[self.kind])}.")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or \
+                not 0 <= self.seed < 2**32:
+            raise ConfigurationError(f"The seed must be a whole number from 0 to 2^32-1, "
+                                     f"got {self.seed!r}.")
+        self._check_parameter_values()
+
+    def _check_parameter_values(self) -> None:
+        """scikit-learn's own parameter check, before any work, as a ConfigurationError."""
+        estimator = self.estimator()
+        validate = getattr(estimator, "_validate_params", None)
+        if validate is None:  # older scikit-learn: checked when fitting
+            return
+        try:
+            validate()
+        except (ValueError, TypeError) as exc:  # InvalidParameterError is a ValueError
+            raise ConfigurationError(
+                f"Invalid parameter of the {LABELS[self.kind].lower()}: {exc}") from None
 
     @property
     def label(self) -> str:

@@ -28,9 +28,12 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--project", type=Path, metavar="FILE", help="an .arxpy project")
     source.add_argument("--data", type=Path, metavar="CSV", help="the data as CSV")
-    parser.add_argument("--delimiter", metavar="C",
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter of the data and hierarchy files (default: "
-                        "detected for the data, ';' for hierarchies)")
+                        "detected for the data, ';' for hierarchies); 'tab' for a tab")
+    parser.add_argument("--encoding", metavar="NAME", type=encoding_option,
+                        help="text encoding of the data file, e.g. utf-8, cp1252, latin-1 "
+                        "(default: detected)")
     parser.add_argument("--hierarchy", action="append", default=[], metavar="ATTR=FILE",
                         help="a generalization hierarchy (ARX CSV); makes ATTR a quasi-identifier")
     parser.add_argument("--sensitive", action="append", default=[], metavar="ATTR")
@@ -70,11 +73,35 @@ def read_hierarchy_options(items: list[str], delimiter: str | None) -> dict[str,
     return hierarchies
 
 
-def read_data_option(path: Path, delimiter: str | None):
-    """The ``--data`` table; a given delimiter is kept, the rest is detected."""
+def delimiter_option(text: str) -> str:
+    """argparse type of ``--delimiter``: one character, or ``tab``."""
+    if text.lower() in ("tab", "\\t"):
+        return "\t"
+    if len(text) != 1 or text in "\r\n\"'":
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a delimiter; give one character such as , ; | or 'tab'")
+    return text
+
+
+def encoding_option(text: str) -> str:
+    """argparse type of ``--encoding``: a codec Python knows."""
+    import codecs
+
+    from arxpy.data.csv_io import is_text_encoding
+
+    if not is_text_encoding(text):
+        raise argparse.ArgumentTypeError(
+            f"unknown text encoding {text!r}; use for example utf-8, cp1252 or latin-1")
+    return codecs.lookup(text).name
+
+
+def read_data_option(path: Path, delimiter: str | None, encoding: str | None = None):
+    """The ``--data`` table; a given delimiter and encoding are kept, the rest is detected
+    (a detected encoding falls back to cp1252/latin-1 if a later byte is not UTF-8)."""
     from arxpy.data.csv_io import read_csv, sniff_csv
 
-    return read_csv(path, sniff_csv(path, delimiter=delimiter))
+    fmt = sniff_csv(path, delimiter=delimiter, encoding=encoding)
+    return read_csv(path, fmt, guess_encoding=encoding is None)
 
 
 def load_inputs(args: argparse.Namespace):
@@ -201,7 +228,7 @@ def settings_from_args(args: argparse.Namespace, base: dict[str, Any]) -> dict[s
 def _load_files(args: argparse.Namespace):
     from arxpy.data.definition import AttributeType, DataDefinition
 
-    frame = read_data_option(args.data, args.delimiter)
+    frame = read_data_option(args.data, args.delimiter, getattr(args, "encoding", None))
     hierarchies = read_hierarchy_options(args.hierarchy, args.delimiter)
     specs = privacy_specs(args)
     sensitive = set(args.sensitive) | {s["attribute"] for s in specs if "attribute" in s}

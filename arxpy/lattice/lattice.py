@@ -28,10 +28,13 @@ class Lattice:
             raise ConfigurationError(f"Lattice bottom {self.bottom} lies above its top {self.top}.")
         self.widths = np.array([t - b + 1 for b, t in zip(self.bottom, self.top, strict=True)],
                                dtype=np.int64)
-        # Place value of each attribute in the node index.
-        self._place = np.ones(len(self.widths), dtype=np.int64)
+        # Place value of each attribute in the node index, in Python ints: a lattice of
+        # 30 attributes overflows int64 (it is refused later, with a message, not a warning).
+        places = [1] * len(self.widths)
         for i in range(len(self.widths) - 2, -1, -1):
-            self._place[i] = self._place[i + 1] * self.widths[i + 1]
+            places[i] = places[i + 1] * int(self.widths[i + 1])
+        fits = not places or places[0] * int(self.widths[0]) < 2**63
+        self._place = np.array(places, dtype=np.int64 if fits else object)
 
     @classmethod
     def for_data(cls, data: EncodedData) -> Lattice:
