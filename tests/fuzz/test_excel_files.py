@@ -103,7 +103,7 @@ def test_entity_bomb_in_the_workbook_part_is_a_clear_error(tmp_path):
         read_excel(path)
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1,
                 max_size=4))

@@ -303,7 +303,7 @@ def _replace(manifest, path, value):
     return manifest
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(MANIFEST_PATHS), json_values)
 def test_any_manifest_value_loads_or_gives_a_user_error(tmp_path, where, value):
@@ -319,7 +319,7 @@ def test_any_manifest_value_loads_or_gives_a_user_error(tmp_path, where, value):
         pass  # a clear error is the expected outcome for most values
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 255)), min_size=1,
                 max_size=6))
