@@ -44,6 +44,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = ["gui", *argv]  # `arxpy [PROJECT] [--example]` starts the GUI
     args = parser.parse_args(argv)
     try:
+        from arxpy.commands.options import refuse_overwriting_inputs
+
+        refuse_overwriting_inputs(args)
         return int(args.func(args) or 0)
     except ArxpyError as exc:
         print(f"arxpy: error: {exc}", file=sys.stderr)

@@ -20,6 +20,7 @@ import csv
 import io
 import json
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,10 +28,11 @@ from typing import Any
 import pandas as pd
 
 from arxpy._version import __version__
-from arxpy.data.atomic import atomic_write
+from arxpy.data.atomic import atomic_write, remove_stale_temporaries
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ArxpyError, ProjectError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.project_manifest import ManifestError, validate_manifest
 
 #: Version of the project.json layout this arxpy writes and the newest it reads.
 SCHEMA_VERSION = 1
@@ -78,16 +80,26 @@ class Project:
         return path
 
     @classmethod
-    def load(cls, path: str | Path) -> Project:
-        """Read a project file; raises :class:`ProjectError` on any problem with it."""
+    def load(cls, path: str | Path, limits: ArchiveLimits | None = None) -> Project:
+        """Read a project file; raises :class:`ProjectError` on any problem with it.
+
+        The archive is untrusted: ``limits`` bound what it may inflate to (see
+        :class:`ArchiveLimits`) and ``project.json`` is validated before it is used.
+        """
         path = Path(path)
+        remove_stale_temporaries(path)  # left by a save that was killed
+        reader = _MemberReader(path, limits or ArchiveLimits())
         try:
             with zipfile.ZipFile(path) as archive:
-                manifest = _read_manifest(archive, path)
-                return cls._from_archive(archive, manifest, path)
+                reader.open(archive)
+                manifest = _read_manifest(reader, path)
+                return cls._from_archive(reader, manifest, path)
         except FileNotFoundError:
             raise ProjectError(f"Project file '{path}' does not exist.") from None
-        except (zipfile.BadZipFile, OSError) as exc:
+        except IsADirectoryError:
+            raise ProjectError(f"'{path}' is a folder, not an arxpy project file.") from None
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+                NotImplementedError) as exc:
             raise ProjectError(f"'{path}' is not a readable arxpy project ({exc}).") from exc
 
     def __eq__(self, other: object) -> bool:
@@ -127,50 +139,164 @@ class Project:
         return members
 
     @classmethod
-    def _from_archive(
-        cls, archive: zipfile.ZipFile, manifest: dict[str, Any], path: Path
-    ) -> Project:
+    def _from_archive(cls, reader: _MemberReader, manifest: dict[str, Any],
+                      path: Path) -> Project:
+        data_member = manifest.get("data", _DATA)
+        data = _table_from_text(reader.text(data_member), data_member)
+        hierarchies = {
+            attribute: _hierarchy_from_text(reader.text(member), member)
+            for attribute, member in manifest.get("hierarchies", {}).items()
+        }
         try:
-            data = pd.read_csv(
-                io.BytesIO(archive.read(manifest["data"])),
-                dtype=str,
-                keep_default_na=False,
-                na_filter=False,
-                encoding="utf-8",
-            )
-            hierarchies = {
-                attribute: _hierarchy_from_bytes(archive.read(member))
-                for attribute, member in manifest.get("hierarchies", {}).items()
-            }
             definition = DataDefinition.from_list(manifest["definition"])
-            saved_result = json.loads(archive.read(_RESULT).decode("utf-8")) \
-                if _RESULT in archive.namelist() else None
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ProjectError(f"{_RESULT} in '{path}' is damaged ({exc}).") from exc
-        except KeyError as exc:
-            raise ProjectError(f"Project file '{path}' is incomplete: missing {exc}.") from None
+            saved_result = _saved_result(reader, path)
+            return cls(
+                data=data,
+                definition=definition,
+                hierarchies=hierarchies,
+                settings=manifest.get("settings", {}),
+                name=manifest.get("name", path.stem),
+                saved_result=saved_result,
+            )
         except ArxpyError as exc:
             raise ProjectError(f"Project file '{path}' is inconsistent: {exc}") from exc
-        return cls(
-            data=data,
-            definition=definition,
-            hierarchies=hierarchies,
-            settings=manifest.get("settings", {}),
-            name=manifest.get("name", path.stem),
-            saved_result=saved_result,
-        )
 
 
-def _read_manifest(archive: zipfile.ZipFile, path: Path) -> dict[str, Any]:
+def _saved_result(reader: _MemberReader, path: Path) -> dict[str, Any] | None:
+    """The optional ``result.json`` (a record the application checks before use)."""
+    if not reader.has(_RESULT):
+        return None
     try:
-        manifest = json.loads(archive.read(_MANIFEST).decode("utf-8"))
-    except KeyError:
-        raise ProjectError(f"'{path}' has no {_MANIFEST}; it is not an arxpy project.") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProjectError(f"{_MANIFEST} in '{path}' is damaged ({exc}).") from exc
-    version = manifest.get("schema_version")
-    if not isinstance(version, int):
-        raise ProjectError(f"{_MANIFEST} in '{path}' has no schema version.")
+        saved = json.loads(reader.text(_RESULT))
+    except json.JSONDecodeError as exc:
+        raise ProjectError(f"{_RESULT} in '{path}' is damaged ({exc}).") from None
+    if not isinstance(saved, dict):
+        raise ProjectError(f"{_RESULT} in '{path}' must hold an object, got "
+                           f"{type(saved).__name__}.")
+    return saved
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """Bounds on what a project file may inflate to, checked while it is read.
+
+    A zip member can declare any size and compress 1000-fold, so a small file could
+    exhaust memory. Sizes are uncompressed bytes; ``max_ratio`` (uncompressed per
+    compressed byte) applies to members above ``ratio_exempt_bytes``. The defaults hold
+    tables of several million records.
+    """
+
+    max_data_bytes: int = 512 * 2**20
+    max_manifest_bytes: int = 8 * 2**20
+    max_hierarchy_bytes: int = 64 * 2**20
+    max_total_bytes: int = 1024 * 2**20
+    max_ratio: float = 200.0
+    ratio_exempt_bytes: int = 4 * 2**20
+
+
+class _MemberReader:
+    """Reads members of an untrusted archive within :class:`ArchiveLimits`."""
+
+    _CHUNK = 2**20
+
+    def __init__(self, path: Path, limits: ArchiveLimits) -> None:
+        self.path, self.limits = path, limits
+        self.total = 0
+        self._archive: zipfile.ZipFile | None = None
+        self._infos: dict[str, zipfile.ZipInfo] = {}
+
+    def open(self, archive: zipfile.ZipFile) -> None:
+        names = archive.namelist()
+        duplicates = sorted({n for n in names if names.count(n) > 1}) if \
+            len(set(names)) != len(names) else []
+        if duplicates:
+            raise self._error(duplicates[0], "appears more than once in the archive; the "
+                              "file was not written by arxpy or has been tampered with")
+        self._archive, self._infos = archive, {i.filename: i for i in archive.infolist()}
+
+    def has(self, member: str) -> bool:
+        return member in self._infos
+
+    def read(self, member: str, limit: int) -> bytes:
+        info = self._infos.get(member)
+        if info is None:
+            raise ProjectError(f"Project file '{self.path}' is incomplete: missing {member}.")
+        self._check_entry(info, limit)
+        assert self._archive is not None
+        chunks, size = [], 0
+        try:
+            with self._archive.open(info) as stream:
+                while chunk := stream.read(self._CHUNK):
+                    size += len(chunk)
+                    self._check_size(info, size, limit)
+                    chunks.append(chunk)
+        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+            raise self._error(member, f"is damaged ({exc})") from None
+        self.total += size
+        return b"".join(chunks)
+
+    def text(self, member: str, limit: int | None = None) -> str:
+        """A member as UTF-8 text; refuses binary and other encodings."""
+        payload = self.read(member, limit if limit is not None else self._limit_of(member))
+        if not payload.strip() and not member.startswith("hierarchies/"):
+            raise self._error(member, "is empty")
+        if b"\x00" in payload:
+            raise self._error(member, "holds binary data (NUL bytes), not text")
+        try:
+            return payload.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise self._error(member, f"is not UTF-8 text (byte {exc.start}); arxpy writes "
+                              "UTF-8 only") from None
+
+    def _limit_of(self, member: str) -> int:
+        if member == _MANIFEST:
+            return self.limits.max_manifest_bytes
+        if member.startswith("hierarchies/"):
+            return self.limits.max_hierarchy_bytes
+        return self.limits.max_data_bytes
+
+    def _check_entry(self, info: zipfile.ZipInfo, limit: int) -> None:
+        if info.flag_bits & 0x1:
+            raise self._error(info.filename, "is encrypted; arxpy projects are not")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise self._error(info.filename, f"uses compression method {info.compress_type}; "
+                              "arxpy reads stored or deflated members only")
+        self._check_size(info, info.file_size, limit, declared=True)
+
+    def _check_size(self, info: zipfile.ZipInfo, size: int, limit: int,
+                    declared: bool = False) -> None:
+        what = "declares" if declared else "inflates to"
+        if size > limit or self.total + size > self.limits.max_total_bytes:
+            bound = _mib(min(limit, self.limits.max_total_bytes))
+            raise self._error(info.filename, f"{what} more than {bound} (the limit for "
+                              "project files); it is damaged or hostile")
+        if (size > self.limits.ratio_exempt_bytes
+                and size > self.limits.max_ratio * max(info.compress_size, 1)):
+            raise self._error(info.filename, f"{what} {_mib(size)} from "
+                              f"{_mib(info.compress_size)} compressed, more than "
+                              f"{self.limits.max_ratio:g} to 1; it looks like a zip bomb")
+
+    def _error(self, member: str, problem: str) -> ProjectError:
+        return ProjectError(f"Project file '{self.path}': member {member} {problem}.")
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB"
+
+
+def _read_manifest(reader: _MemberReader, path: Path) -> dict[str, Any]:
+    if not reader.has(_MANIFEST):
+        raise ProjectError(f"'{path}' has no {_MANIFEST}; it is not an arxpy project.")
+    try:
+        manifest = json.loads(reader.text(_MANIFEST))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        detail = exc if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        raise ProjectError(f"{_MANIFEST} in '{path}' is damaged ({detail}).") from None
+    try:
+        validate_manifest(manifest, SCHEMA_VERSION)
+    except ManifestError as exc:
+        raise ProjectError(f"Project file '{path}': {_MANIFEST} {exc}.") from None
+    version = manifest["schema_version"]
     if version > SCHEMA_VERSION:
         raise ProjectError(
             f"'{path}' was written by a newer arxpy ({manifest.get('arxpy_version', '?')}, "
@@ -186,5 +312,23 @@ def _hierarchy_bytes(hierarchy: Hierarchy) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def _hierarchy_from_bytes(payload: bytes) -> Hierarchy:
-    return Hierarchy(csv.reader(io.StringIO(payload.decode("utf-8")), delimiter=";"))
+def _table_from_text(text: str, member: str) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
+                            na_filter=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        raise ProjectError(f"Member {member} of the project is not a readable CSV table "
+                           f"({str(exc).strip()[:200]}).") from None
+    if not isinstance(frame.index, pd.RangeIndex):
+        # pandas turns the extra leading fields of over-long rows into an index.
+        raise ProjectError(f"Member {member} of the project is damaged: some rows have more "
+                           "fields than the header.")
+    return frame
+
+
+def _hierarchy_from_text(text: str, member: str) -> Hierarchy:
+    try:
+        return Hierarchy(csv.reader(io.StringIO(text), delimiter=";"))
+    except (ArxpyError, csv.Error) as exc:
+        raise ProjectError(f"Member {member} of the project is not a usable hierarchy "
+                           f"({exc}).") from None

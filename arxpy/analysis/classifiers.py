@@ -102,6 +102,19 @@ class ClassifierSpec:
                  for p in declared if p.name in self.params}
         object.__setattr__(self, "params", given)
         object.__setattr__(self, "seed", SEED.check(self.seed, owner))
+        self._check_parameter_values()
+
+    def _check_parameter_values(self) -> None:
+        """scikit-learn's own parameter check, before any work, as a ConfigurationError."""
+        estimator = self.estimator()
+        validate = getattr(estimator, "_validate_params", None)
+        if validate is None:  # older scikit-learn: checked when fitting
+            return
+        try:
+            validate()
+        except (ValueError, TypeError) as exc:  # InvalidParameterError is a ValueError
+            raise ConfigurationError(
+                f"Invalid parameter of the {LABELS[self.kind].lower()}: {exc}") from None
 
     @property
     def label(self) -> str:

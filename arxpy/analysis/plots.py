@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arxpy.data.atomic import atomic_write
+from arxpy.errors import DataExportError
 
 if TYPE_CHECKING:
     from arxpy.analysis.metrics import ClassificationPerformance
@@ -37,7 +38,7 @@ def _save(figure, path: Path) -> Path:
 def write_study_plots(study: StudyResult, directory: Path) -> list[Path]:
     """One scatter plot per quality model plus all four side by side (``study.png``)."""
     plt = _pyplot()
-    directory.mkdir(parents=True, exist_ok=True)
+    make_plot_folder(directory)
     models = list(study.chosen)
     written = []
     overview, axes = plt.subplots(1, len(models), figsize=(4 * len(models), 3.6), squeeze=False)
@@ -68,10 +69,22 @@ def _scatter(axis, study: StudyResult, model: str) -> None:
     axis.legend(loc="best", fontsize=7)
 
 
+def make_plot_folder(directory: Path) -> None:
+    """Create ``directory`` for plots; DataExportError if it is a file or not writable."""
+    if directory.exists() and not directory.is_dir():
+        raise DataExportError(f"Cannot write plots into '{directory}': it is a file, not a "
+                              "folder. Choose a folder name.")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataExportError(f"Cannot create the plot folder '{directory}': "
+                              f"{exc.strerror or exc}.") from None
+
+
 def write_curve_plots(performance: ClassificationPerformance, directory: Path) -> list[Path]:
     """ROC and precision-recall curves of the input- and output-trained classifiers."""
     plt = _pyplot()
-    directory.mkdir(parents=True, exist_ok=True)
+    make_plot_folder(directory)
     written = []
     for kind, table, x, y in (("roc", performance.roc_curves(), "fpr", "tpr"),
                               ("pr", performance.precision_recall_curves(), "recall",

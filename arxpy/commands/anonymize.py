@@ -1,14 +1,17 @@
 """``arxpy anonymize``: search the lattice from the command line, write data and a report.
 
-Attributes given with ``--hierarchy`` are quasi-identifiers, unless also named as
-sensitive (``--sensitive``, ``--ldiversity``, ``--tcloseness``), in which case the
-hierarchy serves hierarchical t-closeness. Every other attribute is insensitive unless
-named with ``--identifying`` or ``--sensitive``.
+Attributes given with ``--hierarchy`` are quasi-identifiers, except the attribute of a
+hierarchical t-closeness (``--tcloseness ATTR:hierarchical:T``), whose hierarchy serves
+the distance. Naming a quasi-identifier as sensitive (``--sensitive``, ``--ldiversity``,
+``--tcloseness``) or identifying is refused: it would be released ungeneralized. Every
+other attribute is insensitive unless named with ``--identifying`` or ``--sensitive``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -38,19 +41,33 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "--metric classification:ATTR)")
     parser.add_argument("--output", type=Path, metavar="OUT.csv", help="write the anonymized data")
     parser.add_argument("--report", type=Path, metavar="REPORT.json", help="write a JSON report")
+    parser.add_argument("--neutralize-formulas", action="store_true",
+                        help="prefix with ' the output cells a spreadsheet would run as "
+                        "formulas (values starting with =, +, -, @, tab or CR)")
     parser.set_defaults(func=run)
 
 
 def _write_outputs(args: argparse.Namespace, result: Any, report: dict[str, Any]) -> None:
     """The data first, then the report, so an interrupt never leaves a report without data."""
+    from arxpy.data.formulas import FormulaWarning
     from arxpy.engine.export import export_release
 
     if result.optimum is not None and (args.output or args.report):
         release = result.release()
         if args.output:
             # The export code the GUI uses; a script's output file is replaced on each run.
-            export_release(release, args.output, overwrite=True,
-                           delimiter=args.delimiter or ";")
+            tsv = args.output.suffix.lower() == ".tsv"
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", FormulaWarning)
+                export_release(release, args.output, overwrite=True,
+                               delimiter="	" if tsv else args.delimiter or ";",
+                               neutralize_formulas=args.neutralize_formulas)
+            for warning in caught:
+                if issubclass(warning.category, FormulaWarning):
+                    print(f"arxpy: warning: {warning.message}", file=sys.stderr)
+                else:  # not ours to reword
+                    warnings.showwarning(warning.message, warning.category,
+                                         warning.filename, warning.lineno)
         report["release"] = release.to_dict()
     if args.report:
         write_json(args.report, report)

@@ -148,6 +148,9 @@ def run(args: argparse.Namespace) -> int:
     from arxpy.analysis.classification import ClassificationTask, evaluate_release
 
     started = time.perf_counter()
+    if args.plots:  # a bad folder is found before the work, not after it
+        from arxpy.analysis.plots import make_plot_folder
+        make_plot_folder(args.plots)
     frame, definition, hierarchies, settings = load(args)
     config = classification_config(args)
     task = ClassificationTask(frame, definition, hierarchies, config)  # checks before searching

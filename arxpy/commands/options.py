@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -38,9 +39,12 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--project", type=Path, metavar="FILE", help="an .arxpy project")
     source.add_argument("--data", type=Path, metavar="CSV", help="the data as CSV")
-    parser.add_argument("--delimiter", metavar="C",
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter of the data and hierarchy files (default: "
-                        "detected for the data, ';' for hierarchies)")
+                        "detected for the data, ';' for hierarchies); 'tab' for a tab")
+    parser.add_argument("--encoding", metavar="NAME", type=encoding_option,
+                        help="text encoding of the data file, e.g. utf-8, cp1252, latin-1 "
+                        "(default: detected)")
     parser.add_argument("--hierarchy", action="append", default=[], metavar="ATTR=FILE",
                         help="a generalization hierarchy (ARX CSV); makes ATTR a quasi-identifier")
     parser.add_argument("--sensitive", action="append", default=[], metavar="ATTR")
@@ -110,11 +114,35 @@ def read_hierarchy_options(items: list[str], delimiter: str | None) -> dict[str,
     return hierarchies
 
 
-def read_data_option(path: Path, delimiter: str | None):
-    """The ``--data`` table; a given delimiter is kept, the rest is detected."""
+def delimiter_option(text: str) -> str:
+    """argparse type of ``--delimiter``: one character, or ``tab``."""
+    if text.lower() in ("tab", "\\t"):
+        return "\t"
+    if len(text) != 1 or text in "\r\n\"'":
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a delimiter; give one character such as , ; | or 'tab'")
+    return text
+
+
+def encoding_option(text: str) -> str:
+    """argparse type of ``--encoding``: a codec Python knows."""
+    import codecs
+
+    from arxpy.data.csv_io import is_text_encoding
+
+    if not is_text_encoding(text):
+        raise argparse.ArgumentTypeError(
+            f"unknown text encoding {text!r}; use for example utf-8, cp1252 or latin-1")
+    return codecs.lookup(text).name
+
+
+def read_data_option(path: Path, delimiter: str | None, encoding: str | None = None):
+    """The ``--data`` table; a given delimiter and encoding are kept, the rest is detected
+    (a detected encoding falls back to cp1252/latin-1 if a later byte is not UTF-8)."""
     from arxpy.data.csv_io import read_csv, sniff_csv
 
-    return read_csv(path, sniff_csv(path, delimiter=delimiter))
+    fmt = sniff_csv(path, delimiter=delimiter, encoding=encoding)
+    return read_csv(path, fmt, guess_encoding=encoding is None)
 
 
 def load_inputs(args: argparse.Namespace):
@@ -131,6 +159,41 @@ def write_json(path: Path, report: dict[str, Any]) -> None:
     with atomic_write(path) as handle:
         json.dump(report, handle, indent=2, allow_nan=False)
         handle.write("\n")
+
+
+#: Options naming files a command reads, and files or folders it writes.
+_INPUT_OPTIONS = ("data", "project")
+_OUTPUT_OPTIONS = ("output", "report", "plots")
+
+
+def refuse_overwriting_inputs(args: argparse.Namespace) -> None:
+    """Raise ConfigurationError if an output option names an input file or another output.
+
+    Paths are compared after resolving symbolic links and relative parts (and as the
+    same file on disk, which catches hard links), so ``--output ./d/../data.csv`` is
+    caught as well as ``--output data.csv``.
+    """
+    inputs = [(f"--{name}", getattr(args, name, None)) for name in _INPUT_OPTIONS]
+    inputs += [(f"--hierarchy {item}", Path(item.partition("=")[2]))
+               for item in getattr(args, "hierarchy", []) or [] if "=" in item]
+    outputs = [(f"--{name}", getattr(args, name, None)) for name in _OUTPUT_OPTIONS]
+    inputs = [(option, Path(path)) for option, path in inputs if path]
+    outputs = [(option, Path(path)) for option, path in outputs if path]
+    for i, (option, target) in enumerate(outputs):
+        for other, source in inputs + outputs[:i]:
+            if _same_file(target, source):
+                raise ConfigurationError(
+                    f"{option} '{target}' is the same file as {other} '{source}'; writing it "
+                    "would destroy that file. Choose another name.")
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        if first.exists() and second.exists():
+            return first.samefile(second)
+        return first.resolve() == second.resolve()
+    except OSError:  # unreadable or looping links: compare the names as given
+        return os.path.abspath(first) == os.path.abspath(second)
 
 
 def _split(spec: str, option: str, parts: int) -> list[str]:
@@ -273,14 +336,16 @@ def settings_from_args(args: argparse.Namespace, base: dict[str, Any]) -> dict[s
 def _load_files(args: argparse.Namespace):
     from arxpy.data.definition import AttributeType, DataDefinition
 
-    frame = read_data_option(args.data, args.delimiter)
+    frame = read_data_option(args.data, args.delimiter, getattr(args, "encoding", None))
     hierarchies = read_hierarchy_options(args.hierarchy, args.delimiter)
-    sensitive = set(args.sensitive) | {s["attribute"] for s in privacy_specs(args)
-                                       if "attribute" in s}
+    specs = privacy_specs(args)
+    sensitive = set(args.sensitive) | {s["attribute"] for s in specs if "attribute" in s}
     definition = DataDefinition.for_columns(frame.columns)
     for name in list(hierarchies) + list(sensitive) + list(args.identifying):
         definition[name]  # DefinitionError naming an unknown attribute
-    for name in hierarchies:
+    quasi_identifiers = set(hierarchies) - _hierarchical_t_closeness(specs)
+    check_roles(quasi_identifiers, sensitive, set(args.identifying))
+    for name in quasi_identifiers:
         definition = definition.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
     for name in sensitive:
         definition = definition.with_attribute(name, type=AttributeType.SENSITIVE)
@@ -289,12 +354,41 @@ def _load_files(args: argparse.Namespace):
     return frame, apply_attribute_options(args, frame, definition), hierarchies, {}
 
 
+def _hierarchical_t_closeness(specs: list[dict[str, Any]]) -> set[str]:
+    """Sensitive attributes whose ``--hierarchy`` serves the t-closeness distance."""
+    return {s["attribute"] for s in specs
+            if s["kind"] == "t-closeness" and s["distance"] == "hierarchical"}
+
+
+def check_roles(quasi_identifiers: set[str], sensitive: set[str],
+                identifying: set[str]) -> None:
+    """Refuse an attribute given two roles: it would silently lose one of them.
+
+    A quasi-identifier named as sensitive would be released ungeneralized, so this is a
+    privacy error, not a preference.
+    """
+    for first, second, names in (
+        ("a quasi-identifier", "sensitive", quasi_identifiers & sensitive),
+        ("a quasi-identifier", "identifying", quasi_identifiers & identifying),
+        ("sensitive", "identifying", sensitive & identifying),
+    ):
+        if names:
+            listed = ", ".join(f"'{n}'" for n in sorted(names))
+            raise ConfigurationError(
+                f"{listed} cannot be both {first} and {second}. A quasi-identifier is "
+                "generalized (--hierarchy), a sensitive attribute is released as is and "
+                "protected by --sensitive/--ldiversity/--tcloseness, an identifying one is "
+                "removed; give each attribute one role.")
+
+
 def _load_project(args: argparse.Namespace):
     from arxpy.data.definition import AttributeType
     from arxpy.project import Project
 
     project = Project.load(args.project)
     definition = project.definition
+    check_roles(set(definition.quasi_identifiers), set(args.sensitive),
+                set(args.identifying))
     for name in args.identifying:
         definition = definition.with_attribute(name, type=AttributeType.IDENTIFYING)
     for name in args.sensitive:

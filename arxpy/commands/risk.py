@@ -26,8 +26,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--project", type=Path, metavar="FILE", help="an .arxpy project")
     source.add_argument("--data", type=Path, metavar="CSV", help="the data as CSV")
-    parser.add_argument("--delimiter", metavar="C",
-                        help="field delimiter of the data and hierarchy files")
+    from arxpy.commands.options import delimiter_option, encoding_option
+
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
+                        help="field delimiter of the data and hierarchy files; 'tab' for a tab")
+    parser.add_argument("--encoding", metavar="NAME", type=encoding_option,
+                        help="text encoding of the data file (default: detected)")
     parser.add_argument("--qi", metavar="A,B,...",
                         help="quasi-identifiers (default for a project: its quasi-identifiers)")
     parser.add_argument("--hierarchy", action="append", default=[], metavar="ATTR=FILE",
@@ -71,7 +75,7 @@ def _load(args: argparse.Namespace):
     else:
         if not args.qi:
             raise ConfigurationError("With --data, name the quasi-identifiers with --qi A,B,...")
-        frame = read_data_option(args.data, args.delimiter)
+        frame = read_data_option(args.data, args.delimiter, args.encoding)
         definition, hierarchies, settings = DataDefinition.for_columns(frame.columns), {}, {}
         qis = _names(args.qi)
     hierarchies.update(read_hierarchy_options(args.hierarchy, args.delimiter))

@@ -53,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
     from arxpy.engine import AnonymizationConfig
 
     started = time.perf_counter()
+    if args.plots:  # a bad folder is found before the work, not after it
+        from arxpy.analysis.plots import make_plot_folder
+        make_plot_folder(args.plots)
     frame, definition, hierarchies, settings = load(args)
     config = AnonymizationConfig.from_dict(settings)
     classification = classification_config(args)

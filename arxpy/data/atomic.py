@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
 from arxpy.errors import ArxpyError, DataExportError
+
+_TEMPORARY_SUFFIX = ".tmp"
+#: Where process ids cannot be probed, a temporary this old is an abandoned one.
+_STALE_AFTER_SECONDS = 3600.0
 
 
 @contextmanager
@@ -41,7 +47,11 @@ def atomic_write(
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write mode must be 'w' or 'wb', not {mode!r}")
     target = Path(path)
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    _refuse_read_only(target, error_type)
+    remove_stale_temporaries(target)
+    # The writer's process id in the name tells a later write whether it is still alive.
+    temporary = target.with_name(
+        f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}{_TEMPORARY_SUFFIX}")
     try:
         # Exclusive create ("x") so the new file gets the usual permissions (umask).
         handle = open(
@@ -65,6 +75,61 @@ def atomic_write(
         if isinstance(exc, OSError):
             raise error_type(_describe(target, exc)) from exc
         raise
+
+
+def remove_stale_temporaries(target: str | os.PathLike[str]) -> list[Path]:
+    """Remove temporaries of earlier writes of ``target`` whose writer has died.
+
+    A killed save cannot remove its own temporary file; the next write or open of the
+    same target does. Only names this module creates are touched (``.NAME.PID-HEX.tmp``)
+    and only when process PID no longer runs on this machine. Returns the files removed.
+    """
+    target = Path(target)
+    removed = []
+    pattern = re.compile(re.escape(f".{target.name}.") + r"(\d+)-[0-9a-f]{8}"
+                         + re.escape(_TEMPORARY_SUFFIX))
+    with suppress(OSError):
+        for candidate in target.parent.iterdir():
+            match = pattern.fullmatch(candidate.name)
+            if match and _is_stale(candidate, int(match.group(1))):
+                with suppress(OSError):
+                    candidate.unlink()
+                    removed.append(candidate)
+    return removed
+
+
+def _is_stale(temporary: Path, pid: int) -> bool:
+    if os.name == "nt":  # os.kill would terminate the process there: go by age instead
+        return time.time() - temporary.stat().st_mtime > _STALE_AFTER_SECONDS
+    return not _process_alive(pid)
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # another write of ours may be in progress on another thread
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # exists but belongs to someone else, or cannot tell: keep it
+    return True
+
+
+def _refuse_read_only(target: Path, error_type: type[ArxpyError]) -> None:
+    """A file marked read-only is protected by its owner: never rename over it.
+
+    The rename would replace it even though it cannot be written (and root can write
+    anything), so the mode bits decide, not :func:`os.access`.
+    """
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode) and not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise error_type(
+            f"Cannot write '{target}': the file is read-only. Choose another name or make "
+            "it writable first.")
 
 
 def _keep_permissions(target: Path, temporary: Path) -> None:

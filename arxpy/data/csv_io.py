@@ -64,12 +64,22 @@ class CsvFormat:
             raise DataImportError(
                 f"Delimiter and quote character are both {self.delimiter!r}; choose different ones."
             )
-        try:
-            codecs.lookup(self.encoding)
-        except LookupError:
+        if not is_text_encoding(self.encoding):
             raise DataImportError(
-                f"Unknown encoding '{self.encoding}'; use for example utf-8, cp1252 or latin-1."
-            ) from None
+                f"Unknown encoding '{self.encoding}' (not a text encoding Python knows); use "
+                "for example utf-8, cp1252 or latin-1."
+            )
+
+
+def is_text_encoding(name: str) -> bool:
+    """Is ``name`` a codec that reads bytes as text? (``rot13`` or ``zlib`` are codecs
+    too, but not text encodings: opening a file with them raises LookupError.)"""
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, TypeError, ValueError):
+        return False
+    # "undefined" raises on any use.
+    return getattr(info, "_is_text_encoding", True) and info.name != "undefined"
 
 
 def sniff_csv(
@@ -115,6 +125,7 @@ def read_csv(
     *,
     columns: Sequence[str] | None = None,
     nrows: int | None = None,
+    guess_encoding: bool = False,
 ) -> pd.DataFrame:
     """Read a CSV file into a DataFrame of strings (RangeIndex, one column per field).
 
@@ -123,9 +134,11 @@ def read_csv(
     Without a header the columns are named ``Column 1``, ``Column 2``, ...; header
     names are made unique by :func:`make_unique_names`. Raises DataImportError for a
     missing or empty file, undecodable bytes, or a record with the wrong field count.
+    With ``guess_encoding`` a given ``fmt``'s encoding is treated as a guess, with the
+    same cp1252/latin-1 fallback as a sniffed one.
     """
     file = _existing_file(path)
-    guessed = fmt is None
+    guessed = fmt is None or guess_encoding
     fmt = fmt or sniff_csv(file)
     while True:
         try:
@@ -170,6 +183,7 @@ def make_unique_names(raw: Iterable[object]) -> list[str]:
 def _read(
     file: Path, fmt: CsvFormat, columns: Sequence[str] | None, nrows: int | None
 ) -> pd.DataFrame:
+    _refuse_nul_bytes(file, fmt)
     first = _check_records(file, fmt, nrows)
     if fmt.has_header:
         names = make_unique_names(first)
@@ -207,6 +221,26 @@ def _read(
             f"'{file}' could not be read: {exc}. Check the delimiter and quote character."
         ) from None
     return frame[list(columns)] if columns is not None else frame
+
+
+def _refuse_nul_bytes(file: Path, fmt: CsvFormat) -> None:
+    """A NUL byte ends a cell early in pandas' parser: refuse instead of truncating.
+
+    The sniffed sample is checked when the encoding is detected; this covers the rest
+    of the file (UTF-16 and UTF-32 text has NUL bytes by design).
+    """
+    if codecs.lookup(fmt.encoding).name.startswith(("utf-16", "utf-32")):
+        return
+    offset = 0
+    with open(file, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            at = chunk.find(b"\x00")
+            if at != -1:
+                raise DataImportError(
+                    f"'{file}' contains a NUL byte at byte {offset + at:,}; it is not a text "
+                    "file or it is damaged. Remove the NUL characters or export the data "
+                    "again.")
+            offset += len(chunk)
 
 
 def _check_records(file: Path, fmt: CsvFormat, nrows: int | None) -> list[str]:

@@ -9,6 +9,7 @@ quasi-identifiers the allowed generalization levels and a weight.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -101,8 +102,9 @@ class AttributeDefinition:
     weight: float = 1.0
 
     def __post_init__(self) -> None:
-        if self.weight <= 0:
-            raise DefinitionError(f"Weight of '{self.name}' must be positive, got {self.weight}.")
+        if not (isinstance(self.weight, int | float) and 0 < self.weight < math.inf):
+            raise DefinitionError(
+                f"Weight of '{self.name}' must be a positive finite number, got {self.weight}.")
         for bound in (self.min_level, self.max_level):
             if bound is not None and bound < 0:
                 raise DefinitionError(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,9 +54,12 @@ def read_excel(
             raise DataImportError(
                 f"'{file}' has no sheet '{sheet}'; its sheets are: {', '.join(titles)}."
             )
-        rows = _text_rows(workbook[sheet].iter_rows(values_only=True))
+        worksheet = workbook[sheet]
+        # The <dimension> element may understate the used range: read every stored row.
+        worksheet.reset_dimensions()
+        cells = _read_cells(worksheet, file, sheet)
+    rows = cells.dense(file, sheet)
     width = max((len(r) for r in rows), default=0)
-    rows = [r + [""] * (width - len(r)) for r in rows]
     if has_header:
         if not rows:
             raise DataImportError(
@@ -67,28 +71,83 @@ def read_excel(
     return pd.DataFrame(rows, columns=names, dtype=object)
 
 
-def _text_rows(rows: Iterator[tuple[Any, ...]]) -> list[list[str]]:
-    """Rows as strings with trailing empty cells cut off, outer empty rows dropped.
+#: A sheet's table may have this many cells more than it has non-empty cells; beyond,
+#: stray cells far from the data would make a table of mostly empty cells.
+EMPTY_CELL_ALLOWANCE = 2_000_000
+
+
+class _SparseCells:
+    """The non-empty cells of a sheet as text, in memory proportional to their number."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int, list[tuple[int, str]]]] = []
+        self.present = 0
+        self.width = 0
+
+    def add(self, row_index: int, cells: list[tuple[int, str]]) -> None:
+        if cells:
+            self.rows.append((row_index, cells))
+            self.present += len(cells)
+            self.width = max(self.width, cells[-1][0] + 1)
+
+    def dense(self, file: Path, sheet: str) -> list[list[str]]:
+        """Rows from the first to the last non-empty one, every row ``width`` cells wide.
+
+        Raises DataImportError when that table would be mostly empty cells (a stray
+        value at XFD1048576 would otherwise ask for billions of cells).
+        """
+        if not self.rows:
+            return []
+        first, last = self.rows[0][0], self.rows[-1][0]
+        height = last - first + 1
+        total = height * self.width
+        if total > self.present + EMPTY_CELL_ALLOWANCE:
+            raise DataImportError(
+                f"Sheet '{sheet}' of '{file}' spans {height:,} rows and {self.width:,} "
+                f"columns but has only {self.present:,} non-empty cells; delete the stray "
+                "cells far from the data (Ctrl+End in Excel shows the last one) and save again.")
+        table = [[""] * self.width for _ in range(height)]
+        for index, cells in self.rows:
+            row = table[index - first]
+            for column, text in cells:
+                row[column] = text
+        return table
+
+
+def _read_cells(worksheet: Any, file: Path, sheet: str) -> _SparseCells:
+    from xml.etree.ElementTree import ParseError
+
+    try:
+        return _text_cells(worksheet.iter_rows(values_only=True))
+    except (ParseError, SyntaxError, zipfile.BadZipFile, zlib.error, EOFError, KeyError,
+            ValueError, TypeError) as exc:
+        raise DataImportError(
+            f"Sheet '{sheet}' of '{file}' is damaged and cannot be read ({exc}); open and "
+            "save it again in Excel, or export it as CSV.") from None
+
+
+def _text_cells(rows: Iterator[tuple[Any, ...]]) -> _SparseCells:
+    """The non-empty cells of ``rows`` as strings, with their row and column index.
 
     Excel cells are Python objects from openpyxl anyway, so a per-cell loop is the
     floor; a cache keyed by (type, value) avoids formatting repeated values again
     (keyed by type because True == 1 in Python but they read differently).
     """
     cache: dict[tuple[type, Any], str] = {}
-    result = []
-    for row in rows:
-        last = max((j for j, v in enumerate(row) if v is not None and v != ""), default=-1)
+    cells = _SparseCells()
+    for index, row in enumerate(rows):
         texts = []
-        for value in row[: last + 1]:
+        for column, value in enumerate(row):
+            if value is None or value == "":
+                continue
             key = (value.__class__, value)
             text = cache.get(key)
             if text is None:
-                text = "" if value is None else format_value(value, EXCEL_DIGITS)
+                text = format_value(value, EXCEL_DIGITS)
                 cache[key] = text
-            texts.append(text)
-        result.append(texts)
-    filled = [i for i, texts in enumerate(result) if texts]
-    return result[filled[0] : filled[-1] + 1] if filled else []
+            texts.append((column, text))
+        cells.add(index, texts)
+    return cells
 
 
 @contextmanager
@@ -105,7 +164,9 @@ def _open_workbook(path: str | os.PathLike[str]) -> Iterator[tuple[Path, Any]]:
         )
     try:
         workbook = load_workbook(file, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, OSError) as exc:
+    except (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, OSError,
+            SyntaxError, TypeError, AttributeError, zlib.error, EOFError) as exc:
+        # SyntaxError covers xml.etree's ParseError: malformed or entity-laden XML.
         raise DataImportError(
             f"'{file}' is not a readable Excel .xlsx workbook ({exc}); choose an .xlsx file."
         ) from None

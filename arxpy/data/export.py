@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
@@ -24,6 +25,12 @@ import pandas as pd
 from arxpy.data.atomic import atomic_write
 from arxpy.data.csv_io import CANDIDATE_DELIMITERS, CANDIDATE_QUOTES
 from arxpy.data.excel_io import EXCEL_DIGITS
+from arxpy.data.formulas import (
+    FormulaWarning,
+    describe_formula_values,
+    formula_like_examples,
+    neutralize,
+)
 from arxpy.data.types import canonical_number, format_value
 from arxpy.errors import DataExportError
 
@@ -44,6 +51,7 @@ def export_table(
     delimiter: str | None = None,
     encoding: str = "utf-8",
     sheet_name: str = "Data",
+    neutralize_formulas: bool = False,
 ) -> Path:
     """Write ``frame`` (header plus one row per record) to ``path`` and return the path.
 
@@ -52,6 +60,11 @@ def export_table(
     Non-string cells are formatted like imported values; None/NaN become ``""``.
     The file is replaced only when completely written (:func:`atomic_write`); any
     failure raises DataExportError naming the path and leaves an old file untouched.
+
+    CSV cells and headers a spreadsheet would run as formulas (see
+    :mod:`arxpy.data.formulas`) get a leading ``'`` with ``neutralize_formulas``;
+    without it they are written as they are and a :class:`FormulaWarning` says where.
+    Excel output always stores them as text cells, which Excel never evaluates.
     """
     target = Path(path)
     kind = _choose_format(target, format)
@@ -62,14 +75,20 @@ def export_table(
     if kind == "csv":
         if delimiter is None:
             delimiter = "\t" if target.suffix.lower() == ".tsv" else ","
-        _write_csv(target, names, columns, delimiter, encoding)
+        if neutralize_formulas:
+            names = [neutralize(name) for name in names]
+        _write_csv(target, names, columns, delimiter, encoding, neutralize_formulas)
+        if not neutralize_formulas:
+            _warn_about_formulas(target, names, columns)
     else:
         _write_xlsx(target, names, columns, sheet_name)
     return target
 
 
-def csv_text(names: Sequence[str], columns: Sequence[pd.Series], delimiter: str = ",") -> str:
-    """The CSV text of a header and columns, formatted and quoted as described above."""
+def csv_text(names: Sequence[str], columns: Sequence[pd.Series], delimiter: str = ",",
+             neutralize_formulas: bool = False) -> str:
+    """The CSV text of a header and columns, formatted and quoted as described above
+    (cells neutralised against formula injection with ``neutralize_formulas``)."""
     if len(delimiter) != 1 or delimiter in "\r\n" + "".join(CANDIDATE_QUOTES):
         raise DataExportError(
             f"Delimiter {delimiter!r} cannot be used; choose one character such as , ; | or tab."
@@ -82,6 +101,8 @@ def csv_text(names: Sequence[str], columns: Sequence[pd.Series], delimiter: str 
     cells = []
     for column in columns:
         codes, texts = _distinct_texts(column)
+        if neutralize_formulas:
+            texts = np.array([neutralize(t) for t in texts], dtype=object)
         cells.append(_quote(texts, pattern)[codes])
     # join in C: one tuple per record, no Python-level loop body
     records = map(delimiter.join, zip(*cells, strict=True))
@@ -119,10 +140,19 @@ def _quote(texts: np.ndarray, pattern: str) -> np.ndarray:
     return quoted
 
 
+def _warn_about_formulas(target: Path, names: list[str], columns: list[pd.Series]) -> None:
+    examples = formula_like_examples(dict(zip(names, columns, strict=True)), names)
+    if examples:
+        warnings.warn(f"'{target}': {describe_formula_values(examples)}; neutralise them "
+                      "(--neutralize-formulas) if the file will be opened in a spreadsheet.",
+                      FormulaWarning, stacklevel=3)
+
+
 def _write_csv(
-    target: Path, names: list[str], columns: list[pd.Series], delimiter: str, encoding: str
+    target: Path, names: list[str], columns: list[pd.Series], delimiter: str, encoding: str,
+    neutralize_formulas: bool = False,
 ) -> None:
-    text = csv_text(names, columns, delimiter)
+    text = csv_text(names, columns, delimiter, neutralize_formulas)
     try:
         data = text.encode(encoding)
     except LookupError:

@@ -42,7 +42,7 @@ def anonymize(
     report = ThrottledProgress(progress)
     report(0.0, "Checking and encoding the data")
     # The run works on its own prepared clones of the models; the Result holds them.
-    data, config = prepare(frame, definition, hierarchies, config)
+    data, config = prepare(frame, definition, hierarchies, config, cancel)
     cancel.raise_if_cancelled()
 
     def search_progress(fraction: float, message: str) -> None:

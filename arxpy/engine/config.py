@@ -100,15 +100,39 @@ class AnonymizationConfig:
         Any value that does not fit raises ConfigurationError naming the setting (and the
         model it belongs to).
         """
-        if not isinstance(d, Mapping):
-            raise ConfigurationError(f"The {OWNER} must be a mapping, got {d!r}.")
-        specs = d.get("privacy_models", [])
-        if not isinstance(specs, list | tuple):
-            raise ConfigurationError(
-                f"privacy_models must be a list of privacy models, got {specs!r}.")
-        models = [privacy_model_from_dict(m) for m in specs]
-        quality_spec = d.get("quality_model")
-        quality = quality_model_from_dict(quality_spec) if quality_spec else Loss()
-        search = {p.name: d[p.name] for p in SEARCH_PARAMS if d.get(p.name) is not None}
-        return cls(privacy_models=models, quality_model=quality,
-                   **check_params(SEARCH_PARAMS, search, OWNER))
+        return cls(**_settings_parts(d))
+
+
+def check_settings(d: Mapping[str, Any]) -> None:
+    """Raise :class:`ConfigurationError` naming the setting if ``d`` holds a bad value.
+
+    Unlike :meth:`AnonymizationConfig.from_dict`, settings without privacy models are
+    accepted: a project may be saved before any model is chosen.
+    """
+    _settings_parts(d)
+
+
+def _settings_parts(d: Mapping[str, Any]) -> dict[str, Any]:
+    """The constructor's arguments from a settings dict, every value checked."""
+    if not isinstance(d, Mapping):
+        raise ConfigurationError(f"The {OWNER} must be a mapping, got {type(d).__name__}.")
+    specs = d.get("privacy_models") or []
+    if not isinstance(specs, list | tuple):
+        raise ConfigurationError(
+            f"privacy_models must be a list of privacy models, got {specs!r:.80}.")
+    models = [_model(f"privacy_models[{i}]", privacy_model_from_dict, spec)
+              for i, spec in enumerate(specs)]
+    quality_spec = d.get("quality_model")
+    quality = _model("quality_model", quality_model_from_dict, quality_spec) \
+        if quality_spec else Loss()
+    search = {p.name: d[p.name] for p in SEARCH_PARAMS if d.get(p.name) is not None}
+    return {"privacy_models": models, "quality_model": quality,
+            **check_params(SEARCH_PARAMS, search, OWNER)}
+
+
+def _model(key: str, build: Any, spec: Any) -> Any:
+    """A model from its settings; a bad one raises ConfigurationError naming ``key``."""
+    try:
+        return build(spec)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"Setting {key}: {exc}") from None

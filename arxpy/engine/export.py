@@ -60,6 +60,7 @@ def export_release(
     with_hierarchies: bool = False,
     overwrite: bool = False,
     delimiter: str | None = None,
+    neutralize_formulas: bool = False,
 ) -> list[Path]:
     """Write a release's table to CSV or Excel, with its hierarchies if asked.
 
@@ -68,7 +69,8 @@ def export_release(
     None follows the release's setting. Returns the files written: the data first, then
     with ``with_hierarchies`` one ARX hierarchy CSV per generalized quasi-identifier (see
     :func:`hierarchy_path`). Without ``overwrite``, raises DataExportError naming an
-    existing target before anything is written.
+    existing target before anything is written. ``neutralize_formulas`` protects CSV
+    cells and hierarchy labels against formula injection (see :func:`export_table`).
     """
     target = Path(path)
     hierarchies = dict(release.hierarchies) if with_hierarchies else {}
@@ -76,11 +78,11 @@ def export_release(
     if not overwrite:
         refuse_existing(targets)
     written = [export_table(released_frame(release, remove_suppressed), target,
-                            delimiter=delimiter)]
+                            delimiter=delimiter, neutralize_formulas=neutralize_formulas)]
     for name, hierarchy in hierarchies.items():
         destination = hierarchy_path(target, name)
         try:
-            write_hierarchy(hierarchy, destination)
+            write_hierarchy(hierarchy, destination, neutralize_formulas=neutralize_formulas)
         except ArxpyError as exc:
             raise DataExportError(str(exc)) from None
         written.append(destination)

@@ -17,6 +17,7 @@ from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken
 from arxpy.lattice.encoding import EncodedData, encode
 
 T = TypeVar("T")
@@ -36,13 +37,15 @@ def clone(model: T) -> T:
 
 
 def prepare(frame: pd.DataFrame, definition: DataDefinition,
-            hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig
-            ) -> tuple[EncodedData, AnonymizationConfig]:
+            hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
+            cancel: CancelToken | None = None) -> tuple[EncodedData, AnonymizationConfig]:
     """Validate everything and encode; raises an ArxpyError for any user mistake.
 
     Returns the encoded data and the run's own configuration: ``config`` with prepared
-    clones of its models (``config`` itself is left untouched).
+    clones of its models (``config`` itself is left untouched). ``cancel`` is checked
+    between attributes and models (CancelledError).
     """
+    cancel = cancel or CancelToken()
     config.validate()
     config = dataclasses.replace(config,
                                  privacy_models=[clone(m) for m in config.privacy_models],
@@ -56,12 +59,14 @@ def prepare(frame: pd.DataFrame, definition: DataDefinition,
     for name in tracked:
         definition[name]  # raises DefinitionError naming the unknown attribute
     _check_sensitive(definition, config)
-    data = encode(frame, definition, hierarchies, tracked)
+    data = encode(frame, definition, hierarchies, tracked, cancel.raise_if_cancelled)
     for model in config.privacy_models:
         model.validate(data)
     config.quality_model.validate(data)
     for model in config.privacy_models:
+        cancel.raise_if_cancelled()
         model.prepare(data)
+    cancel.raise_if_cancelled()
     config.quality_model.prepare(data)
     return data, config
 
@@ -70,6 +75,13 @@ def _check_sensitive(definition: DataDefinition, config: AnonymizationConfig) ->
     """Models protecting an attribute need it marked sensitive, as ARX requires."""
     for model in config.privacy_models:
         name = model.sensitive_attribute
+        if name and definition[name].type is AttributeType.QUASI_IDENTIFYING:
+            raise ConfigurationError(
+                f"{model.describe()} protects '{name}', but '{name}' is a "
+                "quasi-identifier; an attribute cannot be both quasi-identifying and "
+                "sensitive (sensitive values are released ungeneralized). Remove the model "
+                f"or make '{name}' sensitive."
+            )
         if name and definition[name].type is not AttributeType.SENSITIVE:
             raise ConfigurationError(
                 f"{model.describe()} protects '{name}', but '{name}' is "

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from arxpy.data.definition import AttributeType
 from arxpy.errors import ArxpyError
 from arxpy.gui.folders import pick_path
+from arxpy.gui.plain_text import plain_label
 from arxpy.gui.state import AppState
 from arxpy.hierarchy.io import read_hierarchy, write_hierarchy
 from arxpy.hierarchy.model import Hierarchy
@@ -134,7 +135,7 @@ class HierarchyEditor(QWidget):
         # Its own word-wrapped line: a long attribute name must not widen the window.
         self.title = QLabel(wordWrap=True)
         # One line when all is well; the list of problems only when there are some.
-        self.status = QLabel(wordWrap=True)
+        self.status = plain_label(QLabel(wordWrap=True))
         self.problems = QListWidget()
         self.problems.setWordWrap(True)
         self.problems.setMaximumHeight(90)

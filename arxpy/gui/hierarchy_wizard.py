@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from arxpy.data.definition import DataKind, DataType
 from arxpy.data.types import is_missing
 from arxpy.errors import ArxpyError, HierarchyError
+from arxpy.gui.plain_text import plain_label
 from arxpy.hierarchy.builders import (
     GRANULARITIES,
     DateBuilder,
@@ -239,7 +240,7 @@ class HierarchyWizard(QDialog):
         self.preview = QTableWidget()
         self.preview.verticalHeader().setDefaultSectionSize(22)
         self.summary = QLabel()
-        self.message = QLabel(wordWrap=True)
+        self.message = plain_label(QLabel(wordWrap=True))
         self.message.setStyleSheet("color: #a61b1b")
         left = QVBoxLayout()
         left.addWidget(QLabel(f"<b>{len(self.values)}</b> distinct values of <b>{name}</b>"))

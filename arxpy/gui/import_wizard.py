@@ -36,6 +36,7 @@ from arxpy.data.sql_io import list_tables, read_sqlite
 from arxpy.data.types import DATE_FORMATS, infer_data_type
 from arxpy.errors import ArxpyError, DataImportError
 from arxpy.gui.folders import pick_path
+from arxpy.gui.plain_text import plain_label
 from arxpy.gui.state import default_settings
 from arxpy.project import Project
 
@@ -62,7 +63,7 @@ def fill_table(table: QTableWidget, frame: pd.DataFrame, rows: int = PREVIEW_ROW
 
 
 def _error_label() -> QLabel:
-    label = QLabel(wordWrap=True)
+    label = plain_label(QLabel(wordWrap=True))
     label.setStyleSheet(_ERROR_STYLE)
     return label
 

@@ -30,6 +30,7 @@ from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.folders import pick_path
 from arxpy.gui.log_panel import LogPanel
+from arxpy.gui.plain_text import escaped, plain_label
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
 from arxpy.gui.saved_result import mismatch, same_optimum
@@ -133,7 +134,7 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self.progress = QProgressBar(maximumWidth=220, textVisible=True)
-        self.progress_label = QLabel()
+        self.progress_label = plain_label(QLabel())
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the anonymization; nothing it found is kept")
         self.cancel_button.clicked.connect(self.cancel)
@@ -431,7 +432,7 @@ class MainWindow(QMainWindow):
 
     def error(self, title: str, message: str) -> None:
         """Show a user error (never a traceback)."""
-        QMessageBox.critical(self, title, message)
+        QMessageBox.critical(self, title, escaped(message))  # data values stay text
 
     def about(self) -> None:
         from arxpy.gui.app import versions

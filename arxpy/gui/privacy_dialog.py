@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from arxpy.data.definition import AttributeType
 from arxpy.errors import ArxpyError
 from arxpy.gui.param_form import ParamForm
+from arxpy.gui.plain_text import plain_label
 from arxpy.gui.state import AppState
 from arxpy.privacy import PrivacyModel, privacy_model_classes, privacy_model_from_dict
 
@@ -66,7 +67,7 @@ class PrivacyModelDialog(QDialog):
                               attributes=state.of_type(AttributeType.SENSITIVE))
         self.form.changed.connect(self.validate)
         self.widgets = self.form.widgets
-        self.message = QLabel(wordWrap=True)
+        self.message = plain_label(QLabel(wordWrap=True))
         self.message.setStyleSheet("color: #a61b1b")
         self.message.setMinimumHeight(36)  # room for the message without the dialog jumping
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok

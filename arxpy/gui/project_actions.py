@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QDialog, QMessageBox
 
-from arxpy.errors import ArxpyError
+from arxpy.errors import ArxpyError, ProjectError
 from arxpy.gui.folders import remember
+from arxpy.gui.plain_text import escaped
 from arxpy.project import PROJECT_SUFFIX, Project
 
 if TYPE_CHECKING:
@@ -24,6 +25,18 @@ RECENT_KEY = "recent_projects"
 MAX_RECENT = 8
 PROJECT_FILTER = f"arxpy projects (*{PROJECT_SUFFIX})"
 _Button = QMessageBox.StandardButton
+
+
+def load_checked(path: Path) -> Project:
+    """A project whose settings were checked too, before any view sees them."""
+    from arxpy.engine.config import check_settings
+
+    project = Project.load(path)
+    try:
+        check_settings(project.settings)
+    except ArxpyError as exc:
+        raise ProjectError(f"Project file '{path}' has unusable settings: {exc}") from None
+    return project
 
 
 class ProjectActions:
@@ -53,7 +66,8 @@ class ProjectActions:
             return True
         answer = QMessageBox.question(
             self.window, "Unsaved changes",
-            f"'{self.state.project.name}' has unsaved changes. Save them before {doing}?",
+            escaped(f"'{self.state.project.name}' has unsaved changes. Save them before "
+                    f"{doing}?"),
             _Button.Save | _Button.Discard | _Button.Cancel, _Button.Save)
         if answer == _Button.Save:
             return self.save()
@@ -95,7 +109,7 @@ class ProjectActions:
             if not path:
                 return False
         path = Path(path)
-        if not self._guarded(lambda: self.window.set_project(Project.load(path), path)):
+        if not self._guarded(lambda: self.window.set_project(load_checked(path), path)):
             return False
         self.add_recent(path)
         remember(self.window.settings, "projects", path)
@@ -205,8 +219,9 @@ class ProjectActions:
             if pending.get("saved_at") else "an earlier session"
         answer = QMessageBox.question(
             self.window, "Recover unsaved changes",
-            f"arxpy did not close cleanly. An autosaved copy of '{pending['name']}' from "
-            f"{when} has unsaved changes. Restore it?", _Button.Yes | _Button.No, _Button.Yes)
+            escaped(f"arxpy did not close cleanly. An autosaved copy of '{pending['name']}' "
+                    f"from {when} has unsaved changes. Restore it?"),
+            _Button.Yes | _Button.No, _Button.Yes)
         if answer != _Button.Yes:
             autosave.remove()
             return False

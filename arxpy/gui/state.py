@@ -22,7 +22,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.result import Result
-from arxpy.errors import ArxpyError, ConfigurationError, HierarchyError
+from arxpy.errors import ArxpyError, ConfigurationError, DefinitionError, HierarchyError
 from arxpy.gui.saved_result import fingerprint, record
 from arxpy.gui.staleness import ConfigurationSnapshot
 from arxpy.hierarchy.model import Hierarchy
@@ -174,11 +174,23 @@ class AppState(QObject):
         anything is changed.
         """
         old = self.definition
+        if changes.get("type") is AttributeType.QUASI_IDENTIFYING:
+            self._refuse_protected_quasi_identifier(name)
         new = old.with_attribute(name, **changes)
         if new != old:
             what = ", ".join(k.replace("_", " ") for k in changes)
             self.undo_stack.push(_Change(f"Change {what} of '{name}'", self._put_definition,
                                          old, new))
+
+    def _refuse_protected_quasi_identifier(self, name: str) -> None:
+        # A quasi-identifier cannot also be protected as sensitive: one role would be lost.
+        protecting = [spec.get("kind", "?") for spec in self.settings.get("privacy_models", [])
+                      if isinstance(spec, dict) and spec.get("attribute") == name]
+        if protecting:
+            raise DefinitionError(
+                f"'{name}' is protected as a sensitive attribute by {', '.join(protecting)}; "
+                "an attribute cannot be both quasi-identifying and sensitive. Remove that "
+                "privacy model first.")
 
     def set_hierarchy(self, name: str, hierarchy: Hierarchy | None, text: str = "") -> None:
         """Replace (or with None remove) the hierarchy of attribute ``name`` (undoable)."""

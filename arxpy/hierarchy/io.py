@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 from arxpy.data.atomic import atomic_write
+from arxpy.data.formulas import neutralize
 from arxpy.errors import HierarchyError
 from arxpy.hierarchy.model import Hierarchy
 
@@ -93,15 +94,19 @@ def parse_hierarchy_csv(text: str, delimiter: str = ";", source: str = "text") -
 
 
 def write_hierarchy(
-    hierarchy: Hierarchy, path: str | os.PathLike[str], delimiter: str = ";"
+    hierarchy: Hierarchy, path: str | os.PathLike[str], delimiter: str = ";",
+    neutralize_formulas: bool = False,
 ) -> None:
     """Write ``hierarchy`` as an ARX hierarchy CSV file (UTF-8, ``\\n`` line ends).
 
     The file is written to a temporary file beside ``path`` and renamed over it, so
     an existing file is either fully replaced or left untouched; HierarchyError names
     the file when it cannot be written. Reading the file back with
-    :func:`read_hierarchy` gives an equal hierarchy.
+    :func:`read_hierarchy` gives an equal hierarchy (unless ``neutralize_formulas``
+    prefixed labels a spreadsheet would run as formulas with ``'``).
     """
+    if neutralize_formulas:
+        hierarchy = Hierarchy([neutralize(v) for v in row] for row in hierarchy.rows)
     text = format_hierarchy_csv(hierarchy, delimiter=delimiter)
     with atomic_write(path, "w", encoding="utf-8", newline="", error_type=HierarchyError) as out:
         out.write(text)

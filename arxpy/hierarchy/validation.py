@@ -13,7 +13,7 @@ second.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any
@@ -72,13 +72,15 @@ def check_hierarchy(
     hierarchy: Hierarchy,
     data_values: Iterable[str] | None = None,
     attribute: str | None = None,
+    check_cancelled: Callable[[], None] | None = None,
 ) -> None:
     """Raise HierarchyError listing every problem :func:`validate_hierarchy` finds.
 
     The error's message names the attribute and the first problem; its ``problems``
-    holds one full sentence per problem.
+    holds one full sentence per problem. ``check_cancelled`` (a cancel token's
+    ``raise_if_cancelled``) is called between the steps of the check.
     """
-    problems = _problems(hierarchy, data_values)
+    problems = _problems(hierarchy, data_values, check_cancelled or (lambda: None))
     if not problems:
         return
     subject = _subject(attribute)
@@ -94,22 +96,27 @@ def _subject(attribute: str | None) -> str:
 
 
 def _problems(
-    hierarchy: Hierarchy, data_values: Iterable[str] | None
+    hierarchy: Hierarchy, data_values: Iterable[str] | None,
+    check_cancelled: Callable[[], None] = lambda: None,
 ) -> list[HierarchyProblem]:
     """The problems with messages that do not yet name the hierarchy."""
     lengths = np.fromiter((len(r) for r in hierarchy.rows), dtype=np.int64, count=len(hierarchy))
     if not lengths.any():
         return [HierarchyProblem(EMPTY, "it has no rows; load or build a hierarchy.")]
-    codes, labels = _encode(pd.DataFrame(list(hierarchy.rows), dtype=object))
+    check_cancelled()
+    codes, labels = _encode(pd.DataFrame(list(hierarchy.rows), dtype=object), check_cancelled)
     problems = _ragged_rows(lengths)
     problems += _duplicates(codes[0], labels[0])
+    check_cancelled()
     problems += _non_functional(codes, labels)
+    check_cancelled()
     if data_values is not None:
         problems += _uncovered(labels[0], data_values)
     return problems
 
 
-def _encode(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[list[str]]]:
+def _encode(frame: pd.DataFrame, check_cancelled: Callable[[], None] = lambda: None
+            ) -> tuple[pd.DataFrame, list[list[str]]]:
     """Integer codes per column (-1 where a ragged row has no field) and each column's
     distinct labels in order of appearance.
 
@@ -119,6 +126,7 @@ def _encode(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[list[str]]]:
     codes: dict[int, np.ndarray] = {}
     labels: list[list[str]] = []
     for column in frame.columns:
+        check_cancelled()
         index: dict[str, int] = {}
         codes[column] = np.fromiter(
             (-1 if v is None else index.setdefault(v, len(index)) for v in frame[column].tolist()),

@@ -7,7 +7,7 @@ and a classification model's class attribute) are encoded to codes of their valu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -85,21 +85,28 @@ def _level_bounds(attribute: AttributeDefinition, height: int) -> tuple[int, int
     return low, high
 
 
-def encode_generalizable(column: pd.Series, hierarchy: Hierarchy, name: str
+def encode_generalizable(column: pd.Series, hierarchy: Hierarchy, name: str,
+                         check_cancelled: Callable[[], None] | None = None,
                          ) -> tuple[np.ndarray, list[np.ndarray], list[list[str]]]:
     """A column's codes (hierarchy row per record), per-level code maps and labels.
 
     Raises :class:`HierarchyError` unless the hierarchy is non-empty, rectangular,
-    unique, functional and covers every value of the column.
+    unique, functional and covers every value of the column. ``check_cancelled`` is
+    called between steps (large hierarchies take a while).
     """
+    check_cancelled = check_cancelled or (lambda: None)
     codes, uniques = pd.factorize(column.to_numpy(dtype=object), sort=False)
-    check_hierarchy(hierarchy, (str(v) for v in uniques), name)
+    check_cancelled()
+    check_hierarchy(hierarchy, (str(v) for v in uniques), name, check_cancelled)
+    check_cancelled()
     rows = hierarchy.rows
     row_of = {r[0]: i for i, r in enumerate(rows)}
+    check_cancelled()
     lookup = np.array([row_of[v] for v in uniques], dtype=np.int64)
     level_maps: list[np.ndarray] = []
     labels: list[list[str]] = []
     for level in range(hierarchy.height):
+        check_cancelled()
         level_codes, level_labels = pd.factorize(
             np.array([r[level] for r in rows], dtype=object), sort=False)
         level_maps.append(level_codes.astype(np.int64))
@@ -107,9 +114,10 @@ def encode_generalizable(column: pd.Series, hierarchy: Hierarchy, name: str
     return lookup[codes], level_maps, labels
 
 
-def _encode_qi(column: pd.Series, attribute: AttributeDefinition,
-               hierarchy: Hierarchy) -> QuasiIdentifier:
-    codes, level_maps, labels = encode_generalizable(column, hierarchy, attribute.name)
+def _encode_qi(column: pd.Series, attribute: AttributeDefinition, hierarchy: Hierarchy,
+               check_cancelled: Callable[[], None] | None = None) -> QuasiIdentifier:
+    codes, level_maps, labels = encode_generalizable(column, hierarchy, attribute.name,
+                                                     check_cancelled)
     low, high = _level_bounds(attribute, hierarchy.height)
     return QuasiIdentifier(
         name=attribute.name,
@@ -142,6 +150,7 @@ def encode(
     definition: DataDefinition,
     hierarchies: Mapping[str, Hierarchy],
     tracked: Sequence[str] = (),
+    check_cancelled: Callable[[], None] | None = None,
 ) -> EncodedData:
     """Encode ``frame`` for the engine: quasi-identifiers in data column order.
 
@@ -149,7 +158,10 @@ def encode(
     names an unknown attribute, and :class:`HierarchyError` when a quasi-identifier has
     no usable hierarchy or its hierarchy misses values of the data. Level bounds from
     the definition (``None`` = hierarchy bottom/top) are resolved to numbers.
+    ``check_cancelled`` (a cancel token's ``raise_if_cancelled``) is called between
+    attributes, so a cancelled job stops after the attribute being encoded.
     """
+    check_cancelled = check_cancelled or (lambda: None)
     definition.check_columns(frame.columns)
     for name in list(hierarchies) + list(tracked):
         if name not in definition:
@@ -160,14 +172,18 @@ def encode(
     for attribute in definition:
         if attribute.type is not AttributeType.QUASI_IDENTIFYING:
             continue
+        check_cancelled()
         if attribute.name not in hierarchies:
             raise HierarchyError(
                 f"Quasi-identifier '{attribute.name}' has no generalization hierarchy. "
                 "Give it one, or make it insensitive."
             )
-        qis.append(_encode_qi(frame[attribute.name], attribute, hierarchies[attribute.name]))
-    encoded_tracked = {
-        name: _encode_tracked(frame[name], definition[name], hierarchies.get(name))
-        for name in dict.fromkeys(tracked)
-    }
+        qis.append(_encode_qi(frame[attribute.name], attribute, hierarchies[attribute.name],
+                              check_cancelled))
+    encoded_tracked = {}
+    for name in dict.fromkeys(tracked):
+        check_cancelled()
+        encoded_tracked[name] = _encode_tracked(frame[name], definition[name],
+                                                hierarchies.get(name))
+    check_cancelled()
     return EncodedData(n_records=len(frame), quasi_identifiers=qis, tracked=encoded_tracked)

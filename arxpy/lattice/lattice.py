@@ -30,9 +30,13 @@ class Lattice:
                                dtype=np.int64)
         # Place value of each attribute in the node index (mixed radix, first most
         # significant): one level up in attribute i moves the index by place_values[i].
-        self.place_values = np.ones(len(self.widths), dtype=np.int64)
+        # Python ints where int64 would overflow (30 attributes; refused later, with a
+        # message, not a warning).
+        places = [1] * len(self.widths)
         for i in range(len(self.widths) - 2, -1, -1):
-            self.place_values[i] = self.place_values[i + 1] * self.widths[i + 1]
+            places[i] = places[i + 1] * int(self.widths[i + 1])
+        fits = not places or places[0] * int(self.widths[0]) < 2**63
+        self.place_values = np.array(places, dtype=np.int64 if fits else object)
 
     @classmethod
     def for_data(cls, data: EncodedData) -> Lattice:

@@ -36,6 +36,8 @@ def require_number(value: Any, name: str, model: str) -> float:
     """``value`` as a float, or a ConfigurationError naming the parameter and model."""
     if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value):
         raise ConfigurationError(f"Parameter {name} of {model} must be a number, got {value!r}.")
+    if not math.isfinite(value):
+        raise ConfigurationError(f"Parameter {name} of {model} must be finite, got {value!r}.")
     return float(value)
 
 

@@ -15,7 +15,9 @@ distinct for every record.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import ipaddress
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -129,8 +131,23 @@ _DATES = (
 )
 
 
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
 def _full(values: pd.Series, pattern: str) -> np.ndarray:
-    return values.str.fullmatch(pattern).fillna(False).to_numpy(dtype=bool)
+    """Which values (all strings) match ``pattern`` entirely.
+
+    A plain loop over the compiled pattern: pandas' ``str.fullmatch`` costs about twice
+    as much per value, and these run over millions of distinct values.
+    """
+    matcher = _compiled(pattern).fullmatch
+    return np.fromiter(map(bool, map(matcher, values)), bool, count=len(values))
+
+
+#: Dotted quads and anything with a colon: the only strings ipaddress accepts.
+_IP_SHAPE = r"\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f.:]{0,44}:[0-9A-Fa-f.:]{0,44}"
 
 
 def _is_ip(values: pd.Series) -> np.ndarray:
@@ -140,23 +157,33 @@ def _is_ip(values: pd.Series) -> np.ndarray:
         except ValueError:
             return False
         return True
-    candidates = _full(values, r"[0-9A-Fa-f.:]{2,45}")
+    candidates = _full(values, _IP_SHAPE)
     out = np.zeros(len(values), bool)
     out[candidates] = [parse(v) for v in values[candidates]]
     return out
 
 
+#: Any of the date shapes: one pass that rules out most values before the precise ones.
+_ANY_DATE = "|".join(f"(?:{pattern})" for pattern, _ in _DATES)
+
+
 def _is_date(values: pd.Series) -> np.ndarray:
     out = np.zeros(len(values), bool)
+    candidates = _full(values, _ANY_DATE)
+    if not candidates.any():
+        return out
+    values = values[candidates]
+    found = np.zeros(len(values), bool)
     for pattern, fmt in _DATES:
-        shaped = _full(values, pattern) & ~out
+        shaped = _full(values, pattern) & ~found
         if not shaped.any():
             continue
         if fmt is None:
-            out |= shaped
+            found |= shaped
             continue
         parsed = pd.to_datetime(values[shaped], format=fmt, errors="coerce")
-        out[np.flatnonzero(shaped)[parsed.notna().to_numpy()]] = True
+        found[np.flatnonzero(shaped)[parsed.notna().to_numpy()]] = True
+    out[candidates] = found
     return out
 
 
@@ -172,11 +199,15 @@ def _ages(values: pd.Series) -> np.ndarray:
     return number.between(0, 130).fillna(False).to_numpy(dtype=bool)
 
 
+_NAME_WORDS = pd.Index(sorted(set(FIRST_NAMES) | set(LAST_NAMES)))
+
+
 def _names(values: pd.Series) -> np.ndarray:
-    lowered = values.str.strip().str.lower()
-    words = lowered.str.split()
-    return words.map(lambda w: bool(w) and all(x in FIRST_NAMES or x in LAST_NAMES
-                                                for x in w)).to_numpy(dtype=bool)
+    """Values made only of known given names and surnames (at least one word)."""
+    words = values.str.strip().str.lower().str.split().explode()
+    known = pd.Series(words.isin(_NAME_WORDS).to_numpy(), index=words.index)
+    known[words.isna().to_numpy()] = False  # a value without words is no name
+    return known.groupby(level=0, sort=False).all().reindex(values.index).to_numpy(bool)
 
 
 #: (kind, instance, reason, matcher over distinct values)
@@ -199,53 +230,151 @@ _VALUE_RULES: tuple[tuple[str, str, str, Callable[[pd.Series], np.ndarray]], ...
 )
 
 
-def match_values(attribute: str, column: pd.Series, threshold: float) -> list[HipaaMatch]:
-    """Value-pattern matches of one column (fraction of distinct values > ``threshold``)."""
-    distinct = pd.Series(pd.unique(column.astype(str)), dtype=object)
-    distinct = distinct[~distinct.str.strip().str.lower().isin(MISSING_VALUES)]
-    distinct = distinct.str.strip().reset_index(drop=True)
-    if distinct.empty:
+#: Distinct values examined per step; cancellation is checked between steps, and a
+#: step of every rule takes a few milliseconds.
+_CHUNK = 10_000
+
+
+def match_values(attribute: str, column: pd.Series, threshold: float,
+                 cancel: CancelToken | None = None) -> list[HipaaMatch]:
+    """Value-pattern matches of one column (fraction of distinct values > ``threshold``).
+
+    Works through the distinct values in steps, so ``cancel`` stops it within
+    milliseconds even on millions of records.
+    """
+    cancel = cancel or CancelToken()
+    uniques = pd.Series(pd.unique(column.astype(str)), dtype=object)
+    counts = np.zeros(len(_VALUE_RULES), np.int64)
+    special = _SpecialTally()
+    for start in range(0, len(uniques), _CHUNK):
+        cancel.raise_if_cancelled()
+        chunk = _cleaned(uniques.iloc[start:start + _CHUNK])
+        special.total += len(chunk)
+        # Counting characters (vectorized) rules out most values for most patterns;
+        # only the candidates go through the regular expressions.
+        shape = _Shape(chunk)
+        for i, (_, _, _, matcher) in enumerate(_VALUE_RULES):
+            counts[i] += int(matcher(chunk[_CANDIDATES[i](shape)]).sum())
+            cancel.raise_if_cancelled()
+        special.add(chunk, shape)
+    if special.total == 0:
         return []
     out = []
-    for kind, instance, reason, matcher in _VALUE_RULES:
-        share = float(matcher(distinct).mean())
+    for count, (kind, instance, reason, _) in zip(counts, _VALUE_RULES, strict=True):
+        share = count / special.total
         if share > threshold:
             out.append(HipaaMatch(attribute, kind, instance, "value", f"{share:.4g}",
                                   f"{share:.0%} of the distinct {reason}"))
-    out += _special_values(attribute, column, distinct, threshold)
-    return out
+    return out + special.matches(attribute, len(column), threshold)
 
 
-def _special_values(attribute: str, column: pd.Series, distinct: pd.Series,
-                    threshold: float) -> list[HipaaMatch]:
-    """Rules that look at more than the share of matching distinct values."""
-    out = []
-    zip3 = _full(distinct, r"\d{3}")
-    restricted = sorted(set(distinct[zip3]) & RESTRICTED_ZIP3)
-    if zip3.mean() > threshold and restricted:
-        out.append(HipaaMatch(
-            attribute, "geographic_subdivision", "ZIP Code (3 digits)", "value",
-            ", ".join(restricted),
-            f"three-digit ZIP areas of 20,000 people or fewer occur ({', '.join(restricted)}); "
-            "Safe Harbor requires them to be replaced by 000"))
-    ages = _ages(distinct)
-    # Small whole numbers are everywhere (lengths of stay, counts): only an age-like name counts.
-    if "age" in _normalize_name(attribute).split() and ages.mean() > threshold:
-        numbers = pd.to_numeric(distinct[ages])
-        if numbers.max() > 89:
+def _cleaned(values: pd.Series) -> pd.Series:
+    """Distinct values without missing-value spellings, stripped, indexed 0..n-1."""
+    stripped = values.str.strip()
+    return stripped[~stripped.str.lower().isin(MISSING_VALUES)].reset_index(drop=True)
+
+
+class _Shape:
+    """Character counts of strings, computed with numpy: cheap necessary conditions for
+    the value patterns. Strings longer than ``_SHAPED`` characters or with non-ASCII
+    characters (``\\d`` also matches other scripts' digits) are not counted: they stay
+    candidates of every pattern."""
+
+    _SHAPED = 48
+
+    def __init__(self, values: pd.Series) -> None:
+        texts = values.to_numpy(dtype=object)
+        self.length = np.fromiter(map(len, texts), np.int64, count=len(texts))
+        self.long = self.length > self._SHAPED
+        chars = np.zeros((len(texts), self._SHAPED), np.uint32)
+        short = np.flatnonzero(~self.long)
+        if len(short):
+            fixed = np.array(texts[short].tolist(), dtype=f"<U{self._SHAPED}")
+            chars[short] = fixed.view(np.uint32).reshape(len(short), self._SHAPED)
+        self.long |= (chars > 127).any(axis=1)
+        self._chars = chars
+        self.digits = ((chars >= ord("0")) & (chars <= ord("9"))).sum(axis=1)
+
+    def has(self, character: str) -> np.ndarray:
+        return (self._chars == ord(character)).any(axis=1) | self.long
+
+    def digits_between(self, low: int, high: int) -> np.ndarray:
+        return ((self.digits >= low) & (self.digits <= high)) | self.long
+
+    def digits_in(self, *counts: int) -> np.ndarray:
+        return np.isin(self.digits, counts) | self.long
+
+    def exact_digits(self, low: int, high: int) -> np.ndarray:
+        """Strings of ``low`` to ``high`` characters, all digits."""
+        return ((self.digits == self.length) & (self.length >= low)
+                & (self.length <= high)) | self.long
+
+
+#: Per value rule (same order as _VALUE_RULES), a condition every match meets.
+_CANDIDATES: tuple[Callable[[_Shape], np.ndarray], ...] = (
+    lambda s: s.has("@"),  # e-mail
+    lambda s: s.digits_between(9, 9),  # SSN: nine digits, dashed or not
+    lambda s: s.has(":") | (s.has(".") & (s.length <= 15)),  # IPv6, dotted IPv4
+    lambda s: s.has(":") | s.has("."),  # URL: scheme or www.
+    lambda s: s.digits_between(10, 11),  # US phone, with or without 1
+    lambda s: s.digits_in(5, 9),  # ZIP, ZIP+4
+    lambda s: s.digits_between(5, 14),  # dates from 1/2020 to 2020-01-01 12:00:00
+    lambda s: s.exact_digits(4, 4),  # years
+    lambda s: s.digits_between(0, 0),  # names
+)
+
+
+class _SpecialTally:
+    """Rules that look at more than the share of matching distinct values, counted
+    step by step over the distinct values."""
+
+    def __init__(self) -> None:
+        self.total = self.zip3 = self.ages = self.codes = 0
+        self.restricted: set[str] = set()
+        self.oldest: float | None = None
+        self.age_like = False
+
+    def add(self, distinct: pd.Series, shape: _Shape) -> None:
+        """Count the rules' matches among ``distinct`` (``total`` is the caller's)."""
+        short_number = shape.exact_digits(1, 3)
+        zip3_values = distinct[shape.exact_digits(3, 3)]
+        zip3 = _full(zip3_values, r"\d{3}")
+        self.zip3 += int(zip3.sum())
+        self.restricted |= set(zip3_values[zip3]) & RESTRICTED_ZIP3
+        age_values = distinct[short_number]
+        ages = _ages(age_values)
+        self.ages += int(ages.sum())
+        if ages.any():
+            oldest = float(pd.to_numeric(age_values[ages]).max())
+            self.oldest = oldest if self.oldest is None else max(self.oldest, oldest)
+        self.codes += int(_full(distinct[shape.digits_between(4, 10**9)], _CODE).sum())
+
+    def matches(self, attribute: str, records: int, threshold: float) -> list[HipaaMatch]:
+        out = []
+        restricted = sorted(self.restricted)
+        if self.zip3 / self.total > threshold and restricted:
             out.append(HipaaMatch(
-                attribute, "date", "Age over 89", "value", str(int(numbers.max())),
-                f"values look like ages and include ages over 89 (up to {int(numbers.max())}); "
+                attribute, "geographic_subdivision", "ZIP Code (3 digits)", "value",
+                ", ".join(restricted),
+                f"three-digit ZIP areas of 20,000 people or fewer occur "
+                f"({', '.join(restricted)}); Safe Harbor requires them to be replaced by 000"))
+        # Small whole numbers are everywhere (lengths of stay, counts): only an age-like
+        # name counts.
+        if ("age" in _normalize_name(attribute).split() and self.ages / self.total > threshold
+                and self.oldest is not None and self.oldest > 89):
+            oldest = int(self.oldest)
+            out.append(HipaaMatch(
+                attribute, "date", "Age over 89", "value", str(oldest),
+                f"values look like ages and include ages over 89 (up to {oldest}); "
                 "Safe Harbor requires aggregating them to 90 or older"))
-    n = len(column)
-    codes = _full(distinct, _CODE)
-    if n >= 20 and len(distinct) == n and codes.mean() > threshold:
-        out.append(HipaaMatch(
-            attribute, "other_unique_identifier", "Record or account number", "value",
-            f"{codes.mean():.4g}",
-            "every record has its own value and the values look like record, account or "
-            "other identifying numbers"))
-    return out
+        codes = self.codes / self.total
+        if records >= 20 and self.total == records and codes > threshold:
+            out.append(HipaaMatch(
+                attribute, "other_unique_identifier", "Record or account number", "value",
+                f"{codes:.4g}",
+                "every record has its own value and the values look like record, account or "
+                "other identifying numbers"))
+        return out
 
 
 def find_hipaa_identifiers(frame: pd.DataFrame, threshold: float = 0.8, *,
@@ -262,7 +391,7 @@ def find_hipaa_identifiers(frame: pd.DataFrame, threshold: float = 0.8, *,
     for index, attribute in enumerate(frame.columns):
         cancel.raise_if_cancelled()
         matches += match_name(str(attribute))
-        matches += match_values(str(attribute), frame[attribute], threshold)
+        matches += match_values(str(attribute), frame[attribute], threshold, cancel)
         report((index + 1) / len(frame.columns),
                f"Looking for HIPAA identifiers ({index + 1} of {len(frame.columns)} attributes)")
     return HipaaAnalysis(tuple(matches))
@@ -291,7 +420,8 @@ def find_hipaa_identifiers_in_output(frame: pd.DataFrame, generalized: set[str],
         name = str(attribute)
         if name in generalized:
             kept = frame[attribute].astype(str).str.rstrip(_MASKS).str.rstrip("-/. ")
-            matches += match_values(name, kept, threshold)
+            matches += match_values(name, kept, threshold, cancel)
         else:
-            matches += match_name(name) + match_values(name, frame[attribute], threshold)
+            matches += match_name(name) + match_values(name, frame[attribute], threshold,
+                                                       cancel)
     return HipaaAnalysis(tuple(matches))

@@ -176,6 +176,7 @@ def analyze_risk(
     if hipaa:
         hipaa_analysis = find_hipaa_identifiers(
             frame, hipaa_threshold, cancel=cancel, progress=lambda f, m: report(0.9 + 0.1 * f, m))
+    cancel.raise_if_cancelled()  # a cancelled analysis returns nothing, even at its end
     report(1.0, "Done")
     return RiskAnalysis(len(frame), tuple(qis), classes, histogram, sample_uniqueness(histogram),
                         risks, risk_distribution(histogram), uniqueness, qi_analysis,

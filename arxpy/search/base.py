@@ -165,6 +165,7 @@ class SearchContext:
         levels = tuple(int(v) for v in levels)
         if levels in self.checks:
             return self.checks[levels]
+        self.cancel.raise_if_cancelled()  # strategies may check many in a row
         classes = classes if classes is not None else self.classes(levels)
         result = self.evaluate(levels, classes)
         self.checks[levels] = result

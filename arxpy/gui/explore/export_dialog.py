@@ -8,6 +8,9 @@ confirmation names every file written.
 
 from __future__ import annotations
 
+import html
+import logging
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +32,33 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from arxpy.data.formulas import (
+    FormulaWarning,
+    describe_formula_values,
+    formula_like_examples,
+    formula_locations,
+)
 from arxpy.engine.export import export_release, hierarchy_path, write_report
 from arxpy.engine.result import Result
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.folders import pick_path
+from arxpy.gui.plain_text import escaped, plain_label
+
+log = logging.getLogger(__name__)
 
 FORMATS = {"CSV (.csv)": ".csv", "Excel (.xlsx)": ".xlsx"}
 DELIMITERS = {",": ", (comma)", ";": "; (semicolon)", "\t": "Tab", "|": "| (pipe)"}
+
+
+def _formula_examples(result: Result, levels: tuple[int, ...]) -> dict[str, str]:
+    """Where the output or the hierarchies hold values spreadsheets run as formulas."""
+    frame = result.release(levels).export_table()
+    examples = formula_like_examples({c: frame[c] for c in frame.columns}, frame.columns)
+    for name, hierarchy in result.hierarchies.items():
+        labels = {v for row in hierarchy.rows for v in row}
+        found = formula_like_examples({f"hierarchy of {name}": labels})
+        examples.update(found)
+    return examples
 
 
 def report_path(data_path: Path) -> Path:
@@ -78,6 +101,14 @@ class ExportDialog(QDialog):
         self.hierarchies = QCheckBox("Write each quasi-identifier's hierarchy beside the data")
         self.report = QCheckBox("Write an HTML report (configuration, verification, risks)")
         self.report.setChecked(True)
+        # On by default when the output holds values a spreadsheet would run as formulas.
+        self.formula_examples = _formula_examples(result, levels)
+        self.neutralize = QCheckBox("Neutralize spreadsheet formulas (prefix ' to values "
+                                    "starting with =, +, -, @)")
+        self.neutralize.setChecked(bool(self.formula_examples))
+        self.neutralize.toggled.connect(self._explain_formulas)
+        self.formula_note = plain_label(QLabel(wordWrap=True))
+        self.formula_note.setStyleSheet("color: #8a5300")
         self.status = QLabel()
         self.status.setWordWrap(True)
         row = QHBoxLayout()
@@ -92,6 +123,8 @@ class ExportDialog(QDialog):
         form.addRow("", self.removed)
         form.addRow("", self.hierarchies)
         form.addRow("", self.report)
+        form.addRow("", self.neutralize)
+        form.addRow("", self.formula_note)
         note = QLabel("Identifying attributes ("
                       + (", ".join(result.definition.identifying) or "none")
                       + ") are always removed.")
@@ -106,6 +139,20 @@ class ExportDialog(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
         self._format_changed(self.format.currentText())
+        self._explain_formulas()
+
+    def _explain_formulas(self) -> None:
+        if not self.formula_examples:
+            self.formula_note.setVisible(False)
+            return
+        where = formula_locations(self.formula_examples)
+        if self.neutralize.isChecked() or not self.neutralize.isEnabled():
+            text = f"Values a spreadsheet would run as formulas occur in {where}."
+        else:
+            text = (f"Warning: values a spreadsheet would run as formulas occur in {where}; "
+                    "they will be written as they are.")
+        self.formula_note.setText(text)
+        self.formula_note.setVisible(True)
 
     def _browse(self) -> None:
         name = pick_path(self, "exports", True, "Export to", "CSV (*.csv);;Excel (*.xlsx)",
@@ -117,6 +164,10 @@ class ExportDialog(QDialog):
         path = Path(self.path.text() or "output.csv")
         self.path.setText(str(path.with_suffix(FORMATS[text])))
         self.delimiter.setEnabled(FORMATS[text] == ".csv")
+        # Excel stores such values as text cells, which it never evaluates.
+        self.neutralize.setEnabled(FORMATS[text] != ".xlsx")
+        if hasattr(self, "formula_note"):
+            self._explain_formulas()
 
     def targets(self) -> list[Path]:
         """Every file the export will write with the current options."""
@@ -133,7 +184,8 @@ class ExportDialog(QDialog):
         names = "\n".join(str(p) for p in existing[:6])
         more = f"\n… and {len(existing) - 6} more" if len(existing) > 6 else ""
         answer = QMessageBox.question(self, "Replace existing files?",
-                                      f"These files exist and will be replaced:\n{names}{more}")
+                                      escaped("These files exist and will be replaced:\n"
+                                              f"{names}{more}"))
         return answer == QMessageBox.StandardButton.Yes
 
     def start_export(self) -> None:
@@ -144,13 +196,20 @@ class ExportDialog(QDialog):
             return
         data, report = Path(self.path.text()), self.report.isChecked()
         remove, hierarchies = self.removed.isChecked(), self.hierarchies.isChecked()
+        neutralize = self.neutralize.isChecked() and self.neutralize.isEnabled()
         result, levels = self.result, self.levels
         delimiter = self.delimiter.currentData() if data.suffix == ".csv" else None
+        if self.formula_examples and not neutralize and data.suffix.lower() != ".xlsx":
+            log.warning("Exporting %s with %s", data,
+                        describe_formula_values(self.formula_examples))
 
         def work() -> list[Path]:
-            written = export_release(result.release(levels), data, remove_suppressed=remove,
-                                     with_hierarchies=hierarchies, overwrite=True,
-                                     delimiter=delimiter)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FormulaWarning)  # the dialog said it
+                written = export_release(result.release(levels), data,
+                                         remove_suppressed=remove,
+                                         with_hierarchies=hierarchies, overwrite=True,
+                                         delimiter=delimiter, neutralize_formulas=neutralize)
             if report:
                 written.append(write_report(result, levels, report_path(data), overwrite=True))
             return written
@@ -179,4 +238,5 @@ class ExportDialog(QDialog):
 
     def _failed(self, message: str) -> None:
         self.buttons.setEnabled(True)
-        self.status.setText(f"<span style='color:#b3261e'>{message}</span>")
+        self.status.setText("<span style='color:#b3261e'>"
+                            f"{html.escape(message, quote=False)}</span>")

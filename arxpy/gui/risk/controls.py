@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from arxpy.gui.plain_text import plain_label
 from arxpy.gui.risk.jobs import RiskOptions
 from arxpy.risk import REGIONS, PopulationSetting
 
@@ -112,7 +113,7 @@ class SettingsBar(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
         self.progress.setFixedWidth(140)
-        self.status = QLabel()
+        self.status = plain_label(QLabel())
         self.status.setStyleSheet("color: #555")
         self.status.setWordWrap(True)  # a long message wraps rather than widening the window
         self.cancel = QPushButton("Cancel")

@@ -7,6 +7,8 @@ the tabs. Classification and study runs start on the user's request.
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -160,7 +162,8 @@ class UtilityPerspective(QWidget):
             return
         self.worker = None
         self.progress.setVisible(False)
-        self.heading.setText(f"<span style='color:#b00020'>Statistics failed: {message}</span>")
+        self.heading.setText("<span style='color:#b00020'>Statistics failed: "
+                             f"{html.escape(message, quote=False)}</span>")
 
     def _set_bundle(self, bundle: StatisticsBundle | None) -> None:
         self.bundle = bundle
