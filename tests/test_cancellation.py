@@ -14,10 +14,11 @@ import pandas as pd
 import pytest
 
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
-from arxpy.engine import AnonymizationConfig, CancelToken, JobRunner, anonymize
-from arxpy.engine.anonymizer import prepare
+from arxpy.engine import AnonymizationConfig, anonymize
+from arxpy.engine.prepare import prepare
 from arxpy.errors import CancelledError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, JobRunner
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.quality.loss import Loss
 from arxpy.risk import analyze_risk
