@@ -44,7 +44,9 @@ class Param:
 
     ``low``/``high`` bound numbers (``low_open``/``high_open`` exclude the bound);
     ``choices`` lists the allowed values of a "choice"; ``optional`` admits None (a
-    parameter that may be left out). ``label`` names the parameter for people and in
+    parameter that may be left out). A required parameter (no default) may carry a
+    ``suggested`` value for forms: a privacy model's strength (k, l, t, ...) is never
+    filled in silently. ``label`` names the parameter for people and in
     messages about choices ("entropy estimator"); ``step`` cites the paper step.
     """
 
@@ -61,6 +63,8 @@ class Param:
     help: str = ""
     label: str = ""
     step: str = ""
+    #: Where a required parameter starts in a form (a project file must still give it).
+    suggested: Any = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -110,7 +114,7 @@ class Param:
         out: dict[str, Any] = {"name": self.name, "kind": self.kind}
         if not self.required:
             out["default"] = self.default
-        for key in ("low", "high", "unit", "help", "label", "step"):
+        for key in ("low", "high", "unit", "help", "label", "step", "suggested"):
             value = getattr(self, key)
             if value not in (None, ""):
                 out[key] = value
@@ -140,9 +144,11 @@ def _check_float(param: Param, value: Any, owner: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise ConfigurationError(f"{owner}: {param.name} must be a number, got {value!r}.")
     value = float(value)
-    if math.isnan(value) or (math.isinf(value) and param.high is not None):
+    if not math.isfinite(value):  # no setting means "infinite"; JSON cannot hold it either
+        range_text = param.range_text()
         raise ConfigurationError(
-            f"{owner}: {param.name} must be a number {param.range_text()}, got {value!r}.")
+            f"{owner}: {param.name} must be a finite number"
+            f"{' ' + range_text if range_text else ''}, got {value!r}.")
     param._in_range(value, owner, "")
     return value
 

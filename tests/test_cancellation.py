@@ -58,7 +58,7 @@ def test_risk_analysis_cancelled_during_hipaa_detection_returns_no_result():
     token = CancelToken()
     with pytest.raises(CancelledError):
         analyze_risk(_unique_codes(500), ["record"], qi_max_size=0, hipaa=True,
-                     cancel=token, progress=_cancel_when(token, "HIPAA"))
+                     cancel=token, progress=_cancel_when(token, "Looking for HIPAA"))
 
 
 def test_hipaa_value_matching_checks_the_token_inside_a_column():

@@ -74,7 +74,7 @@ def test_bad_inputs_fail_before_search(monkeypatch, hierarchies, changes, config
 
 @pytest.mark.parametrize("limit", [-0.1, 1.5, float("nan")])
 def test_suppression_limit_outside_unit_interval(limit):
-    message = "suppression_limit must be (a number )?between 0 and 1"
+    message = "suppression_limit must be (a finite number )?between 0 and 1"
     with pytest.raises(ConfigurationError, match=message):
         AnonymizationConfig([KAnonymity(2)], suppression_limit=limit)
 

@@ -28,7 +28,9 @@ from arxpy.quality import Loss, quality_model_classes, quality_model_from_dict
 
 
 def example_values(param: Param) -> object:
-    """A valid value for a required parameter."""
+    """A valid value for a required parameter: the form's suggestion where it has one."""
+    if param.suggested is not None:
+        return param.suggested
     return {"attribute": "disease", "attributes": ("disease",), "text": "x",
             "mapping": {}}.get(param.kind, 1)
 

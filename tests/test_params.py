@@ -37,7 +37,7 @@ def test_defaults_positional_and_clone_are_independent() -> None:
     ({"k": True}, "whole number"),
     ({"t": "x"}, "t must be a number, got 'x'"),
     ({"t": 1.5}, "t must be between 0 and 1"),
-    ({"t": float("nan")}, "t must be a number between 0 and 1"),
+    ({"t": float("nan")}, "t must be a finite number between 0 and 1"),
     ({"rate": 0}, "rate must be positive"),
     ({"mode": "slow"}, "Unknown mode 'slow'; use one of fast, exact"),
     ({"speed": 1}, "unknown setting 'speed'"),
@@ -62,3 +62,13 @@ def test_description_is_json_able() -> None:
                             "help": "records per cluster"}
     assert described[3]["choices"] == ["fast", "exact"]
     assert described[2]["open"] == [True, False]
+
+
+def test_a_privacy_model_strength_is_never_filled_in_silently() -> None:
+    """A project's k-anonymity without k is an error, not 5-anonymity; forms suggest one."""
+    import arxpy.privacy  # noqa: F401
+    from arxpy.privacy import KAnonymity, privacy_model_from_dict
+
+    with pytest.raises(ConfigurationError, match="give k"):
+        privacy_model_from_dict({"kind": "k-anonymity"})
+    assert KAnonymity.params[0].required and KAnonymity.params[0].suggested == 5

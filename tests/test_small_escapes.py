@@ -97,7 +97,7 @@ def test_infinite_model_parameters_are_refused(files, capsys, spec):
 
 
 @pytest.mark.parametrize(("extra", "words"), [
-    (["--param", "C=abc"], "'C' parameter"),
+    (["--param", "C=abc"], "C must be a number"),
     (["--classifier", "tree", "--param", "max_depth=-1"], "max_depth"),
     (["--seed", "-1"], "seed"),
 ])

@@ -69,7 +69,7 @@ class ParamForm(QWidget):
         self.widgets: dict[str, QWidget] = {}
         values = values or {}
         for param in self.params:
-            value = values.get(param.name, None if param.required else param.default)
+            value = values.get(param.name, param.suggested if param.required else param.default)
             widget = self._widget(param, value, list(attributes))
             tip = param.help + (f" ({param.unit})" if param.unit else "")
             widget.setToolTip(tip)

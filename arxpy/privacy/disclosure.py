@@ -31,7 +31,7 @@ class DeltaDisclosure(SensitiveAttributeModel):
     summary = ("No class changes the frequency of a sensitive value by a factor of 2^δ "
                "or more.")
     params = (ATTRIBUTE,
-              Param("delta", "float", 1.0, low=0, low_open=True, label="δ",
+              Param("delta", "float", suggested=1.0, low=0, low_open=True, label="δ",
                     help="Largest log2 of the ratio of a value's frequency in a class to "
                          "its overall frequency"))
     # ARX DDisclosurePrivacy: super(attribute, false, false)

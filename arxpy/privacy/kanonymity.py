@@ -25,7 +25,7 @@ class KAnonymity(PrivacyModel):
     label = "k-Anonymity"
     summary = ("Every record is indistinguishable from at least k - 1 others in its "
                "quasi-identifiers.")
-    params = (Param("k", "int", 5, low=1, unit="records",
+    params = (Param("k", "int", suggested=5, low=1, unit="records",
                     help="Every class holds at least k records"),)
     monotonic_with_suppression = True
     monotonic_without_suppression = True

@@ -26,7 +26,7 @@ from arxpy.privacy.sensitive import (
 )
 
 #: ARX takes l as an int for distinct and recursive l-diversity, a double for entropy.
-WHOLE_L = Param("l", "int", 2, low=1, help="Distinct sensitive values per class")
+WHOLE_L = Param("l", "int", suggested=2, low=1, help="Distinct sensitive values per class")
 
 
 class _LDiversity(SensitiveAttributeModel):
@@ -109,7 +109,7 @@ class EntropyLDiversity(_LDiversity):
     label = "Entropy l-diversity"
     summary = "The entropy of the sensitive values in every class is at least ln(l)."
     params = (ATTRIBUTE,
-              Param("l", "float", 2.0, low=1, help="Entropy of each class >= ln(l)"),
+              Param("l", "float", suggested=2.0, low=1, help="Entropy of each class >= ln(l)"),
               Param("estimator", "choice", "shannon", choices=ENTROPY_ESTIMATORS,
                     label="entropy estimator",
                     help="Shannon's plug-in entropy or Grassberger's finite-sample correction"))
@@ -163,7 +163,8 @@ class RecursiveCLDiversity(_LDiversity):
     summary = ("In every class the most frequent sensitive value is rarer than c times the "
                "l-th and less frequent ones together.")
     params = (ATTRIBUTE,
-              Param("c", "float", 4.0, low=0, low_open=True, help="r1 < c (rl + ... + rm)"),
+              Param("c", "float", suggested=4.0, low=0, low_open=True,
+                    help="r1 < c (rl + ... + rm)"),
               WHOLE_L)
     # ARX RecursiveCLDiversity: super(attribute, l, false, true)
     monotonic_with_suppression = False

@@ -31,7 +31,7 @@ class _BetaLikeness(SensitiveAttributeModel):
     monotonic_with_suppression = False
     monotonic_without_suppression = True
     params = (ATTRIBUTE,
-              Param("beta", "float", 1.0, low=0, low_open=True, label="β",
+              Param("beta", "float", suggested=1.0, low=0, low_open=True, label="β",
                     help="Largest relative gain in a sensitive value's frequency in a class"))
     #: "basic" or "enhanced", as in the model's name.
     variant: ClassVar[str] = ""

@@ -41,7 +41,7 @@ class PopulationUniqueness(PrivacyModel):
     summary = ("The estimated share of the population that is unique in the output stays "
                "below the threshold.")
     params = (
-        Param("threshold", "float", 0.01, low=0, high=1, low_open=True, high_open=True,
+        Param("threshold", "float", suggested=0.01, low=0, high=1, low_open=True, high_open=True,
               help="Largest estimated share of the population that is unique (e.g. 0.01 "
                    "for 1%)"),
         Param("estimator", "choice", "dankar", choices=ESTIMATORS, label="estimator",

@@ -288,7 +288,7 @@ class TCloseness(SensitiveAttributeModel):
     summary = ("The distribution of the sensitive attribute in every class is within "
                "distance t of its distribution in the whole dataset.")
     params = (ATTRIBUTE,
-              Param("t", "float", 0.2, low=0, high=1,
+              Param("t", "float", suggested=0.2, low=0, high=1,
                     help="Largest distance to the overall distribution (earth mover's "
                          "distance, 0 to 1)"),
               Param("distance", "choice", "equal", choices=DISTANCES, label="ground distance",

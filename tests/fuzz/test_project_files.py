@@ -113,10 +113,10 @@ BAD_MODEL_SETTINGS = [
     ({"quality_model": {"name": "loss", "gs_factor": "x"}}, "quality_model"),
     ({"quality_model": {"name": "nope"}}, "quality_model"),
     ({"quality_model": {"name": ["loss"]}}, "quality_model"),
-    ({"suppression_limit": 2.0}, "suppression limit"),
+    ({"suppression_limit": 2.0}, "suppression_limit"),
     ({"strategy": "fastest"}, "strategy"),
-    ({"time_limit": -1}, "time limit"),
-    ({"time_limit": float("inf")}, "time limit"),
+    ({"time_limit": -1}, "time_limit"),
+    ({"time_limit": float("inf")}, "time_limit"),
 ]
 
 
