@@ -17,3 +17,5 @@ def test_report_names_the_quality_model_and_strategy_in_words():
     assert "{" not in html.split("<h2>Configuration</h2>")[1].split("<h2>")[0]
     assert "gs factor = 0.25" in html
     assert "optimal (optimal)" not in html
+    # Two averages of class size, named apart: released classes vs ARX's AECS.
+    assert "Mean size of released classes" in html

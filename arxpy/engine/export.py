@@ -329,7 +329,8 @@ def _classes_and_risk(summary: OutputSummary) -> str:
     rows = [
         ("Equivalence classes", summary.n_classes),
         ("Smallest / largest class", f"{sizes.min():,} / {sizes.max():,}" if len(sizes) else "—"),
-        ("Mean class size", float(sizes.mean()) if len(sizes) else float("nan")),
+        ("Mean size of released classes (AECS also counts the suppressed records as a class)",
+         float(sizes.mean()) if len(sizes) else float("nan")),
         ("Suppressed records",
          f"{summary.suppressed_records:,} of {summary.records:,} ({share:.2f} %)"),
         ("Highest prosecutor risk", summary.highest_risk),

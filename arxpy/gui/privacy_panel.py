@@ -91,7 +91,6 @@ class PrivacyModelsPanel(QWidget):
                 "model." if attribute and attribute not in sensitive else ""
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(str(text))
-                item.setToolTip(str(text))
                 if problem:
                     item.setForeground(QColor("#a61b1b"))
                     item.setToolTip(problem)

@@ -63,21 +63,25 @@ def neighbourhood(nodes: LatticeNodes, focus: int | None, mask: np.ndarray,
     candidates = np.flatnonzero(mask & (nodes.states == ANONYMOUS))
     if candidates.size:
         scores = np.where(np.isnan(nodes.scores[candidates]), np.inf, nodes.scores[candidates])
-        wanted += candidates[np.lexsort((nodes.heights[candidates], scores))][
-            :MAX_FILTERED].tolist()
+        # The best few by score, then fewer generalization steps among ties.
+        best = candidates[np.argsort(scores, kind="stable")[:4 * MAX_FILTERED]]
+        best_scores = np.where(np.isnan(nodes.scores[best]), np.inf, nodes.scores[best])
+        wanted += best[np.lexsort((nodes.levels[best].sum(axis=1),
+                                   best_scores))][:MAX_FILTERED].tolist()
+    heights = nodes.heights  # computed from every row's levels: once, not per use
     chosen: list[int] = []
     per_height: dict[int, int] = {}
     left_out: dict[int, int] = {}
     for row in dict.fromkeys(int(r) for r in wanted):
-        height = int(nodes.heights[row])
+        height = int(heights[row])
         if per_height.get(height, 0) >= max(per_row, 1):
             left_out[height] = left_out.get(height, 0) + 1
             continue
         per_height[height] = per_height.get(height, 0) + 1
         chosen.append(row)
-    rows = np.array(sorted(chosen, key=lambda r: (nodes.heights[r], tuple(nodes.levels[r]))),
+    rows = np.array(sorted(chosen, key=lambda r: (heights[r], tuple(nodes.levels[r]))),
                     dtype=np.int64)
-    x, y = _layout(nodes, rows)
+    x, y = _layout(heights[rows])
     return Neighbourhood(rows, x, y, _edges(nodes, rows), focus, left_out)
 
 
@@ -97,12 +101,11 @@ def _neighbours(nodes: LatticeNodes, row: int) -> list[int]:
     return found
 
 
-def _layout(nodes: LatticeNodes, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    heights = nodes.heights[rows]
+def _layout(heights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     distinct = sorted(set(heights.tolist()))
     rank = {h: i for i, h in enumerate(distinct)}
     levels_count = max(len(distinct) - 1, 1)
-    x, y = np.zeros(len(rows)), np.zeros(len(rows))
+    x, y = np.zeros(len(heights)), np.zeros(len(heights))
     for height in distinct:
         at = np.flatnonzero(heights == height)
         x[at] = (np.arange(len(at)) + 0.5) / len(at)
@@ -129,6 +132,7 @@ class HasseView(QWidget):
         self.node_filter = NodeFilter()
         self.shown: Neighbourhood | None = None
         self._marks: tuple = (None, None, [])
+        self._dirty = False
         self.setMinimumSize(360, 260)
         self.setMouseTracking(True)
 
@@ -149,6 +153,23 @@ class HasseView(QWidget):
             self.update()
 
     def _rebuild(self) -> None:
+        # Coalesced: a new result sets nodes, filter and marks in one turn; the diagram is
+        # laid out once, when it is next painted or clicked.
+        self._dirty = True
+        self.update()
+
+    @property
+    def shown(self) -> Neighbourhood | None:
+        if self._dirty:
+            self._dirty = False
+            self._layout_now()
+        return self._shown
+
+    @shown.setter
+    def shown(self, value: Neighbourhood | None) -> None:
+        self._shown = value
+
+    def _layout_now(self) -> None:
         nodes = self.nodes
         if nodes is None:
             self.shown = None
@@ -158,7 +179,6 @@ class HasseView(QWidget):
             width, _ = self._box_size()
             per_row = int((self.width() - 16 - MORE_WIDTH) // (width + 8))
             self.shown = neighbourhood(nodes, focus, self.node_filter.mask(nodes), per_row)
-        self.update()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)

@@ -104,7 +104,9 @@ class ClassesView(QWidget):
         plot.setYRange(0, 102, padding=0)
         self.sizes_note.setText(
             f"<b>Input</b>: {_class_summary(bundle.input_class_sizes)}. "
-            f"<b>Output</b> (published records): {_class_summary(out_sizes)}.")
+            f"<b>Output</b> (published records): {_class_summary(out_sizes)}. The average "
+            "equivalence class size quality model (AECS) also counts the suppressed records "
+            "as one class, so its figure differs.")
         rows = []
         for name, row in bundle.statistics.quality.iterrows():
             rows.append((name, number(row["level"]), percent(row["generalization_intensity"], 0),
