@@ -462,18 +462,27 @@ class IntervalGeneralisation(Method):
             hierarchies: Mapping[str, Hierarchy] | None = None,
             progress: Progress | None = None, cancel: CancelToken | None = None) -> Release:
         started = time.perf_counter()
+        self._check_definition(data, definition)
+        boxes = self.boxes(data, progress=progress, cancel=cancel)
+        return self.release_from_boxes(data, definition, boxes, started)
+
+    def _check_definition(self, data: pd.DataFrame, definition: DataDefinition) -> None:
         definition.check_columns(data.columns)
         for name in self.attributes:
-            if definition[name].type is AttributeType.IDENTIFYING:
+            if name in definition and definition[name].type is AttributeType.IDENTIFYING:
                 raise ConfigurationError(
                     f"Attribute '{name}' is identifying and is removed from releases; "
                     "box quasi-identifiers instead.")
-        boxes = self.boxes(data, progress=progress, cancel=cancel)
+
+    def release_from_boxes(self, data: pd.DataFrame, definition: DataDefinition,
+                           boxes: Boxes, started: float) -> Release:
+        """The release of ``boxes``: each boxed attribute as ``"[lo, hi]"`` cells."""
+        self._check_definition(data, definition)
         table = data.drop(columns=definition.identifying)
-        for i, name in enumerate(self.attributes):
-            table[name] = format_interval(boxes.record_lo()[:, i], boxes.record_hi()[:, i])
+        lo, hi = boxes.record_lo(), boxes.record_hi()
         released = definition
-        for name in self.attributes:
+        for i, name in enumerate(self.attributes):
+            table[name] = format_interval(lo[:, i], hi[:, i])
             released = released.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
         claim = Claim("k-anonymity", {"k": self.k}, tuple(self.attributes),
                       f"every box over {', '.join(self.attributes)} holds at least "
@@ -483,6 +492,20 @@ class IntervalGeneralisation(Method):
             method=self.name, parameters=self.get_params(), claims=(claim,),
             input_sha256=table_sha256(data), groups=boxes.box.copy(), seed=self.seed,
             elapsed_seconds=time.perf_counter() - started)
+
+
+def gradient_rule(target: Target) -> str:
+    """The gradient a_i = |dC/dx_i| the target uses, in words (for forms and reports)."""
+    rules = {
+        "uniform": "a_i = 1 for every attribute (plain Chebyshev distance)",
+        "weights": "a_i = the given weight (constant)",
+        "mean": "a_A = 1, other attributes floored at eps*max(a): they get wide intervals",
+        "variance": "a_A(x) = 2|x_A - E_A| at the box centre; other attributes floored",
+        "covariance": "a_A(x) = |x_B - E_B|, a_B(x) = |x_A - E_A|; other attributes floored",
+        "correlation": "a_A(x) = |(x_B-E_B)/(s_A s_B) - r (x_A-E_A)/s_A^2| and symmetrically; "
+                       "other attributes floored",
+    }
+    return f"{target.text()}: {rules[target.kind]}"
 
 
 # --- utility-constrained mode ------------------------------------------------------------
