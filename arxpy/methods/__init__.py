@@ -15,6 +15,6 @@ from arxpy.methods.registry import (
 )
 
 __all__ = [
-    "Generalization", "HoldsReleases", "IntervalGeneralisation", "Method", "method_classes", "method_from_dict",
-    "method_names", "register_method", "run_method",
+    "Generalization", "HoldsReleases", "IntervalGeneralisation", "Method", "method_classes",
+    "method_from_dict", "method_names", "register_method", "run_method",
 ]
