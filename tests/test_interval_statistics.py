@@ -237,3 +237,27 @@ def test_clear_errors():
         S.parse_statistics("q", ["a"])
     with pytest.raises(ConfigurationError, match="width limit"):
         S.width_evaluator(["a"], {"mode:a": 1.0})
+
+
+@FAST
+@given(data=small_boxes)
+def test_zone_enumeration_is_exact_on_nested_intervals(data):
+    lo, hi = _intervals(*data)
+    fixed, pairs, counts = S._distinct_free(lo, hi)
+    zoned = S.variance_upper_zones(fixed, pairs, counts, len(lo), 10**9)
+    assert zoned == pytest.approx(_vertices(lo, hi).var(axis=1).max(), abs=1e-9)
+
+
+def test_nested_release_gets_an_exact_variance_by_zones():
+    # 120 nested intervals: too many vertex classes to enumerate, few per zone
+    rng = np.random.default_rng(6)
+    centre = rng.normal(100, 30, 120)
+    lo = np.round(centre - rng.integers(0, 20, 120))
+    hi = np.round(centre + rng.integers(0, 20, 120))
+    assert S.nested(lo, hi)
+    result = S.variance(lo, hi, exact_limit=200_000)
+    assert result.flag == S.EXACT and "zone" in result.algorithm
+    outer = S.variance(lo, hi, exact_limit=0)
+    assert outer.flag == S.OUTER and outer.hi >= result.hi
+    # an achievable vertex reaches the exact upper end's neighbourhood from below
+    assert S.variance_upper_threshold(lo, hi) <= result.hi + 1e-9

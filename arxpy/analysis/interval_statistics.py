@@ -212,8 +212,8 @@ def _enumeration_size(counts: np.ndarray) -> float:
 def _vertex_moments(fixed: np.ndarray, pairs: np.ndarray, counts: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Sum and sum of squares of every vertex (grouped: how many of each interval at hi)."""
-    at_hi = np.array(list(itertools.product(*[range(c + 1) for c in counts])), dtype=float)
-    at_hi = at_hi.reshape(-1, len(counts))
+    combos = list(itertools.product(*[range(c + 1) for c in counts]))
+    at_hi = np.array(combos, dtype=float).reshape(len(combos), len(counts))
     at_lo = counts - at_hi
     s1 = fixed.sum() + at_hi @ pairs[:, 1] + at_lo @ pairs[:, 0]
     s2 = (fixed ** 2).sum() + at_hi @ pairs[:, 1] ** 2 + at_lo @ pairs[:, 0] ** 2
@@ -240,13 +240,49 @@ def variance_upper_threshold(lo_a: np.ndarray, hi_a: np.ndarray) -> float:
     return float(max((s2 / n - (s1 / n) ** 2).max(), 0.0))
 
 
+def variance_upper_zones(fixed: np.ndarray, pairs: np.ndarray, counts: np.ndarray, n: int,
+                         exact_limit: int) -> float | None:
+    """Exact largest population variance by zone enumeration (spec §2.7), or None when
+    more than ``exact_limit`` vertex classes would have to be tried.
+
+    At a maximiser (a vertex) with mean E, x_i = lo_i needs a_i <= E and x_i = hi_i needs
+    b_i >= E, where a_i = mid_i − w_i/(2n) and b_i = mid_i + w_i/(2n) (flipping x_i would
+    not increase the variance). Between consecutive breakpoints a, b only the intervals
+    whose [a_i, b_i] covers the zone are free; identical intervals are grouped.
+    """
+    lo_p, hi_p = pairs[:, 0], pairs[:, 1]
+    mid, half = (lo_p + hi_p) / 2, (hi_p - lo_p) / (2 * n)
+    a, b = mid - half, mid + half
+    edges = np.unique(np.concatenate([a, b]))
+    zones = np.concatenate([[-np.inf], edges, [np.inf]])
+    starts, ends = zones[:-1], zones[1:]
+    # free in zone j: b_i >= start_j and a_i <= end_j; forced up: a_i > end_j; down: b_i < start_j
+    free = (b[None, :] >= starts[:, None]) & (a[None, :] <= ends[:, None])
+    if free.size > 50_000_000:
+        return None
+    log_sizes = free @ np.log(counts + 1.0)
+    if np.exp(log_sizes).sum() > exact_limit:
+        return None
+    best = -np.inf
+    base1, base2 = fixed.sum(), (fixed ** 2).sum()
+    for j in range(len(starts)):
+        up = a > ends[j]
+        down = (b < starts[j]) & ~up
+        s1 = base1 + counts[up] @ hi_p[up] + counts[down] @ lo_p[down]
+        s2 = base2 + counts[up] @ hi_p[up] ** 2 + counts[down] @ lo_p[down] ** 2
+        f = free[j] & ~up & ~down
+        z1, z2 = _vertex_moments(np.zeros(0), pairs[f], counts[f])
+        best = max(best, float(((s2 + z2) / n - ((s1 + z1) / n) ** 2).max()))
+    return best
+
+
 def variance(lo, hi, ddof: int = 0, exact_limit: int = EXACT_LIMIT) -> IntervalStatistic:
     """Range of the variance (divisor n − ddof).
 
     Lower end: exact always. Upper end: exact by the threshold scan when the intervals do
-    not nest, exact by vertex enumeration (identical intervals grouped) when that has at
-    most ``exact_limit`` combinations, otherwise the outer bound
-    mean(max(hi_i − E_lo, E_hi − lo_i)²).
+    not nest, exact by vertex enumeration (identical intervals grouped) or by zone
+    enumeration when either has at most ``exact_limit`` combinations, otherwise the outer
+    bound mean(max(hi_i − E_lo, E_hi − lo_i)²).
     """
     lo_a, hi_a = _arrays(lo, hi)
     n = len(lo_a)
@@ -259,6 +295,8 @@ def variance(lo, hi, ddof: int = 0, exact_limit: int = EXACT_LIMIT) -> IntervalS
     elif _enumeration_size(counts) <= exact_limit:
         s1, s2 = _vertex_moments(fixed, pairs, counts)
         high, flag, how = float((s2 / n - (s1 / n) ** 2).max()), EXACT, "vertex enumeration"
+    elif (zoned := variance_upper_zones(fixed, pairs, counts, n, exact_limit)) is not None:
+        high, flag, how = zoned, EXACT, "zone enumeration"
     else:
         e_lo, e_hi = lo_a.mean(), hi_a.mean()
         high = float(np.mean(np.maximum(hi_a - e_lo, e_hi - lo_a) ** 2))
