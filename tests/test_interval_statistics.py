@@ -261,3 +261,22 @@ def test_nested_release_gets_an_exact_variance_by_zones():
     assert outer.flag == S.OUTER and outer.hi >= result.hi
     # an achievable vertex reaches the exact upper end's neighbourhood from below
     assert S.variance_upper_threshold(lo, hi) <= result.hi + 1e-9
+
+
+@FAST
+@given(x=small_boxes, y=small_boxes)
+def test_inner_ranges_lie_inside_the_true_ranges(x, y):
+    lo_x, hi_x = _intervals(*x)
+    lo_y, hi_y = _intervals(*y)
+    n = min(len(lo_x), len(lo_y), 6)
+    lo_x, hi_x, lo_y, hi_y = lo_x[:n], hi_x[:n], lo_y[:n], hi_y[:n]
+    vx, vy = _vertices(lo_x, hi_x), _vertices(lo_y, hi_y)
+    outer_var = S.variance(lo_x, hi_x, exact_limit=0)
+    if outer_var.inner is not None:  # true range: [exact lower end, largest vertex]
+        assert outer_var.inner[0] >= S.variance(lo_x, hi_x).lo - 1e-9
+        assert outer_var.inner[1] <= vx.var(axis=1).max() + 1e-9
+    cov = ((vx[:, None, :] * vy[None]).mean(-1) - vx.mean(1)[:, None] * vy.mean(1)[None])
+    outer_cov = S.covariance(lo_x, hi_x, lo_y, hi_y, exact_limit=0)
+    assert outer_cov.inner is not None
+    assert cov.min() - 1e-9 <= outer_cov.inner[0] <= outer_cov.inner[1] <= cov.max() + 1e-9
+    assert outer_cov.lo <= outer_cov.inner[0] and outer_cov.inner[1] <= outer_cov.hi

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,9 @@ class IntervalStatistic:
     hi: float
     flag: str
     algorithm: str
+    #: For ``outer`` ranges: values reached by concrete datasets inside the intervals, so
+    #: the true range contains [inner[0], inner[1]] (None where not computed).
+    inner: tuple[float, float] | None = None
 
     @property
     def width(self) -> float:
@@ -48,8 +51,21 @@ class IntervalStatistic:
         return self.lo - scale <= value <= self.hi + scale
 
     def to_dict(self) -> dict[str, Any]:
-        return {"lo": self.lo, "hi": self.hi, "width": self.width, "flag": self.flag,
-                "algorithm": self.algorithm}
+        out = {"lo": self.lo, "hi": self.hi, "width": self.width, "flag": self.flag,
+               "algorithm": self.algorithm}
+        if self.inner is not None:
+            out["inner"] = list(self.inner)
+        return out
+
+
+def _with_inner(stat: IntervalStatistic, values: Sequence[float]) -> IntervalStatistic:
+    """``stat`` with the inner range spanned by statistics of concrete datasets."""
+    finite = [v for v in values if np.isfinite(v)]
+    if stat.flag == EXACT or not finite:
+        return stat
+    # an achievable value lies inside the outer range; clamp rounding at its ends
+    inner = (max(stat.lo, min(finite)), min(stat.hi, max(finite)))
+    return replace(stat, inner=inner)
 
 
 def _arrays(lo: Sequence[float], hi: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -166,7 +182,12 @@ def _variance(values: np.ndarray, axis: int = -1) -> np.ndarray:
 
 
 def variance_lower(lo_a: np.ndarray, hi_a: np.ndarray) -> float:
-    """Exact smallest population variance: x_i = clip(c, lo_i, hi_i) with c = mean(x).
+    """Exact smallest population variance (see :func:`variance_minimiser`)."""
+    return float(_variance(variance_minimiser(lo_a, hi_a)))
+
+
+def variance_minimiser(lo_a: np.ndarray, hi_a: np.ndarray) -> np.ndarray:
+    """The values of least population variance: x_i = clip(c, lo_i, hi_i), c = mean(x).
 
     g(c) = mean(clip(c)) − c is non-increasing and piecewise linear, so its root lies
     between the breakpoints where it changes sign; O(n log n).
@@ -194,7 +215,7 @@ def variance_lower(lo_a: np.ndarray, hi_a: np.ndarray) -> float:
         mid = np.array([(points[j] + points[j + 1]) / 2])
         f, m = clipped_sum_parts(mid)
         c = float(f[0] / (n - m[0]))
-    return float(_variance(np.clip(c, lo_a, hi_a)))
+    return np.clip(c, lo_a, hi_a)
 
 
 def _distinct_free(lo_a: np.ndarray, hi_a: np.ndarray):
@@ -220,24 +241,46 @@ def _vertex_moments(fixed: np.ndarray, pairs: np.ndarray, counts: np.ndarray
     return s1, s2
 
 
-def variance_upper_threshold(lo_a: np.ndarray, hi_a: np.ndarray) -> float:
-    """Largest population variance over "first j by midpoint at lo, the rest at hi".
-
-    Exact when the non-degenerate intervals do not nest (spec §2.7); otherwise the value
-    of an achievable vertex, i.e. a lower bound on the largest variance.
-    """
+def _threshold_scan(lo_a: np.ndarray, hi_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Population variance of "free intervals j' < j by midpoint at lo, the rest at hi"
+    for j = 0..m, and the free intervals' rows in midpoint order."""
     n = len(lo_a)
-    free = lo_a < hi_a
-    fixed = lo_a[~free]
-    order = np.argsort((lo_a[free] + hi_a[free]) / 2, kind="stable")
-    lo_f, hi_f = lo_a[free][order], hi_a[free][order]
+    free = np.flatnonzero(lo_a < hi_a)
+    fixed = lo_a[lo_a == hi_a]
+    rows = free[np.argsort((lo_a[free] + hi_a[free]) / 2, kind="stable")]
+    lo_f, hi_f = lo_a[rows], hi_a[rows]
     lo_pre = np.concatenate([[0.0], np.cumsum(lo_f)])
     lo_pre2 = np.concatenate([[0.0], np.cumsum(lo_f ** 2)])
     hi_suf = np.concatenate([np.cumsum(hi_f[::-1])[::-1], [0.0]])
     hi_suf2 = np.concatenate([np.cumsum((hi_f ** 2)[::-1])[::-1], [0.0]])
     s1 = fixed.sum() + lo_pre + hi_suf
     s2 = (fixed ** 2).sum() + lo_pre2 + hi_suf2
-    return float(max((s2 / n - (s1 / n) ** 2).max(), 0.0))
+    return s2 / n - (s1 / n) ** 2, rows
+
+
+def variance_upper_threshold(lo_a: np.ndarray, hi_a: np.ndarray) -> float:
+    """Largest population variance over "first j by midpoint at lo, the rest at hi".
+
+    Exact when the non-degenerate intervals do not nest (spec §2.7); otherwise the value
+    of an achievable vertex, i.e. a lower bound on the largest variance.
+    """
+    values, _ = _threshold_scan(lo_a, hi_a)
+    return float(max(values.max(), 0.0))
+
+
+def threshold_vertex(lo_a: np.ndarray, hi_a: np.ndarray) -> np.ndarray:
+    """The vertex that :func:`variance_upper_threshold` found."""
+    values, rows = _threshold_scan(lo_a, hi_a)
+    j = int(np.argmax(values))
+    x = hi_a.copy()
+    x[rows[:j]] = lo_a[rows[:j]]
+    return x
+
+
+def _candidates(lo_a: np.ndarray, hi_a: np.ndarray) -> list[np.ndarray]:
+    """Concrete datasets inside the intervals that push spread and location to extremes."""
+    mid = (lo_a + hi_a) / 2
+    return [lo_a, hi_a, mid, variance_minimiser(lo_a, hi_a), threshold_vertex(lo_a, hi_a)]
 
 
 def variance_upper_zones(fixed: np.ndarray, pairs: np.ndarray, counts: np.ndarray, n: int,
@@ -304,15 +347,17 @@ def variance(lo, hi, ddof: int = 0, exact_limit: int = EXACT_LIMIT) -> IntervalS
     high = max(high, low)
     factor = n / (n - ddof)
     name = "variance" if ddof == 0 else f"variance(ddof={ddof})"
-    return IntervalStatistic(name, low * factor, high * factor, flag,
+    result = IntervalStatistic(name, low * factor, high * factor, flag,
                              f"lower: clip to the mean root; upper: {how}")
+    return _with_inner(result, [x.var(ddof=ddof) for x in _candidates(lo_a, hi_a)])
 
 
 def standard_deviation(lo, hi, ddof: int = 0, exact_limit: int = EXACT_LIMIT
                        ) -> IntervalStatistic:
     v = variance(lo, hi, ddof, exact_limit)
+    inner = None if v.inner is None else (math.sqrt(v.inner[0]), math.sqrt(v.inner[1]))
     return IntervalStatistic("sd", math.sqrt(v.lo), math.sqrt(v.hi), v.flag,
-                             "square root of the variance range")
+                             "square root of the variance range", inner)
 
 
 def coefficient_of_variation(lo, hi, ddof: int = 0, exact_limit: int = EXACT_LIMIT
@@ -323,15 +368,18 @@ def coefficient_of_variation(lo, hi, ddof: int = 0, exact_limit: int = EXACT_LIM
         raise ConfigurationError("The coefficient of variation needs a positive mean range; "
                                  "the lower end of the mean is zero or negative.")
     s = standard_deviation(lo_a, hi_a, ddof, exact_limit)
-    return IntervalStatistic("cv", s.lo / m.hi, s.hi / m.lo, OUTER, "[SD_lo/E_hi, SD_hi/E_lo]")
+    result = IntervalStatistic("cv", s.lo / m.hi, s.hi / m.lo, OUTER, "[SD_lo/E_hi, SD_hi/E_lo]")
+    return _with_inner(result, [x.std(ddof=ddof) / x.mean() for x in _candidates(lo_a, hi_a)])
 
 
 def interquartile_range(lo, hi) -> IntervalStatistic:
     lo_a, hi_a = _arrays(lo, hi)
     q1_lo, q1_hi = np.quantile(lo_a, 0.25), np.quantile(hi_a, 0.25)
     q3_lo, q3_hi = np.quantile(lo_a, 0.75), np.quantile(hi_a, 0.75)
-    return IntervalStatistic("iqr", float(max(0.0, q3_lo - q1_hi)), float(q3_hi - q1_lo), OUTER,
+    result = IntervalStatistic("iqr", float(max(0.0, q3_lo - q1_hi)), float(q3_hi - q1_lo), OUTER,
                              "[max(0, Q3_lo - Q1_hi), Q3_hi - Q1_lo]")
+    iqr = [np.quantile(x, 0.75) - np.quantile(x, 0.25) for x in _candidates(lo_a, hi_a)]
+    return _with_inner(result, iqr)
 
 
 def default_k0(n: int, level: float) -> float:
@@ -358,7 +406,10 @@ def confidence_limits(lo, hi, level: float = 0.95, k0: float | None = None,
                               OUTER, how)
     upper = IntervalStatistic(f"ci:{level:g}:upper", m.lo + k0 * s.lo, m.hi + k0 * s.hi,
                               OUTER, how)
-    return lower, upper
+    candidates = _candidates(lo_a, hi_a)
+    spread = [k0 * x.std(ddof=1) for x in candidates]
+    return (_with_inner(lower, [x.mean() - d for x, d in zip(candidates, spread, strict=True)]),
+            _with_inner(upper, [x.mean() + d for x, d in zip(candidates, spread, strict=True)]))
 
 
 def _square_range(lo_a: np.ndarray, hi_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -385,9 +436,10 @@ def skewness(lo, hi, exact_limit: int = EXACT_LIMIT) -> IntervalStatistic:
     centred = _skewness_centred(lo_a, hi_a)
     slope = _skewness_mean_value(lo_a, hi_a, exact_limit)
     low, high = max(centred[0], slope[0]), min(centred[1], slope[1])
-    return IntervalStatistic("skewness", low, high, OUTER,
+    result = IntervalStatistic("skewness", low, high, OUTER,
                              "centred form and mean-value form, intersected (third central "
                              "moment, divisor n)")
+    return _with_inner(result, [np.mean((x - x.mean()) ** 3) for x in _candidates(lo_a, hi_a)])
 
 
 def _skewness_centred(lo_a: np.ndarray, hi_a: np.ndarray) -> tuple[float, float]:
@@ -438,8 +490,27 @@ def covariance(lo_x, hi_x, lo_y, hi_y, ddof: int = 0, exact_limit: int = EXACT_L
         low, high = _covariance_centred(lx, hx, ly, hy)
         flag, how = OUTER, "centred form around the mid-means"
     factor = n / (n - ddof)
-    return IntervalStatistic("cov" if ddof == 0 else f"cov(ddof={ddof})", low * factor,
-                             high * factor, flag, how)
+    result = IntervalStatistic("cov" if ddof == 0 else f"cov(ddof={ddof})", low * factor,
+                               high * factor, flag, how)
+    pairs = _covariance_ascent(lx, hx, ly, hy)
+    return _with_inner(result, [_cov(x, y) * factor for x, y in pairs])
+
+
+def _cov(x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean(x * y) - x.mean() * y.mean())
+
+
+def _covariance_ascent(lx, hx, ly, hy, rounds: int = 8) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Vertices reached by alternating ascent (cov is linear in x for fixed y and vice
+    versa), towards the largest and the smallest covariance: achievable datasets."""
+    out = []
+    for sign in (1.0, -1.0):
+        x, y = (lx + hx) / 2, (ly + hy) / 2
+        for _ in range(rounds):
+            x = np.where(sign * (y - y.mean()) > 0, hx, lx)
+            y = np.where(sign * (x - x.mean()) > 0, hy, ly)
+        out.append((x, y))
+    return out
 
 
 def _covariance_vertices(lx, hx, ly, hy) -> tuple[float, float]:
@@ -471,10 +542,21 @@ def correlation(lo_x, hi_x, lo_y, hi_y, exact_limit: int = EXACT_LIMIT) -> Inter
     sy = standard_deviation(lo_y, hi_y, 0, exact_limit)
     how = "interval arithmetic on cov / (sd_x sd_y)"
     if sx.lo * sy.lo <= 0:
-        return IntervalStatistic("corr", -1.0, 1.0, OUTER, how + " (an sd range reaches 0)")
-    s_lo, s_hi = sx.lo * sy.lo, sx.hi * sy.hi
-    ratios = [cov.lo / s_lo, cov.lo / s_hi, cov.hi / s_lo, cov.hi / s_hi]
-    return IntervalStatistic("corr", max(-1.0, min(ratios)), min(1.0, max(ratios)), OUTER, how)
+        result = IntervalStatistic("corr", -1.0, 1.0, OUTER, how + " (an sd range reaches 0)")
+    else:
+        s_lo, s_hi = sx.lo * sy.lo, sx.hi * sy.hi
+        ratios = [cov.lo / s_lo, cov.lo / s_hi, cov.hi / s_lo, cov.hi / s_hi]
+        result = IntervalStatistic("corr", max(-1.0, min(ratios)), min(1.0, max(ratios)),
+                                   OUTER, how)
+    lx, hx = _arrays(lo_x, hi_x)
+    ly, hy = _arrays(lo_y, hi_y)
+    pairs = _covariance_ascent(lx, hx, ly, hy) + [((lx + hx) / 2, (ly + hy) / 2)]
+    return _with_inner(result, [_corr(x, y) for x, y in pairs])
+
+
+def _corr(x: np.ndarray, y: np.ndarray) -> float:
+    spread = x.std() * y.std()
+    return _cov(x, y) / spread if spread > 0 else float("nan")
 
 
 # --- requests by name --------------------------------------------------------------------
