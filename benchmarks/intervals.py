@@ -142,7 +142,7 @@ def targeting_study() -> list[dict]:
     text = frame.astype(str)
     print(f"\nMultivariate targeting on {source}: widths of the statistics of (bp, glu)")
     print(f"{'target':>18} {'merge':>8} {'k':>3} {'mean bp':>9} {'mean glu':>9} "
-          f"{'var bp':>9} {'var glu':>9} {'cov':>9} {'corr':>6} {'cov flag':>8}")
+          f"{'var bp':>9} {'var glu':>9} {'cov':>9} {'corr':>6} {'var flags':>13} {'cov flag':>8}")
     rows = []
     for target in ("uniform", "mean:bp", "variance:bp", "covariance:bp,glu",
                    "correlation:bp,glu"):
@@ -162,11 +162,12 @@ def targeting_study() -> list[dict]:
                          "cov": np.cov(x.T, ddof=0)[0, 1], "corr": np.corrcoef(x.T)[0, 1]}
                 assert all(stats[n].contains(truth[n]) for n in stats), (target, merge, k)
                 w = {n: s.width for n, s in stats.items()}
+                var_flags = f"{stats['var_bp'].flag}/{stats['var_glu'].flag}"
                 rows.append({"target": target, "merge": merge, "k": k, **w,
-                             "cov_flag": stats["cov"].flag})
+                             "var_flags": var_flags, "cov_flag": stats["cov"].flag})
                 print(f"{target:>18} {merge:>8} {k:>3} {w['mean_bp']:9.2f} {w['mean_glu']:9.2f} "
                       f"{w['var_bp']:9.1f} {w['var_glu']:9.1f} {w['cov']:9.1f} "
-                      f"{w['corr']:6.3f} {stats['cov'].flag:>8}")
+                      f"{w['corr']:6.3f} {var_flags:>13} {stats['cov'].flag:>8}")
     return rows
 
 
