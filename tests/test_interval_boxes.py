@@ -273,3 +273,13 @@ def test_progress_reaches_the_end():
         frame, DataDefinition.for_columns(frame.columns),
         progress=lambda f, m: seen.append(f))
     assert seen and seen[-1] == 1.0 and seen == sorted(seen)
+
+
+def test_round_trips_through_project_settings():
+    from arxpy.methods import method_from_dict
+
+    method = IntervalGeneralisation(attributes=["a", "b"], k=4, statistic="covariance:a,b",
+                                    order="random", merge="widen", seed=3)
+    again = method_from_dict(method.to_dict())
+    assert isinstance(again, IntervalGeneralisation)
+    assert again.get_params() == method.get_params()
