@@ -283,3 +283,26 @@ def test_round_trips_through_project_settings():
     again = method_from_dict(method.to_dict())
     assert isinstance(again, IntervalGeneralisation)
     assert again.get_params() == method.get_params()
+
+
+def _cancel_mid_run(delay: float) -> float:
+    import threading
+    import time
+
+    token = CancelToken()
+    frame = _frame(np.random.default_rng(1).normal(size=(20_000, 2)), names=("a", "b"))
+    method = IntervalGeneralisation(attributes=["a", "b"], k=3, statistic="variance:a")
+    threading.Timer(delay, token.cancel).start()
+    started = time.perf_counter()
+    with pytest.raises(CancelledError):
+        method.boxes(frame, cancel=token)
+    return time.perf_counter() - started - delay
+
+
+def test_cancel_during_the_exact_scan():
+    _cancel_mid_run(0.2)
+
+
+@pytest.mark.perf
+def test_cancel_during_the_exact_scan_stops_within_200_ms():
+    assert _cancel_mid_run(0.3) < 0.2

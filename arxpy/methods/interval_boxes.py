@@ -254,6 +254,8 @@ def build_boxes(values: np.ndarray, a: np.ndarray, k: int, *, constant: bool,
             report(0.8 * step / n, "building boxes")
         if box[p] >= 0:
             continue
+        if nn_of is None:  # each exact scan is O(N): look at the token before every one
+            _check(cancel)
         members = nn_of[step] if nn_of is not None else _exact_neighbours(values, a, p, k)
         if (box[members] >= 0).any():
             continue  # p stays a leftover for now (L161)
@@ -299,7 +301,7 @@ def _merge_leftovers(values: np.ndarray, a: np.ndarray, box: np.ndarray, lo: np.
     if merge == "widen":
         counts = np.bincount(box[box >= 0], minlength=len(seeds)).astype(float)
         for step, q in enumerate(left):
-            if step % _CHECK_EVERY == 0:
+            if step % 16 == 0:  # O(boxes) per leftover
                 _check(cancel)
             growth = np.maximum(lo - values[q], 0) + np.maximum(values[q] - hi, 0)
             cost = (growth * a[q]).sum(axis=1) * counts
@@ -316,7 +318,7 @@ def _merge_leftovers(values: np.ndarray, a: np.ndarray, box: np.ndarray, lo: np.
         target = np.empty(len(left), dtype=np.int64)
         seed_values = values[seeds]
         for step, q in enumerate(left):
-            if step % _CHECK_EVERY == 0:
+            if step % 16 == 0:  # O(boxes) per leftover
                 _check(cancel)
             scale = a[q] if merge == "leftover" else a[seeds]
             d = (np.abs(seed_values - values[q]) * scale).max(axis=1)
