@@ -280,3 +280,36 @@ def test_inner_ranges_lie_inside_the_true_ranges(x, y):
     assert outer_cov.inner is not None
     assert cov.min() - 1e-9 <= outer_cov.inner[0] <= outer_cov.inner[1] <= cov.max() + 1e-9
     assert outer_cov.lo <= outer_cov.inner[0] and outer_cov.inner[1] <= outer_cov.hi
+
+
+@FAST
+@given(seed=st.integers(0, 10_000), n=st.integers(4, 50), k=st.integers(2, 5),
+       statistic=st.sampled_from(["uniform", "mean:a", "variance:b", "covariance:a,b"]))
+def test_true_statistics_of_random_releases_lie_inside(seed, n, k, statistic):
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(100, 25, (n, 2))).clip(1)
+    frame = pd.DataFrame(x, columns=["a", "b"]).astype(int).astype(str)
+    boxes = IntervalGeneralisation(attributes=["a", "b"], k=min(k, n),
+                                   statistic=statistic).boxes(frame)
+    lo, hi = boxes.record_lo(), boxes.record_hi()
+    a, b = x[:, 0], x[:, 1]
+    checks = [
+        (S.mean(lo[:, 0], hi[:, 0]), a.mean()),
+        (S.variance(lo[:, 0], hi[:, 0]), a.var()),
+        (S.variance(lo[:, 1], hi[:, 1], ddof=1), b.var(ddof=1)),
+        (S.quantile(lo[:, 1], hi[:, 1], 0.9), np.quantile(b, 0.9)),
+        (S.geometric_mean(lo[:, 0], hi[:, 0]), np.exp(np.log(a).mean())),
+        (S.harmonic_mean(lo[:, 0], hi[:, 0]), 1 / np.mean(1 / a)),
+        (S.interquartile_range(lo[:, 0], hi[:, 0]),
+         np.quantile(a, 0.75) - np.quantile(a, 0.25)),
+        (S.skewness(lo[:, 1], hi[:, 1]), np.mean((b - b.mean()) ** 3)),
+        (S.covariance(lo[:, 0], hi[:, 0], lo[:, 1], hi[:, 1]), np.cov(a, b, ddof=0)[0, 1]),
+        (S.coefficient_of_variation(lo[:, 0], hi[:, 0]), a.std() / a.mean()),
+    ]
+    if a.std() > 0 and b.std() > 0:
+        checks.append((S.correlation(lo[:, 0], hi[:, 0], lo[:, 1], hi[:, 1]),
+                       np.corrcoef(a, b)[0, 1]))
+    for result, truth in checks:
+        assert result.contains(truth), (result, truth)
+        if result.inner is not None:
+            assert result.lo <= result.inner[0] <= result.inner[1] <= result.hi

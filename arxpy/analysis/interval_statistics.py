@@ -64,7 +64,8 @@ def _with_inner(stat: IntervalStatistic, values: Sequence[float]) -> IntervalSta
     if stat.flag == EXACT or not finite:
         return stat
     # an achievable value lies inside the outer range; clamp rounding at its ends
-    inner = (max(stat.lo, min(finite)), min(stat.hi, max(finite)))
+    inner = (float(np.clip(min(finite), stat.lo, stat.hi)),
+             float(np.clip(max(finite), stat.lo, stat.hi)))
     return replace(stat, inner=inner)
 
 
@@ -556,7 +557,7 @@ def correlation(lo_x, hi_x, lo_y, hi_y, exact_limit: int = EXACT_LIMIT) -> Inter
 
 def _corr(x: np.ndarray, y: np.ndarray) -> float:
     spread = x.std() * y.std()
-    return _cov(x, y) / spread if spread > 0 else float("nan")
+    return float(np.clip(_cov(x, y) / spread, -1, 1)) if spread > 0 else float("nan")
 
 
 # --- requests by name --------------------------------------------------------------------
