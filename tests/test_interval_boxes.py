@@ -312,3 +312,24 @@ def test_cancel_during_the_exact_scan():
 @pytest.mark.perf
 def test_cancel_during_the_exact_scan_stops_within_200_ms():
     assert _cancel_mid_run(0.3) < 0.2
+
+
+def test_release_flows_into_risk_compare_utility_and_export(tmp_path):
+    import arxpy
+    from arxpy.analysis.statistics import release_statistics
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"bp": np.round(rng.normal(139, 33, 200)).astype(int).astype(str),
+                          "sex": rng.choice(["m", "f"], 200)})
+    definition = DataDefinition.for_columns(frame.columns)
+    k4 = IntervalGeneralisation(attributes=["bp"], k=4).run(frame, definition)
+    k8 = IntervalGeneralisation(attributes=["bp"], k=8).run(frame, definition)
+    risk = arxpy.analyze_release(k4)
+    assert risk is not None
+    table = arxpy.compare_releases({"k4": k4, "k8": k8})
+    assert list(table.loc["smallest class"]) == [k4.statistics.min_size, k8.statistics.min_size]
+    assert all(table.loc["class-size claims hold"])
+    assert release_statistics(frame, k4) is not None
+    (written, *_) = arxpy.export_release(k4, tmp_path / "out.csv")
+    exported = pd.read_csv(written, dtype=str)
+    assert list(exported["bp"]) == list(k4.table["bp"])
