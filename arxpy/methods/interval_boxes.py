@@ -173,24 +173,47 @@ class _KdNeighbours:
         self.k = k
         self.tree = cKDTree(scaled)
 
-    def batch(self, queries: np.ndarray, own: np.ndarray | None) -> np.ndarray:
-        """Indices (m × k) of the k nearest points to each query row."""
+    def batch(self, queries: np.ndarray, own: np.ndarray | None) -> _NeighbourBatch:
+        """The k nearest points to each query row; tied rows are re-ranked on demand."""
         k = self.k
         dist, idx = self.tree.query(queries, k=k, p=np.inf)
         dist = dist.reshape(len(queries), k)
         idx = idx.reshape(len(queries), k)
-        kth = dist[:, -1]
-        radius = kth * (1 + 1e-9) + 1e-300  # inclusive, robust to rounding
+        radius = dist[:, -1] * (1 + 1e-9) + 1e-300  # inclusive, robust to rounding
         counts = self.tree.query_ball_point(queries, r=radius, p=np.inf, return_length=True)
         redo = counts > k
         if own is not None:
             redo |= idx[:, 0] != own
-        for row in np.flatnonzero(redo):
-            cand = np.asarray(self.tree.query_ball_point(queries[row], r=radius[row],
-                                                         p=np.inf), dtype=np.int64)
-            d = np.abs(self.scaled[cand] - queries[row]).max(axis=1)
-            idx[row] = _ranked(cand, d, -1 if own is None else int(own[row]), k)
-        return idx
+        return _NeighbourBatch(self, queries, own, idx, radius, redo)
+
+
+@dataclass
+class _NeighbourBatch:
+    """k-NN of many query rows; rows with ties at the k-th distance are re-ranked only
+    when asked for (with tie-heavy data most rows are never needed: they are boxed)."""
+
+    kd: _KdNeighbours
+    queries: np.ndarray
+    own: np.ndarray | None
+    idx: np.ndarray
+    radius: np.ndarray
+    redo: np.ndarray
+
+    def row(self, i: int) -> np.ndarray:
+        if self.redo[i]:
+            tree, query = self.kd.tree, self.queries[i]
+            cand = np.asarray(tree.query_ball_point(query, r=self.radius[i], p=np.inf),
+                              dtype=np.int64)
+            d = np.abs(self.kd.scaled[cand] - query).max(axis=1)
+            own = -1 if self.own is None else int(self.own[i])
+            self.idx[i] = _ranked(cand, d, own, self.kd.k)
+            self.redo[i] = False
+        return self.idx[i]
+
+    def all(self) -> np.ndarray:
+        for i in np.flatnonzero(self.redo):
+            self.row(int(i))
+        return self.idx
 
 
 # --- boxes -------------------------------------------------------------------------------
@@ -256,7 +279,7 @@ def build_boxes(values: np.ndarray, a: np.ndarray, k: int, *, constant: bool,
             continue
         if nn_of is None:  # each exact scan is O(N): look at the token before every one
             _check(cancel)
-        members = nn_of[step] if nn_of is not None else _exact_neighbours(values, a, p, k)
+        members = nn_of.row(step) if nn_of is not None else _exact_neighbours(values, a, p, k)
         if (box[members] >= 0).any():
             continue  # p stays a leftover for now (L161)
         box[members] = len(seeds)
@@ -276,7 +299,7 @@ def _check(cancel: CancelToken | None) -> None:
         cancel.raise_if_cancelled()
 
 
-def _tree_neighbours(kd: _KdNeighbours, visit: np.ndarray) -> np.ndarray:
+def _tree_neighbours(kd: _KdNeighbours, visit: np.ndarray) -> _NeighbourBatch:
     """k nearest of every record in visiting order (they do not depend on the boxes)."""
     return kd.batch(kd.scaled[visit], own=visit)
 
@@ -313,7 +336,7 @@ def _merge_leftovers(values: np.ndarray, a: np.ndarray, box: np.ndarray, lo: np.
     # leftover and seed rules compare against fixed seeds, so targets are found up front
     if kd is not None:  # constant a: both rules are the same weighted Chebyshev distance
         seed_kd = _KdNeighbours(kd.scaled[seeds], 1)
-        target = seed_kd.batch(kd.scaled[left], own=None)[:, 0]
+        target = seed_kd.batch(kd.scaled[left], own=None).all()[:, 0]
     else:
         target = np.empty(len(left), dtype=np.int64)
         seed_values = values[seeds]
