@@ -403,23 +403,6 @@ def parse_interval(cell: str) -> tuple[float, float]:
             from None
 
 
-def nesting(lo: np.ndarray, hi: np.ndarray) -> bool:
-    """Does one non-degenerate interval lie inside another (closed containment)?
-
-    "No nesting" (L177) concerns the non-degenerate intervals: degenerate [v, v] ones
-    are fixed values and equal intervals are one interval (spec §2.5). Containment with
-    a shared endpoint counts as nesting, so "no nesting" is never claimed wrongly.
-    """
-    keep = lo < hi
-    distinct = np.unique(np.column_stack([lo[keep], hi[keep]]), axis=0)
-    if len(distinct) < 2:
-        return False
-    order = np.lexsort((-distinct[:, 1], distinct[:, 0]))  # by lo, wider first
-    hi_sorted = distinct[order, 1]
-    earlier_max = np.maximum.accumulate(hi_sorted)[:-1]
-    return bool((earlier_max >= hi_sorted[1:]).any())
-
-
 @register_method
 class IntervalGeneralisation(Method):
     """k-anonymous boxes shaped for a target statistic (Xiang et al. 2014)."""
