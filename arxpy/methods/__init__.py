@@ -5,6 +5,7 @@ Importing this package registers every method.
 
 from arxpy.methods.base import HoldsReleases, Method
 from arxpy.methods.generalization import Generalization
+from arxpy.methods.interval_boxes import IntervalGeneralisation
 from arxpy.methods.registry import (
     method_classes,
     method_from_dict,
@@ -14,6 +15,6 @@ from arxpy.methods.registry import (
 )
 
 __all__ = [
-    "Generalization", "HoldsReleases", "Method", "method_classes", "method_from_dict",
-    "method_names", "register_method", "run_method",
+    "Generalization", "HoldsReleases", "IntervalGeneralisation", "Method", "method_classes",
+    "method_from_dict", "method_names", "register_method", "run_method",
 ]
