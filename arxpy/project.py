@@ -31,6 +31,7 @@ from arxpy._version import __version__
 from arxpy.data.atomic import atomic_write, remove_stale_temporaries
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ArxpyError, ProjectError
+from arxpy.hierarchy.io import format_hierarchy_csv, parse_hierarchy_csv
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.project_manifest import ManifestError, validate_manifest
 
@@ -307,9 +308,7 @@ def _read_manifest(reader: _MemberReader, path: Path) -> dict[str, Any]:
 
 
 def _hierarchy_bytes(hierarchy: Hierarchy) -> bytes:
-    buffer = io.StringIO()
-    csv.writer(buffer, delimiter=";", lineterminator="\n").writerows(hierarchy.rows)
-    return buffer.getvalue().encode("utf-8")
+    return format_hierarchy_csv(hierarchy).encode("utf-8")
 
 
 def _table_from_text(text: str, member: str) -> pd.DataFrame:
@@ -328,7 +327,7 @@ def _table_from_text(text: str, member: str) -> pd.DataFrame:
 
 def _hierarchy_from_text(text: str, member: str) -> Hierarchy:
     try:
-        return Hierarchy(csv.reader(io.StringIO(text), delimiter=";"))
-    except (ArxpyError, csv.Error) as exc:
+        return parse_hierarchy_csv(text, source=f"member {member}")
+    except ArxpyError as exc:
         raise ProjectError(f"Member {member} of the project is not a usable hierarchy "
                            f"({exc}).") from None
