@@ -42,7 +42,7 @@ _EXPORTS = {
     "AnonymizationConfig": "arxpy.engine", "anonymize": "arxpy.engine",
     "apply": "arxpy.engine", "Result": "arxpy.engine", "Release": "arxpy.release",
     "Claim": "arxpy.release", "export_release": "arxpy.engine.export",
-    "write_report": "arxpy.engine.export",
+    "write_report": "arxpy.engine.export", "write_release_report": "arxpy.engine.export",
     # analyses
     "analyze_risk": "arxpy.risk", "analyze_release": "arxpy.risk",
     "PopulationModel": "arxpy.risk", "release_statistics": "arxpy.analysis",

@@ -223,3 +223,21 @@ def test_releases_compare_side_by_side_with_recounted_figures():
     elsewhere = apply(table(seed=5), DEFINITION, HIERARCHIES, CONFIG, optimum.levels)
     with pytest.raises(ConfigurationError, match="different input"):
         compare_releases({"a": optimum, "b": elsewhere})
+
+
+def test_any_release_has_a_report_with_recounted_claims(tmp_path):
+    from arxpy.engine.export import write_release_report
+
+    frame = table()
+    optimum = anonymize(frame, DEFINITION, HIERARCHIES, CONFIG).release()
+    text = write_release_report(optimum, tmp_path / "r.html").read_text(encoding="utf-8")
+    smallest = optimum.released().groupby(["age", "zip"]).size().min()
+    assert f"smallest released class {smallest:,}, at least 4 claimed" in text
+    assert optimum.output_sha256 in text and optimum.input_sha256 in text
+    assert "p0" not in text  # the identifying attribute never appears
+    other = Release(optimum.table, optimum.suppressed, optimum.definition, "other", {}, (),
+                    optimum.input_sha256)
+    plain = write_release_report(other, tmp_path / "o.html").read_text(encoding="utf-8")
+    assert "claims no privacy property" in plain and "other release" in plain
+    with pytest.raises(Exception, match="o.html"):
+        write_release_report(other, tmp_path / "o.html")

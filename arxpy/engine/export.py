@@ -204,37 +204,66 @@ def write_report(result: Result, levels: Sequence[int] | None,
                  path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
     """Write a self-contained HTML report of transformation ``levels`` (None: optimum).
 
-    Sections: configuration, transformation (levels with hierarchy labels), privacy
-    models re-verified on the output, quality scores, classes, prosecutor risks, and
-    the first :data:`REPORT_EXCERPT_ROWS` released rows. Raises DataExportError if
-    ``path`` exists and not ``overwrite``.
+    The release's report (:func:`release_report_html`) with the lattice search's own
+    sections: configuration, transformation (levels with hierarchy labels), privacy
+    models re-verified on the engine's classes, quality scores. Raises DataExportError
+    if ``path`` exists and not ``overwrite``.
     """
+    return _write_html(report_html(result, levels), path, overwrite)
+
+
+def write_release_report(release: Release, path: str | os.PathLike[str], *,
+                         overwrite: bool = False) -> Path:
+    """Write a self-contained HTML report of any method's release (see
+    :func:`release_report_html`); DataExportError if ``path`` exists and not ``overwrite``."""
+    return _write_html(release_report_html(release), path, overwrite)
+
+
+def _write_html(text: str, path: str | os.PathLike[str], overwrite: bool) -> Path:
     target = Path(path)
     if not overwrite:
         refuse_existing([target])
-    text = report_html(result, levels)
     with atomic_write(target, "w", encoding="utf-8") as handle:
         handle.write(text)
     return target
 
 
 def report_html(result: Result, levels: Sequence[int] | None) -> str:
-    """The report's HTML text (see :func:`write_report`)."""
+    """The lattice search's report of one transformation (see :func:`write_report`)."""
     summary = summarize_output(result, levels)
     state = result.transformation(summary.levels)
+    release = result.release(summary.levels)
+    note = (f"{result.transformations_checked:,} of {result.lattice_size:,} transformations "
+            "checked.")
+    sections = [_configuration(result), _levels_table(result, summary.levels),
+                _verification(summary), _quality(result, summary.levels, state)]
+    return release_report_html(release, f"transformation {list(summary.levels)}", note,
+                               sections)
+
+
+def release_report_html(release: Release, subject: str | None = None, note: str = "",
+                        sections: Sequence[str] = ()) -> str:
+    """A self-contained HTML report of a release, whatever method made it.
+
+    Sections: the method's ``sections`` (if any), the claims re-checked by counting
+    the released table, classes and prosecutor risks recounted from it, provenance
+    (parameters, hashes, versions, seed, time), and the first
+    :data:`REPORT_EXCERPT_ROWS` rows.
+    """
+    subject = subject or f"{release.method} release"
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'>",
-        f"<title>arxpy report {list(summary.levels)}</title><style>{_STYLE}</style></head><body>",
-        f"<h1>De-identification report: transformation {list(summary.levels)}</h1>",
-        f"<p class='note'>Written {_dt.datetime.now():%Y-%m-%d %H:%M} by arxpy. "
-        f"{result.records:,} input records; {result.transformations_checked:,} of "
-        f"{result.lattice_size:,} transformations checked.</p>",
-        _configuration(result),
-        _levels_table(result, summary.levels),
-        _verification(summary),
-        _quality(result, summary.levels, state),
-        _classes_and_risk(summary),
-        _excerpt(result, summary.levels),
+        f"<title>arxpy report {html.escape(subject)}</title><style>{_STYLE}</style>"
+        "</head><body>",
+        f"<h1>De-identification report: {html.escape(subject)}</h1>",
+        f"<p class='note'>Written {_dt.datetime.now():%Y-%m-%d %H:%M} by arxpy "
+        f"({html.escape(release.method)}). {release.records:,} input records. "
+        f"{html.escape(note)}</p>",
+        *sections,
+        _claims(release),
+        _classes_and_risk(release),
+        _provenance(release),
+        _excerpt(release),
         "</body></html>",
     ]
     return "\n".join(parts)
@@ -323,28 +352,64 @@ def _quality(result: Result, levels: tuple[int, ...], state) -> str:
             + _table(rows, ["Model", "Score", "Relative to the anonymous transformations' range"]))
 
 
-def _classes_and_risk(summary: OutputSummary) -> str:
-    sizes = summary.class_sizes
-    share = 100 * summary.suppressed_records / max(summary.records, 1)
+def _released_sizes(release: Release) -> np.ndarray:
+    """Class sizes recounted from the released table (records equal in every QI)."""
+    return group_sizes(release.released(), release.quasi_identifiers)
+
+
+def _claims(release: Release) -> str:
+    sizes = _released_sizes(release)
+    smallest = int(sizes.min()) if len(sizes) else 0
+    rows = []
+    for claim in release.claims:
+        if claim.min_class_size:
+            ok = smallest >= claim.min_class_size
+            check = _Raw(f"<span class='{'ok' if ok else 'fail'}'>"
+                         f"{'holds' if ok else 'violated'}</span>: smallest released class "
+                         f"{smallest:,}, at least {claim.min_class_size:,} claimed")
+        else:
+            check = "not recounted here"
+        rows.append((claim.description or claim.kind, ", ".join(claim.attributes), check))
+    if not rows:
+        return "<h2>Claims</h2><p>This release claims no privacy property.</p>"
+    return ("<h2>Claims, recounted on the released table</h2>"
+            + _table(rows, ["Claim", "Over", "Recount"]))
+
+
+def _classes_and_risk(release: Release) -> str:
+    from arxpy.risk import ClassSizeHistogram, sample_risks
+
+    sizes = _released_sizes(release)
+    risks = sample_risks(ClassSizeHistogram.from_class_sizes(sizes)).prosecutor
+    share = 100 * release.suppressed_records / max(release.records, 1)
     rows = [
-        ("Equivalence classes", summary.n_classes),
+        ("Equivalence classes", int(len(sizes))),
         ("Smallest / largest class", f"{sizes.min():,} / {sizes.max():,}" if len(sizes) else "—"),
         ("Mean size of released classes (AECS also counts the suppressed records as a class)",
          float(sizes.mean()) if len(sizes) else float("nan")),
         ("Suppressed records",
-         f"{summary.suppressed_records:,} of {summary.records:,} ({share:.2f} %)"),
-        ("Highest prosecutor risk", summary.highest_risk),
-        ("Records at highest risk", f"{100 * summary.records_at_highest:.2f} %"),
-        ("Average prosecutor risk", summary.average_risk),
+         f"{release.suppressed_records:,} of {release.records:,} ({share:.2f} %)"),
+        ("Highest prosecutor risk", float(risks.highest)),
+        ("Records at highest risk", f"{100 * risks.records_at_highest:.2f} %"),
+        ("Average prosecutor risk", float(risks.average)),
     ]
     return ("<h2>Classes and re-identification risk</h2>" + _table(rows)
-            + "<p class='note'>Prosecutor model over released records: a record in a class "
-              "of size s has risk 1/s.</p>")
+            + "<p class='note'>Prosecutor model over released records, classes counted on "
+              "the released table: a record in a class of size s has risk 1/s.</p>")
 
 
-def _excerpt(result: Result, levels: tuple[int, ...]) -> str:
-    frame = released_frame(result.release(levels), remove_suppressed=False)
-    frame = frame.head(REPORT_EXCERPT_ROWS)
+def _provenance(release: Release) -> str:
+    rows = [("Method", release.method),
+            ("Input SHA-256", release.input_sha256),
+            ("Output SHA-256", release.output_sha256),
+            ("Seed", "none" if release.seed is None else release.seed),
+            ("Elapsed", f"{release.elapsed_seconds:.3f} s")]
+    rows += [(f"{name} version", version) for name, version in release.versions.items()]
+    return "<h2>Provenance</h2>" + _table(rows)
+
+
+def _excerpt(release: Release) -> str:
+    frame = released_frame(release, remove_suppressed=False).head(REPORT_EXCERPT_ROWS)
     rows = frame.astype(str).to_numpy().tolist()
     return (f"<h2>Excerpt (first {len(rows)} rows, suppressed rows show *)</h2>"
             + _table(rows, [str(c) for c in frame.columns]))
