@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from arxpy.errors import ConfigurationError
+from arxpy.formatting import plain
 
 #: The kinds a parameter can have.
 KINDS = ("int", "float", "bool", "choice", "attribute", "attributes", "text", "mapping",
@@ -32,10 +33,6 @@ class _Required:
 
 #: Default of a parameter that must be given.
 REQUIRED: Any = _Required()
-
-
-def _number(value: float) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 @dataclass(frozen=True)
@@ -86,13 +83,13 @@ class Param:
         if high is None:
             if low == 0 and self.low_open:
                 return "positive"
-            return f"{'above' if self.low_open else 'at least'} {_number(low)}"
+            return f"{'above' if self.low_open else 'at least'} {plain(low)}"
         if low is None:
-            return f"{'below' if self.high_open else 'at most'} {_number(high)}"
+            return f"{'below' if self.high_open else 'at most'} {plain(high)}"
         if not self.low_open and not self.high_open:
-            return f"between {_number(low)} and {_number(high)}"
-        return (f"{'above' if self.low_open else 'at least'} {_number(low)} and "
-                f"{'below' if self.high_open else 'at most'} {_number(high)}")
+            return f"between {plain(low)} and {plain(high)}"
+        return (f"{'above' if self.low_open else 'at least'} {plain(low)} and "
+                f"{'below' if self.high_open else 'at most'} {plain(high)}")
 
     def check(self, value: Any, owner: str) -> Any:
         """``value`` converted to this parameter's kind; ConfigurationError if it cannot be."""

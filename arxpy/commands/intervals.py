@@ -185,7 +185,8 @@ def _sweep(args: argparse.Namespace, frame: pd.DataFrame, attributes: list[str],
 def interval_table(frame: pd.DataFrame, method, release, keep_text: bool = False
                    ) -> pd.DataFrame:
     """Every input column; each boxed attribute A replaced by ``A_lo`` and ``A_hi``."""
-    from arxpy.methods.interval_boxes import format_number, parse_interval
+    from arxpy.formatting import plain
+    from arxpy.methods.interval_boxes import parse_interval
 
     columns: dict[str, Any] = {}
     for name in frame.columns:
@@ -194,8 +195,8 @@ def interval_table(frame: pd.DataFrame, method, release, keep_text: bool = False
             continue
         cells = release.table[name]
         bounds = [parse_interval(c) for c in cells]
-        columns[f"{name}_lo"] = [format_number(lo) for lo, _ in bounds]
-        columns[f"{name}_hi"] = [format_number(hi) for _, hi in bounds]
+        columns[f"{name}_lo"] = [plain(lo) for lo, _ in bounds]
+        columns[f"{name}_hi"] = [plain(hi) for _, hi in bounds]
         if keep_text:
             columns[name] = cells
     return pd.DataFrame(columns, index=frame.index)

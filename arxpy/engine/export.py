@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import html
-import math
 import os
 import re
 from collections.abc import Sequence
@@ -26,6 +25,7 @@ from arxpy.data.codes import group_sizes
 from arxpy.data.export import export_table
 from arxpy.engine.result import Result
 from arxpy.errors import ArxpyError, DataExportError
+from arxpy.formatting import figure
 from arxpy.hierarchy.io import write_hierarchy
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.quality.registry import quality_model_from_dict, quality_model_names
@@ -287,12 +287,7 @@ class _Raw(str):
 
 
 def _fmt(value: object) -> str:
-    if isinstance(value, bool | np.bool_):
-        return "yes" if value else "no"
-    if isinstance(value, int | np.integer):
-        return f"{int(value):,}"
-    number = float(value)  # type: ignore[arg-type]
-    return "—" if math.isnan(number) else f"{number:.6g}"
+    return figure(value, digits=6)
 
 
 def _configuration(result: Result) -> str:

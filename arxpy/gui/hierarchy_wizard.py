@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from arxpy.data.definition import DataKind, DataType
 from arxpy.data.types import is_missing
 from arxpy.errors import ArxpyError, HierarchyError
+from arxpy.formatting import plain
 from arxpy.gui.plain_text import plain_label
 from arxpy.hierarchy.builders import (
     GRANULARITIES,
@@ -44,7 +45,6 @@ from arxpy.hierarchy.builders import (
     IntervalBuilder,
     MaskingBuilder,
     OrderingBuilder,
-    format_number,
 )
 from arxpy.hierarchy.builders.intervals import to_decimal
 from arxpy.hierarchy.model import Hierarchy
@@ -83,7 +83,7 @@ def nice_width(values: pd.Series) -> str:
     raw = (numbers.max() - numbers.min()) / 10
     power = 10 ** math.floor(math.log10(raw))
     step = next(m for m in (1, 2, 5, 10) if m * power >= raw) * power
-    return format_number(decimal.Decimal(str(step)))
+    return plain(decimal.Decimal(str(step)))
 
 
 class _Page(QWidget):

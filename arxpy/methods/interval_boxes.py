@@ -21,6 +21,7 @@ from scipy.spatial import cKDTree
 
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.errors import ConfigurationError
+from arxpy.formatting import plain
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.methods.base import Method
@@ -378,14 +379,9 @@ def numeric_columns(data: pd.DataFrame, attributes: Sequence[str]) -> np.ndarray
     return np.column_stack(columns) if columns else np.zeros((len(data), 0))
 
 
-def format_number(value: float) -> str:
-    """Shortest text that reads back as ``value`` (integers without a decimal point)."""
-    return np.format_float_positional(value, trim="-")
-
-
 def format_interval(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Cells ``"[lo, hi]"`` (the release's format for a generalized value)."""
-    return np.array([f"[{format_number(a)}, {format_number(b)}]" for a, b in zip(lo, hi,
+    return np.array([f"[{plain(a)}, {plain(b)}]" for a, b in zip(lo, hi,
                                                                                  strict=True)],
                     dtype=object)
 

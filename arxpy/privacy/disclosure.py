@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from arxpy.formatting import plain
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.params import Param
 from arxpy.privacy.registry import register_privacy_model
@@ -18,7 +19,6 @@ from arxpy.privacy.sensitive import (
     ATTRIBUTE,
     SensitiveAttributeModel,
     class_max,
-    format_number,
 )
 
 
@@ -61,4 +61,4 @@ class DeltaDisclosure(SensitiveAttributeModel):
         return ok
 
     def describe(self) -> str:
-        return f"{format_number(self.delta)}-disclosure privacy for '{self.attribute}'"
+        return f"{plain(self.delta)}-disclosure privacy for '{self.attribute}'"

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from arxpy.errors import ConfigurationError
+from arxpy.formatting import plain
 from arxpy.lattice.classes import Distribution, EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.params import Param
@@ -22,7 +23,6 @@ from arxpy.privacy.sensitive import (
     ATTRIBUTE,
     LOG_SLACK,
     SensitiveAttributeModel,
-    format_number,
 )
 
 #: ARX takes l as an int for distinct and recursive l-diversity, a double for entropy.
@@ -74,7 +74,7 @@ class DistinctLDiversity(_LDiversity):
         return self.distinct_ok(self.distribution(classes), classes.n_classes)
 
     def describe(self) -> str:
-        return f"distinct-{format_number(self.l)}-diversity for '{self.attribute}'"
+        return f"distinct-{plain(self.l)}-diversity for '{self.attribute}'"
 
 
 ENTROPY_ESTIMATORS = ("shannon", "grassberger")
@@ -151,7 +151,7 @@ class EntropyLDiversity(_LDiversity):
 
     def describe(self) -> str:
         prefix = "" if self.estimator == "shannon" else f"{self.estimator}-"
-        return f"{prefix}entropy-{format_number(self.l)}-diversity for '{self.attribute}'"
+        return f"{prefix}entropy-{plain(self.l)}-diversity for '{self.attribute}'"
 
 
 @register_privacy_model
@@ -191,6 +191,6 @@ class RecursiveCLDiversity(_LDiversity):
 
     def describe(self) -> str:
         return (
-            f"recursive-({format_number(self.c)},{format_number(self.l)})-diversity "
+            f"recursive-({plain(self.c)},{plain(self.l)})-diversity "
             f"for '{self.attribute}'"
         )

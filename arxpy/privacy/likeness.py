@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from arxpy.formatting import plain
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.params import Param
 from arxpy.privacy.registry import register_privacy_model
@@ -20,7 +21,6 @@ from arxpy.privacy.sensitive import (
     ATTRIBUTE,
     SensitiveAttributeModel,
     class_max,
-    format_number,
 )
 
 
@@ -61,7 +61,7 @@ class _BetaLikeness(SensitiveAttributeModel):
         return ok
 
     def describe(self) -> str:
-        return f"{self.variant}-{format_number(self.beta)}-likeness for '{self.attribute}'"
+        return f"{self.variant}-{plain(self.beta)}-likeness for '{self.attribute}'"
 
 
 @register_privacy_model

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from arxpy.formatting import plain
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.params import Param
 from arxpy.privacy.base import PrivacyModel
 from arxpy.privacy.registry import register_privacy_model
-from arxpy.privacy.sensitive import format_number
 
 
 def average_risk(sizes: np.ndarray, kept: np.ndarray) -> float:
@@ -82,4 +82,4 @@ class AverageRisk(PrivacyModel):
         return out
 
     def describe(self) -> str:
-        return f"average re-identification risk at most {format_number(self.threshold)}"
+        return f"average re-identification risk at most {plain(self.threshold)}"

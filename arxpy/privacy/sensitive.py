@@ -24,14 +24,6 @@ from arxpy.privacy.base import PrivacyModel
 LOG_SLACK = 1e-12
 
 
-def format_number(value: float) -> str:
-    """Parameters as people write them: ``3`` not ``3.0``, ``0.2``; non-numbers as given."""
-    if isinstance(value, Real) and not isinstance(value, bool):
-        number = float(value)
-        return str(int(number)) if number.is_integer() else repr(number)
-    return repr(value)
-
-
 def require_number(value: Any, name: str, model: str) -> float:
     """``value`` as a float, or a ConfigurationError naming the parameter and model."""
     if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value):

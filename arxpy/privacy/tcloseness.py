@@ -23,11 +23,12 @@ import numpy as np
 
 from arxpy.data.definition import DataKind
 from arxpy.errors import ConfigurationError
+from arxpy.formatting import plain
 from arxpy.lattice.classes import Distribution, EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData, TrackedAttribute
 from arxpy.params import Param
 from arxpy.privacy.registry import register_privacy_model
-from arxpy.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel, format_number
+from arxpy.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel
 
 DISTANCES = ("equal", "hierarchical", "ordered")
 
@@ -336,6 +337,6 @@ class TCloseness(SensitiveAttributeModel):
 
     def describe(self) -> str:
         return (
-            f"{format_number(self.t)}-closeness with {self.distance} distance "
+            f"{plain(self.t)}-closeness with {self.distance} distance "
             f"for '{self.attribute}'"
         )

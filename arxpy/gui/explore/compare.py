@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from arxpy.engine.export import OutputSummary, quality_scores, summarize_output
 from arxpy.engine.result import Result
+from arxpy.formatting import figure, fixed_percent
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.explore.lattice_view import PIN_LETTERS
 from arxpy.gui.explore.properties import level_label
@@ -141,10 +142,8 @@ def _format(label: str, value: Any) -> str:
     if isinstance(value, str):
         return value
     if "risk" in label or "relative" in label:
-        return "—" if np.isnan(value) else f"{100 * value:.2f} %"
-    if isinstance(value, int | np.integer):
-        return f"{int(value):,}"
-    return f"{value:.5g}"
+        return fixed_percent(value)
+    return figure(value, digits=5)
 
 
 def best_columns(values: list, direction: str) -> set[int]:

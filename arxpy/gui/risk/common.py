@@ -22,6 +22,9 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
 )
 
+from arxpy.formatting import figure as number  # noqa: F401 (the views import it here)
+from arxpy.formatting import fixed_percent, percent  # noqa: F401
+
 INPUT_COLOR = "#0072B2"
 OUTPUT_COLOR = "#E69F00"
 EXCEEDED_COLOR = "#D55E00"  # Okabe-Ito vermillion
@@ -34,32 +37,6 @@ VALUE_ROLE = Qt.ItemDataRole.UserRole + 1
 #: Item data role naming the side ("input"/"output") whose colour a value bar takes.
 SIDE_ROLE = Qt.ItemDataRole.UserRole + 2
 ROW_HEIGHT = 22
-
-
-def percent(value: float | None) -> str:
-    """A fraction in [0, 1] as a percentage with about four significant digits; "—" if None."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    if value == 0:
-        return "0 %"
-    return f"{100.0 * value:.4g} %"
-
-
-def fixed_percent(value: float | None, decimals: int = 2) -> str:
-    """A fraction in [0, 1] as a percentage with a fixed number of decimals (columns of
-    such values line up); "—" if None."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return f"{100.0 * value:.{decimals}f} %"
-
-
-def number(value: float | int | None) -> str:
-    """A count with thousands separators, or a short float; "—" if None."""
-    if value is None:
-        return "—"
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:.4g}"
 
 
 def note(text: str = "") -> QLabel:

@@ -23,6 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from arxpy.formatting import figure as number  # noqa: F401 (the views import it here)
+from arxpy.formatting import fixed_percent
+
 #: Okabe-Ito colours: input (original data) blue, output (de-identified data) orange.
 INPUT_COLOR = "#0072B2"
 OUTPUT_COLOR = "#E69F00"
@@ -160,27 +163,9 @@ def fill_table(table: QTableWidget, rows: Sequence[Sequence[Any]],
             table.setItem(r, c, item)
 
 
-def number(value: Any, digits: int = 4) -> str:
-    """A number for display: thousands separators, ``digits`` significant digits; '—' for NaN."""
-    if value is None:
-        return "—"
-    if isinstance(value, str):
-        return value
-    value = float(value)
-    if math.isnan(value):
-        return "—"
-    if value.is_integer() and abs(value) < 1e15:
-        return f"{int(value):,}"
-    if abs(value) >= 10 ** digits:
-        return f"{value:,.0f}"
-    return f"{value:,.{digits}g}" if abs(value) < 1 else f"{value:,.{max(digits - 2, 1)}f}"
-
-
 def percent(value: Any, decimals: int = 2) -> str:
-    """A share in [0, 1] as a percentage with ``decimals`` decimals; '—' for NaN/None."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return f"{100 * float(value):.{decimals}f} %"
+    """A share in [0, 1] with ``decimals`` decimals (see arxpy.formatting.fixed_percent)."""
+    return fixed_percent(value, decimals)
 
 
 def legend_row(widget: QWidget | None = None) -> QLabel:

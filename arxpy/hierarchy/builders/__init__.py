@@ -21,7 +21,7 @@ from arxpy.hierarchy.builders.base import (
 )
 from arxpy.hierarchy.builders.dates import GRANULARITIES, DateBuilder
 from arxpy.hierarchy.builders.flat import FlatBuilder
-from arxpy.hierarchy.builders.intervals import IntervalBuilder, format_number
+from arxpy.hierarchy.builders.intervals import IntervalBuilder
 from arxpy.hierarchy.builders.masking import MaskingBuilder
 from arxpy.hierarchy.builders.ordering import OrderingBuilder
 from arxpy.hierarchy.builders.registry import BUILDERS, builder_from_dict, builder_to_dict
@@ -39,6 +39,5 @@ __all__ = [
     "builder_from_dict",
     "builder_to_dict",
     "distinct_values",
-    "format_number",
     "natural_key",
 ]

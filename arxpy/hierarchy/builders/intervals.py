@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from arxpy.errors import HierarchyError
+from arxpy.formatting import plain
 from arxpy.hierarchy.builders.base import (
     TOP,
     HierarchyBuilder,
@@ -45,13 +46,6 @@ def to_decimal(value: Any) -> Decimal | None:
     except (decimal.InvalidOperation, ValueError, TypeError):
         return None
     return number if number.is_finite() else None
-
-
-def format_number(number: Decimal) -> str:
-    """Whole numbers without decimals (``20``), others in plain notation (``20.5``)."""
-    if number == number.to_integral_value():
-        return str(int(number))
-    return format(number.normalize(), "f")
 
 
 @dataclass(frozen=True)
@@ -138,8 +132,8 @@ class _Grid:
         top = _parameter(spec.top_coding, "top coding")
         if bottom is not None and top is not None and bottom >= top:
             raise HierarchyError(
-                f"Interval hierarchy: bottom coding {format_number(bottom)} must be below "
-                f"top coding {format_number(top)}."
+                f"Interval hierarchy: bottom coding {plain(bottom)} must be below "
+                f"top coding {plain(top)}."
             )
         if (width is None) == (spec.cuts is None):
             raise HierarchyError(
@@ -155,12 +149,12 @@ class _Grid:
             return cls(None, None, cuts, cuts[0], cuts[-1])
         if width <= 0:
             raise HierarchyError(
-                f"Interval hierarchy: width {format_number(width)} must be above 0."
+                f"Interval hierarchy: width {plain(width)} must be above 0."
             )
         if start is not None and top is not None and start >= top:
             raise HierarchyError(
-                f"Interval hierarchy: start {format_number(start)} must be below "
-                f"top coding {format_number(top)}."
+                f"Interval hierarchy: start {plain(start)} must be below "
+                f"top coding {plain(top)}."
             )
         if start is None:
             start = bottom if bottom is not None else _floor_to(smallest, width)
@@ -170,9 +164,9 @@ class _Grid:
     def locate(self, value: Decimal) -> int | str:
         """The index of the interval holding ``value``, or its coded label."""
         if self.low is not None and value < self.low:
-            return f"<{format_number(self.low)}"
+            return f"<{plain(self.low)}"
         if self.high is not None and value >= self.high:
-            return f">={format_number(self.high)}"
+            return f">={plain(self.high)}"
         if self.cuts is not None:
             return bisect.bisect_right(self.cuts, value) - 1
         with decimal.localcontext(prec=_PRECISION):
@@ -183,8 +177,8 @@ class _Grid:
             index = 0 if too_far else int(offset // self.width)
         if too_far:
             raise HierarchyError(
-                f"Interval hierarchy: width {format_number(self.width)} is too small for "
-                f"value {format_number(value)} (over {MAX_INTERVALS:,} intervals); "
+                f"Interval hierarchy: width {plain(self.width)} is too small for "
+                f"value {plain(value)} (over {MAX_INTERVALS:,} intervals); "
                 "choose a larger width."
             )
         return index
@@ -198,7 +192,7 @@ class _Grid:
             lower = max(lower, self.low)
         if self.high is not None:
             upper = min(upper, self.high)
-        return f"[{format_number(lower)}, {format_number(upper)}["
+        return f"[{plain(lower)}, {plain(upper)}["
 
     def _bound(self, index: int) -> Decimal:
         if self.cuts is not None:
