@@ -64,10 +64,12 @@ class ClassifierSpec:
                 not 0 <= self.seed < 2**32:
             raise ConfigurationError(f"The seed must be a whole number from 0 to 2^32-1, "
                                      f"got {self.seed!r}.")
-        self._check_parameter_values()
 
-    def _check_parameter_values(self) -> None:
-        """scikit-learn's own parameter check, before any work, as a ConfigurationError."""
+    def check_parameter_values(self) -> None:
+        """scikit-learn's own parameter check, before any work, as a ConfigurationError.
+
+        Not run on construction: it imports scikit-learn, which a GUI thread should not.
+        """
         estimator = self.estimator()
         validate = getattr(estimator, "_validate_params", None)
         if validate is None:  # older scikit-learn: checked when fitting
