@@ -102,10 +102,12 @@ class ClassifierSpec:
                  for p in declared if p.name in self.params}
         object.__setattr__(self, "params", given)
         object.__setattr__(self, "seed", SEED.check(self.seed, owner))
-        self._check_parameter_values()
 
-    def _check_parameter_values(self) -> None:
-        """scikit-learn's own parameter check, before any work, as a ConfigurationError."""
+    def check_parameter_values(self) -> None:
+        """scikit-learn's own parameter check, before any work, as a ConfigurationError.
+
+        Not run on construction: it imports scikit-learn, which a GUI thread should not.
+        """
         estimator = self.estimator()
         validate = getattr(estimator, "_validate_params", None)
         if validate is None:  # older scikit-learn: checked when fitting

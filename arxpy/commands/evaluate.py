@@ -98,8 +98,9 @@ def classification_config(args: argparse.Namespace) -> Any:
     features = None
     if args.features:
         features = tuple(f.strip() for f in args.features.split(",") if f.strip())
-    return ClassificationConfig(args.class_attribute, features,
-                                ClassifierSpec(args.classifier, params, seed=args.seed),
+    spec = ClassifierSpec(args.classifier, params, seed=args.seed)
+    spec.check_parameter_values()
+    return ClassificationConfig(args.class_attribute, features, spec,
                                 folds=args.folds, seed=args.seed)
 
 
