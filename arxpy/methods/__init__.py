@@ -4,6 +4,12 @@ Importing this package registers every method.
 """
 
 from arxpy.methods.base import HoldsReleases, Method
+from arxpy.methods.condensation import (
+    MDAV,
+    TFRP,
+    Condensation,
+    ImprovedCondensation,
+)
 from arxpy.methods.generalization import Generalization
 from arxpy.methods.registry import (
     method_classes,
@@ -14,6 +20,6 @@ from arxpy.methods.registry import (
 )
 
 __all__ = [
-    "Generalization", "HoldsReleases", "Method", "method_classes", "method_from_dict",
+    "MDAV", "TFRP", "Condensation", "Generalization", "ImprovedCondensation", "HoldsReleases", "Method", "method_classes", "method_from_dict",
     "method_names", "register_method", "run_method",
 ]
