@@ -20,6 +20,7 @@ from arxpy.methods.registry import (
 )
 
 __all__ = [
-    "MDAV", "TFRP", "Condensation", "Generalization", "ImprovedCondensation", "HoldsReleases", "Method", "method_classes", "method_from_dict",
+    "MDAV", "TFRP", "Condensation", "Generalization", "ImprovedCondensation",
+    "HoldsReleases", "Method", "method_classes", "method_from_dict",
     "method_names", "register_method", "run_method",
 ]

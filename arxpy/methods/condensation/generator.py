@@ -35,8 +35,13 @@ def synthesize(block: np.ndarray, rng: np.random.Generator, mode: str = "exact")
         singular[0] > 0 else 0
     if rank == 0:
         return np.repeat(mean[None, :], n, axis=0)
-    scores = _scores(n, singular[:rank], rng, mode)
-    return mean + scores @ vt[:rank]
+    axes = vt[:rank]
+    # SVD fixes each axis only up to sign, and the sign LAPACK picks depends on row
+    # order; fix it (largest entry positive) so the block depends on μ, S and V only
+    # and not on the order of the cluster's records (Definition 1, symmetry).
+    biggest = axes[np.arange(rank), np.abs(axes).argmax(axis=1)]
+    axes = axes * np.where(biggest < 0, -1.0, 1.0)[:, None]
+    return mean + _scores(n, singular[:rank], rng, mode) @ axes
 
 
 def _scores(n: int, singular: np.ndarray, rng: np.random.Generator, mode: str) -> np.ndarray:
