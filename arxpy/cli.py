@@ -15,7 +15,8 @@ from arxpy._version import __version__
 from arxpy.errors import ArxpyError
 
 #: Sub-command modules under ``arxpy.commands``, in help order.
-COMMANDS = ("gui", "example", "anonymize", "evaluate", "study", "risk", "methods")
+COMMANDS = ("gui", "example", "anonymize", "evaluate", "study", "risk", "methods", "condense",
+            "compare_models")
 
 
 def build_parser() -> argparse.ArgumentParser:
