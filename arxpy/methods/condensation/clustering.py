@@ -51,9 +51,11 @@ def seeded_groups(points: np.ndarray, k: int, rng: np.random.Generator,
 def group_centres(points: np.ndarray, groups: np.ndarray, count: int) -> np.ndarray:
     """The mean point of each group among records with a group (>= 0)."""
     member = groups >= 0
-    sums = np.zeros((count, points.shape[1]))
-    np.add.at(sums, groups[member], points[member])
-    sizes = np.bincount(groups[member], minlength=count).astype(np.float64)
+    labels, kept = groups[member], points[member]
+    sums = np.column_stack([np.bincount(labels, weights=kept[:, j], minlength=count)
+                            for j in range(points.shape[1])]) if points.shape[1] else \
+        np.zeros((count, 0))
+    sizes = np.bincount(labels, minlength=count).astype(np.float64)
     return sums / np.maximum(sizes, 1.0)[:, None]
 
 
