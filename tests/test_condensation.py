@@ -358,3 +358,17 @@ def test_methods_run_by_name_and_release_provenance(registry):
     assert "exactly" in report["claims"][0]["description"]
     assert report["moved_records"] == release.moved_records
     assert release.statistics.min_size >= K
+
+
+def test_cancel_during_kmeans_stops_the_run(registry):
+    token = CancelToken()
+    messages = []
+
+    def progress(fraction, message):
+        messages.append(message)
+        if message == "k-means clustering":
+            token.cancel()
+
+    with pytest.raises(CancelledError):
+        improved().run(registry, definition(registry), progress=progress, cancel=token)
+    assert messages[-1] == "k-means clustering"

@@ -5,6 +5,8 @@ weighted), so plain Euclidean distance is the paper's weighted distance.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from arxpy.jobs import CancelToken
@@ -59,12 +61,14 @@ def group_centres(points: np.ndarray, groups: np.ndarray, count: int) -> np.ndar
     return sums / np.maximum(sizes, 1.0)[:, None]
 
 
-def nearest_centre(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
+def nearest_centre(points: np.ndarray, centres: np.ndarray,
+                   cancel: CancelToken | None = None) -> np.ndarray:
     """Index of the nearest centre for every point (lowest index on ties), in chunks."""
     out = np.empty(points.shape[0], dtype=np.int64)
     step = max(1, _CHUNK_CELLS // max(1, centres.shape[0]))
     centre_norms = (centres ** 2).sum(axis=1)
     for start in range(0, points.shape[0], step):
+        _check(cancel)
         chunk = points[start:start + step]
         d = centre_norms[None, :] - 2.0 * chunk @ centres.T
         out[start:start + step] = d.argmin(axis=1)
@@ -72,22 +76,26 @@ def nearest_centre(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
 
 
 def kmeans(points: np.ndarray, clusters: int, rng: np.random.Generator, max_iter: int = 10,
-           restarts: int = 1, cancel: CancelToken | None = None) -> tuple[np.ndarray, np.ndarray]:
+           restarts: int = 1, cancel: CancelToken | None = None,
+           on_iteration: Callable[[float], None] | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Lloyd's k-means from random rows (Alg. 2 step 2a; R's default of 10 iterations).
 
     Returns (labels, centres) of the restart with the least within-cluster sum of squares.
     An empty cluster keeps its previous centre (it is filled in step 2c).
+    ``on_iteration(fraction)`` reports the share of the iterations done.
     """
     best: tuple[float, np.ndarray, np.ndarray] | None = None
-    for _ in range(restarts):
+    for restart in range(restarts):
         centres = points[rng.choice(points.shape[0], clusters, replace=False)].copy()
-        labels = nearest_centre(points, centres)
-        for _ in range(max_iter):
-            _check(cancel)
+        labels = nearest_centre(points, centres, cancel)
+        for iteration in range(max_iter):
+            if on_iteration is not None:
+                on_iteration((restart * max_iter + iteration) / (restarts * max_iter))
             sizes = np.bincount(labels, minlength=clusters)
             moved = group_centres(points, labels, clusters)
             centres = np.where(sizes[:, None] > 0, moved, centres)
-            new = nearest_centre(points, centres)
+            new = nearest_centre(points, centres, cancel)
             if np.array_equal(new, labels):
                 break
             labels = new

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.errors import ConfigurationError
-from arxpy.jobs import CancelToken
+from arxpy.jobs import CancelToken, ThrottledProgress
 from arxpy.methods.condensation.clustering import fill_small_clusters, kmeans
 from arxpy.methods.condensation.encoding import Encoded
 from arxpy.methods.condensation.method import _COMMON, _GENERATOR, CAVEAT, _ClusterMethod
@@ -73,7 +73,8 @@ class ImprovedCondensation(_ClusterMethod):
     # --- Alg. 2 steps 1-2c ---------------------------------------------------------------
 
     def group(self, encoded: Encoded, frame: pd.DataFrame, rng: np.random.Generator,
-              cancel: CancelToken | None) -> tuple[np.ndarray, int]:
+              cancel: CancelToken | None, report: ThrottledProgress
+              ) -> tuple[np.ndarray, int]:
         for name in (self.time, self.response or self.time):
             if encoded.block(name).kind == "categorical":
                 raise ConfigurationError(
@@ -82,10 +83,15 @@ class ImprovedCondensation(_ClusterMethod):
         points = self.weighted_points(encoded)
         groups = np.full(len(frame), -1, dtype=np.int64)
         moved, next_id = 0, 0
-        for rows in self.subsets(frame):
+        subsets = self.subsets(frame)
+        for i, rows in enumerate(subsets):
             s = len(rows) // self.k
+
+            def on_iteration(fraction: float, i: int = i) -> None:
+                report(0.05 + 0.3 * (i + fraction) / len(subsets), "k-means clustering")
+
             labels, centres = kmeans(points[rows], s, rng, self.kmeans_iter,
-                                     self.kmeans_restarts, cancel)
+                                     self.kmeans_restarts, cancel, on_iteration)
             labels, count = fill_small_clusters(points[rows], labels, centres, self.k, cancel)
             groups[rows] = labels + next_id
             moved += count

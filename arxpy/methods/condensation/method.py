@@ -109,8 +109,9 @@ class _ClusterMethod(Method):
     # --- the steps each method fills in ------------------------------------------------
 
     def group(self, encoded: Encoded, frame: pd.DataFrame, rng: np.random.Generator,
-              cancel: CancelToken | None) -> tuple[np.ndarray, int]:
-        """(group id per record, -1 = suppressed; records moved)."""
+              cancel: CancelToken | None, report: ThrottledProgress
+              ) -> tuple[np.ndarray, int]:
+        """(group id per record, -1 = suppressed; records moved); progress 0.05-0.4."""
         raise NotImplementedError
 
     def synthesize_groups(self, encoded: Encoded, groups: np.ndarray,
@@ -144,7 +145,8 @@ class _ClusterMethod(Method):
                 f"k of at most {len(data)}.")
         report(0.0, "Encoding attributes")
         encoded = encode(data, definition, attributes, self.types)
-        groups, moved = self.group(encoded, data, rng, cancel)
+        report(0.05, "Grouping records")
+        groups, moved = self.group(encoded, data, rng, cancel, report)
         report(0.4, "Generating synthetic records")
         raw = self.synthesize_groups(encoded, groups, rng, report, cancel)
         values, clipped = decode(raw, encoded, clip=self.clip_continuous)
@@ -215,7 +217,7 @@ class Condensation(_ClusterMethod):
                "group by synthetic records with the group's mean and covariance.")
     params = (*_COMMON, _GENERATOR)
 
-    def group(self, encoded, frame, rng, cancel):
+    def group(self, encoded, frame, rng, cancel, report):
         return seeded_groups(scaled(encoded, self.standardize), self.k, rng, cancel), 0
 
 
@@ -229,7 +231,7 @@ class MDAV(_ClusterMethod):
                "k and replaces every attribute by its group mean.")
     reference = "Domingo-Ferrer & Mateo-Sanz (2002), IEEE TKDE; not in Gal et al."
 
-    def group(self, encoded, frame, rng, cancel):
+    def group(self, encoded, frame, rng, cancel, report):
         return mdav_groups(scaled(encoded, self.standardize), self.k, cancel), 0
 
     def synthesize_groups(self, encoded, groups, rng, progress, cancel):
@@ -250,5 +252,5 @@ class TFRP(MDAV):
                "replaced by its group mean.")
     reference = "Chang, Li & Huang (2007), J. Syst. Softw. (as read by the spec [I])"
 
-    def group(self, encoded, frame, rng, cancel):
+    def group(self, encoded, frame, rng, cancel, report):
         return tfrp_groups(scaled(encoded, self.standardize), self.k, cancel), 0
