@@ -2,6 +2,8 @@
 
 Run from the repository root::
 
+    python benchmarks/condensation.py fidelity --dataset kidney   # lifelines' data
+
     python benchmarks/condensation.py speed                 # targets + scaling in n and k
     python benchmarks/condensation.py fidelity --repeats 20 # the paper's protocol (§5)
 
@@ -116,15 +118,46 @@ def _compare_models_time() -> float:
         return time.perf_counter() - started
 
 
+def kidney_transplant() -> tuple[pd.DataFrame, list, dict]:
+    """lifelines' kidney transplant data (863 records): the race x sex dummies as one
+    categorical RaceSex (full one-hot inside condensation), death 1 = event."""
+    from lifelines.datasets import load_kidney_transplant
+
+    from arxpy.analysis.model_preservation import ModelSpec
+
+    data = load_kidney_transplant()
+    race_sex = np.select([data.black_male == 1, data.white_male == 1, data.black_female == 1],
+                         ["black_male", "white_male", "black_female"], "white_female")
+    frame = pd.DataFrame({"time": data.time.astype(str), "death": data.death.astype(str),
+                          "age": data.age.astype(str), "RaceSex": race_sex}).astype(object)
+    references = {"RaceSex": "white_female"}
+    deceased = {"column": "death", "equals": "1"}
+    analyses = [
+        ModelSpec("linear", "ols", ("RaceSex",), response="time", categorical=references,
+                  filter=deceased),
+        ModelSpec("logistic", "logit", ("RaceSex",), response="time", categorical=references,
+                  filter=deceased),
+        ModelSpec("cox", "cox", ("age", "RaceSex"), time="time", event="death",
+                  event_value="1", categorical=references),
+    ]
+    return frame, analyses, {"time": "time", "status": "death", "event_value": "1"}
+
+
 def fidelity(args: argparse.Namespace) -> dict:
-    frame = cancer_registry(args.dataset, seed=args.data_seed)
+    improved = IMPROVED
+    if args.dataset == "kidney":
+        frame, analyses, improved = kidney_transplant()
+    else:
+        frame = cancer_registry(args.dataset, seed=args.data_seed)
+        analyses = read_analyses(ANALYSES)
     k = args.k or max(2, round(len(frame) / 100))  # about 100 groups, as in the paper
-    analyses = read_analyses(ANALYSES)
     definition = DataDefinition.for_columns(frame.columns)
     results: dict = {}
     per_rep: dict = {}
     for method in args.methods:
         name, params = METHODS[method]
+        if method == "improved":
+            params = improved
         tables = [run_method(name, frame, definition, {"k": k, "seed": 1000 + r, **params})
                   .table for r in range(args.repeats)]
         preservation = compare_models(frame, tables, analyses)
@@ -188,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--sizes", type=int, nargs="+", default=[10_000, 20_000, 50_000, 100_000])
     s.add_argument("--methods", nargs="+", default=["improved", "condensation", "mdav"])
     f = sub.add_parser("fidelity")
-    f.add_argument("--dataset", choices=tuple(SIZES), default="colon")
+    f.add_argument("--dataset", choices=(*SIZES, "kidney"), default="colon")
     f.add_argument("--data-seed", type=int, default=0)
     f.add_argument("--k", type=int, help="default: about 100 groups")
     f.add_argument("--repeats", type=int, default=20)

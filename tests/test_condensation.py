@@ -372,3 +372,10 @@ def test_cancel_during_kmeans_stops_the_run(registry):
     with pytest.raises(CancelledError):
         improved().run(registry, definition(registry), progress=progress, cancel=token)
     assert messages[-1] == "k-means clustering"
+
+
+def test_a_text_status_is_kept_per_record(registry):
+    frame = registry.assign(VitalStat=registry["VitalStat"].map({"0": "dead", "1": "alive"}))
+    release = improved(shuffle_output=False, event_value="dead").run(frame, definition(frame))
+    assert release.encoded.block("VitalStat").kind == "categorical"
+    assert (release.table["VitalStat"].to_numpy() == frame["VitalStat"].to_numpy()).all()
