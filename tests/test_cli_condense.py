@@ -62,6 +62,9 @@ def test_improved_report_states_invariants_and_caveat(registry_csv, tmp_path):
                                     "kaplan_meier_max_difference": 0.0,
                                     "time_multiset_preserved": True}
     assert "exactly" in report["caveat"]
+    means = {(r["attribute"], r["statistic"]): r for r in report["basic_statistics"]}
+    assert means[("SurvInterval", "sum")]["change_pct"] == 0.0  # times are all released
+    assert set(report["conditional_privacy"]["values"]) == {"SurvInterval", "DiagAge"}
 
 
 def test_same_seed_same_bytes_and_no_shuffle_keeps_status_rows(registry_csv, tmp_path):

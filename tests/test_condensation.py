@@ -379,3 +379,25 @@ def test_a_text_status_is_kept_per_record(registry):
     release = improved(shuffle_output=False, event_value="dead").run(frame, definition(frame))
     assert release.encoded.block("VitalStat").kind == "categorical"
     assert (release.table["VitalStat"].to_numpy() == frame["VitalStat"].to_numpy()).all()
+
+
+@pytest.mark.parametrize("split", ["attribute", "column"])
+def test_weights_give_w_to_the_response_and_share_the_rest(registry, split):
+    from arxpy.methods.condensation.encoding import encode
+
+    method = improved(weight=0.3, weight_split=split)
+    encoded = encode(registry, definition(registry), list(registry.columns), {})
+    m = encoded.matrix
+    z = (m - m.mean(axis=0)) / m.std(axis=0)
+    weights = (method.weighted_points(encoded)[0] / z[0]) ** 2
+    block = encoded.block
+    assert weights[block("SurvInterval").start] == pytest.approx(0.3)
+    assert np.allclose(weights[block("VitalStat").columns], 0.0)
+    others = [b for b in encoded.blocks if b.name not in ("SurvInterval", "VitalStat")]
+    assert sum(weights[b.columns].sum() for b in others) == pytest.approx(0.7)
+    per_attribute = [weights[b.columns].sum() for b in others]
+    per_column = np.concatenate([weights[b.columns] for b in others])
+    if split == "attribute":
+        assert np.allclose(per_attribute, 0.7 / len(others))
+    else:
+        assert np.allclose(per_column, 0.7 / len(per_column))

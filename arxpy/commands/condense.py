@@ -153,6 +153,7 @@ def condense_report(method: str, frame, release) -> dict[str, Any]:
         "elapsed_seconds": release.elapsed_seconds, "input_sha256": release.input_sha256,
         "seed": release.seed, "release": release.to_dict(),
     }
+    report.update(fidelity_figures(frame, release))
     time, status = params.get("time"), params.get("status")
     if method == "improved" and release.suppressed_records == 0:
         from arxpy.methods.condensation import CAVEAT
@@ -170,6 +171,30 @@ def condense_report(method: str, frame, release) -> dict[str, Any]:
             np.sort(frame[time].astype(float)), np.sort(release.table[time].astype(float))))
         report["invariants"] = invariants
     return report
+
+
+def fidelity_figures(frame, release) -> dict[str, Any]:
+    """Basic-statistic deltas and conditional privacy (rows paired before the shuffle)."""
+    from arxpy.analysis.release_fidelity import (
+        CONDITIONAL_PRIVACY_ESTIMATOR,
+        basic_statistics,
+        conditional_privacy_table,
+    )
+
+    kept = list(release.table.columns)
+    released = ~release.suppressed
+    output = release.table.loc[released]
+    original = frame[kept].iloc[release.order[released]]
+    statistics = basic_statistics(original, output)
+    statistics = statistics.replace([np.inf, -np.inf], np.nan).astype(object)
+    return {
+        "basic_statistics": statistics.where(statistics.notna(), None).to_dict("records"),
+        "conditional_privacy": {
+            "estimator": CONDITIONAL_PRIVACY_ESTIMATOR,
+            "pairing": "each record with the row generated in its slot",
+            "values": conditional_privacy_table(original.reset_index(drop=True),
+                                                output.reset_index(drop=True))},
+    }
 
 
 def _write_outputs(args: argparse.Namespace, release, report: dict[str, Any]) -> None:

@@ -54,7 +54,8 @@ class CondensationRelease(Release):
     ``groups``/``suppressed`` describe those rows; ``input_groups`` is the cluster of
     each *input* record (-1: suppressed) and ``order[i]`` the input position whose slot
     output row i was generated in. ``raw`` and ``encoded`` are the synthetic and the
-    original encoded matrices in input order, before decoding.
+    original encoded matrices in input order, before decoding (``raw`` is NaN in the
+    rows of suppressed records).
     """
 
     input_groups: np.ndarray | None = None
@@ -151,6 +152,7 @@ class _ClusterMethod(Method):
         raw = self.synthesize_groups(encoded, groups, rng, report, cancel)
         values, clipped = decode(raw, encoded, clip=self.clip_continuous)
         table = _table(values, encoded, groups, attributes)
+        raw[groups < 0] = np.nan  # suppressed records: nothing synthetic, nothing original
         order = rng.permutation(len(table)) if self.shuffle_output else np.arange(len(table))
         report(1.0, "Done")
         return CondensationRelease(
