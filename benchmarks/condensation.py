@@ -189,8 +189,11 @@ def _paired(per_rep: dict) -> dict:
                 not (math.isnan(a) or math.isnan(b))]
         share = float(np.mean([a <= b for a, b in both])) if both else float("nan")
         figures[f"cox_outside_ci_improved_le_{baseline}"] = share
+        p = _sign_test(both)
+        figures[f"cox_outside_ci_sign_test_p_{baseline}"] = p
         lines.append(f"Cox % outside CI: improved <= {baseline} in {100 * share:.0f}% of "
-                     f"{len(both)} paired repetitions ({len(cox) - len(both)} with a failed fit)")
+                     f"{len(both)} paired repetitions ({len(cox) - len(both)} with a failed "
+                     f"fit); sign test p = {p:.3g}")
     if "condensation" in per_rep:
         a = np.nanmean(_per_repetition(per_rep["improved"]["logistic"], "pct_sig_changed"))
         b = np.nanmean(_per_repetition(per_rep["condensation"]["logistic"], "pct_sig_changed"))
@@ -199,6 +202,15 @@ def _paired(per_rep: dict) -> dict:
         lines.append(f"Logistic % significance changed: improved {a:.2f} vs condensation "
                      f"{b:.2f}")
     return {"lines": lines, "figures": figures}
+
+
+def _sign_test(pairs: list[tuple[float, float]]) -> float:
+    """Two-sided sign test of improved vs baseline over paired repetitions (ties dropped)."""
+    from scipy.stats import binomtest
+
+    wins = sum(a < b for a, b in pairs)
+    losses = sum(a > b for a, b in pairs)
+    return float(binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0
 
 
 def _per_repetition(model, metric: str) -> list[float]:

@@ -186,3 +186,8 @@ def test_basic_statistics_report_relative_changes():
     assert table.loc[("x", "median"), "change_pct"] == pytest.approx(0.0)
     assert table.loc[("c", "share u"), "original"] == pytest.approx(200 / 3)
     assert table.loc[("c", "share u"), "anonymized"] == pytest.approx(100 / 3)
+
+
+def test_an_anonymized_table_without_a_model_column_is_refused(registry):
+    with pytest.raises(ConfigurationError, match="has no attribute 'Stage'"):
+        compare_models(registry, [registry.drop(columns="Stage")], paper_models())

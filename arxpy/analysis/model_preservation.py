@@ -403,6 +403,7 @@ def compare_models(original: pd.DataFrame, anonymized: Iterable[pd.DataFrame],
     fits: list[list[Fit]] = [[] for _ in designs]
     tables = list(anonymized)
     for r, table in enumerate(tables):
+        _check_columns(table, analyses, r)
         for i, design in enumerate(designs):
             if cancel is not None:
                 cancel.raise_if_cancelled()
@@ -414,6 +415,15 @@ def compare_models(original: pd.DataFrame, anonymized: Iterable[pd.DataFrame],
         metrics = pd.DataFrame(rows, columns=list(METRICS), dtype=float)
         models.append(ModelComparison(design.spec, original_fit, tuple(model_fits), metrics))
     return ModelPreservation(tuple(models), alpha)
+
+
+def _check_columns(table: pd.DataFrame, analyses: Sequence[ModelSpec], index: int) -> None:
+    for spec in analyses:
+        missing = [c for c in spec.columns if c not in table.columns]
+        if missing:
+            raise ConfigurationError(
+                f"Anonymized table {index + 1} has no attribute '{missing[0]}', which "
+                f"analysis '{spec.name}' needs; compare tables with the original's columns.")
 
 
 def _num(value: Any) -> float | None:
