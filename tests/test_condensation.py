@@ -401,3 +401,20 @@ def test_weights_give_w_to_the_response_and_share_the_rest(registry, split):
         assert np.allclose(per_attribute, 0.7 / len(others))
     else:
         assert np.allclose(per_column, 0.7 / len(per_column))
+
+
+def test_releases_flow_into_compare_utility_and_risk(registry):
+    from arxpy.analysis import compare_releases, release_statistics
+    from arxpy.risk.sample import risk_limits
+    from arxpy.risk.summary import analyze_release
+
+    d = definition(registry)
+    for name in ("DiagAge", "Gender", "Stage"):
+        d = d.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
+    ours, mdav = improved().run(registry, d), MDAV(k=K).run(registry, d)
+    table = compare_releases({"improved": ours, "mdav": mdav})
+    assert table.loc["records released", "improved"] == N
+    release_statistics(registry, ours)
+    analyze_release(ours)
+    # Synthetic rows are not equivalence classes: no risk bound is claimed.
+    assert risk_limits(ours.claims).prosecutor == 1.0
