@@ -360,18 +360,20 @@ def test_methods_run_by_name_and_release_provenance(registry):
     assert release.statistics.min_size >= K
 
 
-def test_cancel_during_kmeans_stops_the_run(registry):
-    token = CancelToken()
-    messages = []
+def test_cancel_during_kmeans_stops_it():
+    from arxpy.methods.condensation.clustering import kmeans
 
-    def progress(fraction, message):
-        messages.append(message)
-        if message == "k-means clustering":
-            token.cancel()
+    token = CancelToken()
+    points = np.random.default_rng(0).normal(size=(500, 3))
+    fractions = []
+
+    def on_iteration(fraction):
+        fractions.append(fraction)
+        token.cancel()
 
     with pytest.raises(CancelledError):
-        improved().run(registry, definition(registry), progress=progress, cancel=token)
-    assert messages[-1] == "k-means clustering"
+        kmeans(points, 10, np.random.default_rng(1), cancel=token, on_iteration=on_iteration)
+    assert fractions == [0.0]
 
 
 def test_a_text_status_is_kept_per_record(registry):
