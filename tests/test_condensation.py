@@ -420,3 +420,13 @@ def test_releases_flow_into_compare_utility_and_risk(registry):
     analyze_release(ours)
     # Synthetic rows are not equivalence classes: no risk bound is claimed.
     assert risk_limits(ours.claims).prosecutor == 1.0
+
+
+def test_subset_readout_warns_about_few_groups(registry):
+    from arxpy.methods.condensation import subset_readout
+
+    n0 = int((registry["VitalStat"] == "0").sum())
+    readout = {r["value"]: r for r in subset_readout(registry, "VitalStat", K)}
+    assert readout["0"]["records"] == n0 and readout["0"]["groups"] == n0 // K
+    assert readout["1"]["warning"] == f"only {(N - n0) // K} groups (fewer than 20)"
+    assert subset_readout(registry, None, N + 1)[0]["warning"] == f"fewer records than k = {N + 1}"

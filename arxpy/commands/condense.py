@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,16 @@ def run(args: argparse.Namespace) -> int:
 
     frame, definition = load_table(args)
     params = method_parameters(args, args.method, args.k, args.seed)
+    if args.method == "improved":
+        from arxpy.methods.condensation import subset_readout
+
+        if args.status is not None and args.status not in frame.columns:
+            raise ConfigurationError(f"No attribute '{args.status}' for --status.")
+        for subset in subset_readout(frame, args.status, args.k):
+            if subset["warning"]:
+                where = f"{args.status} = {subset['value']}" if args.status else "all records"
+                print(f"arxpy: warning: {where}: {subset['records']} records, "
+                      f"{subset['warning']}", file=sys.stderr)
     bar = ProgressBar()
     try:
         release = run_method(METHODS[args.method], frame, definition, params, progress=bar)

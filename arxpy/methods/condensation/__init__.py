@@ -1,7 +1,11 @@
 """Condensation for regression and survival analyses (Gal et al. 2014) and the
 microaggregation baselines it is compared with (spec ``000-condensation.md``)."""
 
-from arxpy.methods.condensation.improved import ImprovedCondensation, reassign_by_rank
+from arxpy.methods.condensation.improved import (
+    ImprovedCondensation,
+    reassign_by_rank,
+    subset_readout,
+)
 from arxpy.methods.condensation.method import (
     CAVEAT,
     MDAV,
@@ -11,4 +15,4 @@ from arxpy.methods.condensation.method import (
 )
 
 __all__ = ["CAVEAT", "MDAV", "TFRP", "Condensation", "CondensationRelease",
-           "ImprovedCondensation", "reassign_by_rank"]
+           "ImprovedCondensation", "reassign_by_rank", "subset_readout"]

@@ -160,6 +160,29 @@ class ImprovedCondensation(_ClusterMethod):
         return raw
 
 
+#: Fewer groups than this in a status subset earns a warning (spec §2.2 parameters [I]).
+FEW_GROUPS = 20
+
+
+def subset_readout(frame: pd.DataFrame, status: str | None, k: int) -> list[dict]:
+    """Per status value: records, ⌊n/k⌋ groups, and a warning when that is below
+    :data:`FEW_GROUPS` or zero (the live readout the spec asks the form to show)."""
+    if status is None:
+        counts = {"(all)": len(frame)}
+    else:
+        counts = frame[status].astype(str).value_counts().sort_index().to_dict()
+    out = []
+    for value, n in counts.items():
+        groups = int(n) // k
+        warning = ""
+        if groups == 0:
+            warning = f"fewer records than k = {k}"
+        elif groups < FEW_GROUPS:
+            warning = f"only {groups} groups (fewer than {FEW_GROUPS})"
+        out.append({"value": value, "records": int(n), "groups": groups, "warning": warning})
+    return out
+
+
 def reassign_by_rank(synthetic: np.ndarray, original: np.ndarray, groups: np.ndarray
                      ) -> np.ndarray:
     """Step 2d-ii: within each group, the k-th smallest synthetic time becomes the k-th
