@@ -4,6 +4,12 @@ Importing this package registers every method.
 """
 
 from arxpy.methods.base import HoldsReleases, Method
+from arxpy.methods.condensation import (
+    MDAV,
+    TFRP,
+    Condensation,
+    ImprovedCondensation,
+)
 from arxpy.methods.generalization import Generalization
 from arxpy.methods.interval_boxes import IntervalGeneralisation
 from arxpy.methods.registry import (
@@ -15,6 +21,7 @@ from arxpy.methods.registry import (
 )
 
 __all__ = [
-    "Generalization", "HoldsReleases", "IntervalGeneralisation", "Method", "method_classes",
-    "method_from_dict", "method_names", "register_method", "run_method",
+    "MDAV", "TFRP", "Condensation", "Generalization", "HoldsReleases", "ImprovedCondensation",
+    "IntervalGeneralisation", "Method", "method_classes", "method_from_dict", "method_names",
+    "register_method", "run_method",
 ]

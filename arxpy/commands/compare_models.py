@@ -1,0 +1,198 @@
+"""``arxpy compare-models``: do the recipient's models survive anonymization?
+
+Fits the declared analyses (``--analyses``, see docs/condensation.md) on the original
+table and on anonymized tables: files given with ``--anonymized``, or R repetitions
+(``--repeats``, seeds seed..seed+R-1) of each method in ``--methods`` at each ``--k``.
+Report (a contract): ``results`` lists one entry per (method, k) with, per model,
+``pct_sig_changed``, ``pct_dir_changed``, ``pct_outside_ci`` and ``pct_outside_ci_sig``
+(each ``mean``, ``sd``, ``per_repetition``) and ``fit_failures``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from arxpy.commands.condense import (
+    METHODS,
+    add_condensation_arguments,
+    method_parameters,
+)
+from arxpy.commands.options import ProgressBar, read_data_option, write_json
+from arxpy.errors import ConfigurationError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "compare-models", help="compare regression and survival models before and after "
+        "anonymization",
+        description="Fit the declared linear, logistic and Cox models on the original and "
+        "on anonymized tables and report how often coefficients change significance, "
+        "direction, or leave the original 95%% confidence interval (Gal et al. 2014).")
+    parser.add_argument("--original", type=Path, required=True, metavar="IN.csv")
+    parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--anonymized", type=Path, nargs="+", metavar="OUT.csv",
+                        help="anonymized tables (each one repetition)")
+    source.add_argument("--methods", metavar="M[,M...]",
+                        help=f"methods to run: {','.join(METHODS)}")
+    parser.add_argument("--k", default="100", metavar="K[,K...]", help="group sizes to run")
+    parser.add_argument("--analyses", type=Path, required=True, metavar="analyses.json")
+    parser.add_argument("--repeats", type=int, default=100, metavar="R",
+                        help="repetitions per method and k (default 100, as in the paper)")
+    parser.add_argument("--alpha", type=float, default=0.05)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first repetition")
+    add_condensation_arguments(parser)
+    parser.add_argument("--report", type=Path, required=True, metavar="R.json")
+    parser.add_argument("--csv", type=Path, metavar="long.csv",
+                        help="every metric of every repetition, one per line")
+    parser.set_defaults(func=run, no_shuffle=False)
+
+
+def _ints(text: str, option: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise ConfigurationError(f"{option} takes whole numbers separated by commas, got "
+                                 f"{text!r}.") from None
+    if not values:
+        raise ConfigurationError(f"{option} needs at least one value.")
+    return values
+
+
+def _defaults_from_analyses(args: argparse.Namespace, analyses) -> None:
+    """Time and status from the Cox declaration, the response from OLS/logit (spec §6)."""
+    for spec in analyses:
+        if spec.type == "cox":
+            args.time = args.time or spec.time
+            args.status = args.status or spec.event
+            args.event_value = args.event_value or spec.event_value
+            break
+    for spec in analyses:
+        if spec.type != "cox":
+            args.response = args.response or spec.response
+            break
+    if args.response is not None and args.response == args.status:
+        args.response = None
+
+
+def _anonymized_runs(args, frame, definition, progress):
+    """(method, k, tables in input order, seconds) for every method and k, R times each."""
+    from arxpy.methods import run_method
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise ConfigurationError(f"Unknown method '{unknown[0]}'; use {', '.join(METHODS)}.")
+    ks = _ints(args.k, "--k")
+    if args.repeats < 1:
+        raise ConfigurationError("--repeats must be at least 1.")
+    total, done = len(methods) * len(ks) * args.repeats, 0
+    for method in methods:
+        for k in ks:
+            tables, seconds = [], 0.0
+            for r in range(args.repeats):
+                params = method_parameters(args, method, k, args.seed + r)
+                release = run_method(METHODS[method], frame, definition, params)
+                seconds += release.elapsed_seconds
+                # Back to input order: conditional privacy pairs by position (spec §3).
+                tables.append(release.table.iloc[np.argsort(release.order)]
+                              .reset_index(drop=True))
+                done += 1
+                progress(done / total, f"{method} k={k} repetition {r + 1}")
+            yield method, k, tables, seconds
+
+
+def run(args: argparse.Namespace) -> int:
+    from arxpy.analysis.model_preservation import read_analyses
+    from arxpy.commands.condense import load_table
+
+    analyses = read_analyses(args.analyses)
+    args.data = args.original
+    frame, definition = load_table(args)
+    _defaults_from_analyses(args, analyses)
+    bar = ProgressBar()
+    results = []
+    try:
+        if args.anonymized is not None:
+            tables = [read_data_option(p, args.delimiter) for p in args.anonymized]
+            runs = [("anonymized", None, tables, None)]
+        else:
+            runs = _anonymized_runs(args, frame, definition, bar)
+        for method, k, tables, seconds in runs:
+            results.append(_evaluate(args, frame, analyses, method, k, tables, seconds))
+    finally:
+        bar.close()
+    report = {"original": str(args.original), "analyses": [a.to_dict() for a in analyses],
+              "alpha": args.alpha, "repeats": args.repeats if args.anonymized is None else
+              len(args.anonymized), "seed": args.seed, "results": results}
+    if args.csv is not None:
+        _write_long(args.csv, results)
+    write_json(args.report, report)
+    for entry in results:
+        parts = [f"{name}: sig {m['pct_sig_changed']['mean']}, dir "
+                 f"{m['pct_dir_changed']['mean']}, CI {m['pct_outside_ci']['mean']}"
+                 for name, m in entry["models"].items()]
+        print(f"{entry['method']} k={entry['k']}: " + "; ".join(parts))
+    return 0
+
+
+def _evaluate(args, frame, analyses, method, k, tables, seconds) -> dict[str, Any]:
+    from arxpy.analysis.model_preservation import compare_models
+    from arxpy.analysis.release_fidelity import (
+        CONDITIONAL_PRIVACY_ESTIMATOR,
+        basic_statistics,
+        conditional_privacy_table,
+        kaplan_meier_difference,
+    )
+
+    for table in tables:
+        if list(table.columns) != list(frame.columns) and \
+                not set(table.columns) <= set(frame.columns):
+            raise ConfigurationError(
+                "An anonymized table has columns the original does not have; compare tables "
+                "of the same input.")
+    started = time.perf_counter()
+    kept = [c for c in frame.columns if c in tables[0].columns]
+    preservation = compare_models(frame, tables, analyses, args.alpha)
+    entry: dict[str, Any] = {"method": method, "k": k, **preservation.to_dict()}
+    entry["basic_statistics"] = basic_statistics(frame[kept], tables[0][kept]) \
+        .replace([np.inf, -np.inf], np.nan).astype(object).where(lambda t: t.notna(), None) \
+        .to_dict(orient="records")
+    privacy = [conditional_privacy_table(frame[kept], t[kept]) for t in tables]
+    entry["conditional_privacy"] = {
+        "estimator": CONDITIONAL_PRIVACY_ESTIMATOR,
+        "pairing": "by record position before any shuffle",
+        "mean": {a: float(np.mean([p[a] for p in privacy])) for a in privacy[0]}}
+    if args.status and args.status in kept:
+        original_status = frame[args.status].to_numpy()
+        entry["status_changed_pct"] = float(np.mean(
+            [100 * np.mean(t[args.status].to_numpy() != original_status) for t in tables]))
+        if args.time and args.event_value is not None:
+            entry["kaplan_meier_max_difference"] = float(np.mean(
+                [kaplan_meier_difference(frame, t, args.time, args.status, args.event_value)
+                 for t in tables]))
+    entry["elapsed_seconds"] = {"anonymize": seconds,
+                                "fit": time.perf_counter() - started}
+    return entry
+
+
+def _write_long(path: Path, results: list[dict[str, Any]]) -> None:
+    from arxpy.analysis.model_preservation import METRICS
+    from arxpy.data.atomic import atomic_write
+
+    rows = []
+    for entry in results:
+        for model, m in entry["models"].items():
+            for metric in METRICS:
+                for r, value in enumerate(m[metric]["per_repetition"]):
+                    rows.append((entry["method"], entry["k"], model, r, metric, value))
+    table = pd.DataFrame(rows, columns=["method", "k", "model", "repetition", "metric",
+                                        "value"])
+    with atomic_write(path, newline="") as handle:
+        table.to_csv(handle, index=False, lineterminator="\n")
