@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QStackedWidget,
     QWidget,
@@ -116,6 +117,10 @@ class SettingsBar(QWidget):
         self.status = plain_label(QLabel())
         self.status.setStyleSheet("color: #555")
         self.status.setWordWrap(True)  # a long message wraps rather than widening the window
+        # A new progress message must not change the bar's geometry: that re-laid out
+        # the perspective and repainted its plots on every report, during the analyses.
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.status.setFixedHeight(2 * self.status.fontMetrics().lineSpacing() + 2)
         self.cancel = QPushButton("Cancel")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
