@@ -117,8 +117,10 @@ def test_visiting_the_new_views_keeps_the_event_loop_responsive(window, qtbot, e
     for t in result.checked_transformations()[:10]:
         window.state.select(t.levels)
         qtbot.wait(30)
-    phase[0] = "utility data"
+    phase[0] = "utility"
     window.show_perspective(2)
+    qtbot.wait(300)
+    phase[0] = "utility data"
     window.utility.tabs.setCurrentWidget(window.utility.data_tables)
     qtbot.waitUntil(lambda: window.utility.data_tables.tables.output_model.rowCount() > 0,
                     timeout=20_000)
