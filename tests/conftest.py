@@ -67,3 +67,20 @@ def classes_from_matrix(matrix, values=None, data_type=None, hierarchy=None, nam
     labels = [f"v{i}" for i in range(n_values)] if values is None else list(values)
     tracked = TrackedAttribute(name, codes, labels, data_type or DataType(), hierarchy)
     return classes, EncodedData(int(matrix.sum()), [], {name: tracked})
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    """A main window with its own settings and recovery folder; a question about
+    discarding changes is answered "discard" instead of blocking the test."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QMessageBox
+
+    from arxpy.gui.main_window import MainWindow
+
+    monkeypatch.setattr("arxpy.gui.project_actions.QMessageBox.question",
+                        lambda *args: QMessageBox.StandardButton.Discard)
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings, recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window)
+    return window

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 
 from arxpy.data.definition import AttributeType, DataDefinition
-from arxpy.gui.main_window import MainWindow
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.project import Project
 
@@ -25,14 +23,6 @@ def _project(name: str = "Tiny", rows: int = 40) -> Project:
     return project
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setattr("arxpy.gui.project_actions.QMessageBox.question",
-                        lambda *args: QMessageBox.StandardButton.Discard)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings, recovery_dir=tmp_path / "recovery")
-    qtbot.addWidget(window)
-    return window
 
 
 @pytest.mark.parametrize("name", ["disease", "note"])

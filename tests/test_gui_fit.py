@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QMessageBox, QTabWidget
+from PySide6.QtWidgets import QTabWidget
 
 from arxpy.engine.anonymizer import anonymize
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.example import example_project
 from arxpy.gui.hierarchy_wizard import HierarchyWizard
 from arxpy.gui.import_wizard import ImportWizard
-from arxpy.gui.main_window import PERSPECTIVES, MainWindow
+from arxpy.gui.main_window import PERSPECTIVES
 from arxpy.privacy import privacy_model_kinds
 
 SCREENS = ((1280, 720), (1366, 768))
@@ -28,12 +27,7 @@ def example():
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch, example):
-    monkeypatch.setattr("arxpy.gui.project_actions.QMessageBox.question",
-                        lambda *args: QMessageBox.StandardButton.Discard)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings, recovery_dir=tmp_path / "recovery")
-    qtbot.addWidget(window)
+def window(window, example):
     window.resize(1920, 1080)
     window.show()
     project, result = example

@@ -4,8 +4,7 @@ import logging
 
 import pandas as pd
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QPoint, Qt
 
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.gui.app import versions
@@ -26,15 +25,6 @@ def _project(rows: int = 50) -> Project:
     return Project(data, definition, {"age": hierarchy}, name="Tiny")
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    # Closing a modified window asks; tests answer "discard" instead of blocking.
-    monkeypatch.setattr("arxpy.gui.project_actions.QMessageBox.question",
-                        lambda *args: QMessageBox.StandardButton.Discard)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings, recovery_dir=tmp_path / "recovery")
-    qtbot.addWidget(window)
-    return window
 
 
 def test_start_page_then_project(window):

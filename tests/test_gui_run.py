@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ADULT_DIR as ADULT
-from PySide6.QtCore import QSettings, QTimer
-from PySide6.QtWidgets import QDialog, QMessageBox, QWizard
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QDialog, QWizard
 
 from arxpy.data.definition import AttributeType, DataKind
 from arxpy.gui.hierarchy_wizard import HierarchyWizard
@@ -20,12 +20,7 @@ from arxpy.project import Project
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setattr("arxpy.gui.project_actions.QMessageBox.question",
-                        lambda *args: QMessageBox.StandardButton.Discard)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings, recovery_dir=tmp_path / "recovery")
-    qtbot.addWidget(window)
+def window(window):
     window.show()
     return window
 

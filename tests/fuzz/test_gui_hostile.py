@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 
 from arxpy.gui.main_window import MainWindow
@@ -17,14 +16,6 @@ from .hostile import good_manifest, write_project
 HOSTILE_NAME = "<h1>Boom</h1><a href='https://evil.example/'>click</a>"
 
 
-@pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setattr("arxpy.gui.project_actions.QMessageBox.question",
-                        lambda *args: QMessageBox.StandardButton.Discard)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings, recovery_dir=tmp_path / "recovery")
-    qtbot.addWidget(window)
-    return window
 
 
 @pytest.fixture
