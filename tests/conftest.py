@@ -84,3 +84,16 @@ def window(qtbot, tmp_path, monkeypatch):
     window = MainWindow(settings=settings, recovery_dir=tmp_path / "recovery")
     qtbot.addWidget(window)
     return window
+
+
+@pytest.fixture(scope="session")
+def example_run():
+    """The bundled example (2,000 records) and the result of its default anonymization,
+    shared by the GUI tests that only look at them."""
+    from arxpy.engine import AnonymizationConfig, anonymize
+    from arxpy.example import example_project
+
+    project = example_project(records=2000)
+    result = anonymize(project.data, project.definition, project.hierarchies,
+                       AnonymizationConfig.from_dict(project.settings))
+    return project, result

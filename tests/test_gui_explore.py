@@ -15,7 +15,6 @@ import arxpy.privacy  # noqa: F401  (registers the models)
 import arxpy.quality  # noqa: F401
 from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.errors import ConfigurationError
-from arxpy.example import example_project
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.explore.filters import NodeFilter
 from arxpy.gui.explore.lattice_view import LatticeView, choose_rows, layout
@@ -28,11 +27,8 @@ K = 5
 
 
 @pytest.fixture(scope="module")
-def example():
-    project = example_project(records=2000)
-    result = anonymize(project.data, project.definition, project.hierarchies,
-                       AnonymizationConfig.from_dict(project.settings))
-    return project, result
+def example(example_run):
+    return example_run
 
 
 @pytest.fixture

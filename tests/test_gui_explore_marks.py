@@ -7,17 +7,13 @@ import pytest
 from PySide6.QtCore import Qt
 
 from arxpy.engine import AnonymizationConfig, anonymize
-from arxpy.example import example_project
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.state import AppState
 
 
 @pytest.fixture(scope="module")
-def example():
-    project = example_project(records=2000)
-    result = anonymize(project.data, project.definition, project.hierarchies,
-                       AnonymizationConfig.from_dict(project.settings))
-    return project, result
+def example(example_run):
+    return example_run
 
 
 @pytest.fixture

@@ -5,9 +5,6 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QTabWidget
 
-from arxpy.engine.anonymizer import anonymize
-from arxpy.engine.config import AnonymizationConfig
-from arxpy.example import example_project
 from arxpy.gui.hierarchy_wizard import HierarchyWizard
 from arxpy.gui.import_wizard import ImportWizard
 from arxpy.gui.main_window import PERSPECTIVES
@@ -19,11 +16,8 @@ DIALOG_LIMIT = (1280, 660)
 
 
 @pytest.fixture(scope="module")
-def example():
-    project = example_project(records=2000)
-    result = anonymize(project.data, project.definition, project.hierarchies,
-                       AnonymizationConfig.from_dict(project.settings))
-    return project, result
+def example(example_run):
+    return example_run
 
 
 @pytest.fixture
