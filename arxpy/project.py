@@ -312,17 +312,31 @@ def _hierarchy_bytes(hierarchy: Hierarchy) -> bytes:
 
 
 def _table_from_text(text: str, member: str) -> pd.DataFrame:
+    _check_row_lengths(text, member)
     try:
         frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
                             na_filter=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
         raise ProjectError(f"Member {member} of the project is not a readable CSV table "
                            f"({str(exc).strip()[:200]}).") from None
-    if not isinstance(frame.index, pd.RangeIndex):
-        # pandas turns the extra leading fields of over-long rows into an index.
-        raise ProjectError(f"Member {member} of the project is damaged: some rows have more "
-                           "fields than the header.")
     return frame
+
+
+def _check_row_lengths(text: str, member: str) -> None:
+    """Every record has as many fields as the header: pandas would pad a short row with
+    empty values and skip a blank line, silently changing the data."""
+    try:
+        for number, row in enumerate(csv.reader(io.StringIO(text, newline="")), start=1):
+            if number == 1:
+                width = len(row)
+            elif len(row) != width:
+                raise ProjectError(
+                    f"Member {member} of the project is damaged: record {number - 1} has "
+                    f"{'more' if len(row) > width else 'fewer'} fields than the header "
+                    f"({len(row)}, not {width}).")
+    except csv.Error as exc:
+        raise ProjectError(f"Member {member} of the project is not a readable CSV table "
+                           f"({exc}).") from None
 
 
 def _hierarchy_from_text(text: str, member: str) -> Hierarchy:

@@ -152,6 +152,9 @@ MEMBER_CASES = [
     ({"data.csv": b"age,sex\n20,M\n"}, "definition"),
     ({"data.csv": b'"age","sex","disease"\n"20","M","flu","extra","more"\n'}, "more fields"),
     ({"data.csv": b'"age","sex","disease"\n"20","M","flu","extra"\n'}, "more fields"),
+    ({"data.csv": b'"age","sex","disease"\n"20","M"\n"21","F","cold"\n'}, "record 1 has fewer"),
+    ({"data.csv": b'"age","sex","disease"\n"20","M","flu"\n\n"21","F","cold"\n'},
+     "record 2 has fewer"),
     ({"hierarchies/0.csv": b"\x00\xff\xfe"}, "hierarchies/0.csv"),
     ({"hierarchies/0.csv": "20;z\xe9ro\n".encode("latin-1")}, "not UTF-8"),
 ]
