@@ -251,6 +251,7 @@ def release_report_html(release: Release, subject: str | None = None, note: str 
     :data:`REPORT_EXCERPT_ROWS` rows.
     """
     subject = subject or f"{release.method} release"
+    sizes = _released_sizes(release)  # recounted once, for the claims and the risks
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'>",
         f"<title>arxpy report {html.escape(subject)}</title><style>{_STYLE}</style>"
@@ -260,8 +261,8 @@ def release_report_html(release: Release, subject: str | None = None, note: str 
         f"({html.escape(release.method)}). {release.records:,} input records. "
         f"{html.escape(note)}</p>",
         *sections,
-        _claims(release),
-        _classes_and_risk(release),
+        _claims(release, sizes),
+        _classes_and_risk(release, sizes),
         _provenance(release),
         _excerpt(release),
         "</body></html>",
@@ -352,8 +353,7 @@ def _released_sizes(release: Release) -> np.ndarray:
     return group_sizes(release.released(), release.quasi_identifiers)
 
 
-def _claims(release: Release) -> str:
-    sizes = _released_sizes(release)
+def _claims(release: Release, sizes: np.ndarray) -> str:
     smallest = int(sizes.min()) if len(sizes) else 0
     rows = []
     for claim in release.claims:
@@ -371,10 +371,9 @@ def _claims(release: Release) -> str:
             + _table(rows, ["Claim", "Over", "Recount"]))
 
 
-def _classes_and_risk(release: Release) -> str:
+def _classes_and_risk(release: Release, sizes: np.ndarray) -> str:
     from arxpy.risk import ClassSizeHistogram, sample_risks
 
-    sizes = _released_sizes(release)
     risks = sample_risks(ClassSizeHistogram.from_class_sizes(sizes)).prosecutor
     share = 100 * release.suppressed_records / max(release.records, 1)
     rows = [
