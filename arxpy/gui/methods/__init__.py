@@ -1,0 +1,1 @@
+"""The Methods perspective: run any registered method and look at its release."""

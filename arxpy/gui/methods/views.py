@@ -1,0 +1,50 @@
+"""Method-specific result views, registered by method name.
+
+The Methods perspective shows every release with the views all methods share (summary,
+claims, groups) and, as further tabs, the views registered here for the method that
+made it, e.g. the model-preservation report of condensation. A view is a factory
+taking the :class:`MethodRun` and returning a widget; heavy work in a view runs in a
+background job (see :mod:`arxpy.gui.workers`), never in the factory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import pandas as pd
+from PySide6.QtWidgets import QWidget
+
+from arxpy.data.definition import DataDefinition
+from arxpy.methods.base import Method
+from arxpy.release import Release
+
+
+@dataclass(frozen=True, eq=False)
+class MethodRun:
+    """One finished run: the method with its parameters, its release and its input."""
+
+    method: Method
+    release: Release
+    data: pd.DataFrame
+    definition: DataDefinition
+    #: Shown in lists and Compare, e.g. "Condensation k=10 (run 2)".
+    label: str
+
+
+ResultViewFactory = Callable[[MethodRun], QWidget]
+
+_VIEWS: dict[str, list[tuple[str, ResultViewFactory]]] = {}
+
+
+def register_result_view(methods: Iterable[str], title: str,
+                         factory: ResultViewFactory) -> None:
+    """Show ``factory(run)`` as a tab titled ``title`` for releases of ``methods``."""
+    for name in methods:
+        views = _VIEWS.setdefault(name, [])
+        views[:] = [(t, f) for t, f in views if t != title] + [(title, factory)]
+
+
+def result_views(method: str) -> list[tuple[str, ResultViewFactory]]:
+    """The registered (title, factory) pairs for a method's releases, in order."""
+    return list(_VIEWS.get(method, []))
