@@ -92,7 +92,8 @@ class CodeSets:
         return np.bincount(self.indices, minlength=self.n_codes).astype(np.int64)
 
     def record(self, i: int) -> frozenset[str]:
-        return frozenset(self.vocabulary[c] for c in self.indices[self.indptr[i]:self.indptr[i + 1]])
+        codes = self.indices[self.indptr[i]:self.indptr[i + 1]]
+        return frozenset(self.vocabulary[c] for c in codes)
 
     def to_sets(self) -> list[frozenset[str]]:
         return [self.record(i) for i in range(len(self))]
