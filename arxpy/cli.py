@@ -16,7 +16,7 @@ from arxpy.errors import ArxpyError
 
 #: Sub-command modules under ``arxpy.commands``, in help order.
 COMMANDS = ("gui", "example", "anonymize", "evaluate", "study", "risk", "methods",
-            "intervals", "condense", "compare_models")
+            "intervals", "condense", "compare_models", "disassociate")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,6 +10,7 @@ from arxpy.methods.condensation import (
     Condensation,
     ImprovedCondensation,
 )
+from arxpy.methods.disassociation import Disassociation
 from arxpy.methods.generalization import Generalization
 from arxpy.methods.interval_boxes import IntervalGeneralisation
 from arxpy.methods.registry import (
@@ -24,4 +25,5 @@ __all__ = [
     "MDAV", "TFRP", "Condensation", "Generalization", "HoldsReleases", "ImprovedCondensation",
     "IntervalGeneralisation", "Method", "method_classes", "method_from_dict", "method_names",
     "register_method", "run_method",
+    "Disassociation",
 ]

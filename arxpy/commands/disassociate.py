@@ -1,0 +1,211 @@
+"""``arxpy disassociate``: disassociation of diagnosis codes (Loukides et al. 2014) into a
+published JSON document (schema v1, docs/disassociation.md), optional synthetic
+reconstructions, and a JSON report.
+
+The report's keys ``k``, ``m``, ``records``, ``clusters``, ``record_chunks``,
+``shared_chunks``, ``codes_in_item_chunks`` and ``elapsed_seconds`` are a contract for
+scripts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from arxpy.commands.options import ProgressBar, delimiter_option, read_data_option, write_json
+from arxpy.errors import ConfigurationError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from arxpy.data.disassociated import ITEM_FILLS
+    from arxpy.methods.disassociation.horpart import SMALL_CLUSTER_MODES
+    from arxpy.methods.disassociation.policy import POLICY_HELP
+
+    parser = subparsers.add_parser(
+        "disassociate", help="k^m-anonymous disassociation of diagnosis codes",
+        description="Split records into clusters and each cluster's codes into k^m-anonymous "
+        "chunks (Loukides et al. 2014): an attacker knowing up to m codes of a patient finds "
+        "at least k candidate records, and no code is generalized or suppressed.")
+    parser.add_argument("--data", type=Path, required=True, metavar="D.csv")
+    parser.add_argument("--codes-column", metavar="C", help="column holding the codes")
+    layout = parser.add_mutually_exclusive_group()
+    layout.add_argument("--id-column", metavar="I", help="record id column (left out)")
+    layout.add_argument("--long-format", metavar="ID,CODE",
+                        help="one row per (record id, code)")
+    layout.add_argument("--wide-prefix", metavar="dx", help="code columns dx1..dxN")
+    parser.add_argument("--delimiter", default=";", metavar="C",
+                        help="separates the codes in a cell (default ';')")
+    parser.add_argument("--field-delimiter", type=delimiter_option, metavar="C",
+                        help="CSV field delimiter (default: detected)")
+    parser.add_argument("--multiset", action="store_true",
+                        help="keep repeated codes as code#1, code#2, ...")
+    parser.add_argument("--k", type=int, required=True, help="k (at least 2)")
+    parser.add_argument("--m", type=int, default=2, help="m (default 2)")
+    parser.add_argument("--max-cluster-size", type=int, metavar="N", help="default 2k")
+    parser.add_argument("--policy", default="none", help=f"utility policy: {POLICY_HELP}")
+    parser.add_argument("--small-clusters", choices=SMALL_CLUSTER_MODES, default="guard")
+    parser.add_argument("--no-refine", action="store_true", help="no shared chunks")
+    parser.add_argument("--sensitive-codes", type=Path, metavar="S.txt",
+                        help="codes always put in item chunks (l-diversity variant)")
+    parser.add_argument("--l", type=int, metavar="L",
+                        help="smallest cluster with sensitive codes (default k)")
+    parser.add_argument("--seed", type=int,
+                        help="seed of the shuffles; keep it secret (default: drawn, reported)")
+    parser.add_argument("--output", type=Path, required=True, metavar="OUT.json",
+                        help="the published document")
+    parser.add_argument("--reconstruct", type=Path, metavar="OUT.csv",
+                        help="write synthetic possible originals (not the real data)")
+    parser.add_argument("--reconstructions", type=int, default=1, metavar="R",
+                        help="how many (OUT-1.csv ... OUT-R.csv when R > 1)")
+    parser.add_argument("--item-fill", choices=ITEM_FILLS, default="one",
+                        help="records receiving an item-chunk code in a reconstruction")
+    parser.add_argument("--report", type=Path, metavar="R.json")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from arxpy.data.definition import DataDefinition
+    from arxpy.methods.disassociation import Disassociation
+
+    if args.reconstructions < 1:
+        raise ConfigurationError("--reconstructions must be at least 1.")
+    frame = read_code_table(args)
+    method = Disassociation(**method_parameters(args))
+    warning = method.cost_warning()
+    if warning:
+        print(f"arxpy: warning: {warning}", file=sys.stderr)
+    targets = reconstruction_paths(args)
+    _refuse_overwriting(args, targets)
+    bar = ProgressBar()
+    try:
+        release = method.run(frame, DataDefinition.for_columns(frame.columns), progress=bar)
+    finally:
+        bar.close()
+    report = disassociation_report(method, method.read_codes(frame), release)
+    _write_outputs(args, release, report, targets)
+    print(f"{report['clusters']} clusters, {report['record_chunks']} record chunks, "
+          f"{report['shared_chunks']} shared chunks; {report['records']} records in "
+          f"{report['elapsed_seconds']:.2f} s")
+    return 0
+
+
+def read_code_table(args: argparse.Namespace) -> pd.DataFrame:
+    """The codes column of ``--data`` (cell layout) as a one-column table."""
+    if args.long_format or args.wide_prefix:
+        option = "--long-format" if args.long_format else "--wide-prefix"
+        raise ConfigurationError(
+            f"{option} is not available yet; put each record's codes in one cell separated "
+            "by --delimiter and name it with --codes-column.")
+    if not args.codes_column:
+        raise ConfigurationError("Name the column holding the codes with --codes-column.")
+    frame = read_data_option(args.data, args.field_delimiter)
+    for option, column in (("--codes-column", args.codes_column),
+                           ("--id-column", args.id_column)):
+        if column is not None and column not in frame.columns:
+            raise ConfigurationError(
+                f"{option}: no column '{column}' in {args.data}; its columns are "
+                f"{', '.join(map(str, frame.columns))}.")
+    return frame[[args.codes_column]]
+
+
+def method_parameters(args: argparse.Namespace) -> dict[str, Any]:
+    params: dict[str, Any] = {
+        "k": args.k, "m": args.m, "codes_column": args.codes_column,
+        "max_cluster_size": args.max_cluster_size, "policy": args.policy,
+        "small_clusters": args.small_clusters, "refine": not args.no_refine,
+        "multiset": args.multiset, "delimiter": args.delimiter, "seed": args.seed,
+        "l": args.l,
+    }
+    if args.sensitive_codes is not None:
+        params["sensitive_codes"] = ",".join(read_code_list(args.sensitive_codes))
+    return params
+
+
+def read_code_list(path: Path) -> list[str]:
+    """Codes separated by lines, commas, semicolons or spaces."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigurationError(f"Cannot read the sensitive codes file {path}: {exc}") from None
+    codes = [c for c in re.split(r"[,;\s]+", text) if c]
+    if not codes:
+        raise ConfigurationError(f"{path} lists no codes; give one code per line.")
+    return codes
+
+
+def reconstruction_paths(args: argparse.Namespace) -> list[Path]:
+    if args.reconstruct is None:
+        return []
+    if args.reconstructions == 1:
+        return [args.reconstruct]
+    base = args.reconstruct
+    return [base.with_name(f"{base.stem}-{i + 1}{base.suffix}")
+            for i in range(args.reconstructions)]
+
+
+def _refuse_overwriting(args: argparse.Namespace, targets: list[Path]) -> None:
+    others = {"--data": args.data, "--output": args.output, "--report": args.report}
+    for target in targets:
+        for option, path in others.items():
+            if path is not None and Path(path).resolve() == target.resolve():
+                raise ConfigurationError(
+                    f"--reconstruct '{target}' is the same file as {option} '{path}'; choose "
+                    "another name.")
+
+
+def disassociation_report(method, sets, release) -> dict[str, Any]:
+    """The contract keys, input statistics, structure, timings and provenance."""
+    from arxpy.methods.disassociation import CAVEAT, published_figures
+
+    figures = published_figures(release.published)
+    occurrences = int(sets.indices.size)
+    in_records = figures.pop("record_chunk_occurrences")
+    in_shared = figures.pop("shared_chunk_occurrences")
+    lengths = sets.lengths
+    return {
+        "k": method.k, "m": method.m, **figures,
+        "elapsed_seconds": release.elapsed_seconds,
+        "timings": dict(release.timings),
+        "occurrence_shares": {
+            "record_chunks": in_records / occurrences,
+            "shared_chunks": in_shared / occurrences,
+            "item_chunks": (occurrences - in_records - in_shared) / occurrences},
+        "input": {"records": len(sets), "distinct_codes": sets.n_codes,
+                  "occurrences": occurrences, "mean_codes": float(lengths.mean()),
+                  "max_codes": int(lengths.max())},
+        "parameters": dict(release.published["params"]), "seed": release.seed,
+        "caveat": CAVEAT, "release": release.to_dict(),
+    }
+
+
+def _write_outputs(args: argparse.Namespace, release, report: dict[str, Any],
+                   targets: list[Path]) -> None:
+    """The document, then the reconstructions, then the report."""
+    from arxpy.data.atomic import atomic_write
+    from arxpy.data.disassociated import reconstruct
+
+    text = release.published_json() + "\n"
+    with atomic_write(args.output) as handle:
+        handle.write(text)
+    report["output_sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    for i, target in enumerate(targets):
+        rows = reconstruct(release.published, np.random.default_rng([release.seed, 2, i]),
+                           args.item_fill)
+        table = pd.DataFrame({"row": np.arange(len(rows)),
+                              args.codes_column: rows.to_column(args.delimiter)})
+        with atomic_write(target, newline="") as handle:
+            table.to_csv(handle, index=False, lineterminator="\n")
+    if targets:
+        report["reconstructions"] = {
+            "files": [str(t) for t in targets], "item_fill": args.item_fill,
+            "note": "synthetic possible originals built from the published document only; "
+                    "not the real data"}
+    if args.report is not None:
+        write_json(args.report, report)

@@ -1,0 +1,13 @@
+"""Disassociation of set-valued diagnosis codes (Loukides et al. 2014; spec
+``002-disassociation.md``): HORPART, VERPART, REFINE and the published document."""
+
+from arxpy.methods.disassociation.method import (
+    CAVEAT,
+    Disassociation,
+    DisassociationRelease,
+)
+from arxpy.methods.disassociation.policy import constraints_for, parse_policy
+from arxpy.methods.disassociation.publish import published_figures, published_json
+
+__all__ = ["CAVEAT", "Disassociation", "DisassociationRelease", "constraints_for",
+           "parse_policy", "published_figures", "published_json"]
