@@ -39,16 +39,23 @@ def reconstruct(published: Mapping[str, Any], rng: np.random.Generator,
             sizes.append(size)
             records.extend([] for _ in range(size))
             for chunk in cluster["record_chunks"]:
-                for row, sub in zip(rng.permutation(size), chunk["subrecords"], strict=True):
-                    records[start + row].extend(sub)
+                for row, sub in zip(rng.permutation(size).tolist(), chunk["subrecords"],
+                                    strict=True):
+                    if sub:
+                        records[start + row].extend(sub)
             for code in cluster["item_chunk"]:
-                count = 1 if item_fill == "one" else int(rng.integers(1, min(k - 1, size) + 1))
-                for row in rng.choice(size, size=count, replace=False):
+                if item_fill == "one":
+                    records[start + int(rng.integers(size))].append(code)
+                    continue
+                count = int(rng.integers(1, min(k - 1, size) + 1))
+                for row in rng.permutation(size)[:count].tolist():
                     records[start + row].append(code)
         for chunk in joint["shared_chunks"]:
             rows = np.concatenate([np.arange(starts[c], starts[c] + sizes[c])
                                    for c in chunk["members"]])
-            for row, sub in zip(rng.permutation(rows), chunk["subrecords"], strict=True):
-                records[int(row)].extend(sub)
+            for row, sub in zip(rng.permutation(rows).tolist(), chunk["subrecords"],
+                                strict=True):
+                if sub:
+                    records[row].extend(sub)
     return CodeSets.from_sets(records)
 

@@ -76,6 +76,17 @@ class DisassociationRelease(Release):
         return out
 
 
+@dataclass(frozen=True)
+class Disassociated:
+    """The published document and what only the custodian may see: the input records of
+    every cluster in document order, the policy's constraints, per-phase timings."""
+
+    published: dict[str, Any]
+    cluster_records: list[np.ndarray]
+    constraints: list[tuple[str, ...]]
+    timings: dict[str, float]
+
+
 @register_method
 class Disassociation(Method):
     """Disassociation of set-valued codes into k^m-anonymous chunks."""
@@ -169,7 +180,25 @@ class Disassociation(Method):
         definition.check_columns(data.columns)
         seed = self.seed if self.seed is not None else \
             int(np.random.SeedSequence().generate_state(1)[0])
-        sets = self.read_codes(data)
+        outcome = self.disassociate(self.read_codes(data), seed=seed, progress=report,
+                                    cancel=cancel)
+        clock = time.perf_counter()
+        table, groups = self._synthetic_table(outcome.published, seed)
+        timings = {**outcome.timings, "reconstruct": time.perf_counter() - clock}
+        report(1.0, "Done")
+        return DisassociationRelease(
+            table=table, suppressed=np.zeros(len(table), dtype=bool),
+            definition=self._table_definition(definition), method=self.name,
+            parameters={**self.get_params(), "seed": seed}, claims=(self._claim(),),
+            input_sha256=table_sha256(data), groups=groups, seed=seed,
+            elapsed_seconds=time.perf_counter() - started, published=outcome.published,
+            timings=timings)
+
+    def disassociate(self, sets: CodeSets, *, seed: int,
+                     progress: Progress | None = None,
+                     cancel: CancelToken | None = None) -> Disassociated:
+        """Fig. 6 on code sets: HORPART, VERPART per cluster, REFINE, publication."""
+        report = progress or (lambda fraction, message: None)
         self._check_input(sets)
         report(0.0, "Preparing the utility policy")
         constraints = constraints_for(self.policy, sets.vocabulary, records=sets)
@@ -210,18 +239,8 @@ class Disassociation(Method):
         published = publish(clusters, units, sets.vocabulary, k=self.k, m=self.m,
                             params=self._published_params(), rng=np.random.default_rng(seed))
         timings["publish"] = time.perf_counter() - clock
-
-        clock = time.perf_counter()
-        table, groups = self._synthetic_table(published, seed)
-        timings["reconstruct"] = time.perf_counter() - clock
-        report(1.0, "Done")
-        return DisassociationRelease(
-            table=table, suppressed=np.zeros(len(table), dtype=bool),
-            definition=self._table_definition(definition), method=self.name,
-            parameters={**self.get_params(), "seed": seed}, claims=(self._claim(),),
-            input_sha256=table_sha256(data), groups=groups, seed=seed,
-            elapsed_seconds=time.perf_counter() - started, published=published,
-            timings=timings)
+        members = [clusters[i].part.rows for unit in units for i in unit.members]
+        return Disassociated(published, members, constraints, timings)
 
     # --- steps ------------------------------------------------------------------------
 

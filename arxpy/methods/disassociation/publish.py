@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from arxpy.methods.disassociation.horpart import Part
 from arxpy.methods.disassociation.refine import Cluster, Unit
 
 SCHEMA_METHOD = "disassociation"
@@ -26,43 +25,82 @@ def publish(clusters: list[Cluster], units: list[Unit], vocabulary: Sequence[str
             k: int, m: int, params: Mapping[str, Any], rng: np.random.Generator
             ) -> dict[str, Any]:
     """The schema-v1 document; ``rng`` shuffles the subrecords of every chunk."""
+    chunk_of = np.full(len(vocabulary), -1, dtype=np.int64)
     joint = []
     for unit in units:
         published = []
         for member in unit.members:
-            cluster = clusters[member]
+            part = clusters[member].part
+            domains = clusters[member].record_domains
+            chunks = subrecords(part.owner, part.codes, len(part), domains, chunk_of,
+                                vocabulary)
             published.append({
-                "size": len(cluster.part),
-                "record_chunks": [_chunk(d, [cluster.part], vocabulary, rng)
-                                  for d in cluster.record_domains],
-                "item_chunk": [vocabulary[c] for c in sorted(cluster.item_chunk)],
+                "size": len(part),
+                "record_chunks": [_chunk(_names(d, vocabulary), subs, rng)
+                                  for d, subs in zip(domains, chunks, strict=True)],
+                "item_chunk": [vocabulary[c] for c in sorted(clusters[member].item_chunk)],
             })
-        shared = []
-        for chunk in unit.shared:
-            parts = [clusters[i].part for i in chunk.members]
-            shared.append({**_chunk(chunk.domain, parts, vocabulary, rng),
-                           "members": list(chunk.members)})
-        joint.append({"clusters": published, "shared_chunks": shared})
+        joint.append({"clusters": published,
+                      "shared_chunks": _shared_chunks(unit, clusters, vocabulary, chunk_of, rng)})
     return {"method": SCHEMA_METHOD, "k": int(k), "m": int(m), "params": dict(params),
             "joint_clusters": joint}
 
 
-def _chunk(domain: np.ndarray, parts: list[Part], vocabulary: Sequence[str],
-           rng: np.random.Generator) -> dict[str, Any]:
-    subrecords = [s for part in parts for s in subrecords_of(part, domain, vocabulary)]
-    order = rng.permutation(len(subrecords))
-    return {"domain": [vocabulary[c] for c in np.sort(domain)],
-            "subrecords": [subrecords[i] for i in order]}
+def _shared_chunks(unit: Unit, clusters: list[Cluster], vocabulary: Sequence[str],
+                   chunk_of: np.ndarray, rng: np.random.Generator) -> list[dict[str, Any]]:
+    """Each shared chunk over the records of its own members (a code may sit in several
+    shared chunks of one joint cluster, with disjoint member ranges)."""
+    if not unit.shared:
+        return []
+    start, owners, codes = {}, [], []
+    offset = 0
+    for member in unit.members:
+        part = clusters[member].part
+        start[member] = offset
+        owners.append(part.owner + offset)
+        codes.append(part.codes)
+        offset += len(part)
+    owner, code = np.concatenate(owners), np.concatenate(codes)  # grouped by row, in order
+    out = []
+    for chunk in unit.shared:
+        first = start[chunk.members[0]]
+        end = start[chunk.members[-1]] + len(clusters[chunk.members[-1]].part)
+        low, high = np.searchsorted(owner, [first, end])
+        (subs,) = subrecords(owner[low:high] - first, code[low:high], end - first,
+                             [chunk.domain], chunk_of, vocabulary)
+        out.append({**_chunk(_names(chunk.domain, vocabulary), subs, rng),
+                    "members": list(chunk.members)})
+    return out
 
 
-def subrecords_of(part: Part, domain: np.ndarray, vocabulary: Sequence[str]) -> list[list[str]]:
-    """``r ∩ domain`` for every record r of ``part`` in record order (codes sorted)."""
-    keep = np.isin(part.codes, domain)
-    owner, codes = part.owner[keep], part.codes[keep]
-    order = np.lexsort((codes, owner))
-    counts = np.bincount(owner, minlength=len(part))
-    pieces = np.split(codes[order], np.cumsum(counts)[:-1])
-    return [[vocabulary[c] for c in piece] for piece in pieces]
+def _chunk(domain: list[str], subs: list[list[str]], rng: np.random.Generator
+           ) -> dict[str, Any]:
+    order = rng.permutation(len(subs))
+    return {"domain": domain,
+            "subrecords": [subs[i] for i in order]}
+
+
+def _names(domain: np.ndarray, vocabulary: Sequence[str]) -> list[str]:
+    return [vocabulary[c] for c in np.sort(domain)]
+
+
+def subrecords(owner: np.ndarray, codes: np.ndarray, records: int,
+               domains: list[np.ndarray], chunk_of: np.ndarray, vocabulary: Sequence[str]
+               ) -> list[list[list[str]]]:
+    """For each of the disjoint ``domains``, ``r ∩ domain`` for the records r = 0 ..
+    records-1 of the entries ``(owner, codes)`` (codes sorted as the entries are).
+    ``chunk_of`` is an all -1 scratch array over the vocabulary, left as found."""
+    for j, domain in enumerate(domains):
+        chunk_of[domain] = j
+    which = chunk_of[codes]
+    keep = which >= 0
+    out: list[list[list[str]]] = [[[] for _ in range(records)] for _ in domains]
+    for j, row, code in zip(which[keep].tolist(), owner[keep].tolist(), codes[keep].tolist(),
+                            strict=True):
+        out[j][row].append(vocabulary[code])
+    for domain in domains:
+        chunk_of[domain] = -1
+    return out
 
 
 def published_json(published: Mapping[str, Any]) -> str:

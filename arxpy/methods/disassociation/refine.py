@@ -40,21 +40,34 @@ class SharedChunk:
 
 @dataclass
 class Unit:
-    """A joint cluster (or a single cluster): members, shared chunks, and the codes it
-    publishes in record or shared chunks and in its members' item chunks."""
+    """A joint cluster (or a single cluster): members, shared chunks, the codes it
+    publishes in record or shared chunks and in its members' item chunks, and the
+    item-chunk entries of its records (row counted over the members in order)."""
 
     members: list[int]
     shared: list[SharedChunk] = field(default_factory=list)
     chunked_codes: set[int] = field(default_factory=set)
     item_codes: set[int] = field(default_factory=set)
+    records: int = 0
+    item_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    item_entries: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @classmethod
+    def of(cls, index: int, cluster: Cluster, n_codes: int) -> Unit:
+        in_items = np.zeros(n_codes, dtype=bool)
+        in_items[list(cluster.item_chunk)] = True
+        keep = in_items[cluster.part.codes]
+        return cls([index], [], {int(c) for d in cluster.record_domains for c in d},
+                   set(cluster.item_chunk), len(cluster.part), cluster.part.owner[keep],
+                   cluster.part.codes[keep])
 
 
 def refine(clusters: list[Cluster], *, k: int, m: int, constraint_of: np.ndarray,
            sensitive: np.ndarray, cancel: CancelToken | None = None) -> list[Unit]:
     """Joint clusters in HORPART order; shared chunks added, item chunks of the members
     reduced in place. Passes stop when one joins nothing (at most one per cluster)."""
-    units = [Unit([i], [], {int(c) for d in cl.record_domains for c in d}, set(cl.item_chunk))
-             for i, cl in enumerate(clusters)]
+    n_codes = len(constraint_of)
+    units = [Unit.of(i, cl, n_codes) for i, cl in enumerate(clusters)]
     excluded = set(np.flatnonzero(sensitive).tolist())
     for _ in range(len(clusters)):
         joined: list[Unit] = []
@@ -80,36 +93,36 @@ def refine(clusters: list[Cluster], *, k: int, m: int, constraint_of: np.ndarray
 
 def _join(first: Unit, second: Unit, clusters: list[Cluster], k: int, m: int,
           constraint_of: np.ndarray, excluded: set[int]) -> Unit | None:
-    """The joint unit of two adjacent units, or None if no shared chunk can be built."""
+    """The joint unit of two adjacent units, or None if no shared chunk can be built.
+
+    The projection uses item-chunk entries only: a refining code is in no record or
+    shared chunk of either unit, so its occurrences there are all item-chunk ones.
+    """
     refining = (first.item_codes & second.item_codes) - first.chunked_codes \
         - second.chunked_codes - excluded
     if not refining:
         return None
-    members = first.members + second.members
-    incidence = _projection(members, clusters, np.array(sorted(refining), dtype=np.int64))
+    lookup = np.zeros(len(constraint_of), dtype=bool)
+    lookup[list(refining)] = True
+    rows = np.concatenate([first.item_rows, second.item_rows + first.records])
+    entries = np.concatenate([first.item_entries, second.item_entries])
+    take = lookup[entries]
+    incidence = Incidence.of(first.records + second.records, rows[take], entries[take],
+                             np.array(sorted(refining), dtype=np.int64))
     frequent = incidence.supports >= k
     if not frequent.any():
         return None
     incidence = Incidence(incidence.matrix[:, frequent], incidence.codes[frequent])
     domains = chunk_domains(incidence, k=k, m=m, constraint_of=constraint_of)
-    placed = {int(c) for d in domains for c in d}
+    placed = incidence.codes.tolist()  # every code of support >= k lands in a domain
+    members = first.members + second.members
     for member in members:
-        clusters[member].item_chunk -= placed
+        clusters[member].item_chunk.difference_update(placed)
+    lookup[:] = False
+    lookup[placed] = True
+    kept = ~lookup[entries]
     return Unit(members, first.shared + second.shared +
                 [SharedChunk(d, tuple(members)) for d in domains],
-                first.chunked_codes | second.chunked_codes | placed,
-                (first.item_codes | second.item_codes) - placed)
-
-
-def _projection(members: list[int], clusters: list[Cluster], codes: np.ndarray) -> Incidence:
-    """The members' records (in member order) projected on ``codes``, restricted to each
-    member's item chunk (a refining code occurs nowhere else in these clusters)."""
-    owners, entries, offset = [], [], 0
-    for member in members:
-        cluster = clusters[member]
-        mine = np.array(sorted(cluster.item_chunk), dtype=np.int64)
-        keep = np.isin(cluster.part.codes, mine) & np.isin(cluster.part.codes, codes)
-        owners.append(cluster.part.owner[keep] + offset)
-        entries.append(cluster.part.codes[keep])
-        offset += len(cluster.part)
-    return Incidence.of(offset, np.concatenate(owners), np.concatenate(entries), codes)
+                first.chunked_codes | second.chunked_codes | set(placed),
+                (first.item_codes | second.item_codes) - set(placed),
+                first.records + second.records, rows[kept], entries[kept])
