@@ -11,9 +11,11 @@ work on releases of this method as on any other without leaking anything.
 
 from __future__ import annotations
 
+import gc
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -236,8 +238,10 @@ class Disassociation(Method):
 
         clock = time.perf_counter()
         report(0.9, "Publishing chunks")
-        published = publish(clusters, units, sets.vocabulary, k=self.k, m=self.m,
-                            params=self._published_params(), rng=np.random.default_rng(seed))
+        with _collector_paused():
+            published = publish(clusters, units, sets.vocabulary, k=self.k, m=self.m,
+                                 params=self._published_params(),
+                                 rng=np.random.default_rng(seed))
         timings["publish"] = time.perf_counter() - clock
         members = [clusters[i].part.rows for unit in units for i in unit.members]
         return Disassociated(published, members, constraints, timings)
@@ -273,7 +277,8 @@ class Disassociation(Method):
                          ) -> tuple[pd.DataFrame, np.ndarray]:
         """One reconstruction of the document, rows shuffled, and each row's cluster."""
         rng = np.random.default_rng([seed, 1])
-        rows = reconstruct(published, rng, "one")
+        with _collector_paused():
+            rows = reconstruct(published, rng, "one")
         sizes = [c["size"] for j in published["joint_clusters"] for c in j["clusters"]]
         cluster_of_row = np.repeat(np.arange(len(sizes)), sizes)
         order = rng.permutation(len(rows))
@@ -291,6 +296,19 @@ class Disassociation(Method):
             f"{self.min_cluster_size} records. The table is a synthetic random "
             "reconstruction; the published document is the release.",
             min_class_size=self.min_cluster_size)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Publication builds millions of small lists (mostly empty subrecords of shared
+    chunks) and no cycles; the collector's full passes over them made it quadratic."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _cell_list(value: object, delimiter: str) -> list[str]:

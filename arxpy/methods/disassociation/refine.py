@@ -51,6 +51,8 @@ class Unit:
     records: int = 0
     item_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     item_entries: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: Occurrences of every code in the item-chunk entries (index: code id).
+    item_counts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @classmethod
     def of(cls, index: int, cluster: Cluster, n_codes: int) -> Unit:
@@ -59,7 +61,8 @@ class Unit:
         keep = in_items[cluster.part.codes]
         return cls([index], [], {int(c) for d in cluster.record_domains for c in d},
                    set(cluster.item_chunk), len(cluster.part), cluster.part.owner[keep],
-                   cluster.part.codes[keep])
+                   cluster.part.codes[keep],
+                   np.bincount(cluster.part.codes[keep], minlength=n_codes))
 
 
 def refine(clusters: list[Cluster], *, k: int, m: int, constraint_of: np.ndarray,
@@ -102,27 +105,27 @@ def _join(first: Unit, second: Unit, clusters: list[Cluster], k: int, m: int,
         - second.chunked_codes - excluded
     if not refining:
         return None
+    candidates = np.array(sorted(refining), dtype=np.int64)
+    counts = first.item_counts + second.item_counts
+    frequent = candidates[counts[candidates] >= k]  # T_s': joint support at least k
+    if frequent.size == 0:
+        return None
     lookup = np.zeros(len(constraint_of), dtype=bool)
-    lookup[list(refining)] = True
+    lookup[frequent] = True
     rows = np.concatenate([first.item_rows, second.item_rows + first.records])
     entries = np.concatenate([first.item_entries, second.item_entries])
     take = lookup[entries]
     incidence = Incidence.of(first.records + second.records, rows[take], entries[take],
-                             np.array(sorted(refining), dtype=np.int64))
-    frequent = incidence.supports >= k
-    if not frequent.any():
-        return None
-    incidence = Incidence(incidence.matrix[:, frequent], incidence.codes[frequent])
+                             frequent)
     domains = chunk_domains(incidence, k=k, m=m, constraint_of=constraint_of)
-    placed = incidence.codes.tolist()  # every code of support >= k lands in a domain
+    placed = frequent.tolist()  # every code of support >= k lands in a domain
     members = first.members + second.members
     for member in members:
         clusters[member].item_chunk.difference_update(placed)
-    lookup[:] = False
-    lookup[placed] = True
     kept = ~lookup[entries]
+    counts[placed] = 0
     return Unit(members, first.shared + second.shared +
                 [SharedChunk(d, tuple(members)) for d in domains],
                 first.chunked_codes | second.chunked_codes | set(placed),
                 (first.item_codes | second.item_codes) - set(placed),
-                first.records + second.records, rows[kept], entries[kept])
+                first.records + second.records, rows[kept], entries[kept], counts)

@@ -11,8 +11,10 @@ chunk domains: a code joins the current domain if the projection stays k^m-anony
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
+from scipy.sparse import csr_matrix
 
 #: Above this many candidate itemsets at once, the k^m test counts them in batches.
 _BATCH = 4096
@@ -20,26 +22,43 @@ _BATCH = 4096
 
 @dataclass(frozen=True)
 class Incidence:
-    """A 0/1 matrix of records (rows) by codes (columns) with the codes' ids."""
+    """Records by codes as entries ``(row, column)``, with each column's code id; pair
+    counts and the dense 0/1 matrix are built on first use."""
 
-    matrix: np.ndarray  # float32 so that co-occurrence counts are BLAS products
-    codes: np.ndarray  # global code id of every column
+    records: int
+    rows: np.ndarray
+    columns: np.ndarray
+    codes: np.ndarray  # global code id of every column, sorted
 
     @classmethod
     def of(cls, n_records: int, owner: np.ndarray, codes: np.ndarray,
            columns: np.ndarray) -> Incidence:
         """Records 0..n_records-1 over ``columns`` (sorted code ids); entries ``(owner,
         codes)`` of other codes are left out."""
-        matrix = np.zeros((n_records, len(columns)), dtype=np.float32)
         position = np.searchsorted(columns, codes)
         position[position == len(columns)] = 0
         inside = columns[position] == codes if len(columns) else np.zeros(len(codes), bool)
-        matrix[owner[inside], position[inside]] = 1.0
-        return cls(matrix, columns)
+        return cls(n_records, owner[inside], position[inside], columns)
 
-    @property
+    @cached_property
     def supports(self) -> np.ndarray:
-        return self.matrix.sum(axis=0).astype(np.int64)
+        return np.bincount(self.columns, minlength=len(self.codes)).astype(np.int64)
+
+    @cached_property
+    def pairs(self) -> np.ndarray:
+        """Records holding both codes, for every pair of columns (sparse product: the cost
+        grows with the squared record lengths, not with the records times the codes)."""
+        ones = np.ones(len(self.rows), dtype=np.int64)
+        sparse = csr_matrix((ones, (self.rows, self.columns)),
+                            shape=(self.records, len(self.codes)))
+        return (sparse.T @ sparse).toarray()
+
+    @cached_property
+    def matrix(self) -> np.ndarray:
+        """The dense 0/1 matrix (float32, so co-occurrence counts are BLAS products)."""
+        dense = np.zeros((self.records, len(self.codes)), dtype=np.float32)
+        dense[self.rows, self.columns] = 1.0
+        return dense
 
 
 def verpart(n_records: int, owner: np.ndarray, codes: np.ndarray, *, k: int, m: int,
@@ -70,7 +89,7 @@ def chunk_domains(incidence: Incidence, *, k: int, m: int, constraint_of: np.nda
     while remain:
         current: list[int] = []
         for column in remain:
-            if not current or km_anonymous_with(incidence.matrix, column, current, k, m):
+            if not current or km_anonymous_with(incidence, column, current, k, m):
                 current.append(column)
         current = _evict_partial_constraints(current, remain, cons)
         placed = set(current)
@@ -104,19 +123,25 @@ def _evict_partial_constraints(current: list[int], remain: list[int], cons: np.n
     return [c for c in current if cons[c] < 0 or cons[c] == first or cons[c] not in partial]
 
 
-def km_anonymous_with(matrix: np.ndarray, column: int, current: list[int], k: int,
+def km_anonymous_with(incidence: Incidence, column: int, current: list[int], k: int,
                       m: int) -> bool:
     """Line 13: is the projection on ``current`` + ``column`` still k^m-anonymous?
 
     ``current`` is k^m-anonymous already, so only itemsets holding the new code are
-    counted: level by level, each occurring (j-1)-itemset's records (rows of 0/1
+    counted (the new code's own support is >= k). Pairs come from the pair counts;
+    larger itemsets level by level: each occurring (j-1)-itemset's records (rows of 0/1
     weights) times the chunk's columns gives every j-itemset's count at once. Itemsets
-    that occur must occur at least k times (the new code's own support is >= k).
+    that occur must occur at least k times.
     """
-    rows = matrix[:, column] > 0
-    sub = matrix[rows][:, current]
-    if m < 2 or sub.shape[1] == 0:
+    if m < 2:
         return True
+    together = incidence.pairs[column, current]
+    if ((together > 0) & (together < k)).any():
+        return False
+    if m == 2:
+        return True
+    matrix = incidence.matrix
+    sub = matrix[np.ix_(np.flatnonzero(matrix[:, column]), current)]
     frontier = np.ones((1, sub.shape[0]), dtype=np.float32)
     last = np.array([-1])
     position = np.arange(sub.shape[1])
