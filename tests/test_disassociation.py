@@ -118,7 +118,7 @@ def datasets(draw):
     if not any(records):
         records[0] = [CODES[0]]
     k = draw(st.integers(2, min(4, n)))
-    params = {"k": k, "m": draw(st.integers(1, 3)),
+    params = {"k": k, "m": draw(st.integers(1, 4)),
               "policy": draw(st.sampled_from(["none", "hierarchy:1", "sim:2", "sup:20"])),
               "small_clusters": draw(st.sampled_from(["guard", "merge"])),
               "refine": draw(st.booleans()),

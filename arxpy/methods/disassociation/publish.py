@@ -16,18 +16,21 @@ from typing import Any
 
 import numpy as np
 
+from arxpy.jobs import CancelToken
 from arxpy.methods.disassociation.refine import Cluster, Unit
 
 SCHEMA_METHOD = "disassociation"
 
 
 def publish(clusters: list[Cluster], units: list[Unit], vocabulary: Sequence[str], *,
-            k: int, m: int, params: Mapping[str, Any], rng: np.random.Generator
-            ) -> dict[str, Any]:
+            k: int, m: int, params: Mapping[str, Any], rng: np.random.Generator,
+            cancel: CancelToken | None = None) -> dict[str, Any]:
     """The schema-v1 document; ``rng`` shuffles the subrecords of every chunk."""
     chunk_of = np.full(len(vocabulary), -1, dtype=np.int64)
     joint = []
     for unit in units:
+        if cancel is not None:
+            cancel.raise_if_cancelled()
         published = []
         for member in unit.members:
             part = clusters[member].part
