@@ -312,3 +312,24 @@ def test_registered_with_declared_parameters():
     assert names[:3] == ["k", "m", "codes_column"]
     assert Disassociation(k=5, m=4, codes_column="c").cost_warning()
     assert Disassociation(k=5, m=2, codes_column="c").cost_warning() is None
+
+
+def test_split_guard_never_needs_the_merge_while_the_literal_split_does(monkeypatch):
+    """Gap G1: the paper's HORPART leaves clusters under k; the guard keeps both parts
+    >= k, so the post-merge safety net finds nothing to do."""
+    from arxpy.methods.disassociation import horpart as module
+
+    seen = {}
+
+    def record_sizes(clusters, min_size):
+        seen["sizes"] = [len(c) for c in clusters]
+        return original(clusters, min_size)
+    original = module.merge_small_clusters
+    monkeypatch.setattr(module, "merge_small_clusters", record_sizes)
+    sets = CodeSets.from_sets(zipf_records(400))
+    kwargs = {"min_size": 5, "max_cluster_size": 10, "ignore": np.zeros(sets.n_codes, bool),
+              "constraint_of": np.full(sets.n_codes, -1)}
+    module.horpart(sets, small_clusters="merge", **kwargs)
+    assert min(seen["sizes"]) < 5
+    final = module.horpart(sets, small_clusters="guard", **kwargs)
+    assert min(seen["sizes"]) >= 5 and len(final) == len(seen["sizes"])
