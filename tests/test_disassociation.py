@@ -333,3 +333,27 @@ def test_split_guard_never_needs_the_merge_while_the_literal_split_does(monkeypa
     assert min(seen["sizes"]) < 5
     final = module.horpart(sets, small_clusters="guard", **kwargs)
     assert min(seen["sizes"]) >= 5 and len(final) == len(seen["sizes"])
+
+
+@pytest.mark.slow
+def test_paper_sized_input_publishes_only_km_anonymous_chunks():
+    """Spec §5 item 12 without the clock: 58,302 Zipf-like records, k=5, m=2, level 1."""
+    rng = np.random.default_rng(0)
+    codes = np.array([f"{100 + i // 4}.{i % 4}" for i in range(631)])
+    weights = 1.0 / np.arange(1, 632) ** 1.1
+    weights = weights[rng.permutation(631)] / weights.sum()
+    lengths = np.minimum(1 + rng.negative_binomial(1.6, 1.6 / 5.71, size=58_302), 43)
+    draws = rng.choice(631, size=int(lengths.sum()), p=weights)
+    records = [sorted(set(codes[d].tolist()))
+               for d in np.split(draws, np.cumsum(lengths)[:-1])]
+    params = {"k": 5, "m": 2, "policy": "hierarchy:1"}
+    outcome = Disassociation(codes_column="codes", **params).disassociate(
+        CodeSets.from_sets(records), seed=0)
+    published = outcome.published
+    clusters = clusters_of(published)
+    assert min(c["size"] for c in clusters) >= 5 and sum(c["size"] for c in clusters) == 58_302
+    chunks = [ch for c in clusters for ch in c["record_chunks"]]
+    chunks += [s for j in published["joint_clusters"] for s in j["shared_chunks"]]
+    assert any(j["shared_chunks"] for j in published["joint_clusters"])
+    for chunk in chunks:
+        assert km_violations([s for s in chunk["subrecords"] if s], 5, 2) == {}
