@@ -153,3 +153,28 @@ def test_reconstruction_keeps_every_chunked_count_and_the_record_count():
                 assert counts[code] == count
             else:
                 assert counts[code] >= 1
+
+
+def test_reconstruction_uses_every_subrecord_once_in_its_clusters():
+    """Spec §5 item 7: projecting a reconstruction's rows (cluster order) on a chunk's
+    domain gives back the chunk's subrecords; item codes stay inside their cluster."""
+    rng = np.random.default_rng(4)
+    codes = [f"{500 + i // 4}.{i % 4}" for i in range(20)]
+    records = [sorted(set(rng.choice(codes, size=int(rng.integers(1, 7))))) for _ in range(120)]
+    method = Disassociation(k=3, m=2, codes_column="codes")
+    published = method.disassociate(CodeSets.from_sets(records), seed=5).published
+    rows = reconstruct(published, np.random.default_rng(3), "uniform").to_sets()
+    clusters = [c for j in published["joint_clusters"] for c in j["clusters"]]
+    starts = np.cumsum([0] + [c["size"] for c in clusters])
+    for i, cluster in enumerate(clusters):
+        mine = rows[starts[i]:starts[i + 1]]
+        for chunk in cluster["record_chunks"]:
+            assert Counter(r & set(chunk["domain"]) for r in mine) == Counter(
+                map(frozenset, chunk["subrecords"]))
+        for code in cluster["item_chunk"]:
+            assert 1 <= sum(code in r for r in mine) <= min(2, len(mine))
+    for joint in published["joint_clusters"]:
+        for chunk in joint["shared_chunks"]:
+            covered = [r for c in chunk["members"] for r in rows[starts[c]:starts[c + 1]]]
+            assert Counter(r & set(chunk["domain"]) for r in covered) == Counter(
+                map(frozenset, chunk["subrecords"]))

@@ -3,11 +3,13 @@
 
 from arxpy.methods.disassociation.method import (
     CAVEAT,
+    Disassociated,
     Disassociation,
     DisassociationRelease,
 )
 from arxpy.methods.disassociation.policy import constraints_for, parse_policy
 from arxpy.methods.disassociation.publish import published_figures, published_json
 
-__all__ = ["CAVEAT", "Disassociation", "DisassociationRelease", "constraints_for",
+__all__ = ["CAVEAT", "Disassociated", "Disassociation", "DisassociationRelease",
+           "constraints_for",
            "parse_policy", "published_figures", "published_json"]
