@@ -11,5 +11,4 @@ from arxpy.methods.disassociation.policy import constraints_for, parse_policy
 from arxpy.methods.disassociation.publish import published_figures, published_json
 
 __all__ = ["CAVEAT", "Disassociated", "Disassociation", "DisassociationRelease",
-           "constraints_for",
-           "parse_policy", "published_figures", "published_json"]
+           "constraints_for", "parse_policy", "published_figures", "published_json"]
