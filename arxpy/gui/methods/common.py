@@ -1,0 +1,129 @@
+"""Pieces the method result views share: a privacy caveat banner, a row of figures, a
+small table model and a job that starts the first time its view is shown."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from arxpy.formatting import figure
+
+#: Okabe-Ito colours after blue (input) and orange (output), for further series.
+SERIES_COLORS = ("#E69F00", "#0072B2", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000")
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+def caveat_banner(text: str) -> QLabel:
+    """A prominent, word-wrapped privacy caveat (amber box, bold lead)."""
+    label = QLabel(f"<b>Privacy caveat:</b> {html.escape(text)}")
+    label.setObjectName("privacyCaveat")
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setStyleSheet("QLabel#privacyCaveat { background: #fff4d6; border: 1px solid "
+                        "#e0b34a; border-radius: 4px; padding: 6px; color: #3d2c00; }")
+    return label
+
+
+class Figures(QFrame):
+    """A grid of named figures (title above a large value, a grey note below)."""
+
+    def __init__(self, items: Sequence[tuple[str, str, str]], columns: int = 4,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.values: dict[str, QLabel] = {}
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        for i, (title, value, explanation) in enumerate(items):
+            box = QFrame()
+            box.setObjectName("figure")
+            box.setStyleSheet("QFrame#figure { background: #fafafa; border: 1px solid #ddd; "
+                              "border-radius: 4px; }")
+            layout = QVBoxLayout(box)
+            layout.setContentsMargins(8, 4, 8, 4)
+            layout.setSpacing(1)
+            heading = QLabel(f"<b>{html.escape(title)}</b>")
+            shown = QLabel(value)
+            shown.setStyleSheet("font-size: 16pt; font-weight: bold; color: #222")
+            shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            comment = QLabel(explanation)
+            comment.setWordWrap(True)
+            comment.setStyleSheet("color: #555; font-size: 8pt")
+            for widget in (heading, shown, comment):
+                layout.addWidget(widget)
+            layout.addStretch(1)
+            self.values[title] = shown
+            grid.addWidget(box, i // columns, i % columns)
+        for column in range(columns):
+            grid.setColumnStretch(column, 1)
+
+    def text(self, title: str) -> str:
+        return self.values[title].text()
+
+
+def number(value: Any, digits: int = 4) -> str:
+    """A figure for a table cell; NaN and None as an em dash."""
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "—"
+    return figure(value, digits)
+
+
+class FrameModel(QAbstractTableModel):
+    """A read-only model over a DataFrame (cells formatted once per visible cell)."""
+
+    def __init__(self, frame: pd.DataFrame, parent=None,
+                 formatter: Callable[[Any], str] = str) -> None:
+        super().__init__(parent)
+        self.frame = frame
+        self._values = frame.to_numpy(dtype=object)
+        self._formatter = formatter
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else self._values.shape[0]
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else self._values.shape[1]
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        value = self._values[index.row(), index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._formatter(value)
+        if role == Qt.ItemDataRole.TextAlignmentRole and isinstance(value, int | float):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return str(self.frame.columns[section])
+        return section + 1
+
+
+def frame_view(frame: pd.DataFrame, formatter: Callable[[Any], str] = str) -> QTableView:
+    """A read-only table view over ``frame`` that scrolls any number of rows."""
+    view = QTableView()
+    view.setModel(FrameModel(frame, view, formatter))
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(True)
+    view.verticalHeader().setDefaultSectionSize(22)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+    return view
