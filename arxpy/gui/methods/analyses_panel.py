@@ -28,6 +28,9 @@ from arxpy.errors import ConfigurationError
 
 TYPES = {"ols": "Linear (OLS)", "logit": "Logistic", "cox": "Cox proportional hazards"}
 NO_FILTER = "(all records)"
+#: Keys of an analysis that the form sets; others (``categorical``) pass through.
+_EDITED = ("name", "type", "covariates", "response", "time", "event", "event_value",
+           "threshold", "filter")
 #: Most covariates a suggested analysis starts with.
 MOST_COVARIATES = 8
 
@@ -237,11 +240,15 @@ class AnalysesPanel(QWidget):
         if self._loading or not 0 <= row < len(self._items):
             return
         kind = self.type.currentData()
-        item: dict[str, Any] = {
-            "name": self.name.text().strip() or f"model {row + 1}", "type": kind,
-            "covariates": [self.covariates.item(i).text() for i in range(self.covariates.count())
-                           if self.covariates.item(i).checkState() == Qt.CheckState.Checked],
-        }
+        # Keys the form does not edit (reference levels from a loaded file) are kept.
+        item = {key: value for key, value in self._items[row].items() if key not in _EDITED}
+        item.update(name=self.name.text().strip() or f"model {row + 1}", type=kind,
+                    covariates=[self.covariates.item(i).text()
+                                for i in range(self.covariates.count())
+                                if self.covariates.item(i).checkState() == Qt.CheckState.Checked])
+        if isinstance(item.get("categorical"), dict):
+            item["categorical"] = {c: ref for c, ref in item["categorical"].items()
+                                   if c in item["covariates"]}
         if kind == "cox":
             item.update(time=self.time.currentText(), event=self.event_column.currentText(),
                         event_value=self.event_value.currentText())

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from arxpy.formatting import figure
+from arxpy.gui.utility.common import VERMILLION, note, plot_widget
 
 #: Okabe-Ito colours after blue (input) and orange (output), for further series.
 SERIES_COLORS = ("#E69F00", "#0072B2", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000")
@@ -127,3 +129,32 @@ def frame_view(frame: pd.DataFrame, formatter: Callable[[Any], str] = str) -> QT
     view.verticalHeader().setDefaultSectionSize(22)
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
     return view
+
+
+class SizeHistogram(QWidget):
+    """Number of groups per group size, with k marked: no bar may stand left of the line."""
+
+    def __init__(self, sizes: np.ndarray, k: int, what: str = "box",
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        values, counts = np.unique(np.asarray(sizes), return_counts=True)
+        self.plot = plot_widget(f"{what.capitalize()} sizes", f"records in the {what}",
+                                f"{what}es" if what.endswith("x") else f"{what}s")
+        plot = self.plot.getPlotItem()
+        width = max(0.8, 0.8 * (values.max() - values.min() + 1) / 60) if len(values) else 0.8
+        plot.addItem(pg.BarGraphItem(x=values.astype(float), height=counts.astype(float),
+                                     width=width, brush=pg.mkBrush(SERIES_COLORS[0]),
+                                     pen=pg.mkPen("#9c6b00")))
+        plot.addItem(pg.InfiniteLine(k - 0.5, angle=90, label=f"k = {k}",
+                                     labelOpts={"position": 0.9, "color": VERMILLION},
+                                     pen=pg.mkPen(VERMILLION, width=2,
+                                                  style=Qt.PenStyle.DashLine)))
+        low = min(k - 1.5, float(values.min()) - 1) if len(values) else k - 1.5
+        high = float(values.max()) + 1 if len(values) else k + 1.0
+        plot.setXRange(low, high, padding=0.02)
+        plot.setYRange(0, float(counts.max()) * 1.1 if len(counts) else 1, padding=0)
+        smallest = int(values.min()) if len(values) else 0
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(note(f"Dashed line: k = {k}. Smallest {what}: {smallest} records."))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -24,7 +25,7 @@ from arxpy.analysis.condensation_report import (
 )
 from arxpy.analysis.release_fidelity import CONDITIONAL_PRIVACY_ESTIMATOR
 from arxpy.errors import ArxpyError
-from arxpy.gui.methods.common import Figures, caveat_banner, number
+from arxpy.gui.methods.common import Figures, SizeHistogram, caveat_banner, number
 from arxpy.gui.methods.jobs import CONDENSATION_METHODS
 from arxpy.gui.methods.preservation_view import ModelPreservationView
 from arxpy.gui.methods.views import MethodRun, register_result_view
@@ -87,20 +88,44 @@ class CondensationOverview(QWidget):
              "records of a status subset smaller than k (policy 'suppress')"),
             ("Run time", f"{release.elapsed_seconds:.2f} s", f"seed {release.seed}"),
         ], columns=3)
-        self.clipping = read_only_table(["Attribute", "Values clipped", "Share of records"])
-        clipped = dict(getattr(release, "clipped", {}))
-        n = max(len(release.table), 1)
-        fill_table(self.clipping, [(name, f"{count:,}", f"{100 * count / n:.2f} %")
-                                   for name, count in clipped.items()], bold_first=True)
+        self.clipping = read_only_table(["Attribute", "Kind", "Values clipped",
+                                         "Share of records"])
+        fill_table(self.clipping, clipping_rows(release), bold_first=True)
+        lower = QHBoxLayout()
+        clipping = QVBoxLayout()
+        clipping.addWidget(QLabel("<b>Clipping</b>"))
+        clipping.addWidget(note("Decoded values outside an attribute's observed range are "
+                                "clipped to it (integers are also rounded); the counts say "
+                                "how often the synthetic data left the permissible domain. "
+                                "Categorical values are the largest one-hot entry and are "
+                                "never clipped."))
+        clipping.addWidget(self.clipping, 1)
+        lower.addLayout(clipping, 3)
+        lower.addWidget(SizeHistogram(sizes, k, "cluster"), 2)
         layout = QVBoxLayout(self)
         layout.addWidget(_caveat(run))
-        layout.addWidget(QLabel(f"<b>{run.method.label}</b>: {ROWS_ARE.get(run.method.name, '')}."))
+        layout.addWidget(_wrapped(f"<b>{run.method.label}</b>: "
+                                  f"{ROWS_ARE.get(run.method.name, '')}."))
         layout.addWidget(self.figures)
-        layout.addWidget(QLabel("<b>Clipping</b>"))
-        layout.addWidget(note("Decoded values outside an attribute's observed range are "
-                              "clipped to it (integers are also rounded); the counts say how "
-                              "often the synthetic data left the permissible domain."))
-        layout.addWidget(self.clipping, 1)
+        layout.addLayout(lower, 1)
+
+
+def clipping_rows(release) -> list[tuple[str, str, str, str]]:
+    """(attribute, kind, values clipped, share of records) per condensed attribute."""
+    encoded = getattr(release, "encoded", None)
+    kinds = {b.name: b.kind for b in encoded.blocks} if encoded is not None else {}
+    clipped = dict(getattr(release, "clipped", {}))
+    n = max(len(release.table), 1)
+    return [(name, kinds.get(name, ""),
+             "—" if kinds.get(name) == "categorical" else f"{count:,}",
+             "—" if kinds.get(name) == "categorical" else f"{100 * count / n:.2f} %")
+            for name, count in clipped.items()]
+
+
+def _wrapped(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    return label
 
 
 def survival_defaults(run: MethodRun) -> tuple[str | None, str | None, str | None]:
@@ -141,8 +166,12 @@ class SurvivalView(QWidget):
         layout.addWidget(legend_row())
         layout.addWidget(self.plot, 1)
         self.time.currentTextChanged.connect(self.redraw)
-        self.event_column.currentTextChanged.connect(lambda _: (self._fill_values(None), self.redraw()))
+        self.event_column.currentTextChanged.connect(self._event_changed)
         self.event_value.currentTextChanged.connect(self.redraw)
+        self.redraw()
+
+    def _event_changed(self) -> None:
+        self._fill_values(None)
         self.redraw()
 
     def _fill_values(self, preferred: str | None) -> None:
@@ -179,6 +208,7 @@ class SurvivalView(QWidget):
             x, y = _steps(table)
             plot.plot(x, y, pen=pg.mkPen(color, width=width))
         plot.setYRange(0, 1.02, padding=0)
+        plot.setLabel("bottom", time, color="#222")
         self.message.setText(self._explanation())
 
     def _explanation(self) -> str:
@@ -217,13 +247,18 @@ class StatisticsView(QWidget):
         self.worker: JobWorker | None = None
         self.table = read_only_table(self.COLUMNS)
         tint_headers(self.table, {2: INPUT_COLOR, 3: OUTPUT_COLOR})
-        self.privacy_table = read_only_table(("Attribute", "Π(A|B)", "SD of A"))
+        self.privacy_table = read_only_table(("Attribute", "Π(A|B)", "Π(A) unreleased",
+                                              "Kept"))
         self.status = note("Computing…")
         side = QVBoxLayout()
         side.addWidget(QLabel("<b>Conditional privacy</b>"))
         side.addWidget(note("Π(A|B) = 2<sup>h(A|B)</sup>: how uncertain an original value A "
                             "stays given its synthetic row B; larger is more private, 0 when B "
-                            f"gives A away. Estimator: {CONDITIONAL_PRIVACY_ESTIMATOR}."))
+                            "gives A away. Π(A) is the same without the release and 'Kept' "
+                            f"their ratio. Estimator: {CONDITIONAL_PRIVACY_ESTIMATOR}."
+                            + (" For improved condensation the time pairing is arbitrary "
+                               "(times are reassigned by rank)."
+                               if run.method.name == IMPROVED else "")))
         side.addWidget(self.privacy_table, 1)
         body = QHBoxLayout()
         body.addWidget(self.table, 3)
@@ -247,12 +282,18 @@ class StatisticsView(QWidget):
 
     def _show(self, result) -> None:
         self.statistics, self.privacy = result
-        rows = [(r.attribute, r.statistic, number(r.original), number(r.anonymized),
-                 _change(r.change_pct)) for r in self.statistics.itertuples()]
+        rows = [(r.attribute, _statistic(r.statistic), number(r.original),
+                 number(r.anonymized), _change(r.change_pct))
+                for r in self.statistics.itertuples()]
         fill_table(self.table, rows, bold_first=True)
-        sd = {a: float(pd.to_numeric(self.run.data[a]).std()) for a in self.privacy}
-        fill_table(self.privacy_table, [(a, number(v), number(sd[a]))
-                                        for a, v in self.privacy.items()], bold_first=True)
+        for row in range(len(rows)):
+            self.table.item(row, 1).setTextAlignment(Qt.AlignmentFlag.AlignLeft
+                                                     | Qt.AlignmentFlag.AlignVCenter)
+        # Without the release, the Gaussian estimator gives sqrt(2 pi e) sd(A).
+        alone = {a: unconditional_privacy(self.run.data[a]) for a in self.privacy}
+        fill_table(self.privacy_table, [
+            (a, number(v), number(alone[a]), f"{100 * v / alone[a]:.0f} %" if alone[a] else "—")
+            for a, v in self.privacy.items()], bold_first=True)
         suppressed = int(np.sum(self.run.release.suppressed))
         self.status.setText("Original against released rows" + (
             f"; the {suppressed:,} suppressed records are left out of both sides."
@@ -263,6 +304,16 @@ def _statistics_job(run: MethodRun, progress=None, cancel=None):
     if progress is not None:
         progress(0.0, "Computing basic statistics")
     return released_statistics(run.data, run.release)
+
+
+def _statistic(name: str) -> str:
+    return f"{name} (%)" if name.startswith("share ") else name
+
+
+def unconditional_privacy(column: pd.Series) -> float:
+    """Π(A) = 2^h(A) of the Gaussian estimator: what Π(A|B) is when B tells nothing."""
+    values = pd.to_numeric(column, errors="coerce").to_numpy(float)
+    return float(np.sqrt(2 * np.pi * np.e * values.var(ddof=1))) if len(values) > 1 else 0.0
 
 
 def _change(value: float) -> str:

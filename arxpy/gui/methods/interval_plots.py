@@ -5,23 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from arxpy.analysis.interval_report import Bounds, IntervalSummary
-from arxpy.gui.methods.common import SERIES_COLORS
+from arxpy.analysis.interval_report import Bounds
 from arxpy.gui.utility.common import (
     INPUT_COLOR,
     OUTPUT_COLOR,
-    VERMILLION,
-    bar_chart,
     legend_row,
     note,
     plot_widget,
 )
 
 #: Most records the 1-D plot draws (evenly spread over the sorted records).
-MOST_RECORDS = 300
+MOST_RECORDS = 150
 #: Most boxes and points the 2-D plot draws.
 MOST_BOXES = 2000
 MOST_POINTS = 5000
@@ -50,22 +46,22 @@ class IntervalPlots(QWidget):
         names = list(bounds)
         self.attribute = QComboBox()
         self.attribute.addItems(names)
-        self.x, self.y = QComboBox(), QComboBox()
-        self.x.addItems(names)
-        self.y.addItems(names)
+        self.x_attribute, self.y_attribute = QComboBox(), QComboBox()
+        self.x_attribute.addItems(names)
+        self.y_attribute.addItems(names)
         if len(names) > 1:
-            self.y.setCurrentIndex(1)
+            self.y_attribute.setCurrentIndex(1)
         self.one_d = plot_widget("Values and their intervals", "value", "record (sorted)")
         self.two_d = plot_widget("Boxes of a pair")
         self.one_d_note, self.two_d_note = note(), note()
         self.attribute.currentTextChanged.connect(self.draw_one_d)
-        self.x.currentTextChanged.connect(self.draw_two_d)
-        self.y.currentTextChanged.connect(self.draw_two_d)
+        self.x_attribute.currentTextChanged.connect(self.draw_two_d)
+        self.y_attribute.currentTextChanged.connect(self.draw_two_d)
         left, right = QVBoxLayout(), QVBoxLayout()
         left.addLayout(_row("Attribute", self.attribute))
         left.addWidget(self.one_d, 1)
         left.addWidget(self.one_d_note)
-        right.addLayout(_row("x", self.x, "y", self.y))
+        right.addLayout(_row("x", self.x_attribute, "y", self.y_attribute))
         right.addWidget(self.two_d, 1)
         right.addWidget(self.two_d_note)
         plots = QHBoxLayout()
@@ -97,7 +93,7 @@ class IntervalPlots(QWidget):
         if values is not None:
             plot.addItem(pg.ScatterPlotItem(values[rows], y, symbol="o", size=6,
                                             brush=None, pen=pg.mkPen(INPUT_COLOR, width=1.5)))
-        plot.getAxis("left").setTicks(None)
+        plot.setLabel("bottom", name, color="#222")
         self.one_d_note.setText(
             f"{len(rows):,} of {len(lo):,} records" + ("" if len(rows) == len(lo) else
                                                        ", evenly spread over the sorted order")
@@ -106,7 +102,7 @@ class IntervalPlots(QWidget):
     def draw_two_d(self) -> None:
         plot = self.two_d.getPlotItem()
         plot.clear()
-        x_name, y_name = self.x.currentText(), self.y.currentText()
+        x_name, y_name = self.x_attribute.currentText(), self.y_attribute.currentText()
         if len(self.bounds) < 2 or x_name == y_name:
             self.two_d_note.setText("Choose two different attributes (the release needs at "
                                     "least two boxed attributes).")
@@ -137,32 +133,9 @@ def rectangles(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return xs, ys
 
 
-class BoxSizeHistogram(QWidget):
-    """Number of boxes per box size, with k marked: every bar must sit at or right of it."""
-
-    def __init__(self, summary: IntervalSummary, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        histogram = summary.size_histogram()
-        self.plot = plot_widget("Box sizes", "records in the box", "boxes")
-        labels = [str(s) for s in histogram.index]
-        bar_chart(self.plot, labels, histogram.to_numpy(float), SERIES_COLORS[0])
-        plot = self.plot.getPlotItem()
-        # The bars stand at positions 0..n-1; k sits left of the smallest size by the gap.
-        k_position = float(np.searchsorted(histogram.index.to_numpy(), summary.k)) - 0.5
-        line = pg.InfiniteLine(k_position, angle=90, pen=pg.mkPen(VERMILLION, width=2,
-                                                                  style=Qt.PenStyle.DashLine))
-        plot.addItem(line)
-        plot.setXRange(min(-0.6, k_position - 0.2), len(labels) - 0.4, padding=0)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot, 1)
-        layout.addWidget(note(f"Dashed line: k = {summary.k}. Smallest box: "
-                              f"{summary.min_box_size} records."))
-
-
 def _row(*parts) -> QHBoxLayout:
     row = QHBoxLayout()
     for part in parts:
-        row.addWidget(QLabel(part) if isinstance(part, str) else part,
-                      0 if isinstance(part, str) else 1)
+        row.addWidget(QLabel(part) if isinstance(part, str) else part)
+    row.addStretch(1)
     return row

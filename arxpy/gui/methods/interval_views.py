@@ -27,8 +27,15 @@ from arxpy.analysis.interval_report import (
     interval_summary,
     release_bounds,
 )
-from arxpy.gui.methods.common import SERIES_COLORS, Figures, caveat_banner, frame_view, number
-from arxpy.gui.methods.interval_plots import BoxSizeHistogram, IntervalPlots
+from arxpy.gui.methods.common import (
+    SERIES_COLORS,
+    Figures,
+    SizeHistogram,
+    caveat_banner,
+    frame_view,
+    number,
+)
+from arxpy.gui.methods.interval_plots import IntervalPlots
 from arxpy.gui.methods.jobs import k_sweep_job, original_values, statistics_job
 from arxpy.gui.methods.views import MethodRun, register_result_view
 from arxpy.gui.utility.common import (
@@ -73,7 +80,7 @@ class BoxesView(QWidget):
         self.table = read_only_table(self.COLUMNS)
         fill_table(self.table, [
             (a, f"{s.unchanged[a]:,} ({100 * s.unchanged[a] / max(s.records, 1):.1f} %)",
-             "yes: an interval lies inside another" if s.nesting[a] else "no",
+             "yes" if s.nesting[a] else "no",
              number(s.mean_width[a])) for a in method.attributes], bold_first=True)
         self.table.setMaximumHeight(30 + 24 * len(method.attributes))
         layout = QVBoxLayout(self)
@@ -83,9 +90,10 @@ class BoxesView(QWidget):
         layout.addWidget(self.figures)
         layout.addWidget(self.table)
         layout.addWidget(note("Unchanged values are intervals [v, v] (at least k records "
-                              "share v). Nesting makes exact variance bounds expensive; a "
-                              "one-attribute release never nests."))
-        layout.addWidget(BoxSizeHistogram(s), 1)
+                              "share v). Nesting: some interval lies inside another, which "
+                              "makes exact variance bounds expensive; a one-attribute release "
+                              "never nests."))
+        layout.addWidget(SizeHistogram(s.box_sizes, s.k, "box"), 1)
 
 
 class RecordsView(QWidget):

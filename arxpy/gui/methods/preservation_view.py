@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QScrollArea,
     QSpinBox,
@@ -69,7 +70,8 @@ class ModelPreservationView(QWidget):
         self.repeats.setValue(DEFAULT_REPEATS)
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
-        self.compare = {name: QCheckBox(method_classes()[name].label)
+        # "&" would mark a keyboard shortcut in a check box's text.
+        self.compare = {name: QCheckBox(method_classes()[name].label.replace("&", "&&"))
                         for name in CONDENSATION_METHODS if name != run.method.name}
         self.controls = JobControls("Run comparison")
         self.controls.run_requested.connect(self.start)
@@ -79,7 +81,7 @@ class ModelPreservationView(QWidget):
         splitter.addWidget(self._settings())
         splitter.addWidget(self.report)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([340, 660])
+        splitter.setSizes([380, 620])
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
 
@@ -105,6 +107,7 @@ class ModelPreservationView(QWidget):
         column.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(inner)
         scroll.setMinimumWidth(300)
         return scroll
@@ -145,6 +148,8 @@ class PreservationReport(QTabWidget):
         self.chart_legend.setTextFormat(Qt.TextFormat.RichText)
         self.chart_legend.setWordWrap(True)
         self.summary = read_only_table(self.SUMMARY_COLUMNS)
+        self.summary.horizontalHeader().setSectionResizeMode(
+            0, QHeaderView.ResizeMode.ResizeToContents)
         self.method = QComboBox()
         self.model = QComboBox()
         self.coefficients = read_only_table(self.COEFFICIENT_COLUMNS)
@@ -217,11 +222,12 @@ class PreservationReport(QTabWidget):
                                              beam=width * 0.3, pen=pg.mkPen("#333")))
             plot.getAxis("bottom").setTicks([[(float(i), name) for i, name in enumerate(models)]])
             plot.setXRange(-0.6, len(models) - 0.4, padding=0)
-            plot.setYRange(0, 100, padding=0.02)
+            top = np.nanmax((part["mean"] + part["sd"].fillna(0)).to_numpy(float), initial=0)
+            plot.setYRange(0, min(100.0, max(10.0, 1.15 * top)), padding=0)
         self.chart_legend.setText(" &nbsp; ".join(
             f"<span style='color:{SERIES_COLORS[m % len(SERIES_COLORS)]}; font-size: 14pt'>■"
             f"</span> {html.escape(method)}" for m, method in enumerate(methods))
-            + " &nbsp; (no bar for direction: no coefficient was significant originally)")
+            + _no_direction_note(summary))
 
     def _fill_summary(self, summary: pd.DataFrame) -> None:
         rows = []
@@ -261,6 +267,15 @@ class PreservationReport(QTabWidget):
                "the same on either scale." if cox else "")
             + f" {FRAGILE_MARK} fragile: original p between {FRAGILE[0]} and {FRAGILE[1]}."
             " Flag columns: share of repetitions in which the flag was raised.")
+
+
+def _no_direction_note(summary: pd.DataFrame) -> str:
+    direction = summary[summary["metric"] == "pct_dir_changed"]
+    missing = direction.loc[direction["mean"].isna(), "model"].unique()
+    if not len(missing):
+        return ""
+    return (" &nbsp; No direction bar for " + ", ".join(html.escape(m) for m in missing)
+            + ": no coefficient was significant on the original.")
 
 
 def _coefficient_row(name: str, row: pd.Series, cox: bool) -> list[str]:
