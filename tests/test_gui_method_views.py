@@ -156,7 +156,7 @@ def test_model_preservation_runs_and_tabulates_every_coefficient(qtbot, improved
     assert table.rowCount() == len(fit.params) - 1
     cells = {table.item(r, 0).text(): r for r in range(table.rowCount())}
     age = cells["DiagAge"]
-    assert float(table.item(age, 1).text()) == pytest.approx(fit.params["DiagAge"], rel=1e-3)
+    assert float(table.item(age, 1).text()) == pytest.approx(fit.params["DiagAge"], rel=5e-3)
     for name, r in cells.items():
         p = float(table.item(r, 3).text().split()[0])
         assert ("⚠" in table.item(r, 3).text()) == (0.01 <= p <= 0.10), name

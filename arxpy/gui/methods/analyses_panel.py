@@ -87,6 +87,12 @@ class AnalysesPanel(QWidget):
             self.covariates.addItem(item)
         self.filter_column = self._combo(NO_FILTER)
         self.filter_value = QComboBox()
+        for combo in (self.type, self.response, self.time, self.event_column,
+                      self.event_value, self.filter_column, self.filter_value):
+            # Long attribute names must not widen the panel beyond its column.
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
         self.form = self._form()
         self._connect()
         buttons = QHBoxLayout()

@@ -138,17 +138,16 @@ class SizeHistogram(QWidget):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         values, counts = np.unique(np.asarray(sizes), return_counts=True)
-        self.plot = plot_widget(f"{what.capitalize()} sizes", f"records in the {what}",
+        self.plot = plot_widget(f"{what.capitalize()} sizes (dashed line: k = {k})",
+                                f"records in the {what}",
                                 f"{what}es" if what.endswith("x") else f"{what}s")
         plot = self.plot.getPlotItem()
         width = max(0.8, 0.8 * (values.max() - values.min() + 1) / 60) if len(values) else 0.8
         plot.addItem(pg.BarGraphItem(x=values.astype(float), height=counts.astype(float),
                                      width=width, brush=pg.mkBrush(SERIES_COLORS[0]),
                                      pen=pg.mkPen("#9c6b00")))
-        plot.addItem(pg.InfiniteLine(k - 0.5, angle=90, label=f"k = {k}",
-                                     labelOpts={"position": 0.9, "color": VERMILLION},
-                                     pen=pg.mkPen(VERMILLION, width=2,
-                                                  style=Qt.PenStyle.DashLine)))
+        plot.addItem(pg.InfiniteLine(k - 0.5, angle=90, pen=pg.mkPen(
+            VERMILLION, width=2, style=Qt.PenStyle.DashLine)))
         low = min(k - 1.5, float(values.min()) - 1) if len(values) else k - 1.5
         high = float(values.max()) + 1 if len(values) else k + 1.0
         plot.setXRange(low, high, padding=0.02)
@@ -157,4 +156,5 @@ class SizeHistogram(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
-        layout.addWidget(note(f"Dashed line: k = {k}. Smallest {what}: {smallest} records."))
+        layout.addWidget(note(f"Smallest {what}: {smallest} records; no bar may stand left "
+                              "of the dashed line."))

@@ -37,7 +37,7 @@ from arxpy.analysis.condensation_report import metric_summary
 from arxpy.analysis.model_preservation import FRAGILE, ModelPreservation
 from arxpy.errors import ArxpyError
 from arxpy.gui.methods.analyses_panel import AnalysesPanel, suggested_analyses
-from arxpy.gui.methods.common import SERIES_COLORS, number
+from arxpy.gui.methods.common import SERIES_COLORS
 from arxpy.gui.methods.jobs import CONDENSATION_METHODS, model_preservation_job
 from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.utility.common import fill_table, note, plot_widget, read_only_table
@@ -81,7 +81,7 @@ class ModelPreservationView(QWidget):
         splitter.addWidget(self._settings())
         splitter.addWidget(self.report)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([380, 620])
+        splitter.setSizes([360, 640])
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
 
@@ -92,25 +92,31 @@ class ModelPreservationView(QWidget):
         form = QFormLayout()
         form.addRow("Repetitions R", self.repeats)
         form.addRow("First seed", self.seed)
-        compare = QVBoxLayout()
+        compare = QGroupBox(f"Also run at k = {self.run.method.k} (compare mode)")
+        checks = QVBoxLayout(compare)
         for check in self.compare.values():
-            compare.addWidget(check)
-        form.addRow("Also run", compare)
+            checks.addWidget(check)
         inner = QWidget()
         column = QVBoxLayout(inner)
         column.addWidget(analyses)
         column.addLayout(form)
+        column.addWidget(compare)
         column.addWidget(note(f"Each method runs R times at k = {self.run.method.k} with "
                               "seeds seed … seed+R−1; every declared model is fitted on the "
                               "original and on each repetition."))
-        column.addWidget(self.controls)
         column.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(inner)
         scroll.setMinimumWidth(300)
-        return scroll
+        # Run and Cancel stay in sight however long the declarations grow.
+        side = QWidget()
+        layout = QVBoxLayout(side)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.controls)
+        return side
 
     def start(self) -> None:
         """Start the comparison job with the declared analyses (errors in the status)."""
@@ -134,7 +140,7 @@ class ModelPreservationView(QWidget):
 class PreservationReport(QTabWidget):
     """Bar charts and summary of the three metrics, and the coefficient tables."""
 
-    SUMMARY_COLUMNS = ("Method", "Model", "Significance changed %", "Direction changed %",
+    SUMMARY_COLUMNS = ("Method", "Model", "Sig. changed %", "Dir. changed %",
                        "Outside CI %", "Failed fits")
     COEFFICIENT_COLUMNS = ("Coefficient", "Original", "95 % CI", "p", "Anonymized mean ± sd",
                            "Sig. changed", "Dir. changed", "Outside CI")
@@ -153,6 +159,10 @@ class PreservationReport(QTabWidget):
         self.method = QComboBox()
         self.model = QComboBox()
         self.coefficients = read_only_table(self.COEFFICIENT_COLUMNS)
+        # Estimates and intervals are read in full; the table scrolls rather than clips.
+        self.coefficients.horizontalHeader().setSectionResizeMode(
+            QHeaderView.ResizeMode.ResizeToContents)
+        self.coefficients.horizontalHeader().setStretchLastSection(True)
         self.coefficient_note = note()
         self.method.currentIndexChanged.connect(self._show_coefficients)
         self.model.currentIndexChanged.connect(self._show_coefficients)
@@ -220,6 +230,11 @@ class PreservationReport(QTabWidget):
                                              pen=pg.mkPen(QColor(color).darker(130))))
                 plot.addItem(pg.ErrorBarItem(x=x, y=shown, top=sd, bottom=np.minimum(sd, shown),
                                              beam=width * 0.3, pen=pg.mkPen("#333")))
+                for position, value, spread in zip(x, mean, sd, strict=True):
+                    if np.isfinite(value):  # the mean in figures: a bar at 0 is invisible
+                        label = pg.TextItem(f"{value:.1f}", color="#222", anchor=(0.5, 1))
+                        label.setPos(position, value + spread)
+                        plot.addItem(label)
             plot.getAxis("bottom").setTicks([[(float(i), name) for i, name in enumerate(models)]])
             plot.setXRange(-0.6, len(models) - 0.4, padding=0)
             top = np.nanmax((part["mean"] + part["sd"].fillna(0)).to_numpy(float), initial=0)
@@ -278,10 +293,17 @@ def _no_direction_note(summary: pd.DataFrame) -> str:
             + ": no coefficient was significant on the original.")
 
 
+def estimate(value: float) -> str:
+    """A coefficient to three significant digits (thousands without a decimal)."""
+    if value is None or not np.isfinite(value):
+        return "—"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
 def _coefficient_row(name: str, row: pd.Series, cox: bool) -> list[str]:
-    original = number(row["coef"]) + (f" (HR {number(row['exp_coef'])})" if cox else "")
+    original = estimate(row["coef"]) + (f" (HR {estimate(row['exp_coef'])})" if cox else "")
     p = f"{row['p']:.3g}" + (f" {FRAGILE_MARK}" if bool(row["fragile"]) else "")
-    return [name, original, f"[{number(row['ci_low'])}, {number(row['ci_high'])}]", p,
+    return [name, original, f"[{estimate(row['ci_low'])}, {estimate(row['ci_high'])}]", p,
             _mean_sd(row["anonymized_mean"], row["anonymized_sd"]),
             *(f"{100 * row[c]:.0f} %" if np.isfinite(row[c]) else "—"
               for c in ("share_sig_changed", "share_dir_changed", "share_outside_ci"))]
@@ -293,5 +315,5 @@ def _mean_sd(mean: float, sd: float, decimals: int | None = None) -> str:
     if decimals is not None:
         spread = f" ± {sd:.{decimals}f}" if sd is not None and np.isfinite(sd) else ""
         return f"{mean:.{decimals}f}{spread}"
-    spread = f" ± {number(sd)}" if sd is not None and np.isfinite(sd) else ""
-    return f"{number(mean)}{spread}"
+    spread = f" ± {sd:.2g}" if sd is not None and np.isfinite(sd) else ""
+    return f"{estimate(mean)}{spread}"

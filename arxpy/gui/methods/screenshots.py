@@ -76,6 +76,11 @@ def render_method_views(output: Path, size: tuple[int, int], suffix: str = "") -
             name = title.lower().replace(" ", "-")
             written.append(save_png(widget, output / f"methods-{run.method.name}-{name}"
                                     f"{suffix}.png"))
+            report = getattr(widget, "report", None)
+            if report is not None:  # the coefficient tables are a second tab
+                report.setCurrentIndex(1)
+                written.append(save_png(widget, output / f"methods-{run.method.name}-{name}"
+                                        f"-coefficients{suffix}.png"))
             widget.close()
             widget.deleteLater()
     return written
