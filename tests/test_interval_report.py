@@ -114,3 +114,14 @@ def test_width_sweep_builds_every_k_and_can_be_cancelled():
     token.cancel()
     with pytest.raises(CancelledError):
         width_sweep(boxes_for_k, ["bp"], [2, 3], cancel=token)
+
+
+def test_covariance_of_more_than_1023_free_coordinates_falls_back_to_outer():
+    """2.0 ** free overflowed (OverflowError) on releases of a few thousand records."""
+    from arxpy.analysis.interval_statistics import covariance
+
+    rng = np.random.default_rng(1)
+    x, y = rng.normal(size=1200), rng.normal(size=1200)
+    result = covariance(x - 0.5, x + 0.5, y - 0.5, y + 0.5)
+    assert result.flag == "outer"
+    assert result.lo <= np.cov(x, y, ddof=0)[0, 1] <= result.hi

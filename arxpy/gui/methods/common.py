@@ -151,6 +151,8 @@ class SizeHistogram(QWidget):
         low = min(k - 1.5, float(values.min()) - 1) if len(values) else k - 1.5
         high = float(values.max()) + 1 if len(values) else k + 1.0
         plot.setXRange(low, high, padding=0.02)
+        step = max(1, int(np.ceil((high - low) / 15)))  # sizes are whole records
+        plot.getAxis("bottom").setTickSpacing(step, step)
         plot.setYRange(0, float(counts.max()) * 1.1 if len(counts) else 1, padding=0)
         smallest = int(values.min()) if len(values) else 0
         layout = QVBoxLayout(self)

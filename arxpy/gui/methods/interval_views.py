@@ -5,6 +5,7 @@ and 2-D plots; the interval-statistics panel; and a k sweep of widths against k.
 from __future__ import annotations
 
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 import pandas as pd
@@ -54,8 +55,14 @@ CAVEAT = ("interval endpoints are real values of boundary records (each box span
           "other columns are released as they are.")
 
 
+#: Bounds parsed once per release and shared by its views (parsing text takes a while).
+_BOUNDS: WeakKeyDictionary = WeakKeyDictionary()
+
+
 def _bounds(run: MethodRun):
-    return release_bounds(run.release.table, run.method.attributes)
+    if run.release not in _BOUNDS:
+        _BOUNDS[run.release] = release_bounds(run.release.table, run.method.attributes)
+    return _BOUNDS[run.release]
 
 
 class BoxesView(QWidget):
