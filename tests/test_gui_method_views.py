@@ -264,3 +264,16 @@ def test_suggested_analyses_without_survival_use_a_numeric_response():
     data = pd.DataFrame({"age": ["30", "40", "50"], "sex": ["F", "M", "F"]})
     specs = suggested_analyses(data, ["age", "sex"], None, None, None)
     assert specs == [ModelSpec("linear", "ols", ("sex",), response="age")]
+
+
+def test_model_preservation_compares_k_values(qtbot, improved):
+    view = _shown(qtbot, ModelPreservationView(improved))
+    view.ks.setText("10, x")
+    view.controls.run_button.click()
+    assert not view.controls.running
+    assert "whole numbers" in view.controls.status.text()
+    view.ks.setText("10, 40")
+    _run_preservation(qtbot, view, repeats=1)
+    label = improved.method.label
+    assert list(view.results) == [f"{label}, k=10", f"{label}, k=40"]
+    assert view.report.method.count() == 2

@@ -64,16 +64,27 @@ def anonymizer(method: Method, data: pd.DataFrame, definition: DataDefinition,
 def model_preservation_job(method: Method, data: pd.DataFrame, definition: DataDefinition,
                            analyses: Sequence[ModelSpec], repeats: int, seed: int,
                            compare_with: Sequence[str] = (), alpha: float = 0.05, *,
-                           label: str | None = None, progress: Progress | None = None,
+                           ks: Sequence[int] = (), label: str | None = None,
+                           progress: Progress | None = None,
                            cancel: CancelToken | None = None) -> dict[str, ModelPreservation]:
-    """The run's method (and the methods in ``compare_with``, at the same k) repeated
-    ``repeats`` times with seeds seed..seed+R-1, the analyses compared on each."""
-    methods: dict[str, Method] = {label or method.label: method}
+    """The run's method (and the methods in ``compare_with``) at the run's k or at each
+    of ``ks``, repeated ``repeats`` times with seeds seed..seed+R-1, the analyses
+    compared on each (the compare mode of spec §6)."""
+    methods = {label or method.label: method}
     for name in compare_with:
         if name != method.name:
             sibling = sibling_method(method, name, analyses)
             methods[sibling.label] = sibling
-    variants = {name: anonymizer(m, data, definition, cancel) for name, m in methods.items()}
+    ks = list(dict.fromkeys(ks)) or [method.k]
+    for k in ks:
+        if not 1 <= k <= len(data):
+            raise ConfigurationError(f"k = {k} is not between 1 and the {len(data)} records.")
+    variants = {}
+    for name, m in methods.items():
+        for k in ks:
+            at_k = type(m)(**{**m.get_params(), "k": k})
+            key = name if ks == [method.k] else f"{name}, k={k}"
+            variants[key] = anonymizer(at_k, data, definition, cancel)
     return preservation_by_method(data, variants, analyses, repeats, seed, alpha,
                                   progress=progress, cancel=cancel)
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QScrollArea,
     QSpinBox,
     QSplitter,
@@ -35,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from arxpy.analysis.condensation_report import metric_summary
 from arxpy.analysis.model_preservation import FRAGILE, ModelPreservation
-from arxpy.errors import ArxpyError
+from arxpy.errors import ArxpyError, ConfigurationError
 from arxpy.gui.methods.analyses_panel import AnalysesPanel, suggested_analyses
 from arxpy.gui.methods.common import SERIES_COLORS
 from arxpy.gui.methods.jobs import CONDENSATION_METHODS, model_preservation_job
@@ -70,6 +71,8 @@ class ModelPreservationView(QWidget):
         self.repeats.setValue(DEFAULT_REPEATS)
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
+        self.ks = QLineEdit(str(run.method.k))
+        self.ks.setToolTip("One or more k separated by commas, e.g. 25, 50, 100")
         # "&" would mark a keyboard shortcut in a check box's text.
         self.compare = {name: QCheckBox(method_classes()[name].label.replace("&", "&&"))
                         for name in CONDENSATION_METHODS if name != run.method.name}
@@ -92,7 +95,8 @@ class ModelPreservationView(QWidget):
         form = QFormLayout()
         form.addRow("Repetitions R", self.repeats)
         form.addRow("First seed", self.seed)
-        compare = QGroupBox(f"Also run at k = {self.run.method.k} (compare mode)")
+        form.addRow("k values", self.ks)
+        compare = QGroupBox("Also run (compare mode)")
         checks = QVBoxLayout(compare)
         for check in self.compare.values():
             checks.addWidget(check)
@@ -101,9 +105,9 @@ class ModelPreservationView(QWidget):
         column.addWidget(analyses)
         column.addLayout(form)
         column.addWidget(compare)
-        column.addWidget(note(f"Each method runs R times at k = {self.run.method.k} with "
-                              "seeds seed … seed+R−1; every declared model is fitted on the "
-                              "original and on each repetition."))
+        column.addWidget(note("Each method runs R times at each k with seeds seed … seed+R−1; "
+                              "every declared model is fitted on the original and on each "
+                              "repetition."))
         column.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -122,6 +126,7 @@ class ModelPreservationView(QWidget):
         """Start the comparison job with the declared analyses (errors in the status)."""
         try:
             analyses = self.panel.analyses()
+            ks = parse_ks(self.ks.text())
         except ArxpyError as exc:
             self.controls.set_status(str(exc), error=True)
             return
@@ -129,12 +134,24 @@ class ModelPreservationView(QWidget):
         self.controls.start(model_preservation_job, method=self.run.method,
                             data=self.run.data, definition=self.run.definition,
                             analyses=analyses, repeats=self.repeats.value(),
-                            seed=self.seed.value(), compare_with=compare,
+                            seed=self.seed.value(), compare_with=compare, ks=ks,
                             label=self.run.method.label)
 
     def show_results(self, results: dict[str, ModelPreservation]) -> None:
         self.results = results
         self.report.show_results(results)
+
+
+def parse_ks(text: str) -> list[int]:
+    """``"25, 50, 100"`` as [25, 50, 100]; ConfigurationError names what is wrong."""
+    try:
+        ks = [int(part) for part in text.replace(";", ",").split(",") if part.strip()]
+    except ValueError:
+        raise ConfigurationError(f"Write k values as whole numbers separated by commas, "
+                                 f"got {text!r}.") from None
+    if not ks:
+        raise ConfigurationError("Give at least one k value.")
+    return ks
 
 
 class PreservationReport(QTabWidget):
