@@ -53,13 +53,22 @@ ROWS_ARE = {
 }
 
 
+#: The caveat shown with each method's release (spec §6 for improved condensation).
+CAVEATS = {
+    IMPROVED: CAVEAT[0].upper() + CAVEAT[1:],
+    "condensation": "Every cluster holds at least k records, but the released rows are "
+                    "synthetic and need not form classes of k over the quasi-identifiers: no "
+                    "re-identification risk bound is claimed (the Risk perspective shows the "
+                    "release's own classes).",
+    "tfrp": "Every group holds at least k records and every attribute is replaced by its "
+            "group mean; no re-identification risk bound is claimed beyond the group size "
+            "(the Risk perspective shows the release's own classes).",
+}
+CAVEATS["mdav"] = CAVEATS["tfrp"]
+
+
 def _caveat(run: MethodRun) -> QLabel:
-    if run.method.name == IMPROVED:
-        return caveat_banner(CAVEAT[0].upper() + CAVEAT[1:])
-    return caveat_banner(
-        "every cluster holds at least k records, but the released rows are synthetic and "
-        "need not form classes of k over the quasi-identifiers: no re-identification risk "
-        "bound is claimed (see the Risk perspective for the release's own classes).")
+    return caveat_banner(CAVEATS.get(run.method.name, CAVEATS["condensation"]))
 
 
 class CondensationOverview(QWidget):
@@ -85,7 +94,8 @@ class CondensationOverview(QWidget):
              f"k = {k}: {'every cluster holds at least k' if smallest >= k else 'BELOW k'}"),
             ("Records moved", f"{moved:,}", moved_note),
             ("Suppressed", f"{int(np.sum(release.suppressed)):,}",
-             "records of a status subset smaller than k (policy 'suppress')"),
+             "records of a status subset smaller than k (policy 'suppress')"
+             if run.method.name == IMPROVED else "this method suppresses no records"),
             ("Run time", f"{release.elapsed_seconds:.2f} s", f"seed {release.seed}"),
         ], columns=3)
         self.clipping = read_only_table(["Attribute", "Kind", "Values clipped",
@@ -161,7 +171,7 @@ class SurvivalView(QWidget):
         top.addWidget(self.message, 1)
         layout = QVBoxLayout(self)
         if run.method.name == IMPROVED:
-            layout.addWidget(caveat_banner(CAVEAT[0].upper() + CAVEAT[1:]))
+            layout.addWidget(_caveat(run))
         layout.addLayout(top)
         layout.addWidget(legend_row())
         layout.addWidget(self.plot, 1)

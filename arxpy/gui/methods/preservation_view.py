@@ -52,6 +52,8 @@ METRIC_TITLES = (("pct_sig_changed", "Significance changed"),
 #: Repetitions the GUI starts with (spec §6: 10 in the GUI, 100 in the CLI).
 DEFAULT_REPEATS = 10
 FRAGILE_MARK = "⚠"
+#: Most methods per model whose bars carry their value as text.
+MOST_LABELLED = 3
 
 
 class ModelPreservationView(QWidget):
@@ -248,7 +250,8 @@ class PreservationReport(QTabWidget):
                 plot.addItem(pg.ErrorBarItem(x=x, y=shown, top=sd, bottom=np.minimum(sd, shown),
                                              beam=width * 0.3, pen=pg.mkPen("#333")))
                 for position, value, spread in zip(x, mean, sd, strict=True):
-                    if np.isfinite(value):  # the mean in figures: a bar at 0 is invisible
+                    # The mean in figures (a bar at 0 is invisible), while they fit.
+                    if np.isfinite(value) and len(methods) <= MOST_LABELLED:
                         label = pg.TextItem(f"{value:.1f}", color="#222", anchor=(0.5, 1))
                         label.setPos(position, value + spread)
                         plot.addItem(label)
@@ -257,8 +260,9 @@ class PreservationReport(QTabWidget):
             top = np.nanmax((part["mean"] + part["sd"].fillna(0)).to_numpy(float), initial=0)
             plot.setYRange(0, min(100.0, max(10.0, 1.15 * top)), padding=0)
         self.chart_legend.setText(" &nbsp; ".join(
-            f"<span style='color:{SERIES_COLORS[m % len(SERIES_COLORS)]}; font-size: 14pt'>■"
-            f"</span> {html.escape(method)}" for m, method in enumerate(methods))
+            f"<span style='white-space: nowrap'><span style='color:"
+            f"{SERIES_COLORS[m % len(SERIES_COLORS)]}; font-size: 14pt'>■</span> "
+            f"{html.escape(method)}</span>" for m, method in enumerate(methods))
             + _no_direction_note(summary))
 
     def _fill_summary(self, summary: pd.DataFrame) -> None:
