@@ -277,3 +277,29 @@ def test_model_preservation_compares_k_values(qtbot, improved):
     label = improved.method.label
     assert list(view.results) == [f"{label}, k=10", f"{label}, k=40"]
     assert view.report.method.count() == 2
+
+
+def test_k_sweep_follows_a_targeted_covariance(qtbot):
+    run = interval_run(n=60, k=3, statistic="covariance:bp,glu")
+    view = _shown(qtbot, KSweepView(run))
+    view.k_max.setValue(4)
+    view.controls.run_button.click()
+    qtbot.waitUntil(lambda: not view.controls.running, timeout=30_000)
+    assert set(view.sweep["statistic"]) == {"mean", "sd", "cov"}
+    view.statistic.setCurrentText("cov")
+    assert len(view.plot.getPlotItem().listDataItems()) == 1  # the one pair
+
+
+def test_records_view_hides_original_values_on_request(qtbot, intervals):
+    view = _shown(qtbot, RecordsView(intervals))
+    view.holder.setChecked(False)
+    hidden = [view.frame.columns[c] for c in range(view.frame.shape[1])
+              if view.view.isColumnHidden(c)]
+    assert hidden == ["bp", "glu"]
+
+
+def test_each_condensation_method_states_its_own_caveat(qtbot, mdav):
+    view = _shown(qtbot, CondensationOverview(mdav))
+    text = view.findChild(QWidget, "privacyCaveat").text()
+    assert "group mean" in text and "no re-identification risk bound" in text
+    assert view.figures.text("Records moved") == "0"

@@ -108,17 +108,20 @@ STATISTIC_COLUMNS = ["statistic", "lo", "hi", "width", "relative_width", "flag",
 
 
 def statistics_table(bounds: Bounds, statistics: str,
-                     original: Mapping[str, np.ndarray] | None = None, ddof: int = 0
-                     ) -> pd.DataFrame:
+                     original: Mapping[str, np.ndarray] | None = None, ddof: int = 0, *,
+                     cancel: CancelToken | None = None) -> pd.DataFrame:
     """One row per statistic named in ``statistics`` (as ``arxpy interval-stats``):
     its range, width, width relative to the true value (or to the range's magnitude
     without ``original``), flag and algorithm; with the original values (the data
-    holder's view) also the true value and whether the range contains it."""
+    holder's view) also the true value and whether the range contains it (a job:
+    ``cancel`` is honoured between statistics)."""
     requests = parse_statistics(statistics, list(bounds))
     points = None if original is None else \
         {a: (np.asarray(v, float), np.asarray(v, float)) for a, v in original.items()}
     rows = []
     for request in requests:
+        if cancel is not None:  # exact enumerations can take seconds each
+            cancel.raise_if_cancelled()
         result = compute(request, bounds, ddof)
         truth = None if points is None else compute(request, points, ddof)
         if isinstance(result, PBox):
@@ -149,16 +152,20 @@ BoxesForK = Callable[[int], tuple[np.ndarray, np.ndarray]]
 
 def width_sweep(boxes_for_k: BoxesForK, attributes: Sequence[str], ks: Sequence[int],
                 statistics: Sequence[str] = SWEEP_STATISTICS, ddof: int = 0, *,
-                progress: Progress | None = None, cancel: CancelToken | None = None
-                ) -> pd.DataFrame:
-    """Widths of ``statistics`` of every attribute for each k (a job), to help choose k.
+                pairs: Sequence[str] = (), progress: Progress | None = None,
+                cancel: CancelToken | None = None) -> pd.DataFrame:
+    """Widths of ``statistics`` of every attribute, and of the two-attribute statistics
+    in ``pairs`` (``cov:A,B``, ``corr:A,B``), for each k (a job), to help choose k.
 
     Widths are not monotone in k for the greedy construction, so every k is built.
-    Returns a long table: k, statistic, attribute, width.
+    Returns a long table: k, statistic, attribute (``A,B`` for a pair), width.
     """
     if not ks:
         raise ConfigurationError("Give at least one k for the sweep.")
     names = {f"{s}:{a}": (s, a) for s in statistics for a in attributes}
+    for pair in pairs:
+        kind, _, over = pair.partition(":")
+        names[pair] = (kind, over)
     evaluate = width_evaluator(attributes, {name: np.inf for name in names}, ddof)
     report = ThrottledProgress(progress)
     rows = []

@@ -37,7 +37,12 @@ from arxpy.gui.methods.common import (
     number,
 )
 from arxpy.gui.methods.interval_plots import IntervalPlots
-from arxpy.gui.methods.jobs import k_sweep_job, original_values, statistics_job
+from arxpy.gui.methods.jobs import (
+    k_sweep_job,
+    original_values,
+    statistics_job,
+    target_pairs,
+)
 from arxpy.gui.methods.views import MethodRun, register_result_view
 from arxpy.gui.utility.common import (
     VERMILLION,
@@ -116,11 +121,19 @@ class RecordsView(QWidget):
             columns[f"{a}_lo"], columns[f"{a}_hi"] = lo, hi
         self.frame = pd.DataFrame(columns)
         self.view = frame_view(self.frame, _cell)
+        self.holder = QCheckBox("Show original values (data holder only)")
+        self.holder.setChecked(True)
+        self.holder.toggled.connect(self._show_original)
         layout = QVBoxLayout(self)
         layout.addWidget(note("One row per record in input order: its box, and per attribute "
-                              "the original value (shown to the data holder only) and the "
-                              "released interval [lo, hi]."))
+                              "the original value and the released interval [lo, hi]."))
+        layout.addWidget(self.holder)
         layout.addWidget(self.view, 1)
+
+    def _show_original(self, shown: bool) -> None:
+        for name in self.frame.columns:
+            if not name.endswith(("_lo", "_hi")) and name != "box":
+                self.view.setColumnHidden(self.frame.columns.get_loc(name), not shown)
 
 
 def _cell(value: Any) -> str:
@@ -214,7 +227,8 @@ class KSweepView(QWidget):
         self.k_max.setRange(2, max(2, n))
         self.k_max.setValue(min(n, max(2 * run.method.k, 20)))
         self.statistic = QComboBox()
-        self.statistic.addItems(list(SWEEP_STATISTICS))
+        self.statistic.addItems([*SWEEP_STATISTICS, *(p.split(":")[0]
+                                                      for p in target_pairs(run.method))])
         self.statistic.currentTextChanged.connect(lambda _: self._draw())
         self.controls = JobControls("Run sweep")
         self.controls.run_requested.connect(self.start)
@@ -231,7 +245,8 @@ class KSweepView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(note("Builds the boxes again for every k with this run's settings and "
                               "measures how wide the ranges of the mean and the standard "
-                              "deviation become, to help choose k. Widths need not grow "
+                              "deviation (and of a targeted covariance or correlation) "
+                              "become, to help choose k. Widths need not grow "
                               "steadily with k. Dashed line: this release's k."))
         layout.addLayout(top)
         layout.addWidget(self.controls)
@@ -244,6 +259,12 @@ class KSweepView(QWidget):
 
     def _show(self, sweep: pd.DataFrame) -> None:
         self.sweep = sweep
+        shown = self.statistic.currentText()
+        self.statistic.blockSignals(True)
+        self.statistic.clear()
+        self.statistic.addItems(list(dict.fromkeys(sweep["statistic"])))
+        self.statistic.setCurrentText(shown)
+        self.statistic.blockSignals(False)
         self._draw()
 
     def _draw(self) -> None:

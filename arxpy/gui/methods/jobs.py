@@ -93,7 +93,8 @@ def k_sweep_job(method: IntervalGeneralisation, data: pd.DataFrame, ks: Sequence
                 statistics: Sequence[str] = SWEEP_STATISTICS, ddof: int = 0, *,
                 progress: Progress | None = None, cancel: CancelToken | None = None
                 ) -> pd.DataFrame:
-    """Widths of ``statistics`` per attribute for the boxes of every k in ``ks``."""
+    """Widths of ``statistics`` per attribute (and of a covariance or correlation the
+    boxes target) for the boxes of every k in ``ks``."""
     params = method.get_params()
     top = len(data)
     usable = [k for k in ks if 2 <= k <= top]
@@ -105,7 +106,16 @@ def k_sweep_job(method: IntervalGeneralisation, data: pd.DataFrame, ks: Sequence
         return boxes.record_lo(), boxes.record_hi()
 
     return width_sweep(boxes_for_k, list(method.attributes), usable, statistics, ddof,
-                       progress=progress, cancel=cancel)
+                       pairs=target_pairs(method), progress=progress, cancel=cancel)
+
+
+def target_pairs(method: IntervalGeneralisation) -> list[str]:
+    """The two-attribute statistic the boxes were shaped for, if any (``cov:A,B``)."""
+    target = method.target
+    kinds = {"covariance": "cov", "correlation": "corr"}
+    if target.kind in kinds and len(target.attributes) == 2:
+        return [f"{kinds[target.kind]}:{','.join(target.attributes)}"]
+    return []
 
 
 def original_values(method: IntervalGeneralisation, data: pd.DataFrame
@@ -122,4 +132,4 @@ def statistics_job(bounds: Mapping[str, Any], statistics: str,
     """The interval-statistics table (a job: exact enumerations can take a while)."""
     if progress is not None:
         progress(0.0, "Computing interval statistics")
-    return statistics_table(bounds, statistics, original, ddof)
+    return statistics_table(bounds, statistics, original, ddof, cancel=cancel)
