@@ -15,7 +15,7 @@ import html
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -167,6 +167,7 @@ class PreservationReport(QTabWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.results: dict[str, ModelPreservation] = {}
+        self._steps: list = []
         self.charts = {metric: plot_widget(title, "", "% (mean ± sd)")
                        for metric, title in METRIC_TITLES}
         self.chart_legend = QLabel()
@@ -216,10 +217,31 @@ class PreservationReport(QTabWidget):
         return page
 
     def show_results(self, results: dict[str, ModelPreservation]) -> None:
+        """Draw a finished comparison, one chart or table per event-loop turn (drawing it
+        all at once kept the event loop busy for ~200 ms)."""
         self.results = results
         summary = metric_summary(results)
-        self._draw_charts(summary)
-        self._fill_summary(summary)
+        methods = list(dict.fromkeys(summary["method"]))
+        models = list(dict.fromkeys(summary["model"]))
+        self._steps = [lambda m=metric: self._draw_chart(m, summary, methods, models)
+                       for metric in self.charts]
+        self._steps += [lambda: self._legend(summary, methods),
+                        lambda: self._fill_summary(summary),
+                        lambda: self._choices(results)]
+        QTimer.singleShot(1, self._next_step)
+
+    @property
+    def drawing(self) -> bool:
+        """True until every part of the last results is drawn."""
+        return bool(self._steps)
+
+    def _next_step(self) -> None:
+        if self._steps:
+            self._steps.pop(0)()
+        if self._steps:
+            QTimer.singleShot(1, self._next_step)
+
+    def _choices(self, results: dict[str, ModelPreservation]) -> None:
         for combo, items in ((self.method, list(results)),
                              (self.model, [m.spec.name for m in
                                            next(iter(results.values())).models])):
@@ -229,36 +251,36 @@ class PreservationReport(QTabWidget):
             combo.blockSignals(False)
         self._show_coefficients()
 
-    def _draw_charts(self, summary: pd.DataFrame) -> None:
-        methods = list(dict.fromkeys(summary["method"]))
-        models = list(dict.fromkeys(summary["model"]))
+    def _draw_chart(self, metric: str, summary: pd.DataFrame, methods: list[str],
+                    models: list[str]) -> None:
         width = 0.8 / len(methods)
-        for metric, widget in self.charts.items():
-            plot = widget.getPlotItem()
-            plot.clear()
-            part = summary[summary["metric"] == metric]
-            for m, method in enumerate(methods):
-                rows = part[part["method"] == method].set_index("model").reindex(models)
-                x = np.arange(len(models)) - 0.4 + width * (m + 0.5)
-                mean = rows["mean"].to_numpy(float)
-                sd = np.nan_to_num(rows["sd"].to_numpy(float))
-                shown = np.nan_to_num(mean)
-                color = SERIES_COLORS[m % len(SERIES_COLORS)]
-                plot.addItem(pg.BarGraphItem(x=x, height=shown, width=width * 0.9,
-                                             brush=pg.mkBrush(color),
-                                             pen=pg.mkPen(QColor(color).darker(130))))
-                plot.addItem(pg.ErrorBarItem(x=x, y=shown, top=sd, bottom=np.minimum(sd, shown),
-                                             beam=width * 0.3, pen=pg.mkPen("#333")))
-                for position, value, spread in zip(x, mean, sd, strict=True):
-                    # The mean in figures (a bar at 0 is invisible), while they fit.
-                    if np.isfinite(value) and len(methods) <= MOST_LABELLED:
-                        label = pg.TextItem(f"{value:.1f}", color="#222", anchor=(0.5, 1))
-                        label.setPos(position, value + spread)
-                        plot.addItem(label)
-            plot.getAxis("bottom").setTicks([[(float(i), name) for i, name in enumerate(models)]])
-            plot.setXRange(-0.6, len(models) - 0.4, padding=0)
-            top = np.nanmax((part["mean"] + part["sd"].fillna(0)).to_numpy(float), initial=0)
-            plot.setYRange(0, min(100.0, max(10.0, 1.15 * top)), padding=0)
+        plot = self.charts[metric].getPlotItem()
+        plot.clear()
+        part = summary[summary["metric"] == metric]
+        for m, method in enumerate(methods):
+            rows = part[part["method"] == method].set_index("model").reindex(models)
+            x = np.arange(len(models)) - 0.4 + width * (m + 0.5)
+            mean = rows["mean"].to_numpy(float)
+            sd = np.nan_to_num(rows["sd"].to_numpy(float))
+            shown = np.nan_to_num(mean)
+            color = SERIES_COLORS[m % len(SERIES_COLORS)]
+            plot.addItem(pg.BarGraphItem(x=x, height=shown, width=width * 0.9,
+                                         brush=pg.mkBrush(color),
+                                         pen=pg.mkPen(QColor(color).darker(130))))
+            plot.addItem(pg.ErrorBarItem(x=x, y=shown, top=sd, bottom=np.minimum(sd, shown),
+                                         beam=width * 0.3, pen=pg.mkPen("#333")))
+            for position, value, spread in zip(x, mean, sd, strict=True):
+                # The mean in figures (a bar at 0 is invisible), while they fit.
+                if np.isfinite(value) and len(methods) <= MOST_LABELLED:
+                    label = pg.TextItem(f"{value:.1f}", color="#222", anchor=(0.5, 1))
+                    label.setPos(position, value + spread)
+                    plot.addItem(label)
+        plot.getAxis("bottom").setTicks([[(float(i), name) for i, name in enumerate(models)]])
+        plot.setXRange(-0.6, len(models) - 0.4, padding=0)
+        top = np.nanmax((part["mean"] + part["sd"].fillna(0)).to_numpy(float), initial=0)
+        plot.setYRange(0, min(100.0, max(10.0, 1.15 * top)), padding=0)
+
+    def _legend(self, summary: pd.DataFrame, methods: list[str]) -> None:
         self.chart_legend.setText(" &nbsp; ".join(
             f"<span style='white-space: nowrap'><span style='color:"
             f"{SERIES_COLORS[m % len(SERIES_COLORS)]}; font-size: 14pt'>■</span> "

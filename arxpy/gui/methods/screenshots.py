@@ -97,10 +97,13 @@ def _finish_jobs(widget) -> None:
         widget.start()
     if hasattr(widget, "k_max"):
         widget.start()
+    report = getattr(widget, "report", None)
     for _ in range(3):
         QApplication.processEvents()
         for controls in widget.findChildren(JobControls):
             wait_until(lambda c=controls: not c.running, what="a view's job")
+    if report is not None:
+        wait_until(lambda: not report.drawing, what="the comparison's charts")
     worker = getattr(widget, "worker", None)
     if worker is not None:
         wait_until(lambda: getattr(widget, "statistics", None) is not None, what="statistics")
