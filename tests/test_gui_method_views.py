@@ -330,3 +330,17 @@ def test_model_preservation_keeps_the_event_loop_responsive(qtbot):
     timer.stop()
     assert view.results is not None
     assert max(gaps) < 0.3, f"event loop blocked for {max(gaps):.3f} s"
+
+
+def test_suppressed_records_are_not_given_to_the_recipients_models():
+    from arxpy.gui.methods.jobs import anonymizer
+    from arxpy.methods import method_from_dict
+
+    data = condensation_run(n=300, k=10).data.copy()
+    data.loc[5:, "VitalStat"] = "0"
+    data.loc[:4, "VitalStat"] = "1"  # a status subset below k: suppressed
+    run = condensation_run(n=300, k=10)
+    method = method_from_dict({**run.method.to_dict(), "small_subset": "suppress"})
+    table = anonymizer(method, data, run.definition, None)(3)
+    assert len(table) == len(data) - 5
+    assert not (table == "*").any().any()

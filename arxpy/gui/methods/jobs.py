@@ -14,7 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from arxpy.analysis.condensation_report import Anonymizer, input_order, preservation_by_method
+from arxpy.analysis.condensation_report import (
+    Anonymizer,
+    input_order,
+    preservation_by_method,
+    released_mask,
+)
 from arxpy.analysis.interval_report import SWEEP_STATISTICS, statistics_table, width_sweep
 from arxpy.analysis.model_preservation import ModelPreservation, ModelSpec
 from arxpy.data.definition import DataDefinition
@@ -51,12 +56,13 @@ def sibling_method(method: Method, name: str, analyses: Sequence[ModelSpec]) -> 
 
 def anonymizer(method: Method, data: pd.DataFrame, definition: DataDefinition,
                cancel: CancelToken | None) -> Anonymizer:
-    """seed -> the table of ``method`` run with that seed, rows in input order."""
+    """seed -> the released rows of ``method`` run with that seed, in input order
+    (suppressed records are not released, so the recipient's models never see them)."""
     params = method.get_params()
 
     def run(seed: int) -> pd.DataFrame:
         release = type(method)(**{**params, "seed": seed}).run(data, definition, cancel=cancel)
-        return input_order(release)
+        return input_order(release).loc[released_mask(release)].reset_index(drop=True)
 
     return run
 
