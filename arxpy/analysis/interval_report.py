@@ -34,7 +34,9 @@ def release_bounds(table: pd.DataFrame, attributes: Sequence[str]) -> Bounds:
     for name in attributes:
         if name not in table.columns:
             raise ConfigurationError(f"The release has no attribute '{name}'.")
-        cells = table[name].astype(str).str.strip()
+        # Records share their box's cell: parse each distinct cell once.
+        codes, distinct = pd.factorize(table[name].astype(str), sort=False)
+        cells = pd.Series(distinct, dtype=object).str.strip()
         parts = cells.str.removeprefix("[").str.removesuffix("]").str.split(",", n=1,
                                                                               expand=True)
         if parts.shape[1] != 2:
@@ -43,10 +45,11 @@ def release_bounds(table: pd.DataFrame, attributes: Sequence[str]) -> Bounds:
         hi = pd.to_numeric(parts[1], errors="coerce").to_numpy(np.float64)
         bad = ~(np.isfinite(lo) & np.isfinite(hi)) | ~cells.str.startswith("[").to_numpy()
         if bad.any():
-            row = int(np.flatnonzero(bad)[0])
+            row = int(np.flatnonzero(bad[codes])[0])
             raise ConfigurationError(
-                f"Cannot read interval {cells.iloc[row]!r} of '{name}' in row {row + 1}; "
-                "expected '[lo, hi]'.")
+                f"Cannot read interval {cells.iloc[codes[row]]!r} of '{name}' in row "
+                f"{row + 1}; expected '[lo, hi]'.")
+        lo, hi = lo[codes], hi[codes]
         out[name] = (lo, hi)
     return out
 

@@ -92,22 +92,24 @@ class FrameModel(QAbstractTableModel):
                  formatter: Callable[[Any], str] = str) -> None:
         super().__init__(parent)
         self.frame = frame
-        self._values = frame.to_numpy(dtype=object)
+        # Column arrays, not an object matrix: building that took ~0.3 s at 50,000 rows.
+        self._columns = [frame[c].to_numpy() for c in frame.columns]
         self._formatter = formatter
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else self._values.shape[0]
+        return 0 if parent.isValid() else len(self.frame)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else self._values.shape[1]
+        return 0 if parent.isValid() else len(self._columns)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        value = self._values[index.row(), index.column()]
+        value = self._columns[index.column()][index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._formatter(value)
-        if role == Qt.ItemDataRole.TextAlignmentRole and isinstance(value, int | float):
+        if role == Qt.ItemDataRole.TextAlignmentRole and isinstance(value, int | float
+                                                                    | np.number):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 

@@ -40,9 +40,11 @@ class IntervalPlots(QWidget):
     """A 1-D plot of one attribute and a 2-D rectangle plot of a pair."""
 
     def __init__(self, bounds: Bounds, original: dict[str, np.ndarray] | None,
-                 parent: QWidget | None = None) -> None:
+                 groups: np.ndarray, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.bounds, self.original = bounds, original
+        # One record per box stands for the box (its members share its bounds).
+        self.box_rows = np.unique(np.asarray(groups), return_index=True)[1]
         names = list(bounds)
         self.attribute = QComboBox()
         self.attribute.addItems(names)
@@ -108,7 +110,7 @@ class IntervalPlots(QWidget):
                                     "least two boxed attributes).")
             return
         (xl, xh), (yl, yh) = self.bounds[x_name], self.bounds[y_name]
-        boxes = np.unique(np.column_stack([xl, xh, yl, yh]), axis=0)
+        boxes = np.column_stack([xl, xh, yl, yh])[self.box_rows]
         drawn = boxes[shown_rows(len(boxes), MOST_BOXES)]
         xs, ys = rectangles(drawn)
         plot.plot(xs, ys, connect="finite", pen=pg.mkPen(OUTPUT_COLOR, width=1.5))
@@ -119,7 +121,7 @@ class IntervalPlots(QWidget):
                                             brush=pg.mkBrush(INPUT_COLOR), pen=None))
         plot.setLabel("bottom", x_name, color="#222")
         plot.setLabel("left", y_name, color="#222")
-        self.two_d_note.setText(f"{len(drawn):,} of {len(boxes):,} distinct boxes"
+        self.two_d_note.setText(f"{len(drawn):,} of {len(boxes):,} boxes"
                                 + ("; dots: original values" if self.original is not None
                                    else "") + ".")
 

@@ -60,14 +60,22 @@ CAVEAT = ("interval endpoints are real values of boundary records (each box span
           "other columns are released as they are.")
 
 
-#: Bounds parsed once per release and shared by its views (parsing text takes a while).
+#: Bounds and original values read once per release and shared by its views (parsing
+#: 100,000 cells takes a while).
 _BOUNDS: WeakKeyDictionary = WeakKeyDictionary()
+_ORIGINAL: WeakKeyDictionary = WeakKeyDictionary()
 
 
 def _bounds(run: MethodRun):
     if run.release not in _BOUNDS:
         _BOUNDS[run.release] = release_bounds(run.release.table, run.method.attributes)
     return _BOUNDS[run.release]
+
+
+def _original(run: MethodRun) -> dict[str, np.ndarray]:
+    if run.release not in _ORIGINAL:
+        _ORIGINAL[run.release] = original_values(run.method, run.data)
+    return _ORIGINAL[run.release]
 
 
 class BoxesView(QWidget):
@@ -114,7 +122,7 @@ class RecordsView(QWidget):
     def __init__(self, run: MethodRun, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         bounds = _bounds(run)
-        original = original_values(run.method, run.data)
+        original = _original(run)
         columns: dict[str, Any] = {"box": np.asarray(run.release.groups)}
         for a, (lo, hi) in bounds.items():
             columns[a] = original[a]
@@ -153,7 +161,7 @@ class StatisticsPanel(QWidget):
     def __init__(self, run: MethodRun, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.bounds = _bounds(run)
-        self.original = original_values(run.method, run.data)
+        self.original = _original(run)
         self.result: pd.DataFrame | None = None
         self.statistics = QLineEdit(default_statistics(run.method.attributes))
         self.ddof = QComboBox()
@@ -287,7 +295,7 @@ class KSweepView(QWidget):
 
 
 def _plots(run: MethodRun) -> IntervalPlots:
-    return IntervalPlots(_bounds(run), original_values(run.method, run.data))
+    return IntervalPlots(_bounds(run), _original(run), run.release.groups)
 
 
 METHODS = ("intervals",)
