@@ -262,9 +262,10 @@ def test_k_sweep_runs_every_k_and_can_be_cancelled(qtbot, intervals):
 def test_suggested_analyses_without_survival_use_a_numeric_response():
     from arxpy.gui.methods.analyses_panel import suggested_analyses
 
-    data = pd.DataFrame({"age": ["30", "40", "50"], "sex": ["F", "M", "F"]})
-    specs = suggested_analyses(data, ["age", "sex"], None, None, None)
-    assert specs == [ModelSpec("linear", "ols", ("sex",), response="age")]
+    data = pd.DataFrame({"dead": ["0", "1", "0"], "age": ["30", "40", "50"],
+                         "sex": ["F", "M", "F"]})
+    specs = suggested_analyses(data, ["dead", "age", "sex"], None, None, None)
+    assert specs == [ModelSpec("linear", "ols", ("dead", "sex"), response="age")]
 
 
 def test_model_preservation_compares_k_values(qtbot, improved):
@@ -344,3 +345,14 @@ def test_suppressed_records_are_not_given_to_the_recipients_models():
     table = anonymizer(method, data, run.definition, None)(3)
     assert len(table) == len(data) - 5
     assert not (table == "*").any().any()
+
+
+@pytest.mark.slow
+def test_screenshots_render_every_view(tmp_path):
+    from arxpy.gui.methods.screenshots import render_method_views
+
+    written = render_method_views(tmp_path, (1280, 720))
+    names = {p.name for p in written}
+    assert "methods-intervals-k-sweep.png" in names
+    assert "methods-improved-condensation-model-preservation-coefficients.png" in names
+    assert all(p.stat().st_size > 10_000 for p in written)

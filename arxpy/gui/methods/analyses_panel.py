@@ -38,7 +38,8 @@ MOST_COVARIATES = 8
 def suggested_analyses(data: pd.DataFrame, columns: Sequence[str], time: str | None,
                        status: str | None, event_value: str | None) -> list[ModelSpec]:
     """A starting point: with a time and status, the paper's Cox model and a linear model
-    of time on the deceased; otherwise a linear model of the first numeric attribute."""
+    of time on the deceased; otherwise a linear model of the first numeric attribute with
+    more than two values."""
     columns = list(columns)
     if time in columns and status in columns:
         values = sorted(set(data[status].astype(str)))
@@ -52,7 +53,8 @@ def suggested_analyses(data: pd.DataFrame, columns: Sequence[str], time: str | N
     numeric = [c for c in columns if pd.to_numeric(data[c], errors="coerce").notna().all()]
     if not numeric or len(columns) < 2:
         return []
-    response = numeric[0]
+    # A binary attribute (a status) makes a poor linear response: prefer a measurement.
+    response = next((c for c in numeric if data[c].nunique() > 2), numeric[0])
     covariates = tuple(c for c in columns if c != response)[:MOST_COVARIATES]
     return [ModelSpec("linear", "ols", covariates, response=response)]
 
