@@ -356,3 +356,17 @@ def test_screenshots_render_every_view(tmp_path):
     assert "methods-intervals-k-sweep.png" in names
     assert "methods-improved-condensation-model-preservation-coefficients.png" in names
     assert all(p.stat().st_size > 10_000 for p in written)
+
+
+def test_closing_a_view_cancels_its_running_job(qtbot, improved):
+    from PySide6.QtWidgets import QApplication
+
+    view = ModelPreservationView(improved)
+    view.repeats.setValue(200)
+    view.controls.run_button.click()
+    worker = view.controls.worker
+    assert worker is not None and worker.running
+    view.deleteLater()
+    qtbot.waitUntil(lambda: worker._token.cancelled, timeout=5_000)
+    QApplication.processEvents()
+    assert worker.wait(10.0)  # the job's thread ends instead of running 200 repetitions

@@ -42,6 +42,18 @@ def caveat_banner(text: str) -> QLabel:
     return label
 
 
+def cancel_jobs_on_destroy(widget: QWidget, *owners: Any) -> None:
+    """When ``widget`` is destroyed (its run closed), cancel the job each owner's
+    ``worker`` still runs: nobody will see its result, and it would hold a core."""
+    def cancel(*_: Any) -> None:
+        for owner in owners:
+            worker = getattr(owner, "worker", None)
+            if worker is not None:
+                worker.cancel()  # plain Python: works after the Qt object is gone
+
+    widget.destroyed.connect(cancel)
+
+
 class Figures(QFrame):
     """A grid of named figures (title above a large value, a grey note below)."""
 

@@ -25,7 +25,13 @@ from arxpy.analysis.condensation_report import (
 )
 from arxpy.analysis.release_fidelity import CONDITIONAL_PRIVACY_ESTIMATOR
 from arxpy.errors import ArxpyError
-from arxpy.gui.methods.common import Figures, SizeHistogram, caveat_banner, number
+from arxpy.gui.methods.common import (
+    Figures,
+    SizeHistogram,
+    cancel_jobs_on_destroy,
+    caveat_banner,
+    number,
+)
 from arxpy.gui.methods.jobs import CONDENSATION_METHODS
 from arxpy.gui.methods.preservation_view import ModelPreservationView
 from arxpy.gui.methods.views import MethodRun, register_result_view
@@ -260,6 +266,7 @@ class StatisticsView(QWidget):
         self.privacy_table = read_only_table(("Attribute", "Π(A|B)", "Π(A) unreleased",
                                               "Kept"))
         self.status = note("Computing…")
+        cancel_jobs_on_destroy(self, self)
         side = QVBoxLayout()
         side.addWidget(QLabel("<b>Conditional privacy</b>"))
         side.addWidget(note("Π(A|B) = 2<sup>h(A|B)</sup>: how uncertain an original value A "

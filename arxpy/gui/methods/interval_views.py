@@ -32,6 +32,7 @@ from arxpy.gui.methods.common import (
     SERIES_COLORS,
     Figures,
     SizeHistogram,
+    cancel_jobs_on_destroy,
     caveat_banner,
     frame_view,
     number,
@@ -171,6 +172,7 @@ class StatisticsPanel(QWidget):
         self.holder.setChecked(True)
         self.holder.toggled.connect(lambda _: self._show(self.result))
         self.controls = JobControls("Compute")
+        cancel_jobs_on_destroy(self, self.controls)
         self.controls.run_requested.connect(self.start)
         self.controls.finished.connect(self._show)
         self.table = read_only_table(self.COLUMNS)
@@ -239,6 +241,7 @@ class KSweepView(QWidget):
                                                       for p in target_pairs(run.method))])
         self.statistic.currentTextChanged.connect(lambda _: self._draw())
         self.controls = JobControls("Run sweep")
+        cancel_jobs_on_destroy(self, self.controls)
         self.controls.run_requested.connect(self.start)
         self.controls.finished.connect(self._show)
         self.plot = plot_widget("Width of the statistic's range against k", "k", "width")
