@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -24,6 +25,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
 def build_times() -> None:
+    from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
 
     import arxpy.gui.methods  # noqa: F401  (registers the views)
@@ -31,6 +33,7 @@ def build_times() -> None:
     from arxpy.gui.methods.views import result_views
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    quiet = threading.active_count()
     for run in (interval_run(n=50_000, k=5), condensation_run(n=17_421, k=174)):
         print(f"{run.label}, {len(run.data):,} records (method ran "
               f"{run.release.elapsed_seconds:.2f} s)")
@@ -46,6 +49,18 @@ def build_times() -> None:
             print(f"  {title:<20} build {1000 * built:6.0f} ms   show {1000 * shown:6.0f} ms")
             widget.close()
             widget.deleteLater()
+            # Outside a running event loop deletions wait for this; a deleted view
+            # cancels its jobs, which must not compete with the next view's timing.
+            app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+            _wait_for_threads(quiet)
+
+
+def _wait_for_threads(count: int, timeout: float = 60.0) -> None:
+    """Until the jobs a view started have ended (a cancelled one stops at its next
+    check), so they do not slow down the next view's timing."""
+    deadline = time.monotonic() + timeout
+    while threading.active_count() > count and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def event_loop_pause() -> None:
@@ -81,5 +96,5 @@ def event_loop_pause() -> None:
 
 
 if __name__ == "__main__":
+    event_loop_pause()  # first: jobs the build views start would compete with it
     build_times()
-    event_loop_pause()

@@ -184,7 +184,12 @@ class SurvivalView(QWidget):
         self.time.currentTextChanged.connect(self.redraw)
         self.event_column.currentTextChanged.connect(self._event_changed)
         self.event_value.currentTextChanged.connect(self.redraw)
-        self.redraw()
+        self._drawn = False
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if not self._drawn:  # computed when first seen, not when the tab is made
+            self.redraw()
 
     def _event_changed(self) -> None:
         self._fill_values(None)
@@ -205,6 +210,7 @@ class SurvivalView(QWidget):
 
     def redraw(self) -> None:
         """Recompute both curves (product-limit estimates are cheap) and draw them."""
+        self._drawn = True
         plot = self.plot.getPlotItem()
         plot.clear()
         self.comparison = None
