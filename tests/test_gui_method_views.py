@@ -370,3 +370,23 @@ def test_closing_a_view_cancels_its_running_job(qtbot, improved):
     qtbot.waitUntil(lambda: worker._token.cancelled, timeout=5_000)
     QApplication.processEvents()
     assert worker.wait(10.0)  # the job's thread ends instead of running 200 repetitions
+
+
+def test_k_sweep_names_the_largest_k_within_width_limits(qtbot, intervals):
+    from arxpy.analysis.interval_statistics import width_evaluator
+    from arxpy.methods.interval_boxes import largest_feasible_k
+
+    view = _shown(qtbot, KSweepView(intervals))
+    view.k_max.setValue(8)
+    view.limits_text.setText("mean:bp=")
+    view.controls.run_button.click()
+    assert not view.controls.running and "width limit" in view.controls.status.text()
+    limits = {"mean:bp": 5.0, "sd:glu": 50.0}
+    view.limits_text.setText("mean:bp=5, sd:glu=50")
+    view.controls.run_button.click()
+    qtbot.waitUntil(lambda: not view.controls.running, timeout=30_000)
+    expected = largest_feasible_k(intervals.method, intervals.data, limits,
+                                  width_evaluator(["bp", "glu"], limits), 8).best_k
+    assert view.best_k == expected == 4  # not merely the first or the last k
+    assert (f"Largest k within every width limit: {expected}." if expected else
+            "Not releasable") in view.controls.status.text()

@@ -125,3 +125,34 @@ def test_covariance_of_more_than_1023_free_coordinates_falls_back_to_outer():
     result = covariance(x - 0.5, x + 0.5, y - 0.5, y + 0.5)
     assert result.flag == "outer"
     assert result.lo <= np.cov(x, y, ddof=0)[0, 1] <= result.hi
+
+
+def test_width_limits_read_as_the_cli_writes_them():
+    from arxpy.analysis.interval_report import parse_width_limits
+
+    assert parse_width_limits("mean:bp=5, variance:bp=10,cov:bp, glu=3") == \
+        {"mean:bp": 5.0, "variance:bp": 10.0, "cov:bp,glu": 3.0}
+    assert parse_width_limits("") == {}
+    for bad in ("mean:bp", "mean:bp=-1", "mean:bp=x"):
+        with pytest.raises(ConfigurationError, match="width limit"):
+            parse_width_limits(bad)
+
+
+def test_largest_k_within_limits_agrees_with_the_methods_search():
+    from arxpy.analysis.interval_report import largest_within
+    from arxpy.analysis.interval_statistics import width_evaluator
+    from arxpy.methods.interval_boxes import largest_feasible_k
+
+    data = _data(90, seed=3)
+    method, _ = _release(data, k=2)
+    limits = {"mean:bp": 4.0, "variance:glu": 900.0}
+
+    def boxes_for_k(k):
+        boxes = type(method)(**{**method.get_params(), "k": k}).boxes(data)
+        return boxes.record_lo(), boxes.record_hi()
+
+    sweep = width_sweep(boxes_for_k, ["bp", "glu"], list(range(2, 13)), extra=list(limits))
+    expected = largest_feasible_k(method, data, limits,
+                                  width_evaluator(["bp", "glu"], limits), 12)
+    assert largest_within(sweep, limits) == expected.best_k
+    assert largest_within(sweep, {"mean:bp": 0.0}) is None

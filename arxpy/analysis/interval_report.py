@@ -155,10 +155,11 @@ BoxesForK = Callable[[int], tuple[np.ndarray, np.ndarray]]
 
 def width_sweep(boxes_for_k: BoxesForK, attributes: Sequence[str], ks: Sequence[int],
                 statistics: Sequence[str] = SWEEP_STATISTICS, ddof: int = 0, *,
-                pairs: Sequence[str] = (), progress: Progress | None = None,
+                extra: Sequence[str] = (), progress: Progress | None = None,
                 cancel: CancelToken | None = None) -> pd.DataFrame:
-    """Widths of ``statistics`` of every attribute, and of the two-attribute statistics
-    in ``pairs`` (``cov:A,B``, ``corr:A,B``), for each k (a job), to help choose k.
+    """Widths of ``statistics`` of every attribute, and of the statistics named in
+    ``extra`` (``variance:A``, ``cov:A,B``, any width-limit name), for each k (a job),
+    to help choose k.
 
     Widths are not monotone in k for the greedy construction, so every k is built.
     Returns a long table: k, statistic, attribute (``A,B`` for a pair), width.
@@ -166,9 +167,9 @@ def width_sweep(boxes_for_k: BoxesForK, attributes: Sequence[str], ks: Sequence[
     if not ks:
         raise ConfigurationError("Give at least one k for the sweep.")
     names = {f"{s}:{a}": (s, a) for s in statistics for a in attributes}
-    for pair in pairs:
-        kind, _, over = pair.partition(":")
-        names[pair] = (kind, over)
+    for name in extra:
+        kind, _, over = name.partition(":")
+        names[name] = (kind, over)
     evaluate = width_evaluator(attributes, {name: np.inf for name in names}, ddof)
     report = ThrottledProgress(progress)
     rows = []
@@ -181,3 +182,44 @@ def width_sweep(boxes_for_k: BoxesForK, attributes: Sequence[str], ks: Sequence[
             rows.append((k, *names[name], width))
     report(1.0, "Done")
     return pd.DataFrame(rows, columns=["k", "statistic", "attribute", "width"])
+
+
+def parse_width_limits(text: str) -> dict[str, float]:
+    """``"mean:A=5, variance:A=10, cov:A,B=3"`` as ``{"mean:A": 5.0, ...}`` (the syntax of
+    ``arxpy intervals --max-width``); empty text gives no limits."""
+    limits: dict[str, float] = {}
+    pending: list[str] = []
+    for token in (t.strip() for t in text.split(",")):
+        pending.append(token)
+        if "=" not in token:
+            continue
+        name, _, value = ",".join(pending).rpartition("=")
+        pending = []
+        try:
+            limit = float(value)
+        except ValueError:
+            limit = float("nan")
+        if not name.strip() or not np.isfinite(limit) or limit < 0:
+            raise ConfigurationError(
+                f"Cannot read the width limit '{name}={value}'; write for example "
+                "mean:A=5, variance:A=10 with non-negative numbers.")
+        limits[name.strip()] = limit
+    if any(pending):
+        raise ConfigurationError(
+            f"Cannot read the width limits '{text}'; give each statistic a limit, for "
+            "example mean:A=5, variance:A=10.")
+    return limits
+
+
+def largest_within(sweep: pd.DataFrame, limits: Mapping[str, float]) -> int | None:
+    """The largest k of a sweep whose every limited width is within its limit (None:
+    not releasable at these limits). Widths are not monotone in k: every k counts."""
+    if sweep.empty:
+        return None
+    names = sweep["statistic"] + ":" + sweep["attribute"]
+    best = None
+    for k, rows in sweep.assign(name=names).groupby("k"):
+        widths = dict(zip(rows["name"], rows["width"], strict=True))
+        if all(name in widths and widths[name] <= limit for name, limit in limits.items()):
+            best = int(k)
+    return best

@@ -26,8 +26,11 @@ from arxpy.analysis.interval_report import (
     SWEEP_STATISTICS,
     default_statistics,
     interval_summary,
+    largest_within,
+    parse_width_limits,
     release_bounds,
 )
+from arxpy.errors import ArxpyError
 from arxpy.gui.methods.common import (
     SERIES_COLORS,
     Figures,
@@ -46,6 +49,7 @@ from arxpy.gui.methods.jobs import (
 )
 from arxpy.gui.methods.views import MethodRun, register_result_view
 from arxpy.gui.utility.common import (
+    GREEN,
     VERMILLION,
     fill_table,
     note,
@@ -226,16 +230,21 @@ def _relative(value: float) -> str:
 
 
 class KSweepView(QWidget):
-    """Widths of the mean and sd ranges per attribute against k (a background job)."""
+    """Widths of the mean and sd ranges per attribute against k (a background job), and
+    with width limits the largest k that keeps every limited width within its limit."""
 
     def __init__(self, run: MethodRun, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.run = run
         self.sweep: pd.DataFrame | None = None
+        self.limits: dict[str, float] = {}
+        self.best_k: int | None = None
         n = len(run.data)
         self.k_max = QSpinBox()
         self.k_max.setRange(2, max(2, n))
         self.k_max.setValue(min(n, max(2 * run.method.k, 20)))
+        self.limits_text = QLineEdit()
+        self.limits_text.setPlaceholderText(f"optional, e.g. mean:{run.method.attributes[0]}=5")
         self.statistic = QComboBox()
         self.statistic.addItems([*SWEEP_STATISTICS, *(p.split(":")[0]
                                                       for p in target_pairs(run.method))])
@@ -247,35 +256,52 @@ class KSweepView(QWidget):
         self.plot = plot_widget("Width of the statistic's range against k", "k", "width")
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(QLabel("k from 2 to"))
         top.addWidget(self.k_max)
+        top.addWidget(QLabel("Width limits"))
+        top.addWidget(self.limits_text, 1)
         top.addWidget(QLabel("Show"))
         top.addWidget(self.statistic)
-        top.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(note("Builds the boxes again for every k with this run's settings and "
                               "measures how wide the ranges of the mean and the standard "
                               "deviation (and of a targeted covariance or correlation) "
-                              "become, to help choose k. Widths need not grow "
-                              "steadily with k. Dashed line: this release's k."))
+                              "become, to help choose k. Widths need not grow steadily with "
+                              "k. With width limits (as <code>arxpy intervals --max-width"
+                              "</code>) it names the largest k within all of them. Dashed "
+                              "line: this release's k."))
         layout.addLayout(top)
         layout.addWidget(self.controls)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.legend)
 
     def start(self) -> None:
+        try:
+            self.limits = parse_width_limits(self.limits_text.text())
+        except ArxpyError as exc:
+            self.controls.set_status(str(exc), error=True)
+            return
         self.controls.start(k_sweep_job, method=self.run.method, data=self.run.data,
-                            ks=list(range(2, self.k_max.value() + 1)))
+                            ks=list(range(2, self.k_max.value() + 1)),
+                            extra=list(self.limits))
 
     def _show(self, sweep: pd.DataFrame) -> None:
         self.sweep = sweep
+        self.best_k = largest_within(sweep, self.limits) if self.limits else None
         shown = self.statistic.currentText()
         self.statistic.blockSignals(True)
         self.statistic.clear()
         self.statistic.addItems(list(dict.fromkeys(sweep["statistic"])))
         self.statistic.setCurrentText(shown)
         self.statistic.blockSignals(False)
+        if self.limits:
+            top = int(sweep["k"].max())
+            self.controls.set_status(
+                f"Largest k within every width limit: {self.best_k}." if self.best_k else
+                f"Not releasable at these width limits: no k from 2 to {top} keeps every "
+                "width within its limit.", error=self.best_k is None)
         self._draw()
 
     def _draw(self) -> None:
@@ -283,7 +309,8 @@ class KSweepView(QWidget):
         plot.clear()
         if self.sweep is None:
             return
-        part = self.sweep[self.sweep["statistic"] == self.statistic.currentText()]
+        statistic = self.statistic.currentText()
+        part = self.sweep[self.sweep["statistic"] == statistic]
         entries = []
         for i, (attribute, rows) in enumerate(part.groupby("attribute", sort=False)):
             color = SERIES_COLORS[i % len(SERIES_COLORS)]
@@ -291,9 +318,19 @@ class KSweepView(QWidget):
                       pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5,
                       symbolBrush=color, symbolPen=None)
             entries.append(f"<span style='color:{color}; font-size: 14pt'>■</span> "
-                           f"{self.statistic.currentText()}({attribute})")
+                           f"{statistic}({attribute})")
+            limit = self.limits.get(f"{statistic}:{attribute}")
+            if limit is not None:  # the limit as a dotted line in the series' colour
+                plot.addItem(pg.InfiniteLine(limit, angle=0, pen=pg.mkPen(
+                    color, style=Qt.PenStyle.DotLine)))
+                entries[-1] += f" (limit {number(limit)}, dotted)"
         plot.addItem(pg.InfiniteLine(self.run.method.k, angle=90,
                                      pen=pg.mkPen(VERMILLION, style=Qt.PenStyle.DashLine)))
+        if self.best_k is not None:
+            plot.addItem(pg.InfiniteLine(self.best_k, angle=90,
+                                         pen=pg.mkPen(GREEN, width=2)))
+            entries.append(f"<span style='color:{GREEN}'>│</span> largest k within the "
+                           f"limits: {self.best_k}")
         self.legend.setText(" &nbsp; ".join(entries))
 
 

@@ -97,10 +97,10 @@ def model_preservation_job(method: Method, data: pd.DataFrame, definition: DataD
 
 def k_sweep_job(method: IntervalGeneralisation, data: pd.DataFrame, ks: Sequence[int],
                 statistics: Sequence[str] = SWEEP_STATISTICS, ddof: int = 0, *,
-                progress: Progress | None = None, cancel: CancelToken | None = None
-                ) -> pd.DataFrame:
-    """Widths of ``statistics`` per attribute (and of a covariance or correlation the
-    boxes target) for the boxes of every k in ``ks``."""
+                extra: Sequence[str] = (), progress: Progress | None = None,
+                cancel: CancelToken | None = None) -> pd.DataFrame:
+    """Widths of ``statistics`` per attribute, of a covariance or correlation the boxes
+    target and of the ``extra`` statistics (width limits) for the boxes of every k."""
     params = method.get_params()
     top = len(data)
     usable = [k for k in ks if 2 <= k <= top]
@@ -112,7 +112,8 @@ def k_sweep_job(method: IntervalGeneralisation, data: pd.DataFrame, ks: Sequence
         return boxes.record_lo(), boxes.record_hi()
 
     return width_sweep(boxes_for_k, list(method.attributes), usable, statistics, ddof,
-                       pairs=target_pairs(method), progress=progress, cancel=cancel)
+                       extra=list(dict.fromkeys([*target_pairs(method), *extra])),
+                       progress=progress, cancel=cancel)
 
 
 def target_pairs(method: IntervalGeneralisation) -> list[str]:
