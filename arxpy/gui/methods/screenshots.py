@@ -95,7 +95,8 @@ def _finish_jobs(widget) -> None:
     if hasattr(widget, "repeats"):  # model preservation: a short comparison
         widget.repeats.setValue(3)
         widget.start()
-    if hasattr(widget, "k_max"):
+    if hasattr(widget, "k_max"):  # with a width limit, as a user choosing k would
+        widget.limits_text.setText(f"mean:{widget.run.method.attributes[0]}=5")
         widget.start()
     report = getattr(widget, "report", None)
     for _ in range(3):
