@@ -390,3 +390,14 @@ def test_k_sweep_names_the_largest_k_within_width_limits(qtbot, intervals):
     assert view.best_k == expected == 4  # not merely the first or the last k
     assert (f"Largest k within every width limit: {expected}." if expected else
             "Not releasable") in view.controls.status.text()
+
+
+def test_statistics_panel_reports_an_unknown_statistic(qtbot, intervals):
+    view = _shown(qtbot, StatisticsPanel(intervals))
+    qtbot.waitUntil(lambda: view.result is not None, timeout=20_000)
+    rows = view.table.rowCount()
+    view.statistics.setText("mean,wobble")
+    view.controls.run_button.click()
+    qtbot.waitUntil(lambda: not view.controls.running, timeout=10_000)
+    assert "Unknown statistic 'wobble'" in view.controls.status.text()
+    assert view.table.rowCount() == rows  # the last good table stays
