@@ -38,6 +38,7 @@ from arxpy.gui.methods.views import MethodRun, register_result_view
 from arxpy.gui.utility.common import (
     INPUT_COLOR,
     OUTPUT_COLOR,
+    bar_chart,
     fill_table,
     legend_row,
     note,
@@ -283,6 +284,9 @@ class StatisticsView(QWidget):
                                "(times are reassigned by rank)."
                                if run.method.name == IMPROVED else "")))
         side.addWidget(self.privacy_table, 1)
+        self.privacy_chart = plot_widget("Share of Π(A) kept (Gal et al. Fig. 4)", "",
+                                         "Π(A|B) / Π(A), %")
+        side.addWidget(self.privacy_chart, 2)
         body = QHBoxLayout()
         body.addWidget(self.table, 3)
         body.addLayout(side, 2)
@@ -317,6 +321,9 @@ class StatisticsView(QWidget):
         fill_table(self.privacy_table, [
             (a, number(v), number(alone[a]), f"{100 * v / alone[a]:.0f} %" if alone[a] else "—")
             for a, v in self.privacy.items()], bold_first=True)
+        kept = [100 * v / alone[a] if alone[a] else 0.0 for a, v in self.privacy.items()]
+        bar_chart(self.privacy_chart, list(self.privacy), kept, OUTPUT_COLOR)
+        self.privacy_chart.getPlotItem().setYRange(0, 100, padding=0.02)
         suppressed = int(np.sum(self.run.release.suppressed))
         self.status.setText("Original against released rows" + (
             f"; the {suppressed:,} suppressed records are left out of both sides."
