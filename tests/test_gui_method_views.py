@@ -401,3 +401,26 @@ def test_statistics_panel_reports_an_unknown_statistic(qtbot, intervals):
     qtbot.waitUntil(lambda: not view.controls.running, timeout=10_000)
     assert "Unknown statistic 'wobble'" in view.controls.status.text()
     assert view.table.rowCount() == rows  # the last good table stays
+
+
+def test_interval_plots_draw_each_records_interval_and_every_box(qtbot, intervals):
+    from arxpy.gui.methods.interval_views import _plots
+
+    view = _shown(qtbot, _plots(intervals))
+    segments = view.one_d.getPlotItem().listDataItems()[0]
+    x, y = segments.getData()
+    lo, hi = x[0::2], x[1::2]
+    assert (y[0::2] == y[1::2]).all()  # horizontal segments, one per record
+    assert len(lo) == len(intervals.data)  # 150 records: all shown
+    values = pd.to_numeric(intervals.data["bp"]).to_numpy(float)
+    cells = set(intervals.release.table["bp"])
+    assert {f"[{a:g}, {b:g}]" for a, b in zip(lo, hi, strict=True)} == cells
+    circles = [i for i in view.one_d.getPlotItem().items
+               if type(i).__name__ == "ScatterPlotItem" and i.opts["symbol"] == "o"][0]
+    shown = circles.getData()[0]
+    assert sorted(shown) == sorted(values)
+    assert (lo <= shown).all() and (shown <= hi).all()
+    boxes = intervals.release.table.groupby(["bp", "glu"]).ngroups
+    assert view.two_d_note.text().startswith(f"{boxes:,} of {boxes:,} boxes")
+    view.y_attribute.setCurrentText("bp")
+    assert "two different attributes" in view.two_d_note.text()

@@ -1,5 +1,5 @@
 """Plots of an interval release: values and their intervals in 1-D (like Xiang et al.'s
-Fig. 2), boxes of a pair of attributes in 2-D, and box sizes against k."""
+Fig. 2) and boxes of a pair of attributes in 2-D."""
 
 from __future__ import annotations
 
