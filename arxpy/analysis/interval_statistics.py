@@ -484,7 +484,7 @@ def covariance(lo_x, hi_x, lo_y, hi_y, ddof: int = 0, exact_limit: int = EXACT_L
     if n - ddof <= 0:
         raise ConfigurationError(f"The covariance with ddof={ddof} needs more than {ddof} records.")
     free = int((lx < hx).sum() + (ly < hy).sum())
-    if 2.0 ** free <= exact_limit:
+    if (1 << free) <= exact_limit:  # integers: 2.0 ** free overflows past 1023 coordinates
         low, high = _covariance_vertices(lx, hx, ly, hy)
         flag, how = EXACT, "vertex enumeration"
     else:

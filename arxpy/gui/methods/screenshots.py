@@ -1,0 +1,124 @@
+"""Render the condensation and interval result views to PNG for review.
+
+``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.methods.screenshots [DIR]`` runs improved
+condensation on a synthetic cancer registry and interval generalisation on synthetic
+blood pressure and glucose values, then saves every registered view of both runs, with
+its background jobs finished, at 1280x720 and 1920x1080 (``methods-*.png``; default DIR
+/tmp/arxpy-shots).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from arxpy.gui.rendering import save_png, wait_until
+
+SIZES = {"": (1280, 720), "-1080p": (1920, 1080)}
+
+
+def condensation_run(n: int = 1500, k: int = 50, method: str = "improved-condensation",
+                     seed: int = 7):
+    """A MethodRun of a condensation method on the synthetic registry (KCR: 0 = deceased)."""
+    from arxpy.methods.condensation.devdata import cancer_registry
+
+    data = cancer_registry(n, seed=1)
+    params = {"k": k, "seed": seed}
+    if method == "improved-condensation":
+        params.update(time="SurvInterval", status="VitalStat", event_value="0")
+    return _run(method, data, params, f"{method} k={k}")
+
+
+def interval_run(n: int = 300, k: int = 5, statistic: str = "mean:bp", seed: int = 3):
+    """A MethodRun of interval generalisation on N(139.3, 32.9²) blood pressure values
+    rounded to 5 and a correlated glucose column."""
+    rng = np.random.default_rng(seed)
+    bp = np.rint(rng.normal(139.3, 32.9, n) / 5) * 5
+    glucose = np.rint(0.4 * (bp - 139.3) + rng.normal(120, 28, n))
+    data = pd.DataFrame({"bp": bp.astype(int).astype(str),
+                         "glu": glucose.astype(int).astype(str),
+                         "sex": rng.choice(["F", "M"], n)}).astype(object)
+    params = {"attributes": ["bp", "glu"], "k": k, "statistic": statistic}
+    return _run("intervals", data, params, f"intervals k={k}")
+
+
+def _run(name: str, data: pd.DataFrame, params: dict, label: str):
+    from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
+    from arxpy.gui.methods.views import MethodRun
+    from arxpy.methods import method_from_dict
+
+    definition = DataDefinition(AttributeDefinition(c, AttributeType.QUASI_IDENTIFYING)
+                                for c in data.columns)
+    method = method_from_dict({"name": name, **params})
+    return MethodRun(method, method.run(data, definition), data, definition, label)
+
+
+def render_method_views(output: Path, size: tuple[int, int], suffix: str = "") -> list[Path]:
+    """Every registered view of a condensation and an interval run, jobs finished."""
+    from PySide6.QtWidgets import QApplication
+
+    import arxpy.gui.methods  # noqa: F401  (registers the views)
+    from arxpy.gui.methods.views import result_views
+
+    QApplication.instance() or QApplication(sys.argv[:1])
+    output.mkdir(parents=True, exist_ok=True)
+    written = []
+    for run in (condensation_run(), interval_run()):
+        for title, factory in result_views(run.method.name):
+            widget = factory(run)
+            widget.resize(*size)
+            widget.show()
+            _finish_jobs(widget)
+            name = title.lower().replace(" ", "-")
+            written.append(save_png(widget, output / f"methods-{run.method.name}-{name}"
+                                    f"{suffix}.png"))
+            report = getattr(widget, "report", None)
+            if report is not None:  # the coefficient tables are a second tab
+                report.setCurrentIndex(1)
+                written.append(save_png(widget, output / f"methods-{run.method.name}-{name}"
+                                        f"-coefficients{suffix}.png"))
+            widget.close()
+            widget.deleteLater()
+    return written
+
+
+def _finish_jobs(widget) -> None:
+    """Start what a user would start (few repetitions) and wait for every job."""
+    from PySide6.QtWidgets import QApplication
+
+    from arxpy.gui.utility.runner import JobControls
+
+    if hasattr(widget, "repeats"):  # model preservation: a short comparison
+        widget.repeats.setValue(3)
+        widget.start()
+    if hasattr(widget, "k_max"):  # with a width limit, as a user choosing k would
+        widget.limits_text.setText(f"mean:{widget.run.method.attributes[0]}=5")
+        widget.start()
+    report = getattr(widget, "report", None)
+    for _ in range(3):
+        QApplication.processEvents()
+        for controls in widget.findChildren(JobControls):
+            wait_until(lambda c=controls: not c.running, what="a view's job")
+    if report is not None:
+        wait_until(lambda: not report.drawing, what="the comparison's charts")
+    worker = getattr(widget, "worker", None)
+    if worker is not None:
+        wait_until(lambda: getattr(widget, "statistics", None) is not None, what="statistics")
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    args = sys.argv[1:] if argv is None else argv
+    output = Path(args[0]) if args else Path("/tmp/arxpy-shots")
+    for suffix, size in SIZES.items():
+        for path in render_method_views(output, size, suffix):
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
