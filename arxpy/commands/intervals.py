@@ -99,25 +99,14 @@ def _names(text: str, option: str) -> list[str]:
 
 
 def parse_limits(text: str) -> dict[str, float]:
-    """``"mean:A=5,variance:A=10,cov:A,B=3"`` as ``{"mean:A": 5.0, ...}``."""
-    limits: dict[str, float] = {}
-    pending: list[str] = []
-    for token in text.split(","):
-        pending.append(token.strip())
-        if "=" not in token:
-            continue
-        name, _, value = ",".join(pending).rpartition("=")
-        pending = []
-        try:
-            limit = float(value)
-        except ValueError:
-            limit = float("nan")
-        if not name or not np.isfinite(limit) or limit < 0:
-            raise ConfigurationError(
-                f"Cannot read width limit '{name}={value}'; write e.g. "
-                '"mean:A=5,variance:A=10" with non-negative numbers.')
-        limits[name.strip()] = limit
-    if pending and any(pending) or not limits:
+    """``--max-width "mean:A=5,variance:A=10,cov:A,B=3"`` as ``{"mean:A": 5.0, ...}``."""
+    from arxpy.analysis.interval_report import parse_width_limits
+
+    try:
+        limits = parse_width_limits(text)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"Cannot read --max-width: {exc}") from None
+    if not limits:
         raise ConfigurationError(
             f"Cannot read --max-width '{text}'; write e.g. \"mean:A=5,variance:A=10\".")
     return limits
