@@ -86,6 +86,8 @@ class _LevelCounter:
         return levels
 
     def level(self, size: int) -> ItemsetLevel:
+        if self.min_count <= 1 and self.width ** size < 2 ** 62:
+            return self.level_without_pruning(size)
         found_keys, found_counts = [], []
         for matrix in self.combinations(size):
             self.check()
@@ -99,6 +101,23 @@ class _LevelCounter:
         prefix, last = keys // self.width, keys % self.width
         itemsets = np.hstack([self.items[size - 1][prefix], last[:, None]]) if len(keys) \
             else np.zeros((0, size), dtype=np.int64)
+        return ItemsetLevel(size, itemsets.astype(np.int64), counts)
+
+    def level_without_pruning(self, size: int) -> ItemsetLevel:
+        """Every occurring itemset of ``size`` (all its subsets occur too), keyed by its
+        codes in base |vocabulary|: no lookups of smaller itemsets needed."""
+        found_keys, found_counts = [], []
+        powers = self.width ** np.arange(size - 1, -1, -1, dtype=np.int64)
+        for gathered, columns in self.gathered(size):
+            self.check()
+            key = gathered[:, columns[:, 0]] * powers[0]
+            for j in range(1, size):
+                key += gathered[:, columns[:, j]] * powers[j]
+            unique, counts = np.unique(key.ravel(), return_counts=True)
+            found_keys.append(unique)
+            found_counts.append(counts)
+        keys, counts = _merge_counts(found_keys, found_counts)
+        itemsets = (keys[:, None] // powers) % self.width
         return ItemsetLevel(size, itemsets.astype(np.int64), counts)
 
     def encode(self, matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -119,14 +138,19 @@ class _LevelCounter:
 
     def combinations(self, size: int) -> Iterator[np.ndarray]:
         """(n, size) matrices of every size-combination of every record's codes."""
+        for gathered, columns in self.gathered(size):
+            yield gathered[:, columns].reshape(-1, size)
+
+    def gathered(self, size: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Batches of records of one length L >= size as an (n, L) matrix of their codes,
+        with the C(L, size) column combinations to take from it."""
         for length in np.unique(self.lengths[self.lengths >= size]):
             rows = np.flatnonzero(self.lengths == length)
             columns = _combination_columns(int(length), size)
             per_batch = max(1, self.batch // len(columns))
             for start in range(0, len(rows), per_batch):
                 chunk = rows[start:start + per_batch]
-                gathered = self.codes[self.indptr[chunk][:, None] + np.arange(length)]
-                yield gathered[:, columns].reshape(-1, size)
+                yield self.codes[self.indptr[chunk][:, None] + np.arange(length)], columns
 
 
 @lru_cache(maxsize=256)
