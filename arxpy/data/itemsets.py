@@ -16,7 +16,7 @@ frequent (s-1)-itemsets × |vocabulary| + last code``, so counting is ``np.uniqu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -167,3 +167,52 @@ def _merge_counts(keys: list[np.ndarray], counts: list[np.ndarray]
     unique, inverse = np.unique(np.concatenate(keys), return_inverse=True)
     return unique, np.bincount(inverse, weights=np.concatenate(counts),
                                minlength=len(unique)).astype(np.int64)
+
+
+# --- counting queries ------------------------------------------------------------------------
+
+class RecordIndex:
+    """The records containing each code (an inverted index over code strings)."""
+
+    def __init__(self, sets: CodeSets) -> None:
+        order = np.argsort(sets.indices, kind="stable")
+        self._records = sets.owners[order]  # sorted within each code (stable sort)
+        self._start = np.searchsorted(sets.indices[order], np.arange(sets.n_codes + 1))
+        self._position = {code: i for i, code in enumerate(sets.vocabulary)}
+        self.n_records = len(sets)
+
+    def records_with(self, code: str) -> np.ndarray:
+        """Sorted ids of the records containing ``code`` (empty if it never occurs)."""
+        i = self._position.get(code)
+        if i is None:
+            return np.zeros(0, dtype=np.int64)
+        return self._records[self._start[i]:self._start[i + 1]]
+
+    def count_all(self, itemset: Sequence[str]) -> int:
+        """Records containing every code of ``itemset`` (COUNT query of spec 002 §4)."""
+        lists = sorted((self.records_with(c) for c in itemset), key=len)
+        if not lists:
+            return self.n_records
+        common = lists[0]
+        for other in lists[1:]:
+            if len(common) == 0:
+                break
+            common = np.intersect1d(common, other, assume_unique=True)
+        return len(common)
+
+    def count_any(self, codes: Sequence[str]) -> int:
+        """Records containing at least one code of ``codes`` (a constraint match)."""
+        lists = [self.records_with(c) for c in codes]
+        return len(np.unique(np.concatenate(lists))) if lists else 0
+
+
+def count_queries(sets: CodeSets, queries: Sequence[Sequence[str]]) -> np.ndarray:
+    """Records containing all codes of each query."""
+    index = RecordIndex(sets)
+    return np.array([index.count_all(q) for q in queries], dtype=np.int64)
+
+
+def count_matching(sets: CodeSets, constraints: Sequence[Sequence[str]]) -> np.ndarray:
+    """Records containing at least one code of each constraint."""
+    index = RecordIndex(sets)
+    return np.array([index.count_any(u) for u in constraints], dtype=np.int64)
