@@ -54,3 +54,20 @@ _DOCUMENT = {
 def published() -> dict:
     """A fresh copy of the expected publication (tests may mutate it)."""
     return copy.deepcopy(_DOCUMENT)
+
+
+def naive_publication(records, k, m):
+    """A valid k^m-anonymous publication of ``records`` made without the algorithm: one
+    cluster, one single-code record chunk per code with support >= k, the rest in the
+    item chunk (a one-code chunk of support >= k is k^m-anonymous for every m)."""
+    support = {}
+    for r in records:
+        for c in r:
+            support[c] = support.get(c, 0) + 1
+    common = sorted(c for c, n in support.items() if n >= k)
+    return {"method": "disassociation", "k": k, "m": m, "params": {}, "joint_clusters": [
+        {"clusters": [{"size": len(records),
+                       "record_chunks": [{"domain": [c], "subrecords": [
+                           [c] if c in r else [] for r in records]} for c in common],
+                       "item_chunk": sorted(c for c, n in support.items() if n < k)}],
+         "shared_chunks": []}]}
