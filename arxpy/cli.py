@@ -17,7 +17,7 @@ from arxpy.errors import ArxpyError
 #: Sub-command modules under ``arxpy.commands``, in help order.
 COMMANDS = ("gui", "example", "anonymize", "evaluate", "study", "risk", "methods",
             "intervals", "condense", "compare_models", "km_check", "synth_ehr",
-            "setvalued_utility")
+            "setvalued_utility", "setvalued_risk")
 
 
 def build_parser() -> argparse.ArgumentParser:

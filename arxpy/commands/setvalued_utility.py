@@ -54,9 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def add_original_arguments(parser: argparse.ArgumentParser) -> None:
+def add_original_arguments(parser: argparse.ArgumentParser, option: str = "--original") -> None:
     """The set-valued data options: file, layout, codes column, delimiter, multiset."""
-    parser.add_argument("--original", type=Path, required=True, metavar="D.csv")
+    parser.add_argument(option, dest="original", type=Path, required=True, metavar="D.csv")
     parser.add_argument("--codes-column", metavar="C", help="the column of codes")
     layout = parser.add_mutually_exclusive_group()
     layout.add_argument("--id-column", metavar="I", help="the record id column (one row per "

@@ -138,19 +138,24 @@ class _LevelCounter:
 
     def combinations(self, size: int) -> Iterator[np.ndarray]:
         """(n, size) matrices of every size-combination of every record's codes."""
-        for gathered, columns in self.gathered(size):
+        for _, gathered, columns in self.batches(size):
             yield gathered[:, columns].reshape(-1, size)
 
     def gathered(self, size: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Batches of records of one length L >= size as an (n, L) matrix of their codes,
-        with the C(L, size) column combinations to take from it."""
+        for _, gathered, columns in self.batches(size):
+            yield gathered, columns
+
+    def batches(self, size: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Batches of records of one length L >= size: their ids, an (n, L) matrix of
+        their codes, and the C(L, size) column combinations to take from it."""
         for length in np.unique(self.lengths[self.lengths >= size]):
             rows = np.flatnonzero(self.lengths == length)
             columns = _combination_columns(int(length), size)
             per_batch = max(1, self.batch // len(columns))
             for start in range(0, len(rows), per_batch):
                 chunk = rows[start:start + per_batch]
-                yield self.codes[self.indptr[chunk][:, None] + np.arange(length)], columns
+                yield chunk, self.codes[self.indptr[chunk][:, None] + np.arange(length)], \
+                    columns
 
 
 @lru_cache(maxsize=256)
@@ -167,6 +172,30 @@ def _merge_counts(keys: list[np.ndarray], counts: list[np.ndarray]
     unique, inverse = np.unique(np.concatenate(keys), return_inverse=True)
     return unique, np.bincount(inverse, weights=np.concatenate(counts),
                                minlength=len(unique)).astype(np.int64)
+
+
+def records_with_rare_itemsets(sets: CodeSets, max_size: int, min_count: int, *,
+                               check: Callable[[], None] | None = None) -> np.ndarray:
+    """Whether each record contains an itemset of 1..max_size codes that occurs in fewer
+    than ``min_count`` records (it then contains a minimal such itemset)."""
+    counter = _LevelCounter(sets, max(1, int(min_count)), check or (lambda: None),
+                            DEFAULT_BATCH)
+    levels = counter.run(max_size)
+    at_risk = np.zeros(len(sets), dtype=bool)
+    rare_codes = levels[0].itemsets[levels[0].counts < min_count, 0]
+    at_risk[sets.owners[np.isin(sets.indices, rare_codes)]] = True
+    for level in levels[1:]:
+        rare = level.itemsets[level.counts < min_count]
+        if len(rare) == 0:
+            continue
+        rare_keys = np.sort(counter.encode(rare)[0])
+        for rows, gathered, columns in counter.batches(level.size):
+            counter.check()
+            matrix = gathered[:, columns].reshape(-1, level.size)
+            key, valid = counter.encode(matrix)
+            hit = valid & np.isin(key, rare_keys)
+            at_risk[np.repeat(rows, len(columns))[hit]] = True
+    return at_risk
 
 
 # --- counting queries ------------------------------------------------------------------------
