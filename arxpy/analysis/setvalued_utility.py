@@ -98,12 +98,10 @@ def _chain(original: CodeSets, index: RecordIndex, domain: list[str], top: int,
 
 def _co_occurring(original: CodeSets, records: np.ndarray, taken: set[str],
                   allowed: set[str] | None) -> list[str]:
-    starts, ends = original.indptr[records], original.indptr[records + 1]
-    if len(records) == 0:
-        return []
-    positions = np.concatenate([original.indices[s:e] for s, e in zip(starts, ends,
-                                                                      strict=True)])
-    codes = [original.vocabulary[c] for c in np.unique(positions)]
+    holder = np.zeros(len(original), dtype=bool)
+    holder[records] = True
+    positions = np.unique(original.indices[holder[original.owners]])
+    codes = [original.vocabulary[c] for c in positions]
     return [c for c in codes if c not in taken and (allowed is None or c in allowed)]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,15 @@ def add_original_arguments(parser: argparse.ArgumentParser, option: str = "--ori
 
 
 def read_original(args: argparse.Namespace):
-    """The ``--original`` data as a CodeSetImport, in the layout the options name."""
+    """The ``--original`` data as a CodeSetImport, in the layout the options name; the
+    import's warnings (duplicates dropped, unknown codes) go to stderr."""
+    result = _read_original(args)
+    for warning in result.report.warnings():
+        print(f"arxpy: note: {warning}", file=sys.stderr)
+    return result
+
+
+def _read_original(args: argparse.Namespace):
     from arxpy.data.transactions import read_code_sets
 
     if args.long_format:

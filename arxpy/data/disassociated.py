@@ -285,12 +285,21 @@ def _place_chunk(subrecords: list[list[str]], rows: np.ndarray, rng: np.random.G
 def _place_items(items: list[str], rows: np.ndarray, k: int, fill: str,
                  rng: np.random.Generator, position: dict[str, int],
                  owners: list[np.ndarray], codes: list[np.ndarray]) -> None:
-    size = len(rows)
-    for code in items:
-        count = 1 if fill == "one" else int(rng.integers(1, max(1, min(k - 1, size)) + 1))
-        chosen = rng.choice(size, size=count, replace=False)
-        owners.append(rows[chosen])
-        codes.append(np.full(count, position[code], dtype=np.int64))
+    """Each item-chunk code to ``n`` distinct random records of the cluster."""
+    if not items:
+        return
+    size, ids = len(rows), np.fromiter((position[c] for c in items), dtype=np.int64,
+                                       count=len(items))
+    if fill == "one":
+        owners.append(rows[rng.integers(0, size, len(items))])
+        codes.append(ids)
+        return
+    counts = rng.integers(1, max(1, min(k - 1, size)) + 1, len(items))
+    # n distinct records per code: the first n of a random order of the cluster's rows.
+    order = np.argsort(rng.random((len(items), size)), axis=1)
+    taken = np.arange(size) < counts[:, None]
+    owners.append(rows[order[taken]])
+    codes.append(np.repeat(ids, counts))
 
 
 def _code_sets(vocabulary: list[str], records: int, owners: list[np.ndarray],

@@ -64,7 +64,14 @@ def normalize_code(text: object) -> str:
     ``42`` for ``042``) is padded back to three digits. E- and V-codes keep their letter.
     A multiset suffix ``#j`` is kept. Returns ``""`` for a blank cell.
     """
-    code = str(text).strip().upper().replace(" ", "")
+    if isinstance(text, str):
+        return _normalize_text(text)
+    return _normalize_text(str(text))
+
+
+@lru_cache(maxsize=65536)  # a dataset repeats a few hundred codes 300,000 times
+def _normalize_text(text: str) -> str:
+    code = text.strip().upper().replace(" ", "")
     code, sep, occurrence = code.partition(OCCURRENCE_SEPARATOR)
     match = _NUMERIC_HEAD.match(code)
     if match:

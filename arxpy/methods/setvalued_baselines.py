@@ -123,6 +123,7 @@ def global_generalization(sets: CodeSets, k: int, m: int, *,
     _check_parameters(sets, k, m)
     started = time.perf_counter()
     mapping: dict[str, str | None] = {c: icd9.base_code(c) for c in sets.vocabulary}
+    chains = {c: _chain(c) for c in sets.vocabulary}
     rounds = 0
     for size in range(1, m + 1):
         while True:
@@ -134,7 +135,7 @@ def global_generalization(sets: CodeSets, k: int, m: int, *,
             if rounds > MAX_ROUNDS:  # pragma: no cover - each round moves an item up
                 raise ConfigurationError("The generalisation baseline did not converge.")
             for node in picks:
-                _generalize(mapping, node)
+                _generalize(mapping, node, chains)
     generalized, nodes = _apply_mapping(sets, mapping)
     under: dict[str, int] = {}
     for node in mapping.values():
@@ -215,23 +216,24 @@ def _picks(data: CodeSets, nodes: tuple[str, ...], k: int, size: int,
     return [nodes[i] for i in sorted(picked)]
 
 
-def _generalize(mapping: dict[str, str | None], node: str) -> None:
-    """Move ``node``'s whole subtree up to its parent (suppress above a chapter)."""
+def _generalize(mapping: dict[str, str | None], node: str,
+                chains: dict[str, tuple[str, ...]]) -> None:
+    """Move ``node``'s whole subtree up to its parent (suppress above a chapter).
+    ``chains`` holds each code's path up to its chapter (the code first)."""
     parent = icd9.parent(node)
     for code, current in mapping.items():
         if current is None:
             continue
+        chain = chains[code]
         if parent is None:
             if current == node:
                 mapping[code] = None
-        elif current == parent or _under(current, parent):
+        elif parent in chain and chain.index(current) < chain.index(parent):
             mapping[code] = parent
 
 
-def _under(node: str, ancestor: str) -> bool:
-    step = icd9.parent(node)
-    while step is not None:
-        if step == ancestor:
-            return True
-        step = icd9.parent(step)
-    return False
+def _chain(code: str) -> tuple[str, ...]:
+    chain = [icd9.base_code(code)]
+    while (step := icd9.parent(chain[-1])) is not None:
+        chain.append(step)
+    return tuple(chain)
