@@ -7,6 +7,7 @@ import json
 from golden_disassociation import naive_publication
 
 from arxpy.cli import main
+from arxpy.data.icd9 import dotted
 from arxpy.data.synth_ehr import generate_ehr
 from arxpy.data.transactions import read_code_sets
 
@@ -34,6 +35,7 @@ def test_report_has_the_workloads_mre_and_baseline(tmp_path, capsys):
     # Frequent single codes sit in record chunks of the naive publication: exact counts.
     assert w1["disassociation"]["by_size"]["1"] == 0
     assert w1["baseline"]["are"] > 0 and "p" in w1["welch"]
+    assert w1["baseline_nonempty"]["queries"] == w1["baseline"]["queries"]
     assert saved["mre"]["constraints"] > 0
     assert sum(saved["mre"]["histogram_percent"].values()) == 100
     assert saved["baseline"]["baseline"].startswith("gen")
@@ -55,3 +57,18 @@ def test_bad_workload_is_refused_with_the_syntax(tmp_path, capsys):
                  "--published", str(published), "--workload", "w3:1",
                  "--report", str(tmp_path / "u.json")]) == 2
     assert "write w1:0.625,1.25,2.5,5" in capsys.readouterr().err
+
+
+def test_a_publication_with_dotted_codes_matches_the_undotted_original(tmp_path):
+    data, published = _inputs(tmp_path)
+    document = json.loads(published.read_text())
+    for chunk in document["joint_clusters"][0]["clusters"][0]["record_chunks"]:
+        chunk["domain"] = [dotted(c) for c in chunk["domain"]]
+        chunk["subrecords"] = [[dotted(c) for c in s] for s in chunk["subrecords"]]
+    published.write_text(json.dumps(document))
+    report = tmp_path / "u.json"
+    assert main(["setvalued-utility", "--original", str(data), "--codes-column", "codes",
+                 "--published", str(published), "--workload", "w1:5",
+                 "--reconstructions", "1", "--report", str(report)]) == 0
+    assert json.loads(report.read_text())["workloads"]["w1:5"]["disassociation"][
+        "by_size"]["1"] == 0

@@ -8,8 +8,11 @@ from collections import Counter
 import numpy as np
 import pytest
 from golden_disassociation import RECORDS, published
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arxpy.data.disassociated import (
+    ITEM_FILLS,
     PublishedFormatError,
     load_published,
     published_statistics,
@@ -128,3 +131,56 @@ def test_files_too_large_or_not_json_are_refused(tmp_path):
         load_published(path)
     with pytest.raises(PublishedFormatError, match="Cannot read"):
         load_published(tmp_path / "missing.json")
+
+
+def _random_publication(draw_records, sizes, shared_codes, splits, k):
+    """A valid publication of ``draw_records`` cut into joint clusters of clusters of
+    ``sizes``; per joint cluster the ``shared_codes`` go to one shared chunk over all its
+    clusters, every other code to a record chunk (``splits`` picks which) or the item chunk."""
+    joints, start = [], 0
+    for joint_sizes in sizes:
+        clusters, rows = [], []
+        for size in joint_sizes:
+            part = draw_records[start:start + size]
+            rows += part
+            start += size
+            own = sorted(set().union(*part) - shared_codes)
+            domains: dict[int, list[str]] = {}
+            for code in own:
+                domains.setdefault(splits.get(code, 0), []).append(code)
+            items = domains.pop(0, [])
+            clusters.append({"size": size, "item_chunk": items, "record_chunks": [
+                {"domain": d, "subrecords": [sorted(set(r) & set(d)) for r in part]}
+                for _, d in sorted(domains.items())]})
+        shared = sorted(shared_codes & set().union(*rows))
+        chunks = [{"domain": shared, "members": list(range(len(joint_sizes))),
+                   "subrecords": [sorted(set(r) & set(shared)) for r in rows]}] if shared else []
+        joints.append({"clusters": clusters, "shared_chunks": chunks})
+    return {"method": "disassociation", "k": k, "m": 2, "joint_clusters": joints}
+
+
+@st.composite
+def publications(draw):
+    codes = "abcdefgh"
+    sizes = draw(st.lists(st.lists(st.integers(1, 4), min_size=1, max_size=3), min_size=1,
+                          max_size=3))
+    total = sum(map(sum, sizes))
+    records = draw(st.lists(st.sets(st.sampled_from(codes), max_size=5), min_size=total,
+                            max_size=total))
+    shared = draw(st.sets(st.sampled_from(codes), max_size=3))
+    splits = draw(st.dictionaries(st.sampled_from(codes), st.integers(0, 2)))
+    k = draw(st.integers(2, 4))
+    return records, _random_publication(records, sizes, shared, splits, k)
+
+
+@settings(max_examples=120, deadline=None)
+@given(case=publications(), seed=st.integers(0, 2**16), item_fill=st.sampled_from(ITEM_FILLS))
+def test_reconstructions_of_random_publications_are_consistent(case, seed, item_fill):
+    original, document = case
+    records = reconstruct(document, np.random.default_rng(seed), item_fill).to_sets()
+    _assert_consistent(document, records, item_fill)
+    item_codes = {c for j in document["joint_clusters"] for cl in j["clusters"]
+                  for c in cl["item_chunk"]}
+    before = Counter(c for r in original for c in r if c not in item_codes)
+    after = Counter(c for r in records for c in r if c not in item_codes)
+    assert before == after

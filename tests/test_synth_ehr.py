@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from arxpy.cli import main
 from arxpy.data import icd9
@@ -43,3 +44,14 @@ def test_cli_writes_a_table_the_importer_reads(tmp_path):
     codes, _, report = read_code_sets(out, codes_column="codes", id_column="patient_id")
     assert report.unknown_codes == () and report.records == 400
     assert codes.n_codes <= 80
+
+
+@pytest.mark.perf
+def test_the_papers_size_generates_well_under_30_seconds():
+    import time
+
+    started = time.perf_counter()
+    sets = generate_code_sets(seed=0)
+    assert time.perf_counter() - started < 15
+    assert len(sets) == 58_302 and sets.n_codes == 631
+    assert abs(sets.lengths.mean() - 5.11) < 0.05 and sets.lengths.max() <= 43
