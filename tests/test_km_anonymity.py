@@ -129,3 +129,19 @@ def test_m4_check_of_58k_records_in_one_chunk_takes_under_two_minutes():
     result = check_km_anonymity(document)
     assert time.perf_counter() - started < 120
     assert result.violations_found > 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(subrecords=subrecords_strategy, min_count=st.integers(1, 4), size=st.integers(1, 4),
+       batch=st.integers(1, 12))
+def test_itemset_counts_do_not_depend_on_the_batch_size(subrecords, min_count, size, batch):
+    from arxpy.data.itemsets import count_itemsets
+    from arxpy.data.transactions import CodeSets
+
+    sets = CodeSets.from_sets(subrecords)
+    whole = count_itemsets(sets, size, min_count)
+    parts = count_itemsets(sets, size, min_count, batch=batch)
+    assert len(whole) == len(parts)
+    for a, b in zip(whole, parts, strict=True):
+        assert a.itemsets.tolist() == b.itemsets.tolist()
+        assert a.counts.tolist() == b.counts.tolist()

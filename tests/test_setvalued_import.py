@@ -54,6 +54,15 @@ def test_a_csv_file_with_semicolon_joined_codes(tmp_path):
     assert report.records == 3
 
 
+def test_a_csv_whose_only_regular_character_is_the_code_delimiter(tmp_path):
+    # Every record has two codes: ';' looks like the field delimiter to a sniffer.
+    path = tmp_path / "d.csv"
+    path.write_text("patient_id,codes\nP1,295.01;401.9\nP2,401.9;250.00\nP3,V58.61;295.01\n")
+    codes, records, _ = read_code_sets(path, codes_column="codes", id_column="patient_id")
+    assert records["patient_id"].tolist() == ["P1", "P2", "P3"]
+    assert codes.to_sets() == [{"29501", "4019"}, {"4019", "25000"}, {"V5861", "29501"}]
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"codes_column": "dx"}, "no column 'dx'.*codes, pid"),
     ({"codes_column": "codes", "delimiter": "."}, "contains '.'"),
