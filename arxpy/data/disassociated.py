@@ -10,7 +10,8 @@ A published document is plain JSON::
         "shared_chunks": [{"domain": [..], "members": [0, 1], "subrecords": [[..], ..]}]}]}
 
 A record chunk has exactly ``size`` subrecords (empty ones included), a shared chunk
-one per record of its member clusters (indices into the joint cluster's ``clusters``).
+one per record of its member clusters. ``members`` index the joint cluster's own
+``clusters`` list (0 is its first cluster), so every joint cluster reads on its own.
 Nothing here knows how the document was made: the independent k^m checker and the
 utility measures read documents through this module only.
 
@@ -139,7 +140,8 @@ class _Validator:
             self.fail(f"{where}.members", "must be a non-empty list of cluster indices")
         if len(set(members)) != len(members) or not all(0 <= x < len(sizes) for x in members):
             self.fail(f"{where}.members", f"must name distinct clusters 0..{len(sizes) - 1} "
-                      f"of its joint cluster, not {members}")
+                      f"of its joint cluster, not {members} (members count the clusters "
+                      "within the joint cluster, not over the whole document)")
         self.chunk(chunk, sum(sizes[x] for x in members), where)
 
     def chunk(self, chunk: Any, rows: int, where: str) -> None:
