@@ -184,3 +184,19 @@ def test_reconstructions_of_random_publications_are_consistent(case, seed, item_
     before = Counter(c for r in original for c in r if c not in item_codes)
     after = Counter(c for r in records for c in r if c not in item_codes)
     assert before == after
+
+
+def test_shared_chunk_members_index_the_clusters_of_their_own_joint_cluster():
+    document = published()
+    second = {"clusters": [
+        {"size": 2, "record_chunks": [], "item_chunk": []},
+        {"size": 3, "record_chunks": [], "item_chunk": []}],
+        "shared_chunks": [{"domain": ["S"], "members": [1],
+                           "subrecords": [["S"], ["S"], ["S"]]}]}
+    document["joint_clusters"].append(second)
+    records = reconstruct(document, np.random.default_rng(0)).to_sets()
+    # Member 1 of the second joint cluster is its 3-record cluster: rows 12-14.
+    assert [i for i, r in enumerate(records) if "S" in r] == [12, 13, 14]
+    second["shared_chunks"][0]["members"] = [3]  # counted over the whole document
+    with pytest.raises(PublishedFormatError, match="within the joint cluster"):
+        reconstruct(document, np.random.default_rng(0))
