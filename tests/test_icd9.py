@@ -30,6 +30,7 @@ def test_levels_follow_the_cms_hierarchy():
     assert icd9.ancestor("2800", 2) == icd9.ancestor("2800", 3) == "280-289"
     assert icd9.ancestor("25001#2", 1) == "250"
     assert icd9.parent("29501") == "2950"
+    assert icd9.parent_of("295.01", 2) == "295-299"
     assert icd9.describe("4019") == "Hypertension NOS"
 
 

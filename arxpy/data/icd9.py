@@ -161,6 +161,12 @@ def ancestor(code: str, level: int) -> str:
     return categories[-1] if categories else chain[0]  # a range asked for its category
 
 
+def parent_of(code: str, level: int) -> str:
+    """The group of ``code`` (dotted or not) at hierarchy ``level`` 1-3: the name the
+    disassociation policies use for :func:`ancestor`."""
+    return ancestor(normalize_code(code), level)
+
+
 def parent(node: str) -> str | None:
     """The node directly above ``node`` (None above a chapter or for unknown codes)."""
     entry = _hierarchy().get(base_code(node))
