@@ -30,6 +30,11 @@ def test_histogram_and_records_at_risk_match_brute_force(data):
         assert risk.unique_share(size) == pytest.approx(once)
         assert risk.histogram[size][">10"] == pytest.approx(many)
         assert sum(risk.histogram[size].values()) == pytest.approx(100)
+    pairs = Counter(c for r in records for c in itertools.combinations(sorted(r), 2))
+    expected = sorted(pairs.items(), key=lambda item: (-item[1], item[0]))[:5]
+    assert combination_risk(data, max_size=1, top=5).top_pairs == expected
+    assert risk.length_counts == [sum(len(r) == n for r in records)
+                                  for n in range(max(map(len, records)) + 1)]
     rare = rare_itemsets(records, 4, 2)
     at_risk = sum(any(set(s) <= r for s in rare) for r in records) / len(records) * 100
     assert risk.records_at_risk_percent == pytest.approx(at_risk)

@@ -39,6 +39,8 @@ class CombinationRisk:
     records_at_risk_percent: float
     cap: int
     capped_records: int  # records whose combinations of >= 4 codes were capped
+    length_counts: list[int]  # records with 0, 1, 2, ... codes
+    top_pairs: list[tuple[tuple[str, str], int]]  # most frequent co-occurring pairs
 
     def unique_share(self, size: int) -> float:
         """% of distinct combinations of ``size`` codes found in exactly one record."""
@@ -49,17 +51,25 @@ class CombinationRisk:
                 "histogram_percent": {str(s): h for s, h in self.histogram.items()},
                 "distinct_combinations": {str(s): n for s, n in self.distinct.items()},
                 "records_at_risk_percent": self.records_at_risk_percent,
-                "cap": self.cap, "capped_records": self.capped_records}
+                "cap": self.cap, "capped_records": self.capped_records,
+                "length_counts": self.length_counts,
+                "top_pairs": [{"codes": list(p), "records": n} for p, n in self.top_pairs]}
 
 
 def combination_risk(sets: CodeSets, k: int = 5, m: int = 2, max_size: int = 5,
-                     cap: int = 12, seed: int = 0) -> CombinationRisk:
-    """The risk view of ``sets`` for k^m-anonymity (see the module docstring)."""
+                     cap: int = 12, seed: int = 0, top: int = 20) -> CombinationRisk:
+    """The risk view of ``sets`` for k^m-anonymity (see the module docstring), with the
+    record-length distribution and the ``top`` most frequent pairs of codes."""
     histogram: dict[int, dict[str, float]] = {}
     distinct: dict[int, int] = {}
+    pairs: list[tuple[tuple[str, str], int]] = []
     exact_sizes = min(max_size, CAPPED_FROM_SIZE - 1)
-    for level in count_itemsets(sets, exact_sizes, 1):
-        histogram[level.size], distinct[level.size] = _bins(level.counts), len(level.counts)
+    for level in count_itemsets(sets, max(exact_sizes, 2), 1):
+        if level.size == 2:
+            pairs = _top_pairs(sets, level.itemsets, level.counts, top)
+        if level.size <= exact_sizes:
+            histogram[level.size] = _bins(level.counts)
+            distinct[level.size] = len(level.counts)
     capped, capped_records = _capped(sets, cap, np.random.default_rng(seed))
     if max_size >= CAPPED_FROM_SIZE:
         for level in count_itemsets(capped, max_size, 1)[CAPPED_FROM_SIZE - 1:]:
@@ -68,7 +78,15 @@ def combination_risk(sets: CodeSets, k: int = 5, m: int = 2, max_size: int = 5,
     at_risk = records_with_rare_itemsets(sets, m, k)
     percent = float(at_risk.mean() * 100.0) if len(sets) else 0.0
     return CombinationRisk(k, m, histogram, distinct, percent, cap,
-                           capped_records if max_size >= CAPPED_FROM_SIZE else 0)
+                           capped_records if max_size >= CAPPED_FROM_SIZE else 0,
+                           np.bincount(sets.lengths).tolist(), pairs)
+
+
+def _top_pairs(sets: CodeSets, itemsets: np.ndarray, counts: np.ndarray, top: int
+               ) -> list[tuple[tuple[str, str], int]]:
+    order = np.lexsort((itemsets[:, 1], itemsets[:, 0], -counts))[:top]
+    vocab = sets.vocabulary
+    return [((vocab[itemsets[i, 0]], vocab[itemsets[i, 1]]), int(counts[i])) for i in order]
 
 
 def _bins(counts: np.ndarray) -> dict[str, float]:

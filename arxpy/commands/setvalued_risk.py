@@ -4,7 +4,8 @@ Prints and reports (``--report``) the share of distinct combinations of 1..5 cod
 in exactly 1, 2, ..., 10 and more than 10 records, and the % of records holding a
 combination of at most m codes shared by fewer than k records. Report keys: ``k``,
 ``m``, ``records``, ``histogram_percent``, ``distinct_combinations``,
-``records_at_risk_percent``, ``cap``, ``capped_records``, ``elapsed_seconds``.
+``records_at_risk_percent``, ``cap``, ``capped_records``, ``length_counts``,
+``top_pairs``, ``elapsed_seconds``.
 """
 
 from __future__ import annotations
