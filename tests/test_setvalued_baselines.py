@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from km_reference import is_km_anonymous
 
 from arxpy.data.synth_ehr import generate_code_sets
@@ -61,3 +63,23 @@ def test_suppressed_codes_answer_zero_and_bad_parameters_are_refused(data):
         global_suppression(data, 1, 2)
     with pytest.raises(ConfigurationError, match="at least k = 5 records"):
         global_generalization(CodeSets.from_sets([{"4019"}] * 3), 5, 1)
+
+
+POOL = ["29500", "29501", "29502", "29610", "4011", "4019", "25000", "25001", "V5861",
+        "E8889", "ZZZ9"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(records=st.lists(st.sets(st.sampled_from(POOL), min_size=1, max_size=5), min_size=4,
+                        max_size=16),
+       k=st.integers(2, 4), m=st.integers(1, 3))
+def test_both_baselines_are_km_anonymous_on_random_data(records, k, m):
+    sets = CodeSets.from_sets(records)
+    if len(sets) < k:
+        return
+    gen = global_generalization(sets, k, m)
+    generalized = [{gen.mapping[c] for c in r if gen.mapping[c] is not None}
+                   for r in sets.to_sets()]
+    assert is_km_anonymous(generalized, k, m)
+    sup = global_suppression(sets, k, m)
+    assert is_km_anonymous([r - set(sup.suppressed) for r in sets.to_sets()], k, m)
