@@ -80,13 +80,22 @@ class _LevelCounter:
                 break
             level = self.level(size)
             levels.append(level)
-            frequent = level.counts >= self.min_count
-            self.items[size] = level.itemsets[frequent]
-            self.keys[size] = self.encode(level.itemsets[frequent])[0]
+            if size < max_size and not self.direct(size + 1):
+                # Only the next level's pruning looks these up.
+                frequent = level.counts >= self.min_count
+                self.items[size] = level.itemsets[frequent]
+                self.keys[size] = self.encode(level.itemsets[frequent])[0]
+            else:
+                # Not looked up; its length alone says whether to go on.
+                self.keys[size] = np.zeros(min(len(level.counts), 1), dtype=np.int64)
         return levels
 
+    def direct(self, size: int) -> bool:
+        """Is level ``size`` counted without pruning (every occurring itemset)?"""
+        return self.min_count <= 1 and self.width ** size < 2 ** 62
+
     def level(self, size: int) -> ItemsetLevel:
-        if self.min_count <= 1 and self.width ** size < 2 ** 62:
+        if self.direct(size):
             return self.level_without_pruning(size)
         found_keys, found_counts = [], []
         for matrix in self.combinations(size):
