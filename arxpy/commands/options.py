@@ -162,7 +162,7 @@ def write_json(path: Path, report: dict[str, Any]) -> None:
 
 
 #: Options naming files a command reads, and files or folders it writes.
-_INPUT_OPTIONS = ("data", "project")
+_INPUT_OPTIONS = ("data", "project", "published", "original")
 _OUTPUT_OPTIONS = ("output", "report", "plots")
 
 

@@ -1,0 +1,19 @@
+"""A brute-force k^m reference (itertools), written separately from arxpy's checker."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+
+def rare_itemsets(records, k, m):
+    """Every itemset of 1..m codes occurring in 1..k-1 of ``records``, with its count."""
+    counts = Counter()
+    for record in records:
+        for size in range(1, m + 1):
+            counts.update(itertools.combinations(sorted(set(record)), size))
+    return {s: c for s, c in counts.items() if c < k}
+
+
+def is_km_anonymous(records, k, m):
+    return not rare_itemsets(records, k, m)
