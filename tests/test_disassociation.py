@@ -154,9 +154,10 @@ def check_document(records, params, outcome):
     offset = 0
     for joint in published["joint_clusters"]:
         for chunk in joint["shared_chunks"]:
-            members = chunk["members"]
-            assert members == list(range(members[0], members[-1] + 1))
-            assert offset <= members[0] and members[-1] < offset + len(joint["clusters"])
+            local = chunk["members"]  # positions within the joint cluster
+            assert local == list(range(local[0], local[-1] + 1))
+            assert 0 <= local[0] and local[-1] < len(joint["clusters"])
+            members = [offset + i for i in local]
             covered = [sets[r] for i in members for r in rows[i]]
             assert len(chunk["subrecords"]) == len(covered)  # item 6
             assert Counter(map(frozenset, chunk["subrecords"])) == Counter(

@@ -4,8 +4,9 @@
 [{"size", "record_chunks": [{"domain", "subrecords"}], "item_chunk"}], "shared_chunks":
 [{"domain", "members", "subrecords"}]}]}``. Codes in a domain, an item chunk and a
 subrecord are sorted; the subrecords of every chunk are in an independent random order
-(empty ones included) and no record id appears. ``members`` are cluster indices counted
-over all clusters in document order. The item chunk is a set without counts.
+(empty ones included) and no record id appears. ``members`` are the positions of the
+chunk's clusters within its joint cluster's ``clusters``. The item chunk is a set without
+counts.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def _shared_chunks(unit: Unit, clusters: list[Cluster], vocabulary: Sequence[str
         (subs,) = subrecords(owner[low:high] - first, code[low:high], end - first,
                              [chunk.domain], chunk_of, vocabulary)
         out.append({**_chunk(_names(chunk.domain, vocabulary), subs, rng),
-                    "members": list(chunk.members)})
+                    "members": [unit.members.index(c) for c in chunk.members]})
     return out
 
 
