@@ -30,6 +30,11 @@ from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.folders import pick_path
 from arxpy.gui.log_panel import LogPanel
+from arxpy.gui.methods.choice import build_method, is_lattice
+from arxpy.gui.methods.explore_switch import ExploreSwitch
+from arxpy.gui.methods.running import run_label, run_method_job
+from arxpy.gui.methods.runs_page import RunsPage
+from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.plain_text import escaped, plain_label
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
@@ -91,6 +96,7 @@ class MainWindow(QMainWindow):
         self.state.result_changed.connect(self._update_actions)
         self.state.result_changed.connect(self._show_staleness)
         self.state.stale_changed.connect(self._show_staleness)
+        self.state.release_changed.connect(self._show_staleness)
         self.projects.refresh_recent()
         self.state.set_project(project)
 
@@ -109,10 +115,14 @@ class MainWindow(QMainWindow):
         self.configure = ConfigurePerspective(self.state)
         self.configure.anonymize_requested.connect(self.anonymize)
         self.explore = ExplorePerspective(self.state)
+        self.runs_page = RunsPage(self.state)
+        self.runs_page.export_requested.connect(lambda: self.projects.export_data())
         self.utility = UtilityPerspective(self.state)
         self.risk = RiskPerspective(self.state)
         self._tabs = QTabWidget(documentMode=True)
-        for name, widget in zip(PERSPECTIVES, (self.configure, self.explore, self.utility,
+        # Explore shows the lattice or, for other methods, the list of runs.
+        explore = ExploreSwitch(self.state, self.explore, self.runs_page)
+        for name, widget in zip(PERSPECTIVES, (self.configure, explore, self.utility,
                                                self.risk), strict=True):
             self._tabs.addTab(widget, name)
         # Above every perspective: says the result shown no longer matches the configuration.
@@ -168,8 +178,8 @@ class MainWindow(QMainWindow):
                                  sp.SP_DialogSaveButton, "Save the project"),
             "save_as": self._action("Save &as…", p.save_as, QKeySequence.StandardKey.SaveAs),
             "export": self._action("&Export anonymized data…", p.export_data, "Ctrl+E",
-                                   sp.SP_DialogApplyButton, "Write the applied transformation's "
-                                   "output to CSV or Excel"),
+                                   sp.SP_DialogApplyButton, "Write the current release (applied "
+                                   "transformation or method run) to CSV or Excel"),
             "quit": self._action("&Quit", self.close, QKeySequence.StandardKey.Quit),
             "anonymize": self._action("&Anonymize", self.anonymize, "Ctrl+R", sp.SP_MediaPlay,
                                       "Search for the best transformation"),
@@ -268,7 +278,7 @@ class MainWindow(QMainWindow):
             a[key].setEnabled(has and not running)
         a["anonymize"].setEnabled(has and not running)
         a["cancel"].setEnabled(running)
-        a["export"].setEnabled(self.state.result is not None and self.state.applied is not None
+        a["export"].setEnabled(self.state.current_release() is not None
                                and not self.state.stale)
         for menu_action, tool_action, possible in getattr(self, "_history_actions", ()):
             for action in (menu_action, tool_action):  # no undo while a run uses the state
@@ -285,6 +295,10 @@ class MainWindow(QMainWindow):
                     "computed. Anonymize again (Ctrl+R), or undo to return to it.")
             self.stale_banner.setText(f"⚠ {text}")
             self.statusBar().showMessage(text)
+        elif self.state.showing_runs:
+            current = self.state.current_release()
+            self.statusBar().showMessage(f"Showing {current.label}" if current else
+                                         "No method run yet: press Run (Ctrl+R).")
         elif self.state.result is not None:
             self.statusBar().showMessage(self._result_message(self.state.result))
 
@@ -311,7 +325,10 @@ class MainWindow(QMainWindow):
         """
         if self.worker is not None or not self.state.has_project:
             return None
-        self.configure.settings_panel.commit()  # a pending edit belongs to this run
+        self.configure.method_panel.commit()  # a pending edit belongs to this run
+        if not is_lattice(self.state.settings):
+            return self.run_method()
+        self.configure.settings_panel.commit()
         try:
             config = self.state.config(check_hierarchies=False)
         except ArxpyError as exc:
@@ -332,6 +349,47 @@ class MainWindow(QMainWindow):
         log.info("Anonymization started: %s", models)
         self.worker.start()
         return self.worker
+
+    def run_method(self) -> JobWorker | None:
+        """Run the chosen method (not the lattice search) on a worker thread; its
+        release joins the state's runs. Returns the worker (None if not started)."""
+        state = self.state
+        try:
+            method = build_method(state.settings)
+        except ArxpyError as exc:
+            self.error("Cannot run yet", str(exc))
+            return None
+        self.worker = JobWorker(run_method_job, self, method=method, frame=state.data,
+                                definition=state.definition,
+                                hierarchies=dict(state.hierarchies))
+        self._run_revision = state.revision
+        self.worker.progress.connect(self._progress)
+        self.worker.finished.connect(
+            lambda release: self._method_finished(method, state.data, state.definition,
+                                                  release))
+        self.worker.failed.connect(self._failed)
+        self.worker.cancelled.connect(self._cancelled)
+        self._show_running(True)
+        self.progress_label.setText(f"Running {method.label}…")
+        self.statusBar().clearMessage()
+        log.info("Method run started: %s", method.to_dict())
+        self.worker.start()
+        return self.worker
+
+    def _method_finished(self, method, data, definition, release) -> None:
+        self._end_run()
+        if self.state.revision != self._run_revision or data is not self.state.data:
+            self.statusBar().showMessage("The configuration changed during the run; "
+                                         "run again.")
+            return
+        label = run_label(method, [r.label for r in self.state.runs])
+        self.state.add_run(MethodRun(method, release, data, definition, label))
+        text = (f"{label}: {release.statistics.n_classes:,} groups, smallest "
+                f"{release.statistics.min_size:,}, {release.elapsed_seconds:.2f} s")
+        log.info("Method run finished: %s", text)
+        self.statusBar().showMessage(text)
+        self._update_actions()
+        self.show_perspective(1)
 
     def restore_saved_result(self) -> None:
         """Bring back the result saved in the project: the search runs again (it is

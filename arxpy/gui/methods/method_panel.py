@@ -1,0 +1,188 @@
+"""Configure's method selector: the lattice search or any registered method, with the
+chosen method's parameter form generated from its declaration.
+
+The choice and the parameters are project settings (see :mod:`arxpy.gui.methods.choice`):
+choosing is one undoable edit, typing parameters one undoable edit after a short pause.
+The method's own constructor checks the parameters; its message shows under the form
+and the field it names is marked.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QScrollArea,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from arxpy.errors import ConfigurationError
+from arxpy.gui.methods.choice import (
+    LATTICE,
+    METHOD_KEY,
+    chosen_method,
+    method_parameters,
+    selectable_methods,
+    with_parameters,
+)
+from arxpy.gui.param_form import ParamForm
+from arxpy.gui.plain_text import plain_label
+from arxpy.gui.settings_panel import shrinkable
+from arxpy.gui.state import AppState
+from arxpy.methods import method_classes, method_from_dict
+
+COMMIT_DELAY_MS = 300
+ERROR_STYLE = "color: #b3261e"
+_MARK = "border: 1px solid #b3261e"
+
+
+class MethodPanel(QWidget):
+    """The method combo box, its summary, and the lattice panels or the method's form."""
+
+    #: The chosen method changed (its name).
+    method_changed = Signal(str)
+
+    def __init__(self, state: AppState, lattice_page: QWidget,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.choices = selectable_methods()
+        self.form: ParamForm | None = None
+        self._form_key: tuple[Any, ...] | None = None
+        self._filling = False
+        self._timer = QTimer(self, singleShot=True, interval=COMMIT_DELAY_MS)
+        self._timer.timeout.connect(self.commit)
+        self.combo = shrinkable(QComboBox(), 24)
+        for choice in self.choices:
+            self.combo.addItem(choice.label, choice.name)
+            self.combo.setItemData(self.combo.count() - 1, choice.summary,
+                                   Qt.ItemDataRole.ToolTipRole)
+        self.combo.currentIndexChanged.connect(self._chosen)
+        self.summary = plain_label(QLabel(wordWrap=True))
+        self.summary.setStyleSheet("color: #555")
+        self.note = QLabel(wordWrap=True)
+        self.note.setStyleSheet("color: #555; font-style: italic")
+        self.error = plain_label(QLabel(wordWrap=True))
+        self.error.setStyleSheet(ERROR_STYLE)
+        self.scroll = QScrollArea(widgetResizable=True)
+        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        form_page = QWidget()
+        form_layout = QVBoxLayout(form_page)
+        form_layout.setContentsMargins(0, 0, 0, 0)
+        form_layout.addWidget(self.note)
+        form_layout.addWidget(self.scroll, 1)
+        form_layout.addWidget(self.error)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(lattice_page)
+        self.pages.addWidget(form_page)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.combo)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.pages, 1)
+        state.settings_changed.connect(self.refresh)
+        state.definition_changed.connect(self.refresh)
+        state.project_changed.connect(self.refresh)
+        self.refresh()
+
+    # --- what is chosen -------------------------------------------------------------------
+
+    @property
+    def method_name(self) -> str:
+        return self.combo.currentData() or LATTICE
+
+    def method_label(self) -> str:
+        return self.combo.currentText()
+
+    def _chosen(self, _index: int) -> None:
+        if self._filling or not self.state.has_project:
+            return
+        self.commit()  # parameters typed for the previous method are kept
+        name = self.method_name
+        self.state.update_settings(f"Choose method {self.method_label()}", **{METHOD_KEY: name})
+
+    # --- following the state --------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Show the state's chosen method and its parameters."""
+        if not self.state.has_project:
+            return
+        self._timer.stop()
+        name = chosen_method(self.state.settings)
+        self._filling = True
+        self.combo.setCurrentIndex(max(self.combo.findData(name), 0))
+        self._filling = False
+        choice = next(c for c in self.choices if c.name == name)
+        self.summary.setText(choice.summary)
+        self.pages.setCurrentIndex(0 if name == LATTICE else 1)
+        if name != LATTICE:
+            self._show_form(name)
+        self.method_changed.emit(name)
+
+    def _show_form(self, name: str) -> None:
+        values = method_parameters(self.state.settings, name)
+        columns = tuple(self.state.definition.names)
+        key = (name, columns)
+        if self.form is not None and self._form_key == key and self._form_values() == values:
+            self.check()  # the same form already shows these values (e.g. our own commit)
+            return
+        self.note.setText(f"Privacy models and search settings belong to the lattice "
+                          f"search; {self.method_label()} takes these parameters.")
+        self.form = ParamForm(method_classes()[name].params, values, columns)
+        self.form.changed.connect(self._edited)
+        self._form_key = key
+        self.scroll.setWidget(self.form)
+        self.check()
+
+    def _form_values(self) -> dict[str, Any] | None:
+        try:
+            return self.form.values() if self.form is not None else None
+        except ConfigurationError:
+            return None
+
+    # --- editing --------------------------------------------------------------------------
+
+    def _edited(self) -> None:
+        self.check()
+        self._timer.start()
+
+    def check(self) -> str:
+        """Check the form's values with the method's constructor; the message shown ("" if
+        the parameters are usable)."""
+        message = ""
+        if self.form is not None:
+            try:
+                method_from_dict({"name": self._form_key[0], **self.form.values()})
+            except ConfigurationError as exc:
+                message = str(exc)
+        self.error.setText(message)
+        self.error.setVisible(bool(message))
+        self._mark_fields(message)
+        return message
+
+    def _mark_fields(self, message: str) -> None:
+        for param in self.form.params if self.form is not None else ():
+            named = bool(message) and any(re.search(rf"\b{re.escape(word)}\b", message)
+                                          for word in {param.name, param.title})
+            self.form.widgets[param.name].setStyleSheet(_MARK if named else "")
+
+    def commit(self) -> None:
+        """Write the form's parameters into the settings now (one undoable step); a
+        mapping that cannot be read is not written (its message shows)."""
+        self._timer.stop()
+        if self.form is None or not self.state.has_project or self._filling:
+            return
+        name = self._form_key[0]
+        if chosen_method(self.state.settings) != name:
+            return
+        values = self._form_values()
+        if values is None:
+            return
+        self.state.set_settings(with_parameters(self.state.settings, name, values),
+                                f"Change parameters of {self.method_label()}")
