@@ -115,7 +115,7 @@ class ExportDialog(QDialog):
         self.confirmation: QMessageBox | None = None
         self.as_star = QRadioButton("kept, with * in every quasi-identifier")
         self.removed = QRadioButton("removed from the file")
-        remove = result.config.remove_suppressed if current.is_lattice else \
+        remove = current.result.config.remove_suppressed if current.is_lattice else \
             release.remove_suppressed
         self.as_star.setChecked(not remove)
         self.removed.setChecked(remove)
@@ -140,7 +140,7 @@ class ExportDialog(QDialog):
         row.addWidget(browse)
         form = QFormLayout()
         form.addRow("Transformation" if current.is_lattice else "Release",
-                    plain_label(QLabel(str(list(levels)) if current.is_lattice
+                    plain_label(QLabel(str(list(current.levels)) if current.is_lattice
                                        else current.label, wordWrap=True)))
         form.addRow("File", row)
         form.addRow("Format", self.format)

@@ -59,10 +59,7 @@ class MethodPanel(QWidget):
         self._timer = QTimer(self, singleShot=True, interval=COMMIT_DELAY_MS)
         self._timer.timeout.connect(self.commit)
         self.combo = shrinkable(QComboBox(), 24)
-        for choice in self.choices:
-            self.combo.addItem(choice.label, choice.name)
-            self.combo.setItemData(self.combo.count() - 1, choice.summary,
-                                   Qt.ItemDataRole.ToolTipRole)
+        self._fill_combo()
         self.combo.currentIndexChanged.connect(self._chosen)
         self.summary = plain_label(QLabel(wordWrap=True))
         self.summary.setStyleSheet("color: #555")
@@ -91,6 +88,17 @@ class MethodPanel(QWidget):
         state.project_changed.connect(self.refresh)
         self.refresh()
 
+    def _fill_combo(self) -> None:
+        """One entry per selectable method (again when a method registered later)."""
+        self.choices = selectable_methods()
+        self._filling = True
+        self.combo.clear()
+        for choice in self.choices:
+            self.combo.addItem(choice.label, choice.name)
+            self.combo.setItemData(self.combo.count() - 1, choice.summary,
+                                   Qt.ItemDataRole.ToolTipRole)
+        self._filling = False
+
     # --- what is chosen -------------------------------------------------------------------
 
     @property
@@ -115,6 +123,8 @@ class MethodPanel(QWidget):
             return
         self._timer.stop()
         name = chosen_method(self.state.settings)
+        if all(c.name != name for c in self.choices):
+            self._fill_combo()
         self._filling = True
         self.combo.setCurrentIndex(max(self.combo.findData(name), 0))
         self._filling = False
