@@ -114,8 +114,8 @@ class ConfigurePerspective(QSplitter):
         run = QWidget()
         run_layout = QVBoxLayout(run)
         run_layout.setContentsMargins(0, 0, 0, 0)
-        run_layout.addWidget(_box("Method", self.method_panel), 1)
-        run_layout.addWidget(self.anonymize_button)
+        run_layout.addWidget(self.method_panel, 1)
+        run_layout.addLayout(self.method_panel.selector_row(self.anonymize_button))
         right = self.editors = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(attribute)
         right.addWidget(run)
@@ -131,8 +131,10 @@ class ConfigurePerspective(QSplitter):
 
     def _method_changed(self, name: str) -> None:
         lattice = name == LATTICE
-        self.anonymize_button.setText("Anonymize" if lattice else
-                                      f"Run {self.method_panel.method_label()}")
+        label = self.method_panel.method_label().replace("&", "&&")  # no mnemonic
+        self.anonymize_button.setText("Anonymize" if lattice else f"Run {label}")
+        # The method's form needs room the hierarchy editor can spare for it.
+        self.editors.setSizes([470, 230] if lattice else [330, 370])
         self.anonymize_button.setToolTip(
             "Search for the best transformation meeting the privacy models (Ctrl+R)"
             if lattice else "Run the chosen method in the background (Ctrl+R)")

@@ -30,7 +30,7 @@ from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.folders import pick_path
 from arxpy.gui.log_panel import LogPanel
-from arxpy.gui.methods.choice import build_method, is_lattice
+from arxpy.gui.methods.choice import LATTICE, build_method, is_lattice
 from arxpy.gui.methods.explore_switch import ExploreSwitch
 from arxpy.gui.methods.running import run_label, run_method_job
 from arxpy.gui.methods.runs_page import RunsPage
@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
         self.state.result_changed.connect(self._show_staleness)
         self.state.stale_changed.connect(self._show_staleness)
         self.state.release_changed.connect(self._show_staleness)
+        self.configure.method_panel.method_changed.connect(self._method_chosen)
         self.projects.refresh_recent()
         self.state.set_project(project)
 
@@ -284,6 +285,17 @@ class MainWindow(QMainWindow):
             for action in (menu_action, tool_action):  # no undo while a run uses the state
                 action.setEnabled(possible() and not running)
         self.configure.set_editable(not running)
+
+    def _method_chosen(self, name: str) -> None:
+        """The Run action says what it runs: the lattice search or the chosen method."""
+        action = self.actions_by_name["anonymize"]
+        if name == LATTICE:
+            action.setText("&Anonymize")
+            action.setStatusTip("Search for the best transformation")
+        else:
+            action.setText("&Run method")
+            action.setStatusTip(f"Run {self.configure.method_panel.method_label()}")
+        action.setToolTip(action.statusTip())
 
     def _show_staleness(self) -> None:
         """Mark a result whose configuration was edited since; undo makes it current again."""

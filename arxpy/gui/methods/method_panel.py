@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
+    QHBoxLayout,
     QLabel,
     QScrollArea,
     QStackedWidget,
@@ -67,26 +68,40 @@ class MethodPanel(QWidget):
         self.note.setStyleSheet("color: #555; font-style: italic")
         self.error = plain_label(QLabel(wordWrap=True))
         self.error.setStyleSheet(ERROR_STYLE)
-        self.scroll = QScrollArea(widgetResizable=True)
-        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        # Summary, note, form and message scroll together: a stacked widget is as tall as
+        # its tallest page, and the window must fit 720 pixels.
+        self.form_holder = QVBoxLayout()
         form_page = QWidget()
         form_layout = QVBoxLayout(form_page)
-        form_layout.setContentsMargins(0, 0, 0, 0)
-        form_layout.addWidget(self.note)
-        form_layout.addWidget(self.scroll, 1)
+        form_layout.setContentsMargins(0, 0, 4, 0)
+        for label in (self.summary, self.note):
+            form_layout.addWidget(label)
+        form_layout.addLayout(self.form_holder)
         form_layout.addWidget(self.error)
+        form_layout.addStretch(1)
+        self.scroll = QScrollArea(widgetResizable=True)
+        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroll.setWidget(form_page)
         self.pages = QStackedWidget()
         self.pages.addWidget(lattice_page)
-        self.pages.addWidget(form_page)
+        self.pages.addWidget(self.scroll)
+        # The selector sits in a row of its own, beside the Run button (see selector_row).
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.combo)
-        layout.addWidget(self.summary)
         layout.addWidget(self.pages, 1)
         state.settings_changed.connect(self.refresh)
         state.definition_changed.connect(self.refresh)
         state.project_changed.connect(self.refresh)
         self.refresh()
+
+    def selector_row(self, *widgets: QWidget) -> QHBoxLayout:
+        """"Method: [combo]" followed by ``widgets`` (the Run button), as one row."""
+        row = QHBoxLayout()
+        row.addWidget(QLabel("<b>Method:</b>"))
+        row.addWidget(self.combo, 1)
+        for widget in widgets:
+            row.addWidget(widget)
+        return row
 
     def _fill_combo(self) -> None:
         """One entry per selectable method (again when a method registered later)."""
@@ -111,9 +126,10 @@ class MethodPanel(QWidget):
     def _chosen(self, _index: int) -> None:
         if self._filling or not self.state.has_project:
             return
-        self.commit()  # parameters typed for the previous method are kept
-        name = self.method_name
-        self.state.update_settings(f"Choose method {self.method_label()}", **{METHOD_KEY: name})
+        name, label = self.method_name, self.method_label()
+        if self._timer.isActive():  # parameters just typed for the previous method are kept
+            self.commit()
+        self.state.update_settings(f"Choose method {label}", **{METHOD_KEY: name})
 
     # --- following the state --------------------------------------------------------------
 
@@ -142,12 +158,15 @@ class MethodPanel(QWidget):
         if self.form is not None and self._form_key == key and self._form_values() == values:
             self.check()  # the same form already shows these values (e.g. our own commit)
             return
-        self.note.setText(f"Privacy models and search settings belong to the lattice "
-                          f"search; {self.method_label()} takes these parameters.")
+        self.note.setText("Privacy models, suppression and search settings apply to the "
+                          "lattice search only.")
+        if self.form is not None:
+            self.form_holder.removeWidget(self.form)
+            self.form.deleteLater()
         self.form = ParamForm(method_classes()[name].params, values, columns)
         self.form.changed.connect(self._edited)
         self._form_key = key
-        self.scroll.setWidget(self.form)
+        self.form_holder.addWidget(self.form)
         self.check()
 
     def _form_values(self) -> dict[str, Any] | None:
