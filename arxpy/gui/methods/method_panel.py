@@ -162,6 +162,7 @@ class MethodPanel(QWidget):
                           "lattice search only.")
         if self.form is not None:
             self.form_holder.removeWidget(self.form)
+            self.form.hide()  # deleted later; until then it must not draw over the new one
             self.form.deleteLater()
         self.form = ParamForm(method_classes()[name].params, values, columns)
         self.form.changed.connect(self._edited)

@@ -54,6 +54,16 @@ class RunSummaryView(QWidget):
         summary = release.summary()
         fill_table(self.table, [(name, _value_text(row["value"]), row["description"])
                                 for name, row in summary.iterrows()], bold_first=True)
+        for row in range(self.table.rowCount()):  # descriptions read as text
+            self.table.item(row, 2).setTextAlignment(Qt.AlignmentFlag.AlignLeft
+                                                     | Qt.AlignmentFlag.AlignVCenter)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, header.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, header.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, header.ResizeMode.Stretch)
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 1)
+            item.setToolTip(item.text())  # a long claim is cut in the cell
         reference = getattr(run.method, "reference", "")
         parameters = ", ".join(f"{k}={v}" for k, v in run.method.get_params().items())
         about = note(f"<b>{html.escape(run.method.label)}</b>: "
@@ -108,16 +118,35 @@ class GroupSizesView(QWidget):
                                    pen=pg.mkPen(VERMILLION, width=2, style=Qt.PenStyle.DashLine),
                                    labelOpts={"position": 0.92, "color": VERMILLION})
             plot.addItem(line)
-        low = min([*x.tolist(), k or 0]) if len(x) else 0
-        high = max([*x.tolist(), k or 1]) if len(x) else (k or 1)
-        plot.setXRange(max(low - width, 0), high + width, padding=0.02)
-        text = "No released groups." if sizes.size == 0 else (
-            f"{sizes.size:,} groups; sizes {int(sizes.min()):,} to {int(sizes.max()):,}, "
-            f"mean {sizes.mean():,.1f}. Counted from the released records' group ids, "
-            "independently of the method.")
-        if k is not None and sizes.size and int(sizes.min()) < k:
-            text += (f" <span style='color:{VERMILLION}'><b>{int((sizes < k).sum()):,} "
-                     f"group(s) below k = {k}.</b></span>")
+        self._frame_sizes(x, width, k)
         layout = QVBoxLayout(self)
         layout.addWidget(self.plot, 1)
-        layout.addWidget(note(text))
+        layout.addWidget(note(self._text(sizes, k)))
+
+    def _frame_sizes(self, x: np.ndarray, width: float, k: int | None) -> None:
+        """A whole-number axis a few sizes wider than the bars and k (one bar of equal
+        groups would otherwise fill the plot, with ticks at 9.2, 9.4, ...)."""
+        plot = self.plot.getPlotItem()
+        low = min([*x.tolist(), k or 0]) if len(x) else 0
+        high = max([*x.tolist(), k or 1]) if len(x) else (k or 1)
+        margin = max(5.0, 0.05 * (high - low), width)
+        low, high = max(low - margin, 0.0), high + margin
+        plot.setXRange(low, high, padding=0)
+        if high - low <= 40:
+            ticks = [(float(v), str(v)) for v in range(int(np.ceil(low)), int(high) + 1)
+                     if (high - low <= 20 or v % 2 == 0)]
+            plot.getAxis("bottom").setTicks([ticks])
+
+    @staticmethod
+    def _text(sizes: np.ndarray, k: int | None) -> str:
+        if sizes.size == 0:
+            return "No released groups."
+        smallest, largest = int(sizes.min()), int(sizes.max())
+        text = (f"All {sizes.size:,} groups hold {smallest:,} records" if smallest == largest
+                else f"{sizes.size:,} groups of {smallest:,} to {largest:,} records (mean "
+                f"{sizes.mean():,.1f})")
+        text += ", counted from the released records' group ids, independently of the method."
+        if k is not None and smallest < k:
+            text += (f" <span style='color:{VERMILLION}'><b>{int((sizes < k).sum()):,} "
+                     f"group(s) below k = {k}.</b></span>")
+        return text

@@ -33,6 +33,7 @@ from arxpy.errors import ArxpyError
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.methods.choice import key_parameters
 from arxpy.gui.methods.run_views import GroupSizesView, RunSummaryView
+from arxpy.gui.methods.verification import badge, check_claims
 from arxpy.gui.methods.views import MethodRun, result_views
 from arxpy.gui.state import AppState
 from arxpy.gui.utility.common import fill_table, note, read_only_table
@@ -70,6 +71,10 @@ class RunsPage(QWidget):
         self.table.setToolTip("Click a run to analyse it in Utility, Risk and Export; "
                               "Ctrl-click several to compare them")
         self.table.itemSelectionChanged.connect(self._selection_changed)
+        header = self.table.horizontalHeader()
+        for column in range(1, len(RUN_COLUMNS)):
+            header.setSectionResizeMode(column, header.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, header.ResizeMode.Stretch)
         self.heading = note(EMPTY_TEXT)
         self.buttons = {name: QPushButton(name) for name in
                         ("Rename…", "Remove", "Compare selected", "Export…")}
@@ -122,7 +127,10 @@ class RunsPage(QWidget):
         runs, current = self.state.runs, self.state.current_run
         self._filling = True
         fill_table(self.table, [run_row(run) for run in runs])
-        self.table.resizeColumnToContents(0)
+        for row in range(self.table.rowCount()):  # names read as text
+            for column in (1, 2):
+                self.table.item(row, column).setTextAlignment(
+                    Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         if current in runs:
             self.table.selectRow(runs.index(current))
         self._filling = False
@@ -215,7 +223,11 @@ class RunsPage(QWidget):
             named = dict(releases)
             if lattice:
                 named[f"transformation {list(levels)}"] = result.release(levels)
-            return compare_releases(named)
+            frame = compare_releases(named)
+            # compare_releases reads min_class_size only; recount every group-size claim.
+            frame.loc["group-size claims (recounted here)"] = [
+                badge(check_claims(release))[0] for release in named.values()]
+            return frame
 
         self.compare_note.setText("Comparing…")
         self.tabs.setCurrentWidget(self.compare_page)

@@ -310,6 +310,10 @@ class RiskPerspective(QWidget):
                 suppressed = analysis.records - analysis.records_analyzed
                 text += (f" ({suppressed:,} suppressed records left out)" if suppressed
                          else " (no records suppressed)")
+            if not applied.is_lattice:
+                text += ("<br><i>Classes here are records sharing every released "
+                         "quasi-identifier value; the method's own groups are in Explore › "
+                         "Groups.</i>")
         if self.error:
             text += f"<br><span style='color:{EXCEEDED_COLOR}'>{self.error}</span>"
         return text
