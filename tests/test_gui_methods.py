@@ -319,3 +319,34 @@ def test_window_fits_1280x720_after_every_view_of_a_method_run(window, qtbot):
     window.resize(1280, 720)
     qtbot.wait(20)
     assert window.size().toTuple() == (1280, 720), window.minimumSizeHint().toTuple()
+
+
+def test_an_interval_release_survives_every_view_and_classification_says_why_not(
+        window, qtbot):
+    choose(window, "intervals")
+    panel = window.configure.method_panel
+    panel.form.widgets["attributes"].findItems("Age", Qt.MatchFlag.MatchExactly)[0] \
+        .setCheckState(Qt.CheckState.Checked)
+    panel.commit()
+    run_and_wait(window, qtbot)
+    (run,) = window.state.runs
+    assert run.release.transformation is None and run.release.table["Age"].str.startswith(
+        "[").all()
+    utility = window.utility
+    window.show_perspective(2)
+    for tab in range(utility.tabs.count()):
+        utility.tabs.setCurrentIndex(tab)
+        qtbot.wait(20)
+    qtbot.waitUntil(lambda: utility.bundle is not None, timeout=20_000)
+    data = utility.data_tables
+    qtbot.waitUntil(lambda: data.last_job is not None and not data.last_job.running,
+                    timeout=20_000)
+    classification = utility.classification
+    assert not classification.controls.run_button.isEnabled()
+    assert "transformation" in classification.controls.status.text()
+    assert not classification.overview.controls.run_button.isEnabled()
+    window.show_perspective(3)
+    qtbot.waitUntil(lambda: window.risk.analysis("output") is not None, timeout=30_000)
+    for tab in range(window.risk.tabs.count()):
+        window.risk.tabs.setCurrentIndex(tab)
+        qtbot.wait(20)

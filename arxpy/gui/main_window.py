@@ -30,11 +30,10 @@ from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.folders import pick_path
 from arxpy.gui.log_panel import LogPanel
-from arxpy.gui.methods.choice import LATTICE, build_method, is_lattice
+from arxpy.gui.methods.choice import is_lattice
 from arxpy.gui.methods.explore_switch import ExploreSwitch
-from arxpy.gui.methods.running import run_label, run_method_job
+from arxpy.gui.methods.run_actions import MethodRunActions
 from arxpy.gui.methods.runs_page import RunsPage
-from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.plain_text import escaped, plain_label
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
@@ -81,6 +80,7 @@ class MainWindow(QMainWindow):
         self._restoring: dict | None = None
         self._running = False
         self.projects = ProjectActions(self)
+        self.method_runs = MethodRunActions(self)
         self._build_central()
         self.log_panel = LogPanel(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_panel)
@@ -97,7 +97,7 @@ class MainWindow(QMainWindow):
         self.state.result_changed.connect(self._show_staleness)
         self.state.stale_changed.connect(self._show_staleness)
         self.state.release_changed.connect(self._show_staleness)
-        self.configure.method_panel.method_changed.connect(self._method_chosen)
+        self.configure.method_panel.method_changed.connect(self.method_runs.method_chosen)
         self.projects.refresh_recent()
         self.state.set_project(project)
 
@@ -286,17 +286,6 @@ class MainWindow(QMainWindow):
                 action.setEnabled(possible() and not running)
         self.configure.set_editable(not running)
 
-    def _method_chosen(self, name: str) -> None:
-        """The Run action says what it runs: the lattice search or the chosen method."""
-        action = self.actions_by_name["anonymize"]
-        if name == LATTICE:
-            action.setText("&Anonymize")
-            action.setStatusTip("Search for the best transformation")
-        else:
-            action.setText("&Run method")
-            action.setStatusTip(f"Run {self.configure.method_panel.method_label()}")
-        action.setToolTip(action.statusTip())
-
     def _show_staleness(self) -> None:
         """Mark a result whose configuration was edited since; undo makes it current again."""
         changes = self.state.stale_changes()
@@ -365,43 +354,7 @@ class MainWindow(QMainWindow):
     def run_method(self) -> JobWorker | None:
         """Run the chosen method (not the lattice search) on a worker thread; its
         release joins the state's runs. Returns the worker (None if not started)."""
-        state = self.state
-        try:
-            method = build_method(state.settings)
-        except ArxpyError as exc:
-            self.error("Cannot run yet", str(exc))
-            return None
-        self.worker = JobWorker(run_method_job, self, method=method, frame=state.data,
-                                definition=state.definition,
-                                hierarchies=dict(state.hierarchies))
-        self._run_revision = state.revision
-        self.worker.progress.connect(self._progress)
-        self.worker.finished.connect(
-            lambda release: self._method_finished(method, state.data, state.definition,
-                                                  release))
-        self.worker.failed.connect(self._failed)
-        self.worker.cancelled.connect(self._cancelled)
-        self._show_running(True)
-        self.progress_label.setText(f"Running {method.label}…")
-        self.statusBar().clearMessage()
-        log.info("Method run started: %s", method.to_dict())
-        self.worker.start()
-        return self.worker
-
-    def _method_finished(self, method, data, definition, release) -> None:
-        self._end_run()
-        if self.state.revision != self._run_revision or data is not self.state.data:
-            self.statusBar().showMessage("The configuration changed during the run; "
-                                         "run again.")
-            return
-        label = run_label(method, [r.label for r in self.state.runs])
-        self.state.add_run(MethodRun(method, release, data, definition, label))
-        text = (f"{label}: {release.statistics.n_classes:,} groups, smallest "
-                f"{release.statistics.min_size:,}, {release.elapsed_seconds:.2f} s")
-        log.info("Method run finished: %s", text)
-        self.statusBar().showMessage(text)
-        self._update_actions()
-        self.show_perspective(1)
+        return self.method_runs.start()
 
     def restore_saved_result(self) -> None:
         """Bring back the result saved in the project: the search runs again (it is

@@ -39,6 +39,18 @@ STUDY_NEEDS_LATTICE = ("The study searches the generalization lattice; it applie
                        "search in Explore to use it.")
 
 
+CLASSIFICATION_NEEDS_TRANSFORMATION = (
+    "Classification performance generalizes the held-out records by the release's "
+    "transformation; this method's release has none, so it cannot be evaluated here yet.")
+
+
+def classifiable(applied: Applied | None) -> bool:
+    """Whether classification performance can evaluate ``applied`` (it needs a
+    transformation to generalize held-out records)."""
+    return applied is not None and (applied.is_lattice
+                                    or applied.run.release.transformation is not None)
+
+
 @dataclass(frozen=True)
 class StatisticsBundle:
     """Input-versus-output statistics plus the input's equivalence-class sizes."""
