@@ -350,3 +350,37 @@ def test_an_interval_release_survives_every_view_and_classification_says_why_not
     for tab in range(window.risk.tabs.count()):
         window.risk.tabs.setCurrentIndex(tab)
         qtbot.wait(20)
+
+
+def test_other_methods_parameters_do_not_make_the_lattice_result_stale(window, qtbot):
+    run_and_wait(window, qtbot)  # the lattice search with the example's settings
+    state = window.state
+    assert state.result is not None and not state.stale
+    fingerprint = state.fingerprint()
+    choose(window, "condensation")
+    set_k(window, 9)
+    choose(window, LATTICE)
+    assert not state.stale and not window.stale_banner.isVisible()
+    assert state.saved_result_record() is not None  # still saved with the project
+    assert state.fingerprint() == fingerprint  # and restored on open
+    state.update_settings("x", suppression_limit=0.1)
+    assert state.stale and "suppression limit" in window.stale_banner.text()
+
+
+def test_parameters_of_each_method_are_kept_when_switching():
+    from arxpy.gui.methods.choice import (
+        build_method,
+        key_parameters,
+        lattice_settings,
+        method_parameters,
+        with_parameters,
+    )
+
+    settings = {"privacy_models": [], "method": "mdav"}
+    settings = with_parameters(settings, "mdav", {"k": 4})
+    settings = with_parameters(settings, "condensation", {"k": 7, "generator": "uniform"})
+    assert method_parameters(settings, "mdav") == {"k": 4}
+    assert build_method(settings).get_params()["k"] == 4
+    condensation = build_method(settings, "condensation")
+    assert key_parameters(condensation) == "k=7, generator=uniform"
+    assert lattice_settings(settings) == {"privacy_models": []}
