@@ -384,3 +384,39 @@ def test_parameters_of_each_method_are_kept_when_switching():
     condensation = build_method(settings, "condensation")
     assert key_parameters(condensation) == "k=7, generator=uniform"
     assert lattice_settings(settings) == {"privacy_models": []}
+
+
+def test_form_fields_for_every_kind_a_method_declares(qtbot):
+    from arxpy.gui.param_form import NOT_GIVEN, ParamForm
+
+    params = (Param("attributes", "attributes"), Param("statistic", "text", "uniform"),
+              Param("label", "text", None, optional=True),
+              Param("types", "mapping", {}), Param("limit", "float", None, optional=True,
+                                                   low=0.0, low_open=True),
+              Param("status", "attribute", None, optional=True))
+    form = ParamForm(params, {"attributes": ["B"], "types": {"A": "integer"}},
+                     attributes=("A", "B", "C"))
+    qtbot.addWidget(form)
+    assert form.values() == {"attributes": ["B"], "statistic": "uniform",
+                             "types": {"A": "integer"}}  # optional fields left out
+    assert form.widgets["limit"].text() == NOT_GIVEN
+    form.widgets["attributes"].item(0).setCheckState(Qt.CheckState.Checked)
+    form.widgets["label"].setText("x")
+    form.widgets["limit"].setValue(2.5)
+    form.widgets["status"].setCurrentIndex(3)
+    assert form.values() == {"attributes": ["A", "B"], "statistic": "uniform", "label": "x",
+                             "types": {"A": "integer"}, "limit": 2.5, "status": "C"}
+
+
+def test_compare_includes_the_applied_transformation_when_asked(window, qtbot):
+    run_and_wait(window, qtbot)  # the lattice search
+    levels = window.state.applied
+    run = condensation_run(window, qtbot)
+    page = window.runs_page
+    page.with_lattice.setChecked(True)
+    page.compare_selected()
+    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 3, timeout=10_000)
+    headers = [page.compare_table.horizontalHeaderItem(i).text() for i in range(3)]
+    assert headers == ["Figure", run.label, f"transformation {list(levels)}"]
+    rows = [page.compare_table.item(r, 0).text() for r in range(page.compare_table.rowCount())]
+    assert "group-size claims (recounted here)" in rows

@@ -54,6 +54,8 @@ def _float_range(param: Param) -> tuple[float, float]:
     step = 10.0 ** -_DECIMALS
     low = 0.0 if param.low is None else param.low + (step if param.low_open else 0.0)
     high = _FLOAT_MAX if param.high is None else param.high - (step if param.high_open else 0.0)
+    if param.optional:
+        low -= step  # the value below the range stands for "not given"
     return low, high
 
 
@@ -106,6 +108,8 @@ class ParamForm(QWidget):
         low, high = _float_range(param)
         widget = QDoubleSpinBox(decimals=_DECIMALS, minimum=low, maximum=high,
                                 singleStep=0.01 if high <= 1 else 0.5)
+        if param.optional:
+            widget.setSpecialValueText(NOT_GIVEN)
         if param.unit:
             widget.setSuffix(f" {param.unit}")
         widget.setValue(low if value is None else float(value))
