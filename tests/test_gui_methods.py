@@ -420,3 +420,15 @@ def test_compare_includes_the_applied_transformation_when_asked(window, qtbot):
     assert headers == ["Figure", run.label, f"transformation {list(levels)}"]
     rows = [page.compare_table.item(r, 0).text() for r in range(page.compare_table.rowCount())]
     assert "group-size claims (recounted here)" in rows
+
+
+def test_a_saved_lattice_result_is_not_restored_by_running_another_method(window, qtbot,
+                                                                          tmp_path):
+    run_and_wait(window, qtbot)  # the lattice search: its result is saved
+    choose(window, "condensation")
+    path = tmp_path / "saved.arxpy"
+    assert window.projects.save_to(path)
+    assert Project.load(path).saved_result is not None
+    assert window.projects.open_project(path)
+    assert window.worker is None and window.state.runs == []
+    assert "another method is chosen" in window.statusBar().currentMessage()

@@ -364,6 +364,9 @@ class MainWindow(QMainWindow):
         if not saved:
             return
         why = mismatch(saved, self.state.fingerprint())
+        if why is None and not is_lattice(self.state.settings):
+            # The saved result is the lattice search's; Run now starts the chosen method.
+            why = "it belongs to the lattice search, and another method is chosen"
         if why is not None:
             self.statusBar().showMessage(f"The saved result was not restored: {why}. "
                                          "Anonymize again.")
