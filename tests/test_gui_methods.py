@@ -265,7 +265,15 @@ def test_runs_page_shows_registered_views_renames_removes_and_compares(window, q
         assert page.rename(second, "ten")
         assert window.state.runs[-1].label == "ten"
         assert not page.rename(window.state.runs[-1], first.label)  # names stay unique
-        page.table.selectAll()
+        # Click the first run, Ctrl-click the second: both stay selected, the second is
+        # the current release.
+        page.table.selectRow(0)
+        assert window.state.current_run is window.state.runs[0]
+        rect = page.table.visualRect(page.table.model().index(1, 3))
+        qtbot.mouseClick(page.table.viewport(), Qt.MouseButton.LeftButton,
+                         Qt.KeyboardModifier.ControlModifier, rect.center())
+        assert window.state.current_run is window.state.runs[1]
+        assert page.selected_runs() == window.state.runs
         page.compare_selected()
         qtbot.waitUntil(lambda: page.compare_table.columnCount() == 3, timeout=10_000)
         headers = [page.compare_table.horizontalHeaderItem(i).text() for i in range(3)]
@@ -432,3 +440,16 @@ def test_a_saved_lattice_result_is_not_restored_by_running_another_method(window
     assert window.projects.open_project(path)
     assert window.worker is None and window.state.runs == []
     assert "another method is chosen" in window.statusBar().currentMessage()
+
+
+@pytest.mark.parametrize("settings, key", [
+    ({"method": 3}, "settings.method"),
+    ({"method_parameters": ["k", 5]}, "settings.method_parameters"),
+    ({"method_parameters": {"condensation": 5}}, "settings.method_parameters.condensation"),
+])
+def test_project_files_with_a_malformed_method_choice_are_refused(settings, key):
+    from arxpy.project_manifest import ManifestError, validate_manifest
+
+    manifest = {"schema_version": 1, "definition": [], "settings": settings}
+    with pytest.raises(ManifestError, match=key.replace(".", r"\.")):
+        validate_manifest(manifest, 1)

@@ -65,6 +65,7 @@ class RunsPage(QWidget):
         self.state = state
         self.last_job: Any = None
         self._shown_run: MethodRun | None = None
+        self._rows: list[tuple[int, str]] = []
         self._filling = False
         self.table = read_only_table(RUN_COLUMNS)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -126,12 +127,16 @@ class RunsPage(QWidget):
         """Show the state's runs, the current one selected, and its tabs."""
         runs, current = self.state.runs, self.state.current_run
         self._filling = True
-        fill_table(self.table, [run_row(run) for run in runs])
-        for row in range(self.table.rowCount()):  # names read as text
-            for column in (1, 2):
-                self.table.item(row, column).setTextAlignment(
-                    Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        if current in runs:
+        # Rebuilt only when the runs changed: a rebuild would drop a Ctrl-click selection.
+        rows = [(id(run), run.label) for run in runs]
+        if rows != self._rows:
+            self._rows = rows
+            fill_table(self.table, [run_row(run) for run in runs])
+            for row in range(self.table.rowCount()):  # names read as text
+                for column in (1, 2):
+                    self.table.item(row, column).setTextAlignment(
+                        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        if current in runs and current not in self.selected_runs():
             self.table.selectRow(runs.index(current))
         self._filling = False
         self.heading.setText(
