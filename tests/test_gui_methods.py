@@ -86,6 +86,11 @@ def test_choosing_a_method_shows_its_form_and_hides_the_lattice_panels(window):
         assert param.help in panel.form.widgets[param.name].toolTip()
     assert "lattice search" in panel.note.text()
     assert window.configure.anonymize_button.text() == f"Run {cls.label}"
+    attributes = window.configure.attribute_panel
+    attributes.select("Age")  # a quasi-identifier: its level range is lattice-only
+    assert not attributes.min_level.isEnabled() and "lattice" in attributes.min_level.toolTip()
+    choose(window, LATTICE)
+    assert attributes.min_level.isEnabled()
 
 
 def test_the_methods_own_checks_show_inline_and_name_the_field(window, qtbot):

@@ -135,6 +135,9 @@ class ConfigurePerspective(QSplitter):
         self.anonymize_button.setText("Anonymize" if lattice else f"Run {label}")
         # The method's form needs room the hierarchy editor can spare for it.
         self.editors.setSizes([470, 230] if lattice else [330, 370])
+        self.attribute_panel.set_lattice_off(
+            "" if lattice else "Level range and weight belong to the lattice search; "
+            f"{self.method_panel.method_label()} does not use them.")
         self.anonymize_button.setToolTip(
             "Search for the best transformation meeting the privacy models (Ctrl+R)"
             if lattice else "Run the chosen method in the background (Ctrl+R)")

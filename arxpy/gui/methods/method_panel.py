@@ -158,8 +158,8 @@ class MethodPanel(QWidget):
         if self.form is not None and self._form_key == key and self._form_values() == values:
             self.check()  # the same form already shows these values (e.g. our own commit)
             return
-        self.note.setText("Privacy models, suppression and search settings apply to the "
-                          "lattice search only.")
+        self.note.setText("Privacy models, suppression, search settings, level ranges and "
+                          "weights apply to the lattice search only.")
         if self.form is not None:
             self.form_holder.removeWidget(self.form)
             self.form.hide()  # deleted later; until then it must not draw over the new one
