@@ -458,3 +458,15 @@ def test_project_files_with_a_malformed_method_choice_are_refused(settings, key)
     manifest = {"schema_version": 1, "definition": [], "settings": settings}
     with pytest.raises(ManifestError, match=key.replace(".", r"\.")):
         validate_manifest(manifest, 1)
+
+
+def test_a_method_refusing_the_data_shows_one_clear_message(window, qtbot):
+    errors = []
+    window.error = lambda title, message: errors.append((title, message))
+    choose(window, "condensation")
+    set_k(window, RECORDS + 1)  # accepted by the form, refused by the run
+    run_and_wait(window, qtbot)
+    assert window.state.runs == []
+    ((_, message),) = errors
+    assert f"k = {RECORDS + 1} exceeds the {RECORDS} records" in message
+    assert "Traceback" not in message and "Unexpected" not in message
