@@ -470,3 +470,19 @@ def test_a_method_refusing_the_data_shows_one_clear_message(window, qtbot):
     ((_, message),) = errors
     assert f"k = {RECORDS + 1} exceeds the {RECORDS} records" in message
     assert "Traceback" not in message and "Unexpected" not in message
+
+
+def test_the_interval_form_names_the_gradient_rule_and_warns_of_ignored_attributes(window):
+    choose(window, "intervals")
+    panel = window.configure.method_panel
+    for name in ("Age", "Charge"):
+        panel.form.widgets["attributes"].findItems(name, Qt.MatchFlag.MatchExactly)[0] \
+            .setCheckState(Qt.CheckState.Checked)
+    panel.form.widgets["statistic"].setText("variance:Age")
+    panel.check()
+    assert "Gradient rule: variance:Age" in panel.hint.text()
+    assert "ignores Charge" in panel.hint.text() and "boundaries" in panel.hint.text()
+    choose(window, "improved-condensation")
+    assert "survival time" in panel.hint.text() and panel.hint.isVisibleTo(panel)
+    choose(window, "mdav")
+    assert not panel.hint.isVisibleTo(panel)

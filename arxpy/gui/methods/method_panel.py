@@ -32,6 +32,7 @@ from arxpy.gui.methods.choice import (
     selectable_methods,
     with_parameters,
 )
+from arxpy.gui.methods.form_hints import form_hint
 from arxpy.gui.param_form import ParamForm
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.settings_panel import shrinkable
@@ -68,6 +69,8 @@ class MethodPanel(QWidget):
         self.note.setStyleSheet("color: #555; font-style: italic")
         self.error = plain_label(QLabel(wordWrap=True))
         self.error.setStyleSheet(ERROR_STYLE)
+        self.hint = plain_label(QLabel(wordWrap=True))
+        self.hint.setStyleSheet("color: #8a5300")
         # Summary, note, form and message scroll together: a stacked widget is as tall as
         # its tallest page, and the window must fit 720 pixels.
         self.form_holder = QVBoxLayout()
@@ -78,6 +81,7 @@ class MethodPanel(QWidget):
             form_layout.addWidget(label)
         form_layout.addLayout(self.form_holder)
         form_layout.addWidget(self.error)
+        form_layout.addWidget(self.hint)
         form_layout.addStretch(1)
         self.scroll = QScrollArea(widgetResizable=True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
@@ -185,12 +189,16 @@ class MethodPanel(QWidget):
     def check(self) -> str:
         """Check the form's values with the method's constructor; the message shown ("" if
         the parameters are usable)."""
-        message = ""
+        message, hint = "", ""
         if self.form is not None:
             try:
-                method_from_dict({"name": self._form_key[0], **self.form.values()})
+                values = self.form.values()
+                hint = form_hint(self._form_key[0], values)
+                method_from_dict({"name": self._form_key[0], **values})
             except ConfigurationError as exc:
                 message = str(exc)
+        self.hint.setText(hint)
+        self.hint.setVisible(bool(hint))
         self.error.setText(message)
         self.error.setVisible(bool(message))
         self._mark_fields(message)
