@@ -77,11 +77,10 @@ class MethodPanel(QWidget):
         form_page = QWidget()
         form_layout = QVBoxLayout(form_page)
         form_layout.setContentsMargins(0, 0, 4, 0)
-        for label in (self.summary, self.note):
+        # Messages above the fields: below a long form they would be scrolled out of view.
+        for label in (self.summary, self.note, self.error, self.hint):
             form_layout.addWidget(label)
         form_layout.addLayout(self.form_holder)
-        form_layout.addWidget(self.error)
-        form_layout.addWidget(self.hint)
         form_layout.addStretch(1)
         self.scroll = QScrollArea(widgetResizable=True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)

@@ -26,6 +26,18 @@ def _choose(window, name: str, **parameters) -> None:
     panel.commit()
 
 
+def _interval_form(window) -> None:
+    """Interval generalisation of Age and Charge shaped for the variance of Age."""
+    from PySide6.QtCore import Qt
+
+    form = window.configure.method_panel.form
+    for name in ("Age", "Charge"):
+        form.widgets["attributes"].findItems(name, Qt.MatchFlag.MatchExactly)[0] \
+            .setCheckState(Qt.CheckState.Checked)
+    form.widgets["statistic"].setText("variance:Age")
+    window.configure.method_panel.commit()
+
+
 def _run(window) -> None:
     window.anonymize()
     wait_until(lambda: window.worker is None, what="the method run")
@@ -52,6 +64,8 @@ def render_methods(output_dir: str | Path, size: tuple[int, int],
     written = []
     _choose(window, "intervals")
     written.append(save_png(window, output / f"methods-configure-error{suffix}.png"))
+    _interval_form(window)
+    written.append(save_png(window, output / f"methods-configure-intervals{suffix}.png"))
     _choose(window, "condensation", k=10)
     written.append(save_png(window, output / f"methods-configure{suffix}.png"))
     _run(window)
