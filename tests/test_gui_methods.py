@@ -486,3 +486,18 @@ def test_the_interval_form_names_the_gradient_rule_and_warns_of_ignored_attribut
     assert "survival time" in panel.hint.text() and panel.hint.isVisibleTo(panel)
     choose(window, "mdav")
     assert not panel.hint.isVisibleTo(panel)
+
+
+def test_a_project_naming_an_unknown_method_says_so_instead_of_searching(window, qtbot):
+    project = example_project(records=RECORDS)
+    project.settings = {**project.settings, "method": "from-the-future"}
+    window.set_project(project)
+    panel = window.configure.method_panel
+    assert panel.combo.currentIndex() == -1 and panel.pages.currentIndex() == 1
+    assert "from-the-future" in panel.error.text() and panel.error.isVisibleTo(panel)
+    errors = []
+    window.error = lambda title, message: errors.append(message)
+    assert window.anonymize() is None  # neither the lattice search nor anything else
+    assert errors and "Unknown method 'from-the-future'" in errors[0]
+    choose(window, "mdav")
+    assert not panel.error.isVisibleTo(panel) and panel.form is not None

@@ -45,9 +45,10 @@ def selectable_methods() -> list[MethodChoice]:
 
 
 def chosen_method(settings: Mapping[str, Any]) -> str:
-    """The name of the chosen method (the lattice search if none or unknown is named)."""
-    name = settings.get(METHOD_KEY) or LATTICE
-    return name if name in method_classes() else LATTICE
+    """The name of the chosen method (the lattice search if none is named). It may name
+    a method this installation does not know (a project from a newer arxpy): running it
+    then fails with a message naming the known methods, instead of silently searching."""
+    return str(settings.get(METHOD_KEY) or LATTICE)
 
 
 def is_lattice(settings: Mapping[str, Any]) -> bool:

@@ -124,7 +124,7 @@ class MethodPanel(QWidget):
         return self.combo.currentData() or LATTICE
 
     def method_label(self) -> str:
-        return self.combo.currentText()
+        return self.combo.currentText() or chosen_method(self.state.settings)
 
     def _chosen(self, _index: int) -> None:
         if self._filling or not self.state.has_project:
@@ -145,14 +145,30 @@ class MethodPanel(QWidget):
         if all(c.name != name for c in self.choices):
             self._fill_combo()
         self._filling = True
-        self.combo.setCurrentIndex(max(self.combo.findData(name), 0))
+        self.combo.setCurrentIndex(self.combo.findData(name))  # -1: an unknown method
         self._filling = False
-        choice = next(c for c in self.choices if c.name == name)
-        self.summary.setText(choice.summary)
+        choice = next((c for c in self.choices if c.name == name), None)
         self.pages.setCurrentIndex(0 if name == LATTICE else 1)
-        if name != LATTICE:
+        if choice is None:
+            self._show_unknown(name)
+        elif name != LATTICE:
+            self.summary.setText(choice.summary)
             self._show_form(name)
         self.method_changed.emit(name)
+
+    def _show_unknown(self, name: str) -> None:
+        if self.form is not None:
+            self.form_holder.removeWidget(self.form)
+            self.form.hide()
+            self.form.deleteLater()
+            self.form, self._form_key = None, None
+        self.summary.setText("")
+        self.note.setText("")
+        self.hint.setVisible(False)
+        self.error.setText(f"This project chose the method '{name}', which this installation "
+                           "of arxpy does not know (a newer version, or a method package not "
+                           "installed). Choose one of the methods above.")
+        self.error.setVisible(True)
 
     def _show_form(self, name: str) -> None:
         values = method_parameters(self.state.settings, name)
