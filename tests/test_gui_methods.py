@@ -4,6 +4,8 @@ selected run in Utility, Risk and Export."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import html
 import time
 
@@ -27,10 +29,22 @@ from arxpy.release import Claim, Release, table_sha256
 RECORDS = 400
 
 
+@pytest.fixture(scope="module")
+def example():
+    return example_project(records=RECORDS)
+
+
+def fresh(project: Project) -> Project:
+    """A copy of ``project`` whose settings and hierarchies a test may change (the data
+    are never edited here, so they are shared)."""
+    return dataclasses.replace(project, settings=copy.deepcopy(project.settings),
+                               hierarchies=dict(project.hierarchies))
+
+
 @pytest.fixture
-def window(window):
+def window(window, example):
     window.show()
-    window.set_project(example_project(records=RECORDS))
+    window.set_project(fresh(example))
     return window
 
 
@@ -488,8 +502,9 @@ def test_the_interval_form_names_the_gradient_rule_and_warns_of_ignored_attribut
     assert not panel.hint.isVisibleTo(panel)
 
 
-def test_a_project_naming_an_unknown_method_says_so_instead_of_searching(window, qtbot):
-    project = example_project(records=RECORDS)
+def test_a_project_naming_an_unknown_method_says_so_instead_of_searching(window, qtbot,
+                                                                        example):
+    project = fresh(example)
     project.settings = {**project.settings, "method": "from-the-future"}
     window.set_project(project)
     panel = window.configure.method_panel
