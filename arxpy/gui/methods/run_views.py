@@ -65,7 +65,8 @@ class RunSummaryView(QWidget):
             item = self.table.item(row, 1)
             item.setToolTip(item.text())  # a long claim is cut in the cell
         reference = getattr(run.method, "reference", "")
-        parameters = ", ".join(f"{k}={v}" for k, v in run.method.get_params().items())
+        # The release's parameters: they hold what the run used (e.g. the seed it drew).
+        parameters = ", ".join(f"{k}={v}" for k, v in release.parameters.items())
         about = note(f"<b>{html.escape(run.method.label)}</b>: "
                      f"{html.escape(run.method.summary)}<br>Parameters: "
                      f"{html.escape(parameters)}"
