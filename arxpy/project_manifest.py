@@ -22,6 +22,9 @@ _SETTING_TYPES: dict[str, tuple[type, ...]] = {
     "strategy": (str,),
     "time_limit": (int, float, type(None)),
     "remove_suppressed": (bool,),
+    # The chosen method and each other method's parameters (the GUI's method selector).
+    "method": (str,),
+    "method_parameters": (dict,),
 }
 _TYPE_NAMES = {list: "a list", dict: "an object", int: "a number", float: "a number",
                str: "a string", bool: "true or false", type(None): "null"}
@@ -121,6 +124,10 @@ def _check_settings(settings: Any) -> None:
         if not isinstance(spec, dict) or not isinstance(spec.get("kind"), str):
             raise ManifestError(f"settings.privacy_models[{i}]",
                                 "an object with a string 'kind'", spec)
+    for name, parameters in (settings.get("method_parameters") or {}).items():
+        if not isinstance(parameters, dict):
+            raise ManifestError(f"settings.method_parameters.{name}",
+                                "an object of the method's parameters", parameters)
     quality = settings.get("quality_model")
     if quality is not None and not isinstance(quality.get("name"), str):
         raise ManifestError("settings.quality_model", "an object with a string 'name'",

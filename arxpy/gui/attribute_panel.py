@@ -48,6 +48,8 @@ class AttributePanel(QWidget):
         self.state = state
         self._filling = False
         self._invalid: dict[tuple[str, DataType], list[tuple[int, str]]] = {}
+        #: Why the level range and weight are off ("" while the lattice search is chosen).
+        self.lattice_off_reason = ""
         self.attribute = QComboBox()
         self.type = QComboBox()
         for attribute_type in AttributeType:
@@ -175,7 +177,14 @@ class AttributePanel(QWidget):
             combo.setCurrentIndex(max(combo.findData(bound), 0))
         is_qi = attribute.type is AttributeType.QUASI_IDENTIFYING
         for widget in (self.min_level, self.max_level, self.weight):
-            widget.setEnabled(is_qi)
+            widget.setEnabled(is_qi and not self.lattice_off_reason)
+            widget.setToolTip(self.lattice_off_reason)
+
+    def set_lattice_off(self, reason: str) -> None:
+        """Disable the lattice search's level range and weight, saying ``reason`` in
+        their tooltips ("" enables them again)."""
+        self.lattice_off_reason = reason
+        self.refresh()
 
     def _show_invalid_values(self, attribute: AttributeDefinition) -> None:
         # Parsing a column costs about a second per million distinct values and the data

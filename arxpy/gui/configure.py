@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
 from arxpy.data.definition import AttributeType
 from arxpy.gui.attribute_panel import AttributePanel
 from arxpy.gui.hierarchy_editor import HierarchyEditor
+from arxpy.gui.methods.choice import LATTICE
+from arxpy.gui.methods.method_panel import MethodPanel
 from arxpy.gui.privacy_panel import PrivacyModelsPanel
 from arxpy.gui.settings_panel import SettingsPanel
 from arxpy.gui.state import AppState
@@ -82,6 +84,7 @@ class ConfigurePerspective(QSplitter):
         self.anonymize_button.setToolTip("Search for the best transformation meeting the "
                                          "privacy models (Ctrl+R)")
         self.anonymize_button.clicked.connect(self.anonymize_requested)
+        self.method_panel: MethodPanel
         self._layout()
         self.attribute_panel.attribute_selected.connect(self.hierarchy_editor.show_attribute)
         self.attribute_panel.attribute_selected.connect(self._show_column)
@@ -105,11 +108,14 @@ class ConfigurePerspective(QSplitter):
         bottom.addWidget(self.settings_panel)
         bottom.setChildrenCollapsible(False)
         bottom.setSizes([280, 380])  # the settings' tabs need their width more
+        # The method chosen above decides what shows: the lattice panels or its form.
+        self.method_panel = MethodPanel(self.state, bottom)
+        self.method_panel.method_changed.connect(self._method_changed)
         run = QWidget()
         run_layout = QVBoxLayout(run)
         run_layout.setContentsMargins(0, 0, 0, 0)
-        run_layout.addWidget(bottom)
-        run_layout.addWidget(self.anonymize_button)
+        run_layout.addWidget(self.method_panel, 1)
+        run_layout.addLayout(self.method_panel.selector_row(self.anonymize_button))
         right = self.editors = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(attribute)
         right.addWidget(run)
@@ -122,6 +128,19 @@ class ConfigurePerspective(QSplitter):
         self.setStretchFactor(0, 1)
         self.setStretchFactor(1, 0)
         self.setChildrenCollapsible(False)
+
+    def _method_changed(self, name: str) -> None:
+        lattice = name == LATTICE
+        label = self.method_panel.method_label().replace("&", "&&")  # no mnemonic
+        self.anonymize_button.setText("Anonymize" if lattice else f"Run {label}")
+        # The method's form needs room the hierarchy editor can spare for it.
+        self.editors.setSizes([470, 230] if lattice else [330, 370])
+        self.attribute_panel.set_lattice_off(
+            "" if lattice else "Level range and weight belong to the lattice search; "
+            f"{self.method_panel.method_label()} does not use them.")
+        self.anonymize_button.setToolTip(
+            "Search for the best transformation meeting the privacy models (Ctrl+R)"
+            if lattice else "Run the chosen method in the background (Ctrl+R)")
 
     def set_editable(self, editable: bool) -> None:
         """Lock the configuration while a run uses it (the data table stays usable)."""

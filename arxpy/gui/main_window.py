@@ -30,6 +30,10 @@ from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.folders import pick_path
 from arxpy.gui.log_panel import LogPanel
+from arxpy.gui.methods.choice import is_lattice
+from arxpy.gui.methods.explore_switch import ExploreSwitch
+from arxpy.gui.methods.run_actions import MethodRunActions
+from arxpy.gui.methods.runs_page import RunsPage
 from arxpy.gui.plain_text import escaped, plain_label
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
@@ -76,6 +80,7 @@ class MainWindow(QMainWindow):
         self._restoring: dict | None = None
         self._running = False
         self.projects = ProjectActions(self)
+        self.method_runs = MethodRunActions(self)
         self._build_central()
         self.log_panel = LogPanel(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_panel)
@@ -91,6 +96,8 @@ class MainWindow(QMainWindow):
         self.state.result_changed.connect(self._update_actions)
         self.state.result_changed.connect(self._show_staleness)
         self.state.stale_changed.connect(self._show_staleness)
+        self.state.release_changed.connect(self._show_staleness)
+        self.configure.method_panel.method_changed.connect(self.method_runs.method_chosen)
         self.projects.refresh_recent()
         self.state.set_project(project)
 
@@ -109,10 +116,14 @@ class MainWindow(QMainWindow):
         self.configure = ConfigurePerspective(self.state)
         self.configure.anonymize_requested.connect(self.anonymize)
         self.explore = ExplorePerspective(self.state)
+        self.runs_page = RunsPage(self.state)
+        self.runs_page.export_requested.connect(lambda: self.projects.export_data())
         self.utility = UtilityPerspective(self.state)
         self.risk = RiskPerspective(self.state)
         self._tabs = QTabWidget(documentMode=True)
-        for name, widget in zip(PERSPECTIVES, (self.configure, self.explore, self.utility,
+        # Explore shows the lattice or, for other methods, the list of runs.
+        explore = ExploreSwitch(self.state, self.explore, self.runs_page)
+        for name, widget in zip(PERSPECTIVES, (self.configure, explore, self.utility,
                                                self.risk), strict=True):
             self._tabs.addTab(widget, name)
         # Above every perspective: says the result shown no longer matches the configuration.
@@ -168,8 +179,8 @@ class MainWindow(QMainWindow):
                                  sp.SP_DialogSaveButton, "Save the project"),
             "save_as": self._action("Save &as…", p.save_as, QKeySequence.StandardKey.SaveAs),
             "export": self._action("&Export anonymized data…", p.export_data, "Ctrl+E",
-                                   sp.SP_DialogApplyButton, "Write the applied transformation's "
-                                   "output to CSV or Excel"),
+                                   sp.SP_DialogApplyButton, "Write the current release (applied "
+                                   "transformation or method run) to CSV or Excel"),
             "quit": self._action("&Quit", self.close, QKeySequence.StandardKey.Quit),
             "anonymize": self._action("&Anonymize", self.anonymize, "Ctrl+R", sp.SP_MediaPlay,
                                       "Search for the best transformation"),
@@ -268,7 +279,7 @@ class MainWindow(QMainWindow):
             a[key].setEnabled(has and not running)
         a["anonymize"].setEnabled(has and not running)
         a["cancel"].setEnabled(running)
-        a["export"].setEnabled(self.state.result is not None and self.state.applied is not None
+        a["export"].setEnabled(self.state.current_release() is not None
                                and not self.state.stale)
         for menu_action, tool_action, possible in getattr(self, "_history_actions", ()):
             for action in (menu_action, tool_action):  # no undo while a run uses the state
@@ -285,6 +296,10 @@ class MainWindow(QMainWindow):
                     "computed. Anonymize again (Ctrl+R), or undo to return to it.")
             self.stale_banner.setText(f"⚠ {text}")
             self.statusBar().showMessage(text)
+        elif self.state.showing_runs:
+            current = self.state.current_release()
+            self.statusBar().showMessage(f"Showing {current.label}" if current else
+                                         "No method run yet: press Run (Ctrl+R).")
         elif self.state.result is not None:
             self.statusBar().showMessage(self._result_message(self.state.result))
 
@@ -311,7 +326,10 @@ class MainWindow(QMainWindow):
         """
         if self.worker is not None or not self.state.has_project:
             return None
-        self.configure.settings_panel.commit()  # a pending edit belongs to this run
+        self.configure.method_panel.commit()  # a pending edit belongs to this run
+        if not is_lattice(self.state.settings):
+            return self.run_method()
+        self.configure.settings_panel.commit()
         try:
             config = self.state.config(check_hierarchies=False)
         except ArxpyError as exc:
@@ -333,6 +351,11 @@ class MainWindow(QMainWindow):
         self.worker.start()
         return self.worker
 
+    def run_method(self) -> JobWorker | None:
+        """Run the chosen method (not the lattice search) on a worker thread; its
+        release joins the state's runs. Returns the worker (None if not started)."""
+        return self.method_runs.start()
+
     def restore_saved_result(self) -> None:
         """Bring back the result saved in the project: the search runs again (it is
         deterministic) and, if it finds the saved optimum, the applied and pinned
@@ -341,6 +364,9 @@ class MainWindow(QMainWindow):
         if not saved:
             return
         why = mismatch(saved, self.state.fingerprint())
+        if why is None and not is_lattice(self.state.settings):
+            # The saved result is the lattice search's; Run now starts the chosen method.
+            why = "it belongs to the lattice search, and another method is chosen"
         if why is not None:
             self.statusBar().showMessage(f"The saved result was not restored: {why}. "
                                          "Anonymize again.")

@@ -1,9 +1,10 @@
 """A form built from declared parameters (:class:`arxpy.params.Param`).
 
 Whole numbers get spin boxes, numbers decimal spin boxes (bounded by the declared
-range), choices and attributes combo boxes, flags check boxes; an optional parameter
-can be left "not given" and is then left out of :meth:`ParamForm.values`. Help texts
-become tooltips, units suffixes.
+range), choices and attributes combo boxes, flags check boxes, lists of attributes a
+checkable list of the project's columns, text and mappings (``A=x, B=y``) line edits;
+an optional parameter can be left "not given" and is then left out of
+:meth:`ParamForm.values`. Help texts become tooltips, units suffixes.
 """
 
 from __future__ import annotations
@@ -11,16 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QSpinBox,
     QWidget,
 )
 
+from arxpy.errors import ConfigurationError
 from arxpy.params import Param
 
 #: Shown for an optional parameter that is left out.
@@ -49,6 +54,8 @@ def _float_range(param: Param) -> tuple[float, float]:
     step = 10.0 ** -_DECIMALS
     low = 0.0 if param.low is None else param.low + (step if param.low_open else 0.0)
     high = _FLOAT_MAX if param.high is None else param.high - (step if param.high_open else 0.0)
+    if param.optional:
+        low -= step  # the value below the range stands for "not given"
     return low, high
 
 
@@ -79,7 +86,9 @@ class ParamForm(QWidget):
     def _widget(self, param: Param, value: Any, attributes: list[str]) -> QWidget:
         builders: dict[str, Callable[[Param, Any, list[str]], QWidget]] = {
             "int": self._int_widget, "float": self._float_widget, "bool": self._bool_widget,
-            "choice": self._combo_widget, "attribute": self._combo_widget}
+            "choice": self._combo_widget, "attribute": self._combo_widget,
+            "attributes": self._attributes_widget, "text": self._text_widget,
+            "mapping": self._mapping_widget}
         if param.kind not in builders:
             raise ValueError(f"No form field for parameters of kind {param.kind!r}")
         return builders[param.kind](param, value, attributes)
@@ -99,6 +108,8 @@ class ParamForm(QWidget):
         low, high = _float_range(param)
         widget = QDoubleSpinBox(decimals=_DECIMALS, minimum=low, maximum=high,
                                 singleStep=0.01 if high <= 1 else 0.5)
+        if param.optional:
+            widget.setSpecialValueText(NOT_GIVEN)
         if param.unit:
             widget.setSuffix(f" {param.unit}")
         widget.setValue(low if value is None else float(value))
@@ -123,9 +134,47 @@ class ParamForm(QWidget):
         widget.currentIndexChanged.connect(self.changed)
         return widget
 
+    def _attributes_widget(self, param: Param, value: Any, attributes: list[str]) -> QWidget:
+        widget = QListWidget()
+        chosen = set(value or ())
+        for name in attributes:
+            item = QListWidgetItem(name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if name in chosen
+                               else Qt.CheckState.Unchecked)
+            widget.addItem(item)
+        # Short: a few rows show, the rest scroll (the form must fit 720 pixels).
+        widget.setMaximumHeight(min(22 * max(len(attributes), 1) + 6, 110))
+        widget.itemChanged.connect(self.changed)
+        return widget
+
+    def _text_widget(self, param: Param, value: Any, _attributes: list[str]) -> QWidget:
+        widget = QLineEdit("" if value is None else str(value))
+        if param.optional:
+            widget.setPlaceholderText(NOT_GIVEN)
+        widget.textChanged.connect(self.changed)
+        return widget
+
+    def _mapping_widget(self, param: Param, value: Any, _attributes: list[str]) -> QWidget:
+        widget = QLineEdit(mapping_text(value or {}))
+        widget.setPlaceholderText("attribute=value, … (empty: none)")
+        widget.textChanged.connect(self.changed)
+        return widget
+
     def value(self, param: Param) -> Any:
-        """The value of one field: None when an optional field is not given."""
+        """The value of one field: None when an optional field is not given.
+
+        Raises ConfigurationError for a mapping that cannot be read.
+        """
         widget = self.widgets[param.name]
+        if isinstance(widget, QListWidget):
+            items = (widget.item(i) for i in range(widget.count()))
+            return [i.text() for i in items if i.checkState() == Qt.CheckState.Checked]
+        if isinstance(widget, QLineEdit):
+            text = widget.text()
+            if param.kind == "mapping":
+                return parse_mapping(text, row_label(param))
+            return None if param.optional and not text.strip() else text
         if isinstance(widget, QCheckBox):
             return widget.isChecked()
         if isinstance(widget, QSpinBox | QDoubleSpinBox):
@@ -146,3 +195,21 @@ class ParamForm(QWidget):
             if value is not None or not param.optional:
                 out[param.name] = value
         return out
+
+
+def mapping_text(mapping: Mapping[str, Any]) -> str:
+    """``{"Age": "integer"}`` as ``"Age=integer"`` (the form's way to type a mapping)."""
+    return ", ".join(f"{key}={value}" for key, value in mapping.items())
+
+
+def parse_mapping(text: str, what: str) -> dict[str, str]:
+    """``"A=x, B=y"`` as ``{"A": "x", "B": "y"}``; ConfigurationError naming ``what``."""
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ConfigurationError(
+                f"{what}: write each entry as attribute=value, separated by commas; "
+                f"{part!r} is not.")
+        out[key.strip()] = value.strip()
+    return out

@@ -166,23 +166,24 @@ class ProjectActions:
         return True
 
     def export_data(self, path: str | Path | None = None) -> bool:
-        """Export the applied transformation: without ``path`` through the export dialog
-        (the same one Explore opens), with it straight to that file (CSV or Excel by
-        extension, suppressed records kept as in the configuration, input delimiter)."""
+        """Export the current release (applied transformation or method run): without
+        ``path`` through the export dialog (the same one Explore opens), with it straight
+        to that file (CSV or Excel by extension, suppressed records kept as in the
+        configuration, input delimiter)."""
         from arxpy.engine.export import export_release
 
-        result, levels = self.state.result, self.state.applied
-        if result is None or levels is None:
+        current = self.state.current_release()
+        if current is None:
             return False
         if path is None:
             self.window.explore.export_dialog().open()
             return True
         delimiter = self.state.input_delimiter if Path(path).suffix == ".csv" else None
         ok = self._guarded(lambda: export_release(
-            result.release(levels), path, overwrite=True, delimiter=delimiter))
+            current.release(), path, overwrite=True, delimiter=delimiter))
         if ok:
             self.window.statusBar().showMessage(f"Exported {path}", 5000)
-            log.info("Exported the output of %s to %s", list(levels), path)
+            log.info("Exported the output of %s to %s", current.label, path)
         return ok
 
     # --- recent projects and recovery ----------------------------------------------------

@@ -11,6 +11,7 @@ reverts it; "modified" means the stack is not at its clean (saved) index.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,9 @@ from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.result import Result
 from arxpy.errors import ArxpyError, ConfigurationError, DefinitionError, HierarchyError
+from arxpy.gui.current_release import CurrentRelease
+from arxpy.gui.methods.choice import LATTICE, chosen_method, lattice_settings, method_parameters
+from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.saved_result import fingerprint, record
 from arxpy.gui.staleness import ConfigurationSnapshot
 from arxpy.hierarchy.model import Hierarchy
@@ -67,6 +71,10 @@ class AppState(QObject):
     #: The configuration moved away from (or, by undo, back to) the result's.
     stale_changed = Signal()
     transformation_changed = Signal()  # selected or applied transformation
+    #: Runs of other methods were added, removed or renamed.
+    runs_changed = Signal()
+    #: The current release (see :meth:`current_release`) may be another one.
+    release_changed = Signal()
     modified_changed = Signal(bool)
     path_changed = Signal()
 
@@ -84,6 +92,13 @@ class AppState(QObject):
         self.applied: tuple[int, ...] | None = None
         #: Transformations pinned for side-by-side comparison (at most MAX_PINNED).
         self.pinned: list[tuple[int, ...]] = []
+        #: Finished runs of methods other than the lattice search (not saved).
+        self.runs: list[MethodRun] = []
+        #: The run Utility, Risk and Export analyse while :attr:`showing_runs`.
+        self.current_run: MethodRun | None = None
+        #: True: the current release is a method run; False: the applied transformation.
+        self.showing_runs = False
+        self._run_bases: dict[int, ConfigurationSnapshot] = {}
         self._unsaved_new = False  # a new (imported) project is modified before any edit
         self._last_modified = False
         #: Increases with every change of the configuration; a run started at another
@@ -105,6 +120,8 @@ class AppState(QObject):
         self._result_basis = None
         self.selected = self.applied = None
         self.pinned = []
+        self.runs, self.current_run, self._run_bases = [], None, {}
+        self.showing_runs = project is not None and chosen_method(project.settings) != LATTICE
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._unsaved_new = modified
@@ -113,6 +130,8 @@ class AppState(QObject):
         self.result_changed.emit()
         self.transformation_changed.emit()
         self.pinned_changed.emit()
+        self.runs_changed.emit()
+        self.release_changed.emit()
         self.path_changed.emit()
         self._emit_modified()
 
@@ -228,9 +247,13 @@ class AppState(QObject):
         self._check_stale()
 
     def _put_settings(self, settings: dict[str, Any]) -> None:
+        before = chosen_method(self.settings)
         self._require().settings = copy.deepcopy(settings)
         self.revision += 1
         self.settings_changed.emit()
+        now = chosen_method(settings)
+        if (before == LATTICE) != (now == LATTICE):  # the other family's releases now
+            self.show_runs(now != LATTICE)
         self._check_stale()
 
     # --- checks before a run -------------------------------------------------------------
@@ -270,18 +293,22 @@ class AppState(QObject):
         best = result.optimum if result is not None else None
         self.selected = self.applied = best.levels if best is not None else None
         pinned, self.pinned = self.pinned, []  # pins belong to the previous result
+        self.showing_runs = False
         self.result_changed.emit()
         self.transformation_changed.emit()
         if pinned:
             self.pinned_changed.emit()
+        self.release_changed.emit()
 
     def fingerprint(self) -> str:
-        """A hash of the data and configuration (see :mod:`arxpy.gui.saved_result`)."""
-        return fingerprint(self.data, self.definition, self.hierarchies, self.settings)
+        """A hash of the data and the lattice configuration (see
+        :mod:`arxpy.gui.saved_result`); other methods' parameters do not count."""
+        return fingerprint(self.data, self.definition, self.hierarchies,
+                           lattice_settings(self.settings))
 
     def saved_result_record(self) -> dict[str, Any] | None:
         """What the project file keeps of the result; None without a current one."""
-        if self.result is None or self.stale:
+        if self.result is None or self._lattice_changes():
             return None
         return record(self.result, self.applied, self.pinned, self.fingerprint())
 
@@ -290,29 +317,123 @@ class AppState(QObject):
         if apply:
             self.applied = levels
         self.transformation_changed.emit()
+        if apply:
+            self.release_changed.emit()
 
     # --- staleness: a result describes the configuration it was computed for --------------
 
     def _snapshot(self) -> ConfigurationSnapshot:
-        return ConfigurationSnapshot.of(self.definition, self.hierarchies, self.settings)
+        return ConfigurationSnapshot.of(self.definition, self.hierarchies,
+                                        lattice_settings(self.settings))
 
-    def stale_changes(self) -> list[str]:
-        """What changed since the result was computed ("type of 'Age'", ...); [] if current.
+    def _run_snapshot(self, name: str) -> ConfigurationSnapshot:
+        # Hierarchies count too: a method may use them, and a false "stale" is safe.
+        return ConfigurationSnapshot.of(
+            self.definition, self.hierarchies,
+            {"parameters": method_parameters(self.settings, name)})
 
-        The result stays shown while stale; undoing the edits makes it current again.
-        """
+    def _lattice_changes(self) -> list[str]:
         if self.result is None or self._result_basis is None or self.project is None:
             return []
         return self._result_basis.changes_to(self._snapshot())
+
+    def stale_changes(self) -> list[str]:
+        """What changed since the current release was computed ("type of 'Age'", ...);
+        [] if current.
+
+        The release stays shown while stale; undoing the edits makes it current again.
+        For the lattice search the other methods' parameters do not count, for a method
+        run only its own method's parameters do.
+        """
+        if not self.showing_runs:
+            return self._lattice_changes()
+        run = self.current_run
+        basis = self._run_bases.get(id(run)) if run is not None else None
+        if basis is None or self.project is None:
+            return []
+        return basis.changes_to(self._run_snapshot(run.method.name))
 
     @property
     def stale(self) -> bool:
         return bool(self.stale_changes())
 
     def _check_stale(self) -> None:
-        if self.result is None:
+        if self.result is None and not self.runs:
             return
         self.stale_changed.emit()
+
+    # --- runs of other methods and the current release ----------------------------------
+
+    def current_release(self) -> CurrentRelease | None:
+        """What Utility, Risk and Export analyse: the selected method run while
+        :attr:`showing_runs`, otherwise the applied transformation (None: nothing yet)."""
+        if self.project is None:
+            return None
+        if self.showing_runs:
+            run = self.current_run
+            if run is None:
+                return None
+            return CurrentRelease(run.data, run.definition, dict(self.hierarchies), run=run)
+        if self.result is None or self.applied is None:
+            return None
+        # The result's own definition and hierarchies: a stale result stays consistent.
+        result = self.result
+        return CurrentRelease(self.data, result.definition,
+                              {**self.hierarchies, **result.hierarchies}, result=result,
+                              levels=tuple(self.applied))
+
+    def add_run(self, run: MethodRun) -> None:
+        """A finished method run: kept in :attr:`runs` and made the current release."""
+        self.runs.append(run)
+        self._run_bases[id(run)] = self._run_snapshot(run.method.name)
+        self.runs_changed.emit()
+        self.select_run(run)
+
+    def select_run(self, run: MethodRun | None) -> None:
+        """Make ``run`` (one of :attr:`runs`) the current release."""
+        if run is not None and run not in self.runs:
+            raise ConfigurationError(f"The run '{run.label}' was removed.")
+        self.current_run = run
+        self.showing_runs = True
+        self.release_changed.emit()
+        self.stale_changed.emit()
+
+    def show_runs(self, showing: bool) -> None:
+        """Analyse the selected run (True) or the applied transformation (False)."""
+        if showing and self.current_run is None and self.runs:
+            self.current_run = self.runs[-1]
+        if showing != self.showing_runs:
+            self.showing_runs = showing
+            self.release_changed.emit()
+            self.stale_changed.emit()
+
+    def remove_run(self, run: MethodRun) -> None:
+        """Forget ``run``; the current release moves to the latest run left."""
+        self.runs = [r for r in self.runs if r is not run]
+        self._run_bases.pop(id(run), None)
+        self.runs_changed.emit()
+        if self.current_run is run:
+            self.current_run = self.runs[-1] if self.runs else None
+            self.release_changed.emit()
+            self.stale_changed.emit()
+
+    def rename_run(self, run: MethodRun, label: str) -> MethodRun:
+        """Give ``run`` another label (not empty, unique among the runs); the renamed
+        run replaces it everywhere."""
+        label = label.strip()
+        if not label:
+            raise ConfigurationError("A run needs a name; type one.")
+        if any(r.label == label for r in self.runs if r is not run):
+            raise ConfigurationError(f"Another run is called '{label}'; choose another name.")
+        renamed = dataclasses.replace(run, label=label)
+        self.runs = [renamed if r is run else r for r in self.runs]
+        self._run_bases[id(renamed)] = self._run_bases.pop(id(run), self._run_snapshot(
+            run.method.name))
+        self.runs_changed.emit()
+        if self.current_run is run:
+            self.current_run = renamed
+            self.release_changed.emit()
+        return renamed
 
     # --- pinned transformations (Compare) ------------------------------------------------
 

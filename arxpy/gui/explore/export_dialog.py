@@ -1,5 +1,6 @@
-"""Export the applied transformation: format, delimiter, suppressed rows, hierarchies,
-report. The one export of the application (toolbar, File menu and Explore open it).
+"""Export the current release (the applied transformation, or a method run): format,
+delimiter, suppressed rows, hierarchies, report. The one export of the application
+(toolbar, File menu, Explore and the runs page open it).
 
 Writing runs in a worker through :mod:`arxpy.engine.export` (the same code as the
 command line); existing files are overwritten only after the user confirms, and a
@@ -14,6 +15,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -38,8 +40,14 @@ from arxpy.data.formulas import (
     formula_like_examples,
     formula_locations,
 )
-from arxpy.engine.export import export_release, hierarchy_path, write_report
+from arxpy.engine.export import (
+    export_release,
+    hierarchy_path,
+    write_release_report,
+    write_report,
+)
 from arxpy.engine.result import Result
+from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.folders import pick_path
 from arxpy.gui.plain_text import escaped, plain_label
@@ -50,11 +58,18 @@ FORMATS = {"CSV (.csv)": ".csv", "Excel (.xlsx)": ".xlsx"}
 DELIMITERS = {",": ", (comma)", ";": "; (semicolon)", "\t": "Tab", "|": "| (pipe)"}
 
 
-def _formula_examples(result: Result, levels: tuple[int, ...]) -> dict[str, str]:
+def _hierarchies(current: CurrentRelease) -> dict:
+    """The hierarchies written beside the data (the lattice result's, or the release's)."""
+    if current.result is not None:
+        return dict(current.result.hierarchies)
+    return dict(current.release().hierarchies)
+
+
+def _formula_examples(current: CurrentRelease) -> dict[str, str]:
     """Where the output or the hierarchies hold values spreadsheets run as formulas."""
-    frame = result.release(levels).export_table()
+    frame = current.release().export_table()
     examples = formula_like_examples({c: frame[c] for c in frame.columns}, frame.columns)
-    for name, hierarchy in result.hierarchies.items():
+    for name, hierarchy in _hierarchies(current).items():
         labels = {v for row in hierarchy.rows for v in row}
         found = formula_like_examples({f"hierarchy of {name}": labels})
         examples.update(found)
@@ -71,11 +86,18 @@ class ExportDialog(QDialog):
 
     exported = Signal(list)
 
-    def __init__(self, result: Result, levels: tuple[int, ...], default_path: Path,
-                 parent: QWidget | None = None, delimiter: str = ",") -> None:
+    def __init__(self, result: Result | CurrentRelease, levels: tuple[int, ...] | None,
+                 default_path: Path, parent: QWidget | None = None,
+                 delimiter: str = ",") -> None:
         super().__init__(parent)
-        self.setWindowTitle("Export the applied transformation")
-        self.result, self.levels = result, levels
+        # A lattice result and its levels, or any current release (levels None).
+        current = result if isinstance(result, CurrentRelease) else CurrentRelease(
+            pd.DataFrame(), result.definition, {}, result=result, levels=tuple(levels))
+        self.current = current
+        self.setWindowTitle("Export the applied transformation" if current.is_lattice
+                            else "Export the method run's release")
+        self.result, self.levels = current.result, current.levels
+        release = current.release()
         self.last_job: Any = None
         self.path = QLineEdit(str(default_path))
         browse = QPushButton("Browse…")
@@ -93,8 +115,10 @@ class ExportDialog(QDialog):
         self.confirmation: QMessageBox | None = None
         self.as_star = QRadioButton("kept, with * in every quasi-identifier")
         self.removed = QRadioButton("removed from the file")
-        self.as_star.setChecked(not result.config.remove_suppressed)
-        self.removed.setChecked(result.config.remove_suppressed)
+        remove = current.result.config.remove_suppressed if current.is_lattice else \
+            release.remove_suppressed
+        self.as_star.setChecked(not remove)
+        self.removed.setChecked(remove)
         group = QButtonGroup(self)
         group.addButton(self.as_star)
         group.addButton(self.removed)
@@ -102,7 +126,7 @@ class ExportDialog(QDialog):
         self.report = QCheckBox("Write an HTML report (configuration, verification, risks)")
         self.report.setChecked(True)
         # On by default when the output holds values a spreadsheet would run as formulas.
-        self.formula_examples = _formula_examples(result, levels)
+        self.formula_examples = _formula_examples(current)
         self.neutralize = QCheckBox("Neutralize spreadsheet formulas (prefix ' to values "
                                     "starting with =, +, -, @)")
         self.neutralize.setChecked(bool(self.formula_examples))
@@ -115,7 +139,9 @@ class ExportDialog(QDialog):
         row.addWidget(self.path, 1)
         row.addWidget(browse)
         form = QFormLayout()
-        form.addRow("Transformation", QLabel(str(list(levels))))
+        form.addRow("Transformation" if current.is_lattice else "Release",
+                    plain_label(QLabel(str(list(current.levels)) if current.is_lattice
+                                       else current.label, wordWrap=True)))
         form.addRow("File", row)
         form.addRow("Format", self.format)
         form.addRow("Delimiter", self.delimiter)
@@ -126,7 +152,7 @@ class ExportDialog(QDialog):
         form.addRow("", self.neutralize)
         form.addRow("", self.formula_note)
         note = QLabel("Identifying attributes ("
-                      + (", ".join(result.definition.identifying) or "none")
+                      + (", ".join(release.definition.identifying) or "none")
                       + ") are always removed.")
         note.setStyleSheet("color: #555")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
@@ -174,7 +200,9 @@ class ExportDialog(QDialog):
         data = Path(self.path.text())
         files = [data]
         if self.hierarchies.isChecked():
-            files += [hierarchy_path(data, name) for name in self.result.quasi_identifiers]
+            names = self.result.quasi_identifiers if self.current.is_lattice else \
+                list(_hierarchies(self.current))
+            files += [hierarchy_path(data, name) for name in names]
         if self.report.isChecked():
             files.append(report_path(data))
         return files
@@ -197,7 +225,7 @@ class ExportDialog(QDialog):
         data, report = Path(self.path.text()), self.report.isChecked()
         remove, hierarchies = self.removed.isChecked(), self.hierarchies.isChecked()
         neutralize = self.neutralize.isChecked() and self.neutralize.isEnabled()
-        result, levels = self.result, self.levels
+        current = self.current
         delimiter = self.delimiter.currentData() if data.suffix == ".csv" else None
         if self.formula_examples and not neutralize and data.suffix.lower() != ".xlsx":
             log.warning("Exporting %s with %s", data,
@@ -206,12 +234,16 @@ class ExportDialog(QDialog):
         def work() -> list[Path]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", FormulaWarning)  # the dialog said it
-                written = export_release(result.release(levels), data,
+                written = export_release(current.release(), data,
                                          remove_suppressed=remove,
                                          with_hierarchies=hierarchies, overwrite=True,
                                          delimiter=delimiter, neutralize_formulas=neutralize)
-            if report:
-                written.append(write_report(result, levels, report_path(data), overwrite=True))
+            if report and current.is_lattice:
+                written.append(write_report(current.result, current.levels, report_path(data),
+                                            overwrite=True))
+            elif report:
+                written.append(write_release_report(current.release(), report_path(data),
+                                                    overwrite=True))
             return written
 
         self.buttons.setEnabled(False)

@@ -125,11 +125,13 @@ class ExplorePerspective(QWidget):
             self.message.setText(str(exc))
 
     def export_dialog(self) -> ExportDialog:
-        """The export dialog for the applied transformation (not yet shown)."""
+        """The export dialog for the current release: the applied transformation or the
+        selected method run (not yet shown)."""
         settings = settings_of(self)
         folder = last_folder(settings, "exports") or (
             self.state.path.parent if self.state.path is not None else Path.home())
-        self.dialog = ExportDialog(self.state.result, self.state.applied,
+        current = self.state.current_release()
+        self.dialog = ExportDialog(current, None,
                                    Path(folder) / "anonymized.csv", self,
                                    delimiter=self.state.input_delimiter or ",")
         self.dialog.exported.connect(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from arxpy.engine.result import Result
+from arxpy.gui.current_release import CurrentRelease
 from arxpy.jobs import CancelToken, Progress
 from arxpy.risk import (
     NO_LIMITS,
@@ -66,8 +67,17 @@ def analyze_output(result: Result, levels: tuple[int, ...], options: RiskOptions
                    progress: Progress, cancel: CancelToken) -> RiskSide:
     """Every risk figure of the output of ``levels``, suppressed records left out and the
     estimated risks capped by what the privacy models guarantee if the output is anonymous."""
+    current = CurrentRelease(pd.DataFrame(), result.definition, {}, result=result,
+                             levels=tuple(levels))
+    return analyze_current(current, options, progress=progress, cancel=cancel)
+
+
+def analyze_current(current: CurrentRelease, options: RiskOptions, *,
+                    progress: Progress, cancel: CancelToken) -> RiskSide:
+    """:func:`analyze_output` of the current release: the applied transformation's
+    output or a method run's release."""
     progress(0.0, "Transforming the data")
-    release = result.release(levels)
+    release = current.release()
     cancel.raise_if_cancelled()
     limits = risk_limits(release.claims) if release.anonymous else NO_LIMITS
     population = options.population.model(release.records - release.suppressed_records)
@@ -79,7 +89,7 @@ def analyze_output(result: Result, levels: tuple[int, ...], options: RiskOptions
     generalized = {name for name, level in (release.transformation or {}).items() if level > 0}
     hipaa = find_hipaa_identifiers_in_output(release.released(), generalized, cancel=cancel)
     analysis = dataclasses.replace(analysis, hipaa=hipaa)
-    return RiskSide(analysis, limits, tuple(levels))
+    return RiskSide(analysis, limits, current.levels)
 
 
 def with_population(side: RiskSide, setting: PopulationSetting, *, progress: Progress,

@@ -12,12 +12,14 @@ project or its definition changes, the output when the applied transformation ch
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.risk import tables
 from arxpy.gui.risk.common import EXCEEDED_COLOR, note, side_label
 from arxpy.gui.risk.controls import SettingsBar
@@ -25,8 +27,8 @@ from arxpy.gui.risk.histogram_view import RiskDistributionPanel
 from arxpy.gui.risk.jobs import (
     RiskOptions,
     RiskSide,
+    analyze_current,
     analyze_input,
-    analyze_output,
     with_population,
 )
 from arxpy.gui.risk.monitors import MonitorStrip
@@ -55,6 +57,7 @@ class RiskPerspective(QWidget):
         state.definition_changed.connect(self._input_changed)
         state.result_changed.connect(self._output_changed)
         state.transformation_changed.connect(self._output_changed)
+        state.release_changed.connect(self._output_changed)
         self._redraw()
 
     # --- layout --------------------------------------------------------------------------
@@ -117,11 +120,13 @@ class RiskPerspective(QWidget):
     def _quasi_identifiers(self) -> list[str]:
         return self.state.definition.quasi_identifiers if self.state.has_project else []
 
-    def _applied(self) -> tuple[int, ...] | None:
-        return self.state.applied if self.state.result is not None else None
+    def _applied(self) -> CurrentRelease | None:
+        """The current release (applied transformation or method run), if any."""
+        return self.state.current_release()
 
-    def _output_key(self) -> tuple[int, tuple[int, ...] | None]:
-        return id(self.state.result), self._applied()
+    def _output_key(self) -> tuple | None:
+        current = self._applied()
+        return current.key if current is not None else None
 
     def _input_changed(self) -> None:
         self._shown_output = self._output_key()
@@ -160,8 +165,8 @@ class RiskPerspective(QWidget):
                 self._start(side, analyze_input, options, frame=self.state.data,
                             quasi_identifiers=qis, options=options)
         elif self._applied() is not None:
-            self._start(side, analyze_output, options, result=self.state.result,
-                        levels=self._applied(), options=options)
+            self._start(side, analyze_current, options, current=self._applied(),
+                        options=options)
         self._redraw()
 
     # --- jobs ----------------------------------------------------------------------------
@@ -277,9 +282,9 @@ class RiskPerspective(QWidget):
         tables.fill_quasi_identifier_table(self.quasi_identifiers, analyses)
         output = self.sides["output"]
         columns = None
-        if output is not None and self.state.result is not None:
-            columns = [c for c in self.state.data.columns
-                       if c not in self.state.result.definition.identifying]
+        current = self._applied()
+        if output is not None and current is not None:
+            columns = list(current.release().table.columns)
         tables.fill_hipaa_table(self.hipaa, analyses, columns)
         self._redraw_monitors()
 
@@ -296,15 +301,19 @@ class RiskPerspective(QWidget):
         applied = self._applied()
         if applied is None:
             text += (" &nbsp;—&nbsp; <i>only the input is shown: run an anonymization (and "
-                     "apply a transformation) to compare it with the output.</i>")
+                     "apply a transformation) or a method to compare it with the output.</i>")
         else:
             text += " &nbsp; vs. &nbsp; " + side_label("output", "Output") + \
-                f" of transformation {list(applied)}"
+                f" of {html.escape(applied.label, quote=False)}"
             analysis = self.analysis("output")
             if analysis is not None:
                 suppressed = analysis.records - analysis.records_analyzed
                 text += (f" ({suppressed:,} suppressed records left out)" if suppressed
                          else " (no records suppressed)")
+            if not applied.is_lattice:
+                text += ("<br><i>Classes here are records sharing every released "
+                         "quasi-identifier value; the method's own groups are in Explore › "
+                         "Groups.</i>")
         if self.error:
             text += f"<br><span style='color:{EXCEEDED_COLOR}'>{self.error}</span>"
         return text

@@ -19,7 +19,13 @@ from arxpy.errors import ArxpyError
 from arxpy.gui.utility.classification_config import ClassificationForm
 from arxpy.gui.utility.common import note
 from arxpy.gui.utility.curves import PerformanceView
-from arxpy.gui.utility.jobs import Applied, EvaluatedClassification, run_classification
+from arxpy.gui.utility.jobs import (
+    CLASSIFICATION_NEEDS_TRANSFORMATION,
+    Applied,
+    EvaluatedClassification,
+    classifiable,
+    run_classification,
+)
 from arxpy.gui.utility.overview import ClassificationOverview
 from arxpy.gui.utility.runner import JobControls
 from arxpy.gui.workers import JobWorker
@@ -84,6 +90,10 @@ class ClassificationPanel(QWidget):
         self.overview.set_applied(applied)
         self._show(None)
         self.controls.run_button.setEnabled(applied is not None)
+        if applied is not None and not classifiable(applied):
+            for controls in (self.controls, self.overview.controls):
+                controls.run_button.setEnabled(False)
+                controls.set_status(CLASSIFICATION_NEEDS_TRANSFORMATION)
 
     def run_overview(self) -> JobWorker | None:
         """Every candidate target with this form's classifier, folds and seed."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from arxpy.analysis.classification import (
@@ -26,34 +25,30 @@ from arxpy.analysis.statistics import (
     release_statistics,
 )
 from arxpy.analysis.study import StudyResult, classification_study
-from arxpy.data.definition import DataDefinition
-from arxpy.engine.result import Result
-from arxpy.hierarchy.model import Hierarchy
+from arxpy.errors import ConfigurationError
+from arxpy.gui.current_release import CurrentRelease
 from arxpy.jobs import CancelToken, Progress
-from arxpy.release import Release
+
+#: What the views compare: the input, and the current release (the applied
+#: transformation or a method run).
+Applied = CurrentRelease
 
 
-@dataclass(frozen=True)
-class Applied:
-    """What the views compare: the input, and the output of one applied transformation."""
+STUDY_NEEDS_LATTICE = ("The study searches the generalization lattice; it applies to the "
+                       "lattice search's result, not to a method run. Show the lattice "
+                       "search in Explore to use it.")
 
-    frame: pd.DataFrame
-    definition: DataDefinition
-    hierarchies: dict[str, Hierarchy]
-    result: Result
-    levels: tuple[int, ...]
 
-    @property
-    def level_map(self) -> dict[str, int]:
-        return dict(zip(self.result.quasi_identifiers, self.levels, strict=True))
+CLASSIFICATION_NEEDS_TRANSFORMATION = (
+    "Classification performance generalizes the held-out records by the release's "
+    "transformation; this method's release has none, so it cannot be evaluated here yet.")
 
-    def release(self) -> Release:
-        """The release of the applied transformation."""
-        return self.result.release(self.levels)
 
-    def suppressed(self) -> np.ndarray:
-        """Per input record, True where the applied transformation suppresses it."""
-        return self.release().suppressed
+def classifiable(applied: Applied | None) -> bool:
+    """Whether classification performance can evaluate ``applied`` (it needs a
+    transformation to generalize held-out records)."""
+    return applied is not None and (applied.is_lattice
+                                    or applied.run.release.transformation is not None)
 
 
 @dataclass(frozen=True)
@@ -62,7 +57,7 @@ class StatisticsBundle:
 
     statistics: UtilityStatistics
     input_class_sizes: pd.DataFrame
-    levels: tuple[int, ...]
+    levels: tuple[int, ...] | None  # None for a method run's release
     anonymous: bool  # the output meets the privacy models within the suppression limit
 
 
@@ -75,7 +70,7 @@ def compute_statistics(applied: Applied, *, progress: Progress,
     statistics = release_statistics(applied.frame, release,
                                     progress=lambda f, m: progress(0.05 + 0.9 * f, m),
                                     cancel=cancel)
-    qis = [q for q in applied.result.quasi_identifiers if q in applied.frame.columns]
+    qis = [q for q in release.quasi_identifiers if q in applied.frame.columns]
     input_sizes = class_size_distribution(applied.frame, qis)
     progress(1.0, "Statistics computed")
     return StatisticsBundle(statistics, input_sizes, applied.levels, release.anonymous)
@@ -122,6 +117,8 @@ def run_study(applied: Applied, config: ClassificationConfig, bins: Sequence[flo
               time_limit: float | None, *, progress: Progress,
               cancel: CancelToken) -> StudyResult:
     """Study mode over the lattice of the last anonymization's privacy settings."""
+    if applied.result is None:
+        raise ConfigurationError(STUDY_NEEDS_LATTICE)
     frame = with_class_bins(applied.frame, config.class_attribute, bins)
     return classification_study(frame, applied.definition, applied.hierarchies,
                                 applied.result.config, config, time_limit,

@@ -81,24 +81,18 @@ class UtilityPerspective(QWidget):
         self._pending = False  # statistics wait until the perspective is shown
         state.result_changed.connect(self.refresh)
         state.transformation_changed.connect(self.refresh)
+        state.release_changed.connect(self.refresh)
         state.project_changed.connect(self.refresh)
         self.refresh()
 
     def _current(self) -> Applied | None:
-        state = self.state
-        if not state.has_project or state.result is None or state.applied is None:
-            return None
-        # The result's own definition and hierarchies: a stale result stays consistent.
-        result = state.result
-        return Applied(state.data, result.definition, {**state.hierarchies, **result.hierarchies},
-                       result, tuple(state.applied))
+        return self.state.current_release()
 
     def refresh(self) -> None:
-        """Follow the state: recompute when the result or applied transformation changed."""
+        """Follow the state: recompute when the current release changed."""
         applied = self._current()
         old = self.applied
-        if applied is not None and old is not None and applied.result is old.result \
-                and applied.levels == old.levels and applied.frame is old.frame:
+        if applied is not None and old is not None and applied.key == old.key:
             return
         self.applied = applied
         self.stack.setCurrentIndex(0 if applied is None else 1)
@@ -136,9 +130,12 @@ class UtilityPerspective(QWidget):
         worker.start()
 
     def _describe(self, applied: Applied, bundle: StatisticsBundle | None = None) -> None:
-        """Name the applied transformation; with statistics, its anonymity and suppression."""
-        levels = ", ".join(f"{name} {level}" for name, level in applied.level_map.items())
-        text = f"<b>Applied transformation</b> [{levels}]"
+        """Name the current release; with statistics, its anonymity and suppression."""
+        if applied.is_lattice:
+            levels = ", ".join(f"{name} {level}" for name, level in applied.level_map.items())
+            text = f"<b>Applied transformation</b> [{levels}]"
+        else:
+            text = f"<b>Method run</b> {html.escape(applied.label, quote=False)}"
         if bundle is not None:
             suppressed = int(bundle.statistics.suppressed.sum())
             anonymous = "anonymous" if bundle.anonymous else \

@@ -31,7 +31,7 @@ from arxpy.gui.utility.common import (
     plot_widget,
     read_only_table,
 )
-from arxpy.gui.utility.jobs import Applied, run_study
+from arxpy.gui.utility.jobs import STUDY_NEEDS_LATTICE, Applied, run_study
 from arxpy.gui.utility.runner import JobControls
 from arxpy.gui.workers import JobWorker
 
@@ -102,13 +102,16 @@ class StudyPanel(QWidget):
 
     def set_applied(self, applied: Applied | None) -> None:
         """A new result invalidates the study (its privacy settings may differ)."""
-        if applied is not None and self.applied is not None \
+        if applied is not None and self.applied is not None and applied.is_lattice \
                 and applied.result is self.applied.result:
             self.applied = applied
             return
         self.applied = applied
         self.controls.reset()  # a running study or "Done." belong to the previous result
         self._show(None)
+        if applied is not None and not applied.is_lattice:
+            self.controls.run_button.setEnabled(False)
+            self.controls.set_status(STUDY_NEEDS_LATTICE)
 
     def run(self) -> JobWorker | None:
         if self.applied is None:

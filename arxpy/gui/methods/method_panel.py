@@ -1,0 +1,241 @@
+"""Configure's method selector: the lattice search or any registered method, with the
+chosen method's parameter form generated from its declaration.
+
+The choice and the parameters are project settings (see :mod:`arxpy.gui.methods.choice`):
+choosing is one undoable edit, typing parameters one undoable edit after a short pause.
+The method's own constructor checks the parameters; its message shows under the form
+and the field it names is marked.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from arxpy.errors import ConfigurationError
+from arxpy.gui.methods.choice import (
+    LATTICE,
+    METHOD_KEY,
+    chosen_method,
+    method_parameters,
+    selectable_methods,
+    with_parameters,
+)
+from arxpy.gui.methods.form_hints import form_hint
+from arxpy.gui.param_form import ParamForm
+from arxpy.gui.plain_text import plain_label
+from arxpy.gui.settings_panel import shrinkable
+from arxpy.gui.state import AppState
+from arxpy.methods import method_classes, method_from_dict
+
+COMMIT_DELAY_MS = 300
+ERROR_STYLE = "color: #b3261e"
+_MARK = "border: 1px solid #b3261e"
+
+
+class MethodPanel(QWidget):
+    """The method combo box, its summary, and the lattice panels or the method's form."""
+
+    #: The chosen method changed (its name).
+    method_changed = Signal(str)
+
+    def __init__(self, state: AppState, lattice_page: QWidget,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.choices = selectable_methods()
+        self.form: ParamForm | None = None
+        self._form_key: tuple[Any, ...] | None = None
+        self._filling = False
+        self._timer = QTimer(self, singleShot=True, interval=COMMIT_DELAY_MS)
+        self._timer.timeout.connect(self.commit)
+        self.combo = shrinkable(QComboBox(), 24)
+        self._fill_combo()
+        self.combo.currentIndexChanged.connect(self._chosen)
+        self.summary = plain_label(QLabel(wordWrap=True))
+        self.summary.setStyleSheet("color: #555")
+        self.note = QLabel(wordWrap=True)
+        self.note.setStyleSheet("color: #555; font-style: italic")
+        self.error = plain_label(QLabel(wordWrap=True))
+        self.error.setStyleSheet(ERROR_STYLE)
+        self.hint = plain_label(QLabel(wordWrap=True))
+        self.hint.setStyleSheet("color: #8a5300")
+        # Summary, note, form and message scroll together: a stacked widget is as tall as
+        # its tallest page, and the window must fit 720 pixels.
+        self.form_holder = QVBoxLayout()
+        form_page = QWidget()
+        form_layout = QVBoxLayout(form_page)
+        form_layout.setContentsMargins(0, 0, 4, 0)
+        # Messages above the fields: below a long form they would be scrolled out of view.
+        for label in (self.summary, self.note, self.error, self.hint):
+            form_layout.addWidget(label)
+        form_layout.addLayout(self.form_holder)
+        form_layout.addStretch(1)
+        self.scroll = QScrollArea(widgetResizable=True)
+        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroll.setWidget(form_page)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(lattice_page)
+        self.pages.addWidget(self.scroll)
+        # The selector sits in a row of its own, beside the Run button (see selector_row).
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.pages, 1)
+        state.settings_changed.connect(self.refresh)
+        state.definition_changed.connect(self.refresh)
+        state.project_changed.connect(self.refresh)
+        self.refresh()
+
+    def selector_row(self, *widgets: QWidget) -> QHBoxLayout:
+        """"Method: [combo]" followed by ``widgets`` (the Run button), as one row."""
+        row = QHBoxLayout()
+        row.addWidget(QLabel("<b>Method:</b>"))
+        row.addWidget(self.combo, 1)
+        for widget in widgets:
+            row.addWidget(widget)
+        return row
+
+    def _fill_combo(self) -> None:
+        """One entry per selectable method (again when a method registered later)."""
+        self.choices = selectable_methods()
+        self._filling = True
+        self.combo.clear()
+        for choice in self.choices:
+            self.combo.addItem(choice.label, choice.name)
+            self.combo.setItemData(self.combo.count() - 1, choice.summary,
+                                   Qt.ItemDataRole.ToolTipRole)
+        self._filling = False
+
+    # --- what is chosen -------------------------------------------------------------------
+
+    @property
+    def method_name(self) -> str:
+        return self.combo.currentData() or LATTICE
+
+    def method_label(self) -> str:
+        return self.combo.currentText() or chosen_method(self.state.settings)
+
+    def _chosen(self, _index: int) -> None:
+        if self._filling or not self.state.has_project:
+            return
+        name, label = self.method_name, self.method_label()
+        if self._timer.isActive():  # parameters just typed for the previous method are kept
+            self.commit()
+        self.state.update_settings(f"Choose method {label}", **{METHOD_KEY: name})
+
+    # --- following the state --------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Show the state's chosen method and its parameters."""
+        if not self.state.has_project:
+            return
+        self._timer.stop()
+        name = chosen_method(self.state.settings)
+        if all(c.name != name for c in self.choices):
+            self._fill_combo()
+        self._filling = True
+        self.combo.setCurrentIndex(self.combo.findData(name))  # -1: an unknown method
+        self._filling = False
+        choice = next((c for c in self.choices if c.name == name), None)
+        self.pages.setCurrentIndex(0 if name == LATTICE else 1)
+        if choice is None:
+            self._show_unknown(name)
+        elif name != LATTICE:
+            self.summary.setText(choice.summary)
+            self._show_form(name)
+        self.method_changed.emit(name)
+
+    def _show_unknown(self, name: str) -> None:
+        if self.form is not None:
+            self.form_holder.removeWidget(self.form)
+            self.form.hide()
+            self.form.deleteLater()
+            self.form, self._form_key = None, None
+        self.summary.setText("")
+        self.note.setText("")
+        self.hint.setVisible(False)
+        self.error.setText(f"This project chose the method '{name}', which this installation "
+                           "of arxpy does not know (a newer version, or a method package not "
+                           "installed). Choose one of the methods above.")
+        self.error.setVisible(True)
+
+    def _show_form(self, name: str) -> None:
+        values = method_parameters(self.state.settings, name)
+        columns = tuple(self.state.definition.names)
+        key = (name, columns)
+        if self.form is not None and self._form_key == key and self._form_values() == values:
+            self.check()  # the same form already shows these values (e.g. our own commit)
+            return
+        self.note.setText("Privacy models, suppression, search settings, level ranges and "
+                          "weights apply to the lattice search only.")
+        if self.form is not None:
+            self.form_holder.removeWidget(self.form)
+            self.form.hide()  # deleted later; until then it must not draw over the new one
+            self.form.deleteLater()
+        self.form = ParamForm(method_classes()[name].params, values, columns)
+        self.form.changed.connect(self._edited)
+        self._form_key = key
+        self.form_holder.addWidget(self.form)
+        self.check()
+
+    def _form_values(self) -> dict[str, Any] | None:
+        try:
+            return self.form.values() if self.form is not None else None
+        except ConfigurationError:
+            return None
+
+    # --- editing --------------------------------------------------------------------------
+
+    def _edited(self) -> None:
+        self.check()
+        self._timer.start()
+
+    def check(self) -> str:
+        """Check the form's values with the method's constructor; the message shown ("" if
+        the parameters are usable)."""
+        message, hint = "", ""
+        if self.form is not None:
+            try:
+                values = self.form.values()
+                hint = form_hint(self._form_key[0], values)
+                method_from_dict({"name": self._form_key[0], **values})
+            except ConfigurationError as exc:
+                message = str(exc)
+        self.hint.setText(hint)
+        self.hint.setVisible(bool(hint))
+        self.error.setText(message)
+        self.error.setVisible(bool(message))
+        self._mark_fields(message)
+        return message
+
+    def _mark_fields(self, message: str) -> None:
+        for param in self.form.params if self.form is not None else ():
+            named = bool(message) and any(re.search(rf"\b{re.escape(word)}\b", message)
+                                          for word in {param.name, param.title})
+            self.form.widgets[param.name].setStyleSheet(_MARK if named else "")
+
+    def commit(self) -> None:
+        """Write the form's parameters into the settings now (one undoable step); a
+        mapping that cannot be read is not written (its message shows)."""
+        self._timer.stop()
+        if self.form is None or not self.state.has_project or self._filling:
+            return
+        name = self._form_key[0]
+        if chosen_method(self.state.settings) != name:
+            return
+        values = self._form_values()
+        if values is None:
+            return
+        self.state.set_settings(with_parameters(self.state.settings, name, values),
+                                f"Change parameters of {self.method_label()}")

@@ -1,0 +1,87 @@
+"""The window's Run action for methods other than the lattice search: start the chosen
+method as a background job with the window's progress bar and Cancel button, and keep
+its release as a run of the state."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from arxpy.data.definition import DataDefinition
+from arxpy.errors import ArxpyError
+from arxpy.gui.methods.choice import LATTICE, build_method
+from arxpy.gui.methods.running import run_label, run_method_job
+from arxpy.gui.methods.views import MethodRun
+from arxpy.gui.workers import JobWorker
+from arxpy.methods.base import Method
+from arxpy.release import Release
+
+if TYPE_CHECKING:
+    from arxpy.gui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+class MethodRunActions:
+    """Starts method runs for ``window`` and takes in their releases."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+
+    def start(self) -> JobWorker | None:
+        """Run the chosen method on a worker thread; None (and a message) if its
+        parameters are unusable."""
+        window, state = self.window, self.window.state
+        try:
+            method = build_method(state.settings)
+        except ArxpyError as exc:
+            window.error("Cannot run yet", str(exc))
+            return None
+        # The inputs as they are now: the run's release describes these.
+        data, definition = state.data, state.definition
+        worker = JobWorker(run_method_job, window, method=method, frame=data,
+                           definition=definition, hierarchies=dict(state.hierarchies))
+        window.worker = worker
+        window._run_revision = state.revision
+        worker.progress.connect(window._progress)
+        worker.finished.connect(
+            lambda release: self.finished(method, data, definition, release))
+        worker.failed.connect(window._failed)
+        worker.cancelled.connect(window._cancelled)
+        window._show_running(True)
+        window.progress_label.setText(f"Running {method.label}…")
+        window.statusBar().clearMessage()
+        log.info("Method run started: %s", method.to_dict())
+        worker.start()
+        return worker
+
+    def finished(self, method: Method, data: pd.DataFrame, definition: DataDefinition,
+                 release: Release) -> None:
+        window, state = self.window, self.window.state
+        window._end_run()
+        if state.revision != window._run_revision or data is not state.data:
+            window.statusBar().showMessage("The configuration changed during the run; "
+                                           "run again.")
+            return
+        label = run_label(method, [r.label for r in state.runs])
+        state.add_run(MethodRun(method, release, data, definition, label))
+        statistics = release.statistics
+        text = (f"{label}: {statistics.n_classes:,} groups, smallest "
+                f"{statistics.min_size:,}, {release.elapsed_seconds:.2f} s")
+        log.info("Method run finished: %s", text)
+        window.statusBar().showMessage(text)
+        window._update_actions()
+        window.show_perspective(1)
+
+    def method_chosen(self, name: str) -> None:
+        """The Run action says what it runs: the lattice search or the chosen method."""
+        action = self.window.actions_by_name["anonymize"]
+        if name == LATTICE:
+            action.setText("&Anonymize")
+            action.setStatusTip("Search for the best transformation")
+        else:
+            action.setText("&Run method")
+            action.setStatusTip(f"Run {self.window.configure.method_panel.method_label()}")
+        action.setToolTip(action.statusTip())

@@ -1,0 +1,39 @@
+"""Running a method other than the lattice search as a job, and naming its runs (no Qt)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from arxpy.data.definition import DataDefinition
+from arxpy.errors import ConfigurationError
+from arxpy.gui.methods.choice import key_parameters
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, Progress
+from arxpy.methods.base import Method
+from arxpy.release import Release
+
+
+def run_method_job(method: Method, frame: pd.DataFrame, definition: DataDefinition,
+                   hierarchies: Mapping[str, Hierarchy], *, progress: Progress,
+                   cancel: CancelToken) -> Release:
+    """``method`` on a clone (nothing a run prepares stays on the user's object); a
+    search-based method's best candidate is its release."""
+    outcome = method.clone().run(frame, definition, hierarchies=dict(hierarchies),
+                                 progress=progress, cancel=cancel)
+    release = outcome if isinstance(outcome, Release) else outcome.release()
+    if not isinstance(release, Release):
+        raise ConfigurationError(f"Method '{method.name}' returned no release.")
+    return release
+
+
+def run_label(method: Method, taken: Sequence[str]) -> str:
+    """``"Condensation (Aggarwal & Yu) k=10 (run 2)"``: label, key parameters, and a
+    number that makes it unique among ``taken``."""
+    parameters = key_parameters(method, limit=2)
+    base = f"{method.label} {parameters}".strip()
+    number = 1
+    while f"{base} (run {number})" in taken:
+        number += 1
+    return f"{base} (run {number})"

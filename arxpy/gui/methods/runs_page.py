@@ -1,0 +1,258 @@
+"""Explore for methods other than the lattice search: the list of runs, and for the
+selected run its Summary, Groups and the views registered for its method
+(:func:`arxpy.gui.methods.views.result_views`); a Compare tab sets selected runs (and
+optionally the applied transformation) side by side.
+
+Selecting a run makes it the current release (:meth:`AppState.select_run`), which
+Utility, Risk and Export analyse.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from typing import Any
+
+import pandas as pd
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from arxpy.analysis.compare import compare_releases
+from arxpy.errors import ArxpyError
+from arxpy.gui.explore.jobs import start_job
+from arxpy.gui.methods.choice import key_parameters
+from arxpy.gui.methods.run_views import GroupSizesView, RunSummaryView
+from arxpy.gui.methods.verification import badge, check_claims
+from arxpy.gui.methods.views import MethodRun, result_views
+from arxpy.gui.state import AppState
+from arxpy.gui.utility.common import fill_table, note, read_only_table
+
+log = logging.getLogger(__name__)
+
+RUN_COLUMNS = ("Run", "Method", "Key parameters", "Groups", "Smallest group", "Elapsed")
+EMPTY_TEXT = ("No method run yet. Choose a method in Configure, set its parameters and "
+              "press Run (Ctrl+R); every run is listed here. Runs are not saved with the "
+              "project: run again after opening it.")
+
+
+def run_row(run: MethodRun) -> tuple[str, ...]:
+    """The list's cells for ``run``."""
+    statistics = run.release.statistics
+    return (run.label, run.method.label, key_parameters(run.method),
+            f"{statistics.n_classes:,}", f"{statistics.min_size:,}",
+            f"{run.release.elapsed_seconds:.2f} s")
+
+
+class RunsPage(QWidget):
+    """Runs list above, the selected run's tabs below."""
+
+    #: The user asked to export the selected run's release.
+    export_requested = Signal()
+
+    def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.last_job: Any = None
+        self._shown_run: MethodRun | None = None
+        self._rows: list[tuple[int, str]] = []
+        self._filling = False
+        self.table = read_only_table(RUN_COLUMNS)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setToolTip("Click a run to analyse it in Utility, Risk and Export; "
+                              "Ctrl-click several to compare them")
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        header = self.table.horizontalHeader()
+        for column in range(1, len(RUN_COLUMNS)):
+            header.setSectionResizeMode(column, header.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, header.ResizeMode.Stretch)
+        self.heading = note(EMPTY_TEXT)
+        self.buttons = {name: QPushButton(name) for name in
+                        ("Rename…", "Remove", "Compare selected", "Export…")}
+        self.with_lattice = QCheckBox("with the applied transformation")
+        self.with_lattice.setToolTip("Add the lattice search's applied transformation to "
+                                     "the comparison (same input only)")
+        self.buttons["Rename…"].clicked.connect(self._ask_rename)
+        self.buttons["Remove"].clicked.connect(self._remove_selected)
+        self.buttons["Compare selected"].clicked.connect(self.compare_selected)
+        self.buttons["Export…"].clicked.connect(self.export_requested)
+        self.tabs = QTabWidget()
+        self.compare_note = note()
+        self.compare_table = read_only_table(("Figure",))
+        compare = QWidget()
+        compare_layout = QVBoxLayout(compare)
+        compare_layout.addWidget(self.compare_note)
+        compare_layout.addWidget(self.compare_table, 1)
+        self.compare_page = compare
+        self.tabs.addTab(compare, "Compare")
+        self._layout()
+        state.runs_changed.connect(self.refresh)
+        state.release_changed.connect(self.refresh)
+        self.refresh()
+
+    def _layout(self) -> None:
+        bar = QHBoxLayout()
+        bar.addWidget(self.heading, 1)
+        for name in ("Rename…", "Remove", "Compare selected"):
+            bar.addWidget(self.buttons[name])
+        bar.addWidget(self.with_lattice)
+        bar.addWidget(self.buttons["Export…"])
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addLayout(bar)
+        top_layout.addWidget(self.table, 1)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(top)
+        splitter.addWidget(self.tabs)
+        splitter.setSizes([170, 430])
+        splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(splitter)
+
+    # --- the list -------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Show the state's runs, the current one selected, and its tabs."""
+        runs, current = self.state.runs, self.state.current_run
+        self._filling = True
+        # Rebuilt only when the runs changed: a rebuild would drop a Ctrl-click selection.
+        rows = [(id(run), run.label) for run in runs]
+        if rows != self._rows:
+            self._rows = rows
+            fill_table(self.table, [run_row(run) for run in runs])
+            for row in range(self.table.rowCount()):  # names read as text
+                for column in (1, 2):
+                    self.table.item(row, column).setTextAlignment(
+                        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        if current in runs and current not in self.selected_runs():
+            self.table.selectRow(runs.index(current))
+        self._filling = False
+        self.heading.setText(
+            EMPTY_TEXT if not runs else f"{len(runs)} run(s). Utility, Risk and Export "
+            f"analyse the selected run{': ' + html.escape(current.label) if current else ''}.")
+        for button in self.buttons.values():
+            button.setEnabled(bool(runs))
+        self.with_lattice.setEnabled(self.state.result is not None
+                                     and self.state.applied is not None)
+        self._show_run(current if current in runs else None)
+
+    def selected_runs(self) -> list[MethodRun]:
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        return [self.state.runs[r] for r in rows if r < len(self.state.runs)]
+
+    def _selection_changed(self) -> None:
+        if self._filling:
+            return
+        row = self.table.currentRow()
+        if 0 <= row < len(self.state.runs) and self.state.runs[row] is not self.state.current_run:
+            self.state.select_run(self.state.runs[row])
+
+    def rename(self, run: MethodRun, label: str) -> bool:
+        """Rename ``run``; a refused name shows why. True if renamed."""
+        try:
+            self.state.rename_run(run, label)
+        except ArxpyError as exc:
+            self.heading.setText(f"<span style='color:#b3261e'>{html.escape(str(exc))}</span>")
+            return False
+        return True
+
+    def _ask_rename(self) -> None:
+        run = self.state.current_run
+        if run is None:
+            return
+        label, ok = QInputDialog.getText(self, "Rename run", "Name:", text=run.label)
+        if ok:
+            self.rename(run, label)
+
+    def _remove_selected(self) -> None:
+        for run in self.selected_runs() or ([self.state.current_run]
+                                            if self.state.current_run else []):
+            self.state.remove_run(run)
+
+    # --- the selected run's tabs --------------------------------------------------------
+
+    def _show_run(self, run: MethodRun | None) -> None:
+        if run is self._shown_run:
+            return
+        self._shown_run = run
+        while self.tabs.count() > 1:  # everything but Compare belongs to the old run
+            widget = self.tabs.widget(0)
+            self.tabs.removeTab(0)
+            widget.deleteLater()
+        if run is None:
+            return
+        views = [("Summary", RunSummaryView), ("Groups", GroupSizesView),
+                 *result_views(run.method.name)]
+        for index, (title, factory) in enumerate(views):
+            self.tabs.insertTab(index, self._view(factory, run), title)
+        self.tabs.setCurrentIndex(0)
+
+    @staticmethod
+    def _view(factory: Any, run: MethodRun) -> QWidget:
+        try:
+            return factory(run)
+        except Exception as exc:  # a view's bug must not take the page down
+            log.error("A result view failed", exc_info=exc)
+            label = QLabel(f"This view could not be shown: {html.escape(str(exc))}")
+            label.setWordWrap(True)
+            return label
+
+    # --- compare ------------------------------------------------------------------------
+
+    def compare_selected(self) -> None:
+        """Compare the selected runs (and the applied transformation if ticked) in the
+        background; the table fills when done."""
+        releases = {run.label: run.release for run in self.selected_runs()}
+        state = self.state
+        result, levels = state.result, state.applied
+        lattice = self.with_lattice.isChecked() and result is not None and levels is not None
+        if len(releases) + lattice < 2:
+            self.compare_note.setText("Select two or more runs (Ctrl-click), or one run and "
+                                      "tick 'with the applied transformation'.")
+            self.tabs.setCurrentWidget(self.compare_page)
+            return
+
+        def work() -> pd.DataFrame:
+            named = dict(releases)
+            if lattice:
+                named[f"transformation {list(levels)}"] = result.release(levels)
+            frame = compare_releases(named)
+            # compare_releases reads min_class_size only; recount every group-size claim.
+            frame.loc["group-size claims (recounted here)"] = [
+                badge(check_claims(release))[0] for release in named.values()]
+            return frame
+
+        self.compare_note.setText("Comparing…")
+        self.tabs.setCurrentWidget(self.compare_page)
+        self.last_job = start_job(self, work, self._show_comparison, self._comparison_failed)
+
+    def _show_comparison(self, frame: pd.DataFrame) -> None:
+        self.compare_table.setColumnCount(len(frame.columns) + 1)
+        self.compare_table.setHorizontalHeaderLabels(["Figure", *map(str, frame.columns)])
+        fill_table(self.compare_table, [(name, *(_cell(v) for v in row))
+                                        for name, row in frame.iterrows()], bold_first=True)
+        self.compare_note.setText(
+            "Figures recomputed from each release's published records: classes are records "
+            "sharing every quasi-identifier value, so synthetic or interval releases may "
+            "show more classes than the method's groups.")
+
+    def _comparison_failed(self, message: str) -> None:
+        self.compare_note.setText(f"<span style='color:#b3261e'>{html.escape(message)}</span>")
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)

@@ -1,0 +1,519 @@
+"""Every registered method in the desktop application: choose and configure it in
+Configure, run it in the background, look at its runs in Explore, and analyse the
+selected run in Utility, Risk and Export."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import html
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QTabWidget
+
+from arxpy.example import example_project
+from arxpy.gui.main_window import PERSPECTIVES
+from arxpy.gui.methods.choice import LATTICE, LATTICE_LABEL
+from arxpy.gui.methods.views import register_result_view
+from arxpy.jobs import CancelToken
+from arxpy.methods import method_classes
+from arxpy.methods.base import Method
+from arxpy.params import Param
+from arxpy.project import Project
+from arxpy.release import Claim, Release, table_sha256
+
+RECORDS = 400
+
+
+@pytest.fixture(scope="module")
+def example():
+    return example_project(records=RECORDS)
+
+
+def fresh(project: Project) -> Project:
+    """A copy of ``project`` whose settings and hierarchies a test may change (the data
+    are never edited here, so they are shared)."""
+    return dataclasses.replace(project, settings=copy.deepcopy(project.settings),
+                               hierarchies=dict(project.hierarchies))
+
+
+@pytest.fixture
+def window(window, example):
+    window.show()
+    window.set_project(fresh(example))
+    return window
+
+
+def choose(window, name: str) -> None:
+    panel = window.configure.method_panel
+    panel.combo.setCurrentIndex(panel.combo.findData(name))
+
+
+def set_k(window, k: int) -> None:
+    panel = window.configure.method_panel
+    panel.form.widgets["k"].setValue(k)
+    panel.commit()
+
+
+def run_and_wait(window, qtbot) -> None:
+    worker = window.anonymize()
+    assert worker is not None
+    qtbot.waitUntil(lambda: window.worker is None, timeout=30_000)
+
+
+def condensation_run(window, qtbot, k: int = 5):
+    choose(window, "condensation")
+    set_k(window, k)
+    before = len(window.state.runs)
+    run_and_wait(window, qtbot)
+    assert len(window.state.runs) == before + 1
+    return window.state.runs[-1]
+
+
+# --- Configure: selector and form --------------------------------------------------------
+
+
+def test_selector_lists_the_lattice_first_then_every_registered_method(window):
+    combo = window.configure.method_panel.combo
+    names = [combo.itemData(i) for i in range(combo.count())]
+    assert names[0] == LATTICE and combo.itemText(0) == LATTICE_LABEL
+    assert sorted(names) == sorted(method_classes())
+    for i, name in enumerate(names[1:], start=1):
+        cls = method_classes()[name]
+        assert combo.itemText(i) == cls.label
+        assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == cls.summary
+
+
+def test_choosing_a_method_shows_its_form_and_hides_the_lattice_panels(window):
+    panel = window.configure.method_panel
+    assert panel.pages.currentIndex() == 0  # the privacy and search panels
+    choose(window, "intervals")
+    assert window.state.settings["method"] == "intervals"
+    assert panel.pages.currentIndex() == 1
+    cls = method_classes()["intervals"]
+    assert list(panel.form.widgets) == [p.name for p in cls.params]
+    for param in cls.params:  # the declaration's help is the tooltip
+        assert param.help in panel.form.widgets[param.name].toolTip()
+    assert "lattice search" in panel.note.text()
+    assert window.configure.anonymize_button.text() == f"Run {cls.label}"
+    attributes = window.configure.attribute_panel
+    attributes.select("Age")  # a quasi-identifier: its level range is lattice-only
+    assert not attributes.min_level.isEnabled() and "lattice" in attributes.min_level.toolTip()
+    choose(window, LATTICE)
+    assert attributes.min_level.isEnabled()
+
+
+def test_the_methods_own_checks_show_inline_and_name_the_field(window, qtbot):
+    choose(window, "intervals")
+    panel = window.configure.method_panel
+    # No attribute chosen: the method's constructor refuses, the message shows.
+    assert panel.error.isVisibleTo(panel) and "attributes" in panel.error.text()
+    assert panel.form.widgets["attributes"].styleSheet()  # the named field is marked
+    attributes = panel.form.widgets["attributes"]
+    attributes.findItems("Age", Qt.MatchFlag.MatchExactly)[0].setCheckState(
+        Qt.CheckState.Checked)
+    assert panel.check() == ""
+    assert not panel.error.isVisibleTo(panel)
+    assert panel.form.widgets["attributes"].styleSheet() == ""
+    panel.form.widgets["statistic"].setText("mean:Charge")  # not among the attributes
+    assert "Charge" in panel.check()
+    panel.commit()
+    assert window.state.settings["method_parameters"]["intervals"]["statistic"] == "mean:Charge"
+    # Running with such parameters is refused with the same message, nothing starts.
+    errors = []
+    window.error = lambda title, message: errors.append(message)
+    assert window.anonymize() is None
+    assert errors and "Charge" in errors[0]
+
+
+def test_an_unreadable_mapping_is_explained_and_not_written(window):
+    choose(window, "condensation")
+    panel = window.configure.method_panel
+    panel.form.widgets["types"].setText("Age integer")
+    assert "attribute=value" in panel.check()
+    panel.commit()
+    assert "types" not in window.state.settings.get("method_parameters", {}).get(
+        "condensation", {})
+    panel.form.widgets["types"].setText("Age=integer, Sex=categorical")
+    assert panel.check() == ""
+    panel.commit()
+    assert window.state.settings["method_parameters"]["condensation"]["types"] == {
+        "Age": "integer", "Sex": "categorical"}
+
+
+def test_undo_and_redo_of_the_method_choice(window):
+    state, panel = window.state, window.configure.method_panel
+    choose(window, "condensation")
+    set_k(window, 7)
+    state.undo_stack.undo()  # the parameters
+    state.undo_stack.undo()  # the choice
+    assert state.settings.get("method", LATTICE) == LATTICE
+    assert panel.combo.currentData() == LATTICE and panel.pages.currentIndex() == 0
+    state.undo_stack.redo()
+    assert panel.combo.currentData() == "condensation" and panel.pages.currentIndex() == 1
+    state.undo_stack.redo()
+    assert panel.form.widgets["k"].value() == 7
+
+
+# --- running, the runs list and the current release ----------------------------------
+
+
+def test_a_condensation_run_reaches_explore_utility_risk_and_export(window, qtbot, tmp_path):
+    run = condensation_run(window, qtbot)
+    state = window.state
+    assert run.release.method == "condensation" and run.release.records == RECORDS
+    assert state.showing_runs and state.current_run is run
+    assert window.current_perspective() == "Explore"
+    page = window.runs_page
+    assert page.table.rowCount() == 1
+    assert page.table.item(0, 0).text() == run.label and "k=5" in page.table.item(0, 2).text()
+    assert [page.tabs.tabText(i) for i in range(2)] == ["Summary", "Groups"]
+    # Utility analyses the run's release.
+    window.show_perspective(2)
+    qtbot.waitUntil(lambda: window.utility.bundle is not None, timeout=20_000)
+    assert window.utility.applied.run is run
+    assert html.escape(run.label, quote=False) in window.utility.heading.text()
+    # Risk: the output side is the run's release.
+    window.show_perspective(3)
+    qtbot.waitUntil(lambda: window.risk.analysis("output") is not None, timeout=30_000)
+    assert window.risk.analysis("output").records == RECORDS
+    assert html.escape(run.label, quote=False) in window.risk.heading.text()
+    # Export writes the run's table, and the HTML report through the dialog.
+    target = tmp_path / "condensed.csv"
+    assert window.projects.export_data(target)
+    written = pd.read_csv(target, dtype=str, keep_default_na=False)
+    pd.testing.assert_frame_equal(written, run.release.export_table().reset_index(drop=True),
+                                  check_dtype=False)
+    dialog = window.explore.export_dialog()
+    qtbot.addWidget(dialog)
+    assert "Export the method run" in dialog.windowTitle()
+    dialog.path.setText(str(tmp_path / "again.csv"))
+    dialog.start_export()
+    qtbot.waitUntil(lambda: (tmp_path / "again_report.html").exists(), timeout=20_000)
+    assert "condensation" in (tmp_path / "again_report.html").read_text(encoding="utf-8")
+
+
+def test_the_badge_recounts_groups_instead_of_trusting_the_method(window, qtbot):
+    from arxpy.gui.methods.verification import check_claims
+
+    run = condensation_run(window, qtbot, k=5)
+    checks = check_claims(run.release)
+    kept = run.release.groups[~run.release.suppressed]
+    assert checks[0].holds and checks[0].smallest == np.bincount(kept).min() >= 5
+    # A release whose claim is false is caught, whatever the method says.
+    data = pd.DataFrame({"a": ["1", "2", "3", "4", "5"]})
+    lying = Release(table=data, suppressed=np.zeros(5, dtype=bool),
+                    definition=run.definition.__class__.from_list(
+                        [{"name": "a", "type": "quasi-identifying"}]),
+                    method="dummy", parameters={},
+                    claims=(Claim("k-cluster", {"k": 3}, ("a",), "groups of 3"),),
+                    input_sha256=table_sha256(data), groups=np.array([0, 0, 0, 1, 1]))
+    (check,) = check_claims(lying)
+    assert check.holds is False and check.smallest == 2
+
+
+def test_cancel_stops_a_run_and_keeps_nothing(window, qtbot, monkeypatch):
+    started = []
+
+    class Endless(Method):
+        name, label, summary = "endless-test", "Endless (test)", "Runs until cancelled."
+        params = (Param("k", "int", 2, low=1),)
+
+        def run(self, data, definition, *, hierarchies=None, progress=None,
+                cancel: CancelToken | None = None):
+            started.append(True)
+            while True:
+                progress(0.5, "Waiting")
+                cancel.raise_if_cancelled()
+                time.sleep(0.01)
+
+    monkeypatch.setitem(__import__("arxpy.methods.registry", fromlist=["_METHODS"])
+                        ._METHODS._classes, Endless.name, Endless)
+    window.state.update_settings("test", method=Endless.name)
+    worker = window.anonymize()
+    qtbot.waitUntil(lambda: bool(started), timeout=5_000)
+    assert window.cancel_button.isVisible()
+    with qtbot.waitSignal(worker.cancelled, timeout=5_000):
+        window.cancel()
+    assert window.worker is None and window.state.runs == []
+    assert "cancelled" in window.statusBar().currentMessage()
+
+
+def test_switching_back_to_generalization_restores_the_lattice_flow(window, qtbot):
+    run = condensation_run(window, qtbot)
+    state = window.state
+    choose(window, LATTICE)
+    assert not state.showing_runs and state.current_release() is None
+    assert window.configure.anonymize_button.text() == "Anonymize"
+    run_and_wait(window, qtbot)
+    assert state.result is not None and state.current_release().is_lattice
+    assert state.runs == [run]  # the run is kept, only not current
+    # Choosing the method again brings its runs back as the current release.
+    choose(window, "condensation")
+    assert state.current_release().run is run
+
+
+def test_a_parameter_edit_makes_the_run_stale_and_undo_current_again(window, qtbot):
+    condensation_run(window, qtbot, k=5)
+    set_k(window, 6)
+    assert window.state.stale and "parameters" in window.stale_banner.text()
+    assert window.stale_banner.isVisible()
+    window.state.undo_stack.undo()
+    assert not window.state.stale and not window.stale_banner.isVisible()
+
+
+def test_runs_page_shows_registered_views_renames_removes_and_compares(window, qtbot):
+    seen = []
+
+    def dummy_view(run):
+        seen.append(run)
+        return QLabel(f"dummy view of {run.label}")
+
+    register_result_view(["condensation"], "Dummy test view", dummy_view)
+    try:
+        first = condensation_run(window, qtbot, k=5)
+        page = window.runs_page
+        titles = [page.tabs.tabText(i) for i in range(page.tabs.count())]
+        assert titles[:2] == ["Summary", "Groups"] and "Dummy test view" in titles
+        assert seen == [first]
+        second = condensation_run(window, qtbot, k=10)
+        assert page.rename(second, "ten")
+        assert window.state.runs[-1].label == "ten"
+        assert not page.rename(window.state.runs[-1], first.label)  # names stay unique
+        # Click the first run, Ctrl-click the second: both stay selected, the second is
+        # the current release.
+        page.table.selectRow(0)
+        assert window.state.current_run is window.state.runs[0]
+        rect = page.table.visualRect(page.table.model().index(1, 3))
+        qtbot.mouseClick(page.table.viewport(), Qt.MouseButton.LeftButton,
+                         Qt.KeyboardModifier.ControlModifier, rect.center())
+        assert window.state.current_run is window.state.runs[1]
+        assert page.selected_runs() == window.state.runs
+        page.compare_selected()
+        qtbot.waitUntil(lambda: page.compare_table.columnCount() == 3, timeout=10_000)
+        headers = [page.compare_table.horizontalHeaderItem(i).text() for i in range(3)]
+        assert headers == ["Figure", first.label, "ten"]
+        window.state.remove_run(first)
+        assert [r.label for r in window.state.runs] == ["ten"]
+        assert page.table.rowCount() == 1
+    finally:
+        from arxpy.gui.methods import views
+        views._VIEWS["condensation"] = [(t, f) for t, f in views._VIEWS["condensation"]
+                                        if t != "Dummy test view"]
+
+
+def test_the_study_explains_it_needs_the_lattice(window, qtbot):
+    condensation_run(window, qtbot)
+    window.show_perspective(2)
+    study = window.utility.study
+    assert not study.controls.run_button.isEnabled()
+    assert "lattice" in study.controls.status.text()
+
+
+# --- project files and fitting the screen ------------------------------------------------
+
+
+def test_the_project_file_keeps_the_method_and_parameters_but_not_runs(window, qtbot,
+                                                                       tmp_path):
+    condensation_run(window, qtbot, k=6)
+    path = tmp_path / "methods.arxpy"
+    assert window.projects.save_to(path)
+    loaded = Project.load(path)
+    assert loaded.settings["method"] == "condensation"
+    assert loaded.settings["method_parameters"]["condensation"]["k"] == 6
+    window.set_project(loaded, path)
+    assert window.configure.method_panel.combo.currentData() == "condensation"
+    assert window.configure.method_panel.form.widgets["k"].value() == 6
+    assert window.state.runs == [] and window.state.current_release() is None
+    assert "No method run yet" in window.runs_page.heading.text()
+
+
+def test_window_fits_1280x720_after_every_view_of_a_method_run(window, qtbot):
+    window.resize(1920, 1080)
+    condensation_run(window, qtbot)
+    for index in range(len(PERSPECTIVES)):
+        window.show_perspective(index)
+        qtbot.wait(30)
+        for tabs in window._tabs.widget(index).findChildren(QTabWidget):
+            for tab in range(tabs.count()):
+                tabs.setCurrentIndex(tab)
+                qtbot.wait(20)
+    qtbot.waitUntil(lambda: window.utility.bundle is not None, timeout=20_000)
+    for size in ((1366, 768), (1280, 720)):
+        window.resize(*size)
+        qtbot.wait(20)
+        assert window.size().toTuple() == size, window.minimumSizeHint().toTuple()
+
+
+def test_an_interval_release_survives_every_view_and_classification_says_why_not(
+        window, qtbot):
+    choose(window, "intervals")
+    panel = window.configure.method_panel
+    panel.form.widgets["attributes"].findItems("Age", Qt.MatchFlag.MatchExactly)[0] \
+        .setCheckState(Qt.CheckState.Checked)
+    panel.commit()
+    run_and_wait(window, qtbot)
+    (run,) = window.state.runs
+    assert run.release.transformation is None and run.release.table["Age"].str.startswith(
+        "[").all()
+    utility = window.utility
+    window.show_perspective(2)
+    for tab in range(utility.tabs.count()):
+        utility.tabs.setCurrentIndex(tab)
+        qtbot.wait(20)
+    qtbot.waitUntil(lambda: utility.bundle is not None, timeout=20_000)
+    data = utility.data_tables
+    qtbot.waitUntil(lambda: data.last_job is not None and not data.last_job.running,
+                    timeout=20_000)
+    classification = utility.classification
+    assert not classification.controls.run_button.isEnabled()
+    assert "transformation" in classification.controls.status.text()
+    assert not classification.overview.controls.run_button.isEnabled()
+    window.show_perspective(3)
+    qtbot.waitUntil(lambda: window.risk.analysis("output") is not None, timeout=30_000)
+    for tab in range(window.risk.tabs.count()):
+        window.risk.tabs.setCurrentIndex(tab)
+        qtbot.wait(20)
+
+
+def test_other_methods_parameters_do_not_make_the_lattice_result_stale(window, qtbot):
+    run_and_wait(window, qtbot)  # the lattice search with the example's settings
+    state = window.state
+    assert state.result is not None and not state.stale
+    fingerprint = state.fingerprint()
+    choose(window, "condensation")
+    set_k(window, 9)
+    choose(window, LATTICE)
+    assert not state.stale and not window.stale_banner.isVisible()
+    assert state.saved_result_record() is not None  # still saved with the project
+    assert state.fingerprint() == fingerprint  # and restored on open
+    state.update_settings("x", suppression_limit=0.1)
+    assert state.stale and "suppression limit" in window.stale_banner.text()
+
+
+def test_parameters_of_each_method_are_kept_when_switching():
+    from arxpy.gui.methods.choice import (
+        build_method,
+        key_parameters,
+        lattice_settings,
+        method_parameters,
+        with_parameters,
+    )
+
+    settings = {"privacy_models": [], "method": "mdav"}
+    settings = with_parameters(settings, "mdav", {"k": 4})
+    settings = with_parameters(settings, "condensation", {"k": 7, "generator": "uniform"})
+    assert method_parameters(settings, "mdav") == {"k": 4}
+    assert build_method(settings).get_params()["k"] == 4
+    condensation = build_method(settings, "condensation")
+    assert key_parameters(condensation) == "k=7, generator=uniform"
+    assert lattice_settings(settings) == {"privacy_models": []}
+
+
+def test_form_fields_for_every_kind_a_method_declares(qtbot):
+    from arxpy.gui.param_form import NOT_GIVEN, ParamForm
+
+    params = (Param("attributes", "attributes"), Param("statistic", "text", "uniform"),
+              Param("label", "text", None, optional=True),
+              Param("types", "mapping", {}), Param("limit", "float", None, optional=True,
+                                                   low=0.0, low_open=True),
+              Param("status", "attribute", None, optional=True))
+    form = ParamForm(params, {"attributes": ["B"], "types": {"A": "integer"}},
+                     attributes=("A", "B", "C"))
+    qtbot.addWidget(form)
+    assert form.values() == {"attributes": ["B"], "statistic": "uniform",
+                             "types": {"A": "integer"}}  # optional fields left out
+    assert form.widgets["limit"].text() == NOT_GIVEN
+    form.widgets["attributes"].item(0).setCheckState(Qt.CheckState.Checked)
+    form.widgets["label"].setText("x")
+    form.widgets["limit"].setValue(2.5)
+    form.widgets["status"].setCurrentIndex(3)
+    assert form.values() == {"attributes": ["A", "B"], "statistic": "uniform", "label": "x",
+                             "types": {"A": "integer"}, "limit": 2.5, "status": "C"}
+
+
+def test_compare_includes_the_applied_transformation_when_asked(window, qtbot):
+    run_and_wait(window, qtbot)  # the lattice search
+    levels = window.state.applied
+    run = condensation_run(window, qtbot)
+    page = window.runs_page
+    page.with_lattice.setChecked(True)
+    page.compare_selected()
+    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 3, timeout=10_000)
+    headers = [page.compare_table.horizontalHeaderItem(i).text() for i in range(3)]
+    assert headers == ["Figure", run.label, f"transformation {list(levels)}"]
+    rows = [page.compare_table.item(r, 0).text() for r in range(page.compare_table.rowCount())]
+    assert "group-size claims (recounted here)" in rows
+
+
+def test_a_saved_lattice_result_is_not_restored_by_running_another_method(window, qtbot,
+                                                                          tmp_path):
+    run_and_wait(window, qtbot)  # the lattice search: its result is saved
+    choose(window, "condensation")
+    path = tmp_path / "saved.arxpy"
+    assert window.projects.save_to(path)
+    assert Project.load(path).saved_result is not None
+    assert window.projects.open_project(path)
+    assert window.worker is None and window.state.runs == []
+    assert "another method is chosen" in window.statusBar().currentMessage()
+
+
+@pytest.mark.parametrize("settings, key", [
+    ({"method": 3}, "settings.method"),
+    ({"method_parameters": ["k", 5]}, "settings.method_parameters"),
+    ({"method_parameters": {"condensation": 5}}, "settings.method_parameters.condensation"),
+])
+def test_project_files_with_a_malformed_method_choice_are_refused(settings, key):
+    from arxpy.project_manifest import ManifestError, validate_manifest
+
+    manifest = {"schema_version": 1, "definition": [], "settings": settings}
+    with pytest.raises(ManifestError, match=key.replace(".", r"\.")):
+        validate_manifest(manifest, 1)
+
+
+def test_a_method_refusing_the_data_shows_one_clear_message(window, qtbot):
+    errors = []
+    window.error = lambda title, message: errors.append((title, message))
+    choose(window, "condensation")
+    set_k(window, RECORDS + 1)  # accepted by the form, refused by the run
+    run_and_wait(window, qtbot)
+    assert window.state.runs == []
+    ((_, message),) = errors
+    assert f"k = {RECORDS + 1} exceeds the {RECORDS} records" in message
+    assert "Traceback" not in message and "Unexpected" not in message
+
+
+def test_the_interval_form_names_the_gradient_rule_and_warns_of_ignored_attributes(window):
+    choose(window, "intervals")
+    panel = window.configure.method_panel
+    for name in ("Age", "Charge"):
+        panel.form.widgets["attributes"].findItems(name, Qt.MatchFlag.MatchExactly)[0] \
+            .setCheckState(Qt.CheckState.Checked)
+    panel.form.widgets["statistic"].setText("variance:Age")
+    panel.check()
+    assert "Gradient rule: variance:Age" in panel.hint.text()
+    assert "ignores Charge" in panel.hint.text() and "boundaries" in panel.hint.text()
+    choose(window, "improved-condensation")
+    assert "survival time" in panel.hint.text() and panel.hint.isVisibleTo(panel)
+    choose(window, "mdav")
+    assert not panel.hint.isVisibleTo(panel)
+
+
+def test_a_project_naming_an_unknown_method_says_so_instead_of_searching(window, qtbot,
+                                                                        example):
+    project = fresh(example)
+    project.settings = {**project.settings, "method": "from-the-future"}
+    window.set_project(project)
+    panel = window.configure.method_panel
+    assert panel.combo.currentIndex() == -1 and panel.pages.currentIndex() == 1
+    assert "from-the-future" in panel.error.text() and panel.error.isVisibleTo(panel)
+    errors = []
+    window.error = lambda title, message: errors.append(message)
+    assert window.anonymize() is None  # neither the lattice search nor anything else
+    assert errors and "Unknown method 'from-the-future'" in errors[0]
+    choose(window, "mdav")
+    assert not panel.error.isVisibleTo(panel) and panel.form is not None
