@@ -13,7 +13,8 @@ import statsmodels.api as sm
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QWidget
 
-import arxpy.gui.methods  # noqa: F401  (registers the views)
+import arxpy.gui.methods.condensation_views  # noqa: F401  (registers the views)
+import arxpy.gui.methods.interval_views  # noqa: F401
 from arxpy.analysis.model_preservation import ModelSpec
 from arxpy.gui.methods.condensation_views import (
     CondensationOverview,

@@ -1,4 +1,3 @@
-"""The Methods perspective: run any registered method and look at its release."""
-
-# Importing these registers their result views (see views.register_result_view).
-from arxpy.gui.methods import condensation_views, interval_views  # noqa: F401
+"""Methods other than the lattice search in the desktop application: the method choice
+and form in Configure, background runs, the runs page in Explore and the result views
+registered per method (:mod:`arxpy.gui.methods.views`)."""

@@ -65,7 +65,6 @@ def render_method_views(output: Path, size: tuple[int, int], suffix: str = "") -
     """Every registered view of a condensation and an interval run, jobs finished."""
     from PySide6.QtWidgets import QApplication
 
-    import arxpy.gui.methods  # noqa: F401  (registers the views)
     from arxpy.gui.methods.views import result_views
 
     QApplication.instance() or QApplication(sys.argv[:1])

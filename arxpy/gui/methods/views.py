@@ -1,6 +1,6 @@
 """Method-specific result views, registered by method name.
 
-The Methods perspective shows every release with the views all methods share (summary,
+The runs page in Explore shows every release with the views all methods share (summary,
 claims, groups) and, as further tabs, the views registered here for the method that
 made it, e.g. the model-preservation report of condensation. A view is a factory
 taking the :class:`MethodRun` and returning a widget; heavy work in a view runs in a
@@ -9,8 +9,10 @@ background job (see :mod:`arxpy.gui.workers`), never in the factory.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 
 import pandas as pd
 from PySide6.QtWidgets import QWidget
@@ -45,6 +47,20 @@ def register_result_view(methods: Iterable[str], title: str,
         views[:] = [(t, f) for t, f in views if t != title] + [(title, factory)]
 
 
+#: Modules whose import registers the views of arxpy's own methods.
+BUILTIN_VIEW_MODULES = ("arxpy.gui.methods.condensation_views",
+                        "arxpy.gui.methods.interval_views")
+
+
 def result_views(method: str) -> list[tuple[str, ResultViewFactory]]:
     """The registered (title, factory) pairs for a method's releases, in order."""
+    _register_builtin_views()
     return list(_VIEWS.get(method, []))
+
+
+@cache
+def _register_builtin_views() -> None:
+    # Imported on first use, not with the package: the views import the Utility
+    # perspective's helpers, which import the state, which imports this module.
+    for module in BUILTIN_VIEW_MODULES:
+        importlib.import_module(module)
