@@ -23,6 +23,6 @@ from arxpy.methods.registry import (
 
 __all__ = [
     "MDAV", "TFRP", "Condensation", "Generalization", "HoldsReleases", "ImprovedCondensation",
-    "IntervalGeneralisation", "Kpbms", "Method", "method_classes", "method_from_dict", "method_names",
-    "register_method", "run_method",
+    "IntervalGeneralisation", "Kpbms", "Method", "method_classes", "method_from_dict",
+    "method_names", "register_method", "run_method",
 ]

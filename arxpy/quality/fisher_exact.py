@@ -22,9 +22,9 @@ same table always gets the same p; its result says which of the two was used.
 
 from __future__ import annotations
 
-import numpy as np
 from dataclasses import dataclass
 
+import numpy as np
 from scipy.special import gammaln
 from scipy.stats import hypergeom
 

@@ -27,10 +27,11 @@ KEPT, TRIMMED, REMOVED = "kept", "trimmed", "removed"
 class PatternDecisions:
     """The anonymisation of one feature prefix.
 
-    ``ids``: pattern of each record; ``labels``: its class code; ``before``/``after``: class counts per pattern;
-    ``pvalues``: Fisher p per pattern (NaN where no class violated k); ``exact``: False
-    where p was estimated; ``actions``: KEPT / TRIMMED / REMOVED; ``dropped``: per
-    record; ``whole``: per record, dropped because its whole pattern went.
+    ``ids``: pattern of each record; ``labels``: its class code; ``before``/``after``:
+    class counts per pattern; ``pvalues``: Fisher p per pattern (NaN where no class
+    violated k); ``exact``: False where p was estimated; ``actions``: KEPT / TRIMMED /
+    REMOVED; ``dropped``: per record; ``whole``: per record, dropped because its whole
+    pattern went.
     """
 
     features: list[int]
