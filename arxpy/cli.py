@@ -16,7 +16,7 @@ from arxpy.errors import ArxpyError
 
 #: Sub-command modules under ``arxpy.commands``, in help order.
 COMMANDS = ("gui", "example", "anonymize", "evaluate", "study", "risk", "methods",
-            "intervals", "condense", "compare_models")
+            "intervals", "condense", "compare_models", "kpbms", "pbca", "kpbms_evaluate")
 
 
 def build_parser() -> argparse.ArgumentParser:
