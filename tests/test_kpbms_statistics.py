@@ -100,7 +100,7 @@ def _brute_fisher(table) -> float:
     total = comb(int(columns.sum()), r)
 
     def probability(row):
-        return prod(comb(int(c), int(x)) for c, x in zip(columns, row)) / total
+        return prod(comb(int(c), int(x)) for c, x in zip(columns, row, strict=True)) / total
 
     observed = probability(table[0])
     return sum(probability(row) for row in itertools.product(*[range(c + 1) for c in columns])
