@@ -118,11 +118,20 @@ class KpbmsEvaluation:
 # --- classifiers --------------------------------------------------------------------
 
 
+#: One-hot matrices up to this many cells are dense (trees and RBF SVMs fit several
+#: times faster on dense input); larger ones stay sparse.
+DENSE_CELLS = 50_000_000
+
+
 def _one_hot(train: pd.DataFrame, test: pd.DataFrame):
     from sklearn.preprocessing import OneHotEncoder
 
-    encoder = OneHotEncoder(handle_unknown="ignore")
-    return encoder.fit_transform(train.astype(str)), encoder.transform(test.astype(str))
+    encoder = OneHotEncoder(handle_unknown="ignore", dtype=np.float32)
+    x_train, x_test = encoder.fit_transform(train.astype(str)), encoder.transform(
+        test.astype(str))
+    if x_train.shape[1] * (x_train.shape[0] + x_test.shape[0]) <= DENSE_CELLS:
+        return x_train.toarray(), x_test.toarray()
+    return x_train, x_test
 
 
 def _ibk_predict(train: np.ndarray, labels: np.ndarray, test: np.ndarray,
@@ -282,14 +291,26 @@ def _case(k, name, accuracies, full, views, alpha) -> Case:
 
 
 class _Runner:
-    """Fits one classifier on some rows and features and scores it on others."""
+    """Fits one classifier on some rows and features and scores it on others; a fit
+    repeated with the same table, features and rows (k values that select and keep
+    the same) is answered from a cache."""
 
     def __init__(self, labels, n_classes, seed, trees, cancel) -> None:
         self.labels, self.n_classes = labels, n_classes
         self.seed, self.trees, self.cancel = seed, trees, cancel
+        self._cache: dict = {}
 
     def score(self, name: str, table: pd.DataFrame, features: list[str], train: np.ndarray,
               test: np.ndarray) -> float:
+        # The test rows name the fold, and within a fold the table never changes.
+        key = (name, tuple(features), np.packbits(train).tobytes(),
+               np.packbits(test).tobytes())
+        if key not in self._cache:
+            self._cache[key] = self._fit(name, table, features, train, test)
+        return self._cache[key]
+
+    def _fit(self, name: str, table: pd.DataFrame, features: list[str], train: np.ndarray,
+             test: np.ndarray) -> float:
         if self.cancel is not None:
             self.cancel.raise_if_cancelled()
         return accuracy(name, table.loc[train, features], self.labels[train],
