@@ -233,3 +233,20 @@ def test_random_tables_property(seed, k, n, max_loss):
         return
     assert release.selected_features  # never the empty feature set
     _check_release(frame, release, k, max_loss)
+
+
+def test_progress_and_cancel():
+    from arxpy.errors import CancelledError
+    from arxpy.jobs import CancelToken
+
+    frame = synthetic()
+    seen = []
+    run_method("kpbms", frame, DataDefinition.for_columns(frame.columns),
+               {"class_attribute": "class", "discretize": "none"},
+               progress=lambda fraction, message: seen.append(fraction))
+    assert seen and seen[-1] == 1.0 and seen == sorted(seen)
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(CancelledError):
+        run_method("kpbms", frame, DataDefinition.for_columns(frame.columns),
+                   {"class_attribute": "class", "discretize": "none"}, cancel=token)
