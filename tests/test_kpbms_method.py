@@ -250,3 +250,17 @@ def test_progress_and_cancel():
     with pytest.raises(CancelledError):
         run_method("kpbms", frame, DataDefinition.for_columns(frame.columns),
                    {"class_attribute": "class", "discretize": "none"}, cancel=token)
+
+
+def test_release_flows_into_compare_risk_and_utility():
+    from arxpy.analysis.compare import compare_releases
+    from arxpy.analysis.statistics import release_statistics
+    from arxpy.risk.summary import analyze_release
+
+    frame = synthetic()
+    five, three = run(frame, k=5, max_loss=0.3), run(frame, k=3, max_loss=0.3)
+    table = compare_releases({"k5": five, "k3": three})
+    assert table.loc["smallest class", "k5"] >= 5
+    assert bool(table.loc["class-size claims hold", "k5"])
+    assert analyze_release(five) is not None
+    assert release_statistics(frame, five) is not None
