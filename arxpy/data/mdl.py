@@ -22,12 +22,14 @@ MISSING = ("", "NA", "NaN", "nan", "NULL", "?")
 
 def numeric_values(column: pd.Series) -> tuple[np.ndarray, np.ndarray] | None:
     """(float values, mask of present values) if every present value is a number."""
-    text = column.astype(str).str.strip()
+    # Parse each distinct text once: tables repeat few values many times.
+    codes, uniques = pd.factorize(column.astype(str).to_numpy(dtype=object), sort=False)
+    text = pd.Series(uniques, dtype=object).str.strip()
     present = ~text.isin(MISSING).to_numpy()
     values = pd.to_numeric(text.where(present), errors="coerce").to_numpy(dtype=float)
     if not present.any() or np.isnan(values[present]).any():
         return None
-    return values, present
+    return values[codes], present[codes]
 
 
 def _entropy(counts: np.ndarray) -> np.ndarray:
