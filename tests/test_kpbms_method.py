@@ -264,3 +264,16 @@ def test_release_flows_into_compare_risk_and_utility():
     assert bool(table.loc["class-size claims hold", "k5"])
     assert analyze_release(five) is not None
     assert release_statistics(frame, five) is not None
+
+
+def test_continuous_attributes_can_be_named():
+    rng = np.random.default_rng(2)
+    score = rng.integers(1, 11, 300)
+    frame = pd.DataFrame({"score": score.astype(str), "colour": rng.choice(["r", "b"], 300),
+                          "class": np.where(score > 5, "high", "low")})
+    default = run(frame, discretize="mdl", k=5)
+    assert default.cut_points == {}  # an ordinal 1-10 score is categorical by default
+    named = run(frame, discretize="mdl", continuous=["score"], k=5)
+    assert named.cut_points == {"score": [5.5]}
+    with pytest.raises(ConfigurationError, match="'colour' has values that are not numbers"):
+        run(frame, discretize="mdl", continuous=["colour"])

@@ -170,3 +170,13 @@ def test_mdl_keeps_missing_values_as_a_category():
     out = apply_cuts(frame["x"], cuts["x"])
     assert list(out[:2]) == ["<=20.5", "<=20.5"] and out.iloc[25] == ">20.5"
     assert (out[-5:] == "NA").all()
+
+
+def test_ordinal_scores_are_categorical_and_measurements_continuous():
+    from arxpy.data.mdl import continuous_attributes
+
+    frame = pd.DataFrame({"score": [str(v % 10 + 1) for v in range(100)],
+                          "size": [f"{v / 7:.2f}" for v in range(100)],
+                          "count": [str(v) for v in range(100)],
+                          "colour": ["red", "blue"] * 50})
+    assert continuous_attributes(frame, list(frame.columns)) == ["size", "count"]

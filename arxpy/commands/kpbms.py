@@ -34,7 +34,10 @@ def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--qi", metavar="A,B,...",
                         help="candidate features (default: every other attribute)")
     parser.add_argument("--discretize", choices=("mdl", "none"), default="mdl",
-                        help="MDL cuts for numeric attributes (default) or none")
+                        help="MDL cuts for continuous attributes (default) or none")
+    parser.add_argument("--continuous", metavar="A,B,...",
+                        help="attributes MDL discretizes (default: numeric ones with a "
+                        "fractional value or more than 20 distinct values)")
     parser.add_argument("--max-loss", type=float, default=0.10, metavar="T",
                         help="largest share of records that may be removed (default 0.10)")
     parser.add_argument("--alpha", type=float, default=0.05,
@@ -65,7 +68,9 @@ def method_parameters(args: argparse.Namespace, k: int, discretize: str | None =
                       ) -> dict[str, Any]:
     """The registered method's parameters from the options."""
     return {"class_attribute": args.class_attribute, "qis": _attributes(args.qi),
-            "discretize": discretize or args.discretize, "k": k, "max_loss": args.max_loss,
+            "discretize": discretize or args.discretize,
+            "continuous": None if discretize == "none" else _attributes(args.continuous),
+            "k": k, "max_loss": args.max_loss,
             "alpha": args.alpha, "cv_folds": args.cv_folds, "redundancy": args.redundancy,
             "seed": args.seed}
 

@@ -100,9 +100,28 @@ def apply_cuts(column: pd.Series, cuts: Sequence[float]) -> pd.Series:
     return pd.Series(out, index=column.index, name=column.name)
 
 
+#: A numeric attribute with only whole numbers and at most this many distinct values is
+#: categorical (ordinal scores such as 1-10), not continuous [I].
+MAX_DISCRETE_VALUES = 20
+
+
 def numeric_attributes(frame: pd.DataFrame, attributes: Sequence[str]) -> list[str]:
-    """The attributes whose present values are all numbers (the ones MDL discretizes)."""
+    """The attributes whose present values are all numbers."""
     return [a for a in attributes if numeric_values(frame[a]) is not None]
+
+
+def continuous_attributes(frame: pd.DataFrame, attributes: Sequence[str]) -> list[str]:
+    """The numeric attributes with a fractional value or more than
+    :data:`MAX_DISCRETE_VALUES` distinct values (the ones MDL discretizes by default)."""
+    out = []
+    for name in attributes:
+        parsed = numeric_values(frame[name])
+        if parsed is None:
+            continue
+        values = np.unique(parsed[0][parsed[1]])
+        if len(values) > MAX_DISCRETE_VALUES or not np.all(values == np.round(values)):
+            out.append(name)
+    return out
 
 
 def fit_mdl(frame: pd.DataFrame, attributes: Sequence[str], labels: np.ndarray

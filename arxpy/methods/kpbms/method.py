@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import AttributeType, DataDefinition
-from arxpy.data.mdl import discretize, fit_mdl
+from arxpy.data.mdl import continuous_attributes, discretize, fit_mdl, numeric_attributes
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
@@ -91,7 +91,10 @@ _PARAMS = (
           help="features PB-FSS may select, all treated as quasi-identifiers (default: "
           "every non-identifying attribute but the class)", step="Sec. 6 [I]"),
     Param("discretize", "choice", "mdl", choices=("mdl", "none"), label="discretization",
-          help="MDL (Fayyad-Irani) cuts for numeric attributes, or none", step="Sec. 6"),
+          help="MDL (Fayyad-Irani) cuts for continuous attributes, or none", step="Sec. 6"),
+    Param("continuous", "attributes", None, optional=True, label="continuous attributes",
+          help="attributes MDL discretizes (default: numeric ones with a fractional value "
+          "or more than 20 distinct values)", step="Sec. 6 [I]"),
     Param("k", "int", 5, low=1, label="k", unit="records",
           help="smallest (pattern, class) group; 1 = feature selection only", step="Alg. 2"),
     Param("max_loss", "float", 0.10, low=0.0, high=1.0, label="maximum loss (t)",
@@ -135,7 +138,8 @@ class Kpbms(Method):
         features = self._candidates(data, definition)
         report(0.0, "Encoding the class and the features")
         _, labels, classes = encode_table(data, [], self.class_attribute)
-        cuts = fit_mdl(data, features, labels) if self.discretize == "mdl" else {}
+        cuts = fit_mdl(data, self._continuous(data, features), labels) \
+            if self.discretize == "mdl" else {}
         table = discretize(data[features + [self.class_attribute]], cuts)
         codes, labels, classes = encode_table(table, features, self.class_attribute)
         report(0.05, "Selecting features (PB-FSS)")
@@ -178,6 +182,21 @@ class Kpbms(Method):
         if not features:
             raise ConfigurationError("kPB-MS needs at least one feature besides the class.")
         return features
+
+    def _continuous(self, data: pd.DataFrame, features: list[str]) -> list[str]:
+        if self.continuous is None:
+            return continuous_attributes(data, features)
+        outside = [a for a in self.continuous if a not in features]
+        if outside:
+            raise ConfigurationError(
+                f"kPB-MS: continuous attribute '{outside[0]}' is not a candidate feature; "
+                f"choose among {', '.join(features)}.")
+        not_numeric = [a for a in self.continuous if a not in numeric_attributes(data, [a])]
+        if not_numeric:
+            raise ConfigurationError(
+                f"kPB-MS: '{not_numeric[0]}' has values that are not numbers, so MDL cannot "
+                "discretize it; leave it out of the continuous attributes.")
+        return list(self.continuous)
 
     def _release(self, data, definition, table, decisions: PatternDecisions, iterations,
                  trace: SelectionTrace, cuts, classes, elapsed) -> KpbmsRelease:
