@@ -88,12 +88,12 @@ def categorical(n: int, d: int, seed: int = 0, levels: int = 4) -> pd.DataFrame:
 
 
 def fidelity(name: str, frame: pd.DataFrame, protocol: str, trees: int) -> dict:
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     result = evaluate_kpbms(frame, "class", anonymizer("class"), KS, CLASSIFIERS, folds=10,
                             protocol=protocol, seed=0, discretization="mdl", trees=trees)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     print(f"\n{name} ({len(frame)} x {frame.shape[1] - 1}), protocol {protocol}, "
-          f"{seconds:.0f} s")
+          f"{seconds:.0f} s wall, {cpu:.0f} s CPU")
     print(result.table().to_string())
     for k in KS:
         case = next(c for c in result.cases if c.k == k)
@@ -108,19 +108,25 @@ def fidelity(name: str, frame: pd.DataFrame, protocol: str, trees: int) -> dict:
 def speed() -> dict:
     out = {}
     frame = categorical(10_000, 100)
-    started = time.perf_counter()
+    run_method("kpbms", frame.head(500), DataDefinition.for_columns(frame.columns),
+               {"class_attribute": "class", "k": 5, "max_loss": 1.0})  # imports warm
+    started, cpu = time.perf_counter(), time.process_time()
     release = run_method("kpbms", frame, DataDefinition.for_columns(frame.columns),
                          {"class_attribute": "class", "k": 5, "max_loss": 0.1})
     out["kpbms_10000x100_seconds"] = time.perf_counter() - started
-    print(f"kPB-MS 10,000 x 100: {out['kpbms_10000x100_seconds']:.2f} s (target < 10 s), "
+    out["kpbms_10000x100_cpu_seconds"] = time.process_time() - cpu
+    print(f"kPB-MS 10,000 x 100: {out['kpbms_10000x100_seconds']:.2f} s wall, "
+          f"{out['kpbms_10000x100_cpu_seconds']:.2f} s CPU (target < 10 s), "
           f"features {release.selected_features}, loss {release.loss:.3f}")
     frame = categorical(2_000, 60, seed=1)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     evaluate_kpbms(frame, "class", anonymizer("class"), KS, CLASSIFIERS, folds=10,
                    discretization="mdl")
     out["evaluation_2000x60_seconds"] = time.perf_counter() - started
+    out["evaluation_2000x60_cpu_seconds"] = time.process_time() - cpu
     print(f"evaluation sweep 2,000 x 60 (5 k x 4 classifiers x 10 folds, RF 500 trees): "
-          f"{out['evaluation_2000x60_seconds']:.0f} s (target < 180 s)")
+          f"{out['evaluation_2000x60_seconds']:.0f} s wall, "
+          f"{out['evaluation_2000x60_cpu_seconds']:.0f} s CPU (target < 180 s)")
     return out
 
 
