@@ -47,7 +47,9 @@ class KpbmsRelease(Release):
     ``selected_features`` are in decreasing importance; ``cut_points`` are the MDL cuts
     of each discretized attribute; ``selection`` the PB-FSS trace; ``iterations`` one row
     per feature prefix tried; ``patterns`` the final per-pattern table (pattern values,
-    class counts before/after, Fisher p, action); ``drop_reason`` per input record
+    class counts before and after zeroing the classes below k, i.e. the rows of the
+    Fisher table, Fisher p, ``exact_p``, action; a "removed" pattern releases no
+    record); ``drop_reason`` per input record
     ("", "pattern" or "class"); ``homogeneous_groups`` released patterns with one class.
     """
 
