@@ -277,3 +277,50 @@ def test_continuous_attributes_can_be_named():
     assert named.cut_points == {"score": [5.5]}
     with pytest.raises(ConfigurationError, match="'colour' has values that are not numbers"):
         run(frame, discretize="mdl", continuous=["colour"])
+
+
+def _wide(n=10_000, d=100, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 4, (n, d))
+    score = x[:, 0] - 1.5 + 0.8 * (x[:, 1] == 2) - 0.5 * x[:, 2] + rng.normal(0, 1, n)
+    frame = pd.DataFrame(x, columns=[f"a{i}" for i in range(d)]).astype(str)
+    frame["class"] = np.where(score > 0, "yes", "no")
+    return frame
+
+
+@pytest.mark.perf
+def test_kpbms_on_10000_by_100_within_10_s():
+    import time
+
+    frame = _wide()
+    started = time.perf_counter()
+    release = run(frame, discretize="mdl", k=5, max_loss=0.1)
+    assert time.perf_counter() - started < 10
+    assert release.selected_features
+
+
+@pytest.mark.perf
+def test_kpbms_cancels_within_200_ms():
+    import threading
+    import time
+
+    from arxpy.errors import CancelledError
+    from arxpy.jobs import CancelToken
+
+    frame, token, outcome = _wide(), CancelToken(), {}
+    run(frame.head(300), max_loss=1.0)  # imports happen once, before any job
+
+    def work():
+        try:
+            run_method("kpbms", frame, DataDefinition.for_columns(frame.columns),
+                       {"class_attribute": "class"}, cancel=token)
+        except CancelledError:
+            outcome["stopped"] = time.perf_counter()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    time.sleep(0.5)
+    cancelled = time.perf_counter()
+    token.cancel()
+    thread.join(30)
+    assert outcome["stopped"] - cancelled < 0.2

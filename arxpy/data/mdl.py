@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from arxpy.jobs import CancelToken
+
 #: Texts read as a missing value (kept as their own category).
 MISSING = ("", "NA", "NaN", "nan", "NULL", "?")
 
@@ -110,11 +112,14 @@ def numeric_attributes(frame: pd.DataFrame, attributes: Sequence[str]) -> list[s
     return [a for a in attributes if numeric_values(frame[a]) is not None]
 
 
-def continuous_attributes(frame: pd.DataFrame, attributes: Sequence[str]) -> list[str]:
+def continuous_attributes(frame: pd.DataFrame, attributes: Sequence[str],
+                          cancel: CancelToken | None = None) -> list[str]:
     """The numeric attributes with a fractional value or more than
     :data:`MAX_DISCRETE_VALUES` distinct values (the ones MDL discretizes by default)."""
     out = []
     for name in attributes:
+        if cancel is not None:
+            cancel.raise_if_cancelled()
         parsed = numeric_values(frame[name])
         if parsed is None:
             continue
@@ -124,11 +129,13 @@ def continuous_attributes(frame: pd.DataFrame, attributes: Sequence[str]) -> lis
     return out
 
 
-def fit_mdl(frame: pd.DataFrame, attributes: Sequence[str], labels: np.ndarray
-            ) -> dict[str, list[float]]:
+def fit_mdl(frame: pd.DataFrame, attributes: Sequence[str], labels: np.ndarray,
+            cancel: CancelToken | None = None) -> dict[str, list[float]]:
     """Cut points of each numeric attribute among ``attributes`` (class codes ``labels``)."""
     cuts: dict[str, list[float]] = {}
     for name in numeric_attributes(frame, attributes):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
         values, present = numeric_values(frame[name])  # type: ignore[misc]
         cuts[name] = mdl_cut_points(values[present], labels[present])
     return cuts

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.errors import ConfigurationError
+from arxpy.jobs import CancelToken
 
 #: What CV-PBCA predicts for a pattern unseen in the training folds [I].
 UNSEEN_RULES = ("majority", "wrong")
@@ -154,7 +155,8 @@ class PatternScorer:
         return self.correct(features) / self.n if self.n else 0.0
 
 
-def encode_table(frame: pd.DataFrame, features: Sequence[str], class_attribute: str
+def encode_table(frame: pd.DataFrame, features: Sequence[str], class_attribute: str,
+                 cancel: CancelToken | None = None
                  ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(codes records x features, class codes in sorted class order, class values).
 
@@ -163,6 +165,8 @@ def encode_table(frame: pd.DataFrame, features: Sequence[str], class_attribute: 
     n = len(frame)
     codes = np.empty((n, len(features)), dtype=np.int64)
     for i, name in enumerate(features):
+        if cancel is not None:
+            cancel.raise_if_cancelled()
         codes[:, i] = pd.factorize(frame[name].to_numpy(dtype=object), sort=False,
                                    use_na_sentinel=False)[0]
     labels, classes = pd.factorize(frame[class_attribute].astype(str).to_numpy(), sort=True)

@@ -140,10 +140,10 @@ class Kpbms(Method):
         features = self._candidates(data, definition)
         report(0.0, "Encoding the class and the features")
         _, labels, classes = encode_table(data, [], self.class_attribute)
-        cuts = fit_mdl(data, self._continuous(data, features), labels) \
+        cuts = fit_mdl(data, self._continuous(data, features, cancel), labels, cancel) \
             if self.discretize == "mdl" else {}
         table = discretize(data[features + [self.class_attribute]], cuts)
-        codes, labels, classes = encode_table(table, features, self.class_attribute)
+        codes, labels, classes = encode_table(table, features, self.class_attribute, cancel)
         report(0.05, "Selecting features (PB-FSS)")
         scorer = PatternScorer(codes, labels, self.cv_folds, self.seed, self.unseen)
         ranking, trace = pb_fss(scorer, features, self.redundancy, report, cancel)
@@ -185,9 +185,10 @@ class Kpbms(Method):
             raise ConfigurationError("kPB-MS needs at least one feature besides the class.")
         return features
 
-    def _continuous(self, data: pd.DataFrame, features: list[str]) -> list[str]:
+    def _continuous(self, data: pd.DataFrame, features: list[str],
+                    cancel: CancelToken | None) -> list[str]:
         if self.continuous is None:
-            return continuous_attributes(data, features)
+            return continuous_attributes(data, features, cancel)
         outside = [a for a in self.continuous if a not in features]
         if outside:
             raise ConfigurationError(
