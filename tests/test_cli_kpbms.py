@@ -40,6 +40,7 @@ def test_kpbms_writes_selected_features_and_class_of_kept_records(table1_csv, tm
     assert data["selected_features"] == ["f3"] and data["loss"] == pytest.approx(0.4)
     assert (data["records_in"], data["records_out"]) == (100, 60)
     assert (data["patterns_removed"], data["patterns_trimmed"]) == (2, 0)
+    assert data["dropped_by_reason"] == {"pattern": 30, "class": 10}
     assert [it["loss"] for it in data["iterations"]] == pytest.approx([0.8, 0.4])
     assert data["selection"]["ranking"] == ["f3", "f1"]
 

@@ -324,3 +324,13 @@ def test_kpbms_cancels_within_200_ms():
     token.cancel()
     thread.join(30)
     assert outcome["stopped"] - cancelled < 0.2
+
+
+def test_a_selected_feature_with_many_categories_is_flagged():
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"visit": [f"v{i // 2}" for i in range(200)],
+                          "class": rng.choice(["a", "b"], 200)})
+    release = run(frame, k=1, cv_folds=0)  # resubstitution PBCA rewards the 100 visits
+    assert release.selected_features == ("visit",)
+    assert any("'visit' has 100 categories for 200 records" in w for w in release.warnings)
+    assert not any("categories" in w for w in run(table1(), k=1).warnings)

@@ -122,6 +122,8 @@ def kpbms_report(release, redact: bool = False) -> dict[str, Any]:
                                       or release.statistics.n_classes == 0)},
         "elapsed_seconds": release.elapsed_seconds,
         "warnings": list(release.warnings),
+        "dropped_by_reason": {reason: int((release.drop_reason == reason).sum())
+                              for reason in ("pattern", "class")},
         "cut_points": {a: list(c) for a, c in release.cut_points.items()},
         "selection": release.selection.to_dict(),
         "iterations": [it.to_dict() for it in release.iterations],

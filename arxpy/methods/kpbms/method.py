@@ -220,11 +220,11 @@ class Kpbms(Method):
             f"every released (pattern, class) group holds at least {self.k} records; the "
             f"class attribute '{self.class_attribute}' is part of the quasi-identifier",
             min_class_size=self.k)
-        warnings = ()
+        warnings = _bias_warnings(table, names)
         if homogeneous:
-            warnings = (f"attribute disclosure: {homogeneous} released patterns have a "
-                        f"single class, so anyone matching such a pattern learns its "
-                        f"'{self.class_attribute}' value",)
+            warnings += (f"attribute disclosure: {homogeneous} released patterns have a "
+                         f"single class, so anyone matching such a pattern learns its "
+                         f"'{self.class_attribute}' value",)
         reason = np.where(decisions.whole, "pattern", np.where(dropped, "class", ""))
         return KpbmsRelease(
             table=out, suppressed=dropped.copy(), definition=release_definition,
@@ -236,6 +236,16 @@ class Kpbms(Method):
             iterations=tuple(iterations), patterns=_pattern_table(table, names, decisions,
                                                                   classes),
             drop_reason=reason, homogeneous_groups=homogeneous, warnings=warnings)
+
+
+def _bias_warnings(table: pd.DataFrame, names: list[str]) -> tuple[str, ...]:
+    """PBCA favours features with many categories [P Sec. 3]: flag a selected feature
+    with more than n/10 of them (spec §7)."""
+    n = len(table)
+    return tuple(
+        f"feature '{name}' has {levels} categories for {n} records; PBCA is biased towards "
+        "such features, so check that it carries the class and is not an identifier"
+        for name in names if (levels := table[name].nunique(dropna=False)) > n / 10)
 
 
 def _groups(decisions: PatternDecisions) -> np.ndarray:
