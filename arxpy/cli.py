@@ -17,7 +17,8 @@ from arxpy.errors import ArxpyError
 #: Sub-command modules under ``arxpy.commands``, in help order.
 COMMANDS = ("gui", "example", "anonymize", "evaluate", "study", "risk", "methods",
             "intervals", "condense", "compare_models", "disassociate", "km_check",
-            "synth_ehr", "setvalued_utility", "setvalued_risk")
+            "synth_ehr", "setvalued_utility", "setvalued_risk", "kpbms", "pbca",
+            "kpbms_evaluate")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,6 +13,7 @@ from arxpy.methods.condensation import (
 from arxpy.methods.disassociation import Disassociation
 from arxpy.methods.generalization import Generalization
 from arxpy.methods.interval_boxes import IntervalGeneralisation
+from arxpy.methods.kpbms import Kpbms
 from arxpy.methods.registry import (
     method_classes,
     method_from_dict,
@@ -23,7 +24,6 @@ from arxpy.methods.registry import (
 
 __all__ = [
     "MDAV", "TFRP", "Condensation", "Generalization", "HoldsReleases", "ImprovedCondensation",
-    "IntervalGeneralisation", "Method", "method_classes", "method_from_dict", "method_names",
-    "register_method", "run_method",
-    "Disassociation",
+    "Disassociation", "IntervalGeneralisation", "Kpbms", "Method", "method_classes",
+    "method_from_dict", "method_names", "register_method", "run_method",
 ]
