@@ -3,6 +3,7 @@ confirms, provenance, and the methods protocol."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -241,3 +242,24 @@ def test_any_release_has_a_report_with_recounted_claims(tmp_path):
     assert "claims no privacy property" in plain and "other release" in plain
     with pytest.raises(Exception, match="o.html"):
         write_release_report(other, tmp_path / "o.html")
+
+
+def test_compare_recounts_class_size_claims_from_the_methods_groups():
+    """Compare recounts a class-size promise from the release's own groups, and says so
+    when a release makes none (condensation's clusters bound no class of equal values:
+    its rows are synthetic and distinct)."""
+    from arxpy.analysis.compare import compare_releases
+    from arxpy.methods import Condensation, IntervalGeneralisation
+
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"a": rng.normal(size=60).round(3).astype(str),
+                         "b": rng.normal(size=60).round(3).astype(str)}).astype(object)
+    definition = DataDefinition(AttributeDefinition(c, AttributeType.QUASI_IDENTIFYING)
+                                for c in data.columns)
+    condensed = Condensation(k=6, seed=1).run(data, definition)
+    boxes = IntervalGeneralisation(attributes=["a", "b"], k=6).run(data, definition)
+    table = compare_releases({"condensed": condensed, "boxes": boxes})
+    assert table.loc["class-size claims hold", "condensed"] == "no class-size claim"
+    assert table.loc["class-size claims hold", "boxes"] is True
+    broken = dataclasses.replace(boxes, groups=np.arange(60))
+    assert compare_releases({"x": broken}).loc["class-size claims hold", "x"] is False
