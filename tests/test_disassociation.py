@@ -304,7 +304,7 @@ def test_overlapping_constraints_are_refused_naming_the_code(tmp_path):
     path = tmp_path / "u.json"
     path.write_text(json.dumps([["296.00", "296.01"], ["296.01", "401.0"]]))
     records = [r.split() for r in GOLDEN]
-    with pytest.raises(ConfigurationError, match="Code 296.01 is in two utility constraints"):
+    with pytest.raises(ConfigurationError, match="Code 296.01 is in utility constraints 1 and 2"):
         run(records, k=3, m=2, policy=f"file:{path}")
 
 

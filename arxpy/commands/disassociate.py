@@ -25,8 +25,8 @@ from arxpy.errors import ConfigurationError
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from arxpy.data.disassociated import ITEM_FILLS
+    from arxpy.data.utility_policy import POLICY_HELP
     from arxpy.methods.disassociation.horpart import SMALL_CLUSTER_MODES
-    from arxpy.methods.disassociation.policy import POLICY_HELP
 
     parser = subparsers.add_parser(
         "disassociate", help="k^m-anonymous disassociation of diagnosis codes",
