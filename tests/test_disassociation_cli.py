@@ -80,6 +80,8 @@ def test_writes_the_document_reconstructions_and_the_report(data_csv, tmp_path):
         rebuilt = Counter(c for r in rows for c in r["dx"].split(";") if c)
         assert set(rebuilt) == set(original)
     assert "pid" not in text and "p17" not in text
+    assert cli.main(["km-check", "--published", str(tmp_path / "out.json"), "--k", "4",
+                     "--m", "2"]) == 0  # the independent checker passes the document
 
 
 def test_same_seed_gives_the_same_bytes(data_csv, tmp_path):
