@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from arxpy.data import icd9
-from arxpy.data.itemsets import count_itemsets
+from arxpy.data.itemsets import count_itemsets, min_support_count
 from arxpy.data.transactions import CodeSets
 from arxpy.errors import ConfigurationError
 
@@ -121,8 +121,7 @@ def frequency_constraints(code_sets: CodeSets, percent: float) -> list[Constrain
 def frequent_itemsets(code_sets: CodeSets, percent: float) -> list[tuple[Constraint, int]]:
     """Every itemset (of any size) held by at least ``percent`` % of the records, with
     its count: exact level-wise Apriori (:func:`arxpy.data.itemsets.count_itemsets`)."""
-    # 0.3 * 10 is 3.0000000000000004 in floating point: do not ask for 4 records.
-    min_count = max(1, math.ceil(percent / 100.0 * len(code_sets) - 1e-9))
+    min_count = min_support_count(percent, len(code_sets))
     longest = int(code_sets.lengths.max()) if len(code_sets) else 0
     frequent = []
     for level in count_itemsets(code_sets, max(longest, 1), min_count):

@@ -24,8 +24,13 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.data.disassociated import reconstruct
-from arxpy.data.icd9 import OCCURRENCE_SEPARATOR, base_code, normalize_code
-from arxpy.data.transactions import DEFAULT_CODE_DELIMITER, CodeSets
+from arxpy.data.icd9 import base_code, normalize_code
+from arxpy.data.transactions import (
+    DEFAULT_CODE_DELIMITER,
+    CodeSets,
+    number_occurrences,
+    split_cell,
+)
 from arxpy.data.utility_policy import (
     POLICY_HELP,
     constraint_index,
@@ -170,7 +175,8 @@ class Disassociation(Method):
         column = data[self.codes_column]
         if not self.multiset:
             return CodeSets.from_column(column, self.delimiter)
-        return CodeSets.from_sets(_marked(_cell_list(v, self.delimiter)) for v in column)
+        return CodeSets.from_sets(number_occurrences(split_cell(v, self.delimiter))
+                                  for v in column)
 
     def run(self, data: pd.DataFrame, definition: DataDefinition, *,
             hierarchies: Mapping[str, Hierarchy] | None = None,
@@ -307,22 +313,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def _cell_list(value: object, delimiter: str) -> list[str]:
-    """A cell's codes in order, repeats kept."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return []
-    if isinstance(value, str):
-        return [c.strip() for c in value.split(delimiter) if c.strip()]
-    return [str(c) for c in value]  # type: ignore[attr-defined]
-
-
-def _marked(codes: list[str]) -> list[str]:
-    """The j-th occurrence of a code as ``code#j`` (spec §2.6)."""
-    seen: dict[str, int] = {}
-    out = []
-    for code in codes:
-        seen[code] = seen.get(code, 0) + 1
-        out.append(f"{code}{OCCURRENCE_SEPARATOR}{seen[code]}")
-    return out
