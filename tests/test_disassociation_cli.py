@@ -65,6 +65,8 @@ def test_writes_the_document_reconstructions_and_the_report(data_csv, tmp_path):
     assert report["record_chunks"] == sum(len(c["record_chunks"]) for c in clusters)
     assert report["shared_chunks"] == len(shared)
     assert report["codes_in_item_chunks"] == sum(len(c["item_chunk"]) for c in clusters)
+    assert report["joint_clusters"] == sum(len(j["clusters"]) > 1
+                                           for j in published["joint_clusters"])
     assert set(report["timings"]) >= {"horpart", "verpart", "refine", "publish"}
     shares = report["occurrence_shares"]
     assert abs(sum(shares.values()) - 1) < 1e-9 and min(shares.values()) >= 0
