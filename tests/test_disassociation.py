@@ -66,6 +66,7 @@ def test_golden_example_of_the_paper(golden_policy):
     records = [r.split() for r in GOLDEN]
     release = run(records, k=3, m=2, max_cluster_size=6, policy=golden_policy)
     published = release.published
+    assert published["params"]["policy"] == "file:u.json"  # the custodian's folder stays
     assert len(published["joint_clusters"]) == 1
     first, second = published["joint_clusters"][0]["clusters"]
     assert (first["size"], second["size"]) == (5, 5)
