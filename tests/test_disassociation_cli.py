@@ -172,6 +172,18 @@ def test_long_and_wide_layouts_publish_the_normalised_codes(tmp_path, capsys):
                      "--k", "4", "--m", "2"]) == 0
 
 
+def test_long_format_multiset_numbers_repeated_codes(tmp_path):
+    from arxpy.data.disassociated import published_codes
+
+    rows = [(f"p{i}", code) for i in range(8) for code in ("401.9", "4019", "250.00")]
+    data = tmp_path / "long.csv"
+    pd.DataFrame(rows, columns=["pid", "code"]).to_csv(data, index=False)
+    assert run_layout(data, tmp_path / "out", "--long-format", "pid,code",
+                      "--multiset") == 0
+    published = json.loads((tmp_path / "out" / "out.json").read_text())
+    assert published_codes(published) == ["25000#1", "4019#1", "4019#2"]
+
+
 def test_setvalued_utility_matches_a_long_format_publication(tmp_path):
     long_path, _, _ = long_and_wide(tmp_path)
     assert run_layout(long_path, tmp_path / "long", "--long-format", "pid,code") == 0

@@ -140,7 +140,8 @@ def _layout_table(args: argparse.Namespace) -> pd.DataFrame:
             f"A code of {args.data} contains the code delimiter {args.delimiter!r}; choose "
             "another --delimiter.")
     # Multiset occurrences go back to repeated codes: the method numbers them again.
-    cells = [args.delimiter.join(base_code(code) for code in sorted(record))
+    spelled = base_code if args.multiset else str
+    cells = [args.delimiter.join(spelled(code) for code in sorted(record))
              for record in sets.to_sets()]
     return pd.DataFrame({codes_column(args): cells})
 
