@@ -1,6 +1,7 @@
 """Disassociation (Loukides et al. 2014; spec 002): the golden example of spec §2.4, the
 published document's properties (spec §5 items 1-6, 8, 11) on random inputs checked by
-a brute-force k^m counter written here, independently of the method, and clear errors.
+a brute-force k^m counter (``tests/km_reference.py``) and by the project's independent checker
+(:mod:`arxpy.privacy.km_anonymity`), both independent of the method, and clear errors.
 """
 
 from __future__ import annotations
@@ -8,18 +9,19 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from itertools import combinations
 
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from km_reference import rare_itemsets as km_violations
 
 from arxpy.data.definition import DataDefinition
 from arxpy.data.transactions import CodeSets
 from arxpy.errors import ConfigurationError
 from arxpy.methods import Disassociation, method_classes
+from arxpy.privacy.km_anonymity import check_km_anonymity
 
 # Spec §2.4 (the paper's Fig. 1 as reconstructed by ikotsov/Disassociation-Algorithm).
 GOLDEN = [
@@ -36,15 +38,6 @@ GOLDEN = [
 ]
 GOLDEN_POLICY = [["294.10", "295.04", "296.00", "296.01", "296.02", "296.03"],
                  ["692.71", "695.10"], ["401.0", "404.00"], ["480.1"], ["834.0", "944.01"]]
-
-
-def km_violations(subrecords, k, m):
-    """Itemsets of at most m codes held by 1..k-1 subrecords (brute force)."""
-    counts = Counter()
-    for sub in subrecords:
-        for size in range(1, m + 1):
-            counts.update(combinations(sorted(sub), size))
-    return {items: n for items, n in counts.items() if n < k}
 
 
 def frame_of(records, delimiter=";"):
@@ -73,6 +66,7 @@ def test_golden_example_of_the_paper(golden_policy):
     records = [r.split() for r in GOLDEN]
     release = run(records, k=3, m=2, max_cluster_size=6, policy=golden_policy)
     published = release.published
+    assert published["params"]["policy"] == "file:u.json"  # the custodian's folder stays
     assert len(published["joint_clusters"]) == 1
     first, second = published["joint_clusters"][0]["clusters"]
     assert (first["size"], second["size"]) == (5, 5)
@@ -147,6 +141,10 @@ def check_document(records, params, outcome):
     for chunk in chunks:  # item 1
         assert km_violations(chunk["subrecords"], k, m) == {}
         assert all(set(s) <= set(chunk["domain"]) for s in chunk["subrecords"])
+    # The independent checker agrees with the brute force: no violation, no small cluster.
+    verdict = check_km_anonymity(published, k, m)
+    assert verdict.ok and verdict.violations_found == 0, verdict.summary()
+    assert verdict.record_chunks + verdict.shared_chunks == len(chunks)
     published_codes = {c for ch in chunks for c in ch["domain"]}
     published_codes |= {c for cl in clusters for c in cl["item_chunk"]}
     assert published_codes == set().union(*sets)  # item 4: nothing lost, nothing invented
@@ -304,7 +302,7 @@ def test_overlapping_constraints_are_refused_naming_the_code(tmp_path):
     path = tmp_path / "u.json"
     path.write_text(json.dumps([["296.00", "296.01"], ["296.01", "401.0"]]))
     records = [r.split() for r in GOLDEN]
-    with pytest.raises(ConfigurationError, match="Code 296.01 is in two utility constraints"):
+    with pytest.raises(ConfigurationError, match="Code 296.01 is in utility constraints 1 and 2"):
         run(records, k=3, m=2, policy=f"file:{path}")
 
 

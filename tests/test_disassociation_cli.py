@@ -65,6 +65,8 @@ def test_writes_the_document_reconstructions_and_the_report(data_csv, tmp_path):
     assert report["record_chunks"] == sum(len(c["record_chunks"]) for c in clusters)
     assert report["shared_chunks"] == len(shared)
     assert report["codes_in_item_chunks"] == sum(len(c["item_chunk"]) for c in clusters)
+    assert report["joint_clusters"] == sum(len(j["clusters"]) > 1
+                                           for j in published["joint_clusters"])
     assert set(report["timings"]) >= {"horpart", "verpart", "refine", "publish"}
     shares = report["occurrence_shares"]
     assert abs(sum(shares.values()) - 1) < 1e-9 and min(shares.values()) >= 0
@@ -80,6 +82,8 @@ def test_writes_the_document_reconstructions_and_the_report(data_csv, tmp_path):
         rebuilt = Counter(c for r in rows for c in r["dx"].split(";") if c)
         assert set(rebuilt) == set(original)
     assert "pid" not in text and "p17" not in text
+    assert cli.main(["km-check", "--published", str(tmp_path / "out.json"), "--k", "4",
+                     "--m", "2"]) == 0  # the independent checker passes the document
 
 
 def test_same_seed_gives_the_same_bytes(data_csv, tmp_path):
@@ -103,7 +107,8 @@ def test_sensitive_codes_stay_in_item_chunks(data_csv, tmp_path):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (("--long-format", "pid,dx"), "--long-format is not available yet"),
+    (("--long-format", "pid"), "Write --long-format ID,CODE"),
+    (("--wide-prefix", "zz"), "No columns named zz1, zz2"),
     (("--k", "1"), "k must be"),
     (("--policy", "sim:x"), "N must be"),
     (("--reconstructions", "0"), "--reconstructions must be at least 1"),
@@ -115,6 +120,118 @@ def test_user_mistakes_exit_2_with_one_line(data_csv, tmp_path, capsys, extra, m
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert not (tmp_path / "out.json").exists()
+
+
+# --- layouts: long and wide, normalised like setvalued-utility reads them -------------------
+
+def long_and_wide(tmp_path) -> tuple[Path, Path, pd.DataFrame]:
+    """The patient table in long (one row per code, a repeated row, an undotted
+    spelling) and wide layouts."""
+    table = patient_table()
+    rows = [(pid, code) for pid, cell in zip(table["pid"], table["dx"], strict=True)
+            for code in cell.split(";")]
+    rows[1] = (rows[1][0], rows[1][1].replace(".", ""))  # 400.0 and 4000 are one code
+    rows.append(rows[0])  # a repeated code is dropped (set semantics)
+    long_path = tmp_path / "long.csv"
+    pd.DataFrame(rows, columns=["pid", "code"]).to_csv(long_path, index=False)
+    width = max(len(cell.split(";")) for cell in table["dx"])
+    wide = pd.DataFrame([[pid, *cell.split(";"), *[""] * (width - len(cell.split(";")))]
+                         for pid, cell in zip(table["pid"], table["dx"], strict=True)],
+                        columns=["pid", *[f"dx{i + 1}" for i in range(width)]])
+    wide_path = tmp_path / "wide.csv"
+    wide.to_csv(wide_path, index=False)
+    return long_path, wide_path, table
+
+
+def run_layout(data: Path, out: Path, *layout: str) -> int:
+    out.mkdir(exist_ok=True)
+    return cli.main(["disassociate", "--data", str(data), *layout, "--k", "4", "--m", "2",
+                     "--seed", "9", "--policy", "hierarchy:1", "--output",
+                     str(out / "out.json"), "--report", str(out / "r.json"),
+                     "--reconstruct", str(out / "rec.csv")])
+
+
+def test_long_and_wide_layouts_publish_the_normalised_codes(tmp_path, capsys):
+    from arxpy.data.disassociated import published_codes
+    from arxpy.data.icd9 import normalize_code
+
+    long_path, wide_path, table = long_and_wide(tmp_path)
+    assert run_layout(long_path, tmp_path / "long", "--long-format", "pid,code") == 0
+    assert "1 repeated codes within a record were dropped" in capsys.readouterr().err
+    assert run_layout(wide_path, tmp_path / "wide", "--wide-prefix", "dx") == 0
+    long_doc = (tmp_path / "long" / "out.json").read_text()
+    # Same records, same normalised codes, same seed: the same document.
+    assert long_doc == (tmp_path / "wide" / "out.json").read_text()
+    expected = {normalize_code(c) for cell in table["dx"] for c in cell.split(";")}
+    assert set(published_codes(json.loads(long_doc))) == expected
+    report = json.loads((tmp_path / "long" / "r.json").read_text())
+    assert CONTRACT_KEYS <= set(report) and report["records"] == 300
+    with open(tmp_path / "long" / "rec.csv", newline="") as handle:
+        assert set(next(csv.reader(handle))) == {"row", "code"}
+    assert cli.main(["km-check", "--published", str(tmp_path / "long" / "out.json"),
+                     "--k", "4", "--m", "2"]) == 0
+
+
+def test_long_format_multiset_numbers_repeated_codes(tmp_path):
+    from arxpy.data.disassociated import published_codes
+
+    rows = [(f"p{i}", code) for i in range(8) for code in ("401.9", "4019", "250.00")]
+    data = tmp_path / "long.csv"
+    pd.DataFrame(rows, columns=["pid", "code"]).to_csv(data, index=False)
+    assert run_layout(data, tmp_path / "out", "--long-format", "pid,code",
+                      "--multiset") == 0
+    published = json.loads((tmp_path / "out" / "out.json").read_text())
+    assert published_codes(published) == ["25000#1", "4019#1", "4019#2"]
+
+
+def test_setvalued_utility_matches_a_long_format_publication(tmp_path):
+    long_path, _, _ = long_and_wide(tmp_path)
+    assert run_layout(long_path, tmp_path / "long", "--long-format", "pid,code") == 0
+    report = tmp_path / "u.json"
+    assert cli.main(["setvalued-utility", "--original", str(long_path), "--long-format",
+                     "pid,code", "--published", str(tmp_path / "long" / "out.json"),
+                     "--workload", "w1:5", "--reconstructions", "2", "--seed", "0",
+                     "--policy", "hierarchy:1", "--report", str(report)]) == 0
+    saved = json.loads(report.read_text())
+    assert saved["records"] == 300 and saved["workloads"]["w1:5"]["disassociation"]["queries"]
+
+
+def test_dotted_sensitive_codes_mark_undotted_data(tmp_path):
+    long_path, _, _ = long_and_wide(tmp_path)
+    codes = tmp_path / "sensitive.txt"
+    codes.write_text("400.0\n400.1\n")
+    assert run_layout(long_path, tmp_path / "long", "--long-format", "pid,code",
+                      "--sensitive-codes", str(codes)) == 0
+    published = json.loads((tmp_path / "long" / "out.json").read_text())
+    clusters = [c for j in published["joint_clusters"] for c in j["clusters"]]
+    chunks = [ch for c in clusters for ch in c["record_chunks"]]
+    chunks += [s for j in published["joint_clusters"] for s in j["shared_chunks"]]
+    assert not {"4000", "4001"} & {c for ch in chunks for c in ch["domain"]}
+    assert {"4000", "4001"} <= {c for cl in clusters for c in cl["item_chunk"]}
+    assert published["params"]["sensitive_codes"] == ["400.0", "400.1"]
+
+
+def test_synthetic_ehr_to_disassociation_to_checker_and_utility(tmp_path):
+    """The round trip of issue 15's command line: synth-ehr -> disassociate -> km-check
+    (exit 0) -> setvalued-utility."""
+    data = tmp_path / "d.csv"
+    assert cli.main(["synth-ehr", "--records", "400", "--codes", "40", "--seed", "2",
+                     "--output", str(data)]) == 0
+    out = tmp_path / "out.json"
+    assert cli.main(["disassociate", "--data", str(data), "--codes-column", "codes",
+                     "--k", "5", "--m", "2", "--policy", "hierarchy:1", "--seed", "1",
+                     "--output", str(out), "--report", str(tmp_path / "r.json")]) == 0
+    assert cli.main(["km-check", "--published", str(out), "--k", "5", "--m", "2"]) == 0
+    report = tmp_path / "u.json"
+    assert cli.main(["setvalued-utility", "--original", str(data), "--codes-column", "codes",
+                     "--published", str(out), "--workload", "w1:2.5", "--workload", "w2:20",
+                     "--reconstructions", "2", "--seed", "0", "--policy", "hierarchy:1",
+                     "--baseline", "gen", "--report", str(report)]) == 0
+    saved = json.loads(report.read_text())
+    assert {"k", "m", "records", "reconstructions", "item_fill", "seed", "policy",
+            "published", "workloads", "mre", "baseline", "elapsed_seconds"} <= set(saved)
+    assert saved["records"] == 400 and set(saved["workloads"]) == {"w1:2.5", "w2:20"}
+    assert saved["mre"]["constraints"] > 0
 
 
 def test_output_may_not_overwrite_the_data(data_csv, tmp_path, capsys):

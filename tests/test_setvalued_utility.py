@@ -74,6 +74,12 @@ def test_w1_is_every_frequent_itemset_of_up_to_four_codes():
         assert set(workload_w1(sets, support)) == expected
 
 
+def test_w1_counts_an_itemset_held_by_exactly_the_support():
+    """30 % of 10 records is 3.0000000000000004 in floating point; 3 records are 30 %."""
+    sets = CodeSets.from_sets([["a"]] * 3 + [["b"]] * 7)
+    assert workload_w1(sets, 30.0) == [("a",), ("b",)]
+
+
 def test_w2_chains_are_nested_occur_and_have_an_equal_share_per_size():
     sets = generate_code_sets(records=800, codes=60, seed=5)
     queries = workload_w2(sets, 40, np.random.default_rng(0))

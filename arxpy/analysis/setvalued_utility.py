@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from arxpy.data.itemsets import RecordIndex, count_itemsets
+from arxpy.data.itemsets import RecordIndex, count_itemsets, min_support_count
 from arxpy.data.transactions import CodeSets
 
 Query = tuple[str, ...]
@@ -48,7 +48,7 @@ def workload_w1(original: CodeSets, support_percent: float, max_size: int = 4,
                 allowed: set[str] | None = None) -> list[Query]:
     """Itemsets of 1..max_size codes in at least ``support_percent`` % of records (only
     itemsets of ``allowed`` codes if given), by size then codes."""
-    min_count = max(1, math.ceil(support_percent / 100.0 * len(original)))
+    min_count = min_support_count(support_percent, len(original))
     queries = []
     for level in count_itemsets(original, max_size, min_count):
         for row in level.itemsets[level.counts >= min_count]:

@@ -25,8 +25,8 @@ from arxpy.errors import ConfigurationError
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from arxpy.data.disassociated import ITEM_FILLS
+    from arxpy.data.utility_policy import POLICY_HELP
     from arxpy.methods.disassociation.horpart import SMALL_CLUSTER_MODES
-    from arxpy.methods.disassociation.policy import POLICY_HELP
 
     parser = subparsers.add_parser(
         "disassociate", help="k^m-anonymous disassociation of diagnosis codes",
@@ -97,12 +97,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def read_code_table(args: argparse.Namespace) -> pd.DataFrame:
-    """The codes column of ``--data`` (cell layout) as a one-column table."""
+    """The codes of ``--data`` as a one-column table (codes joined by ``--delimiter``).
+
+    The cell layout keeps the codes as written. The long and wide layouts are read with
+    :func:`arxpy.data.transactions.read_code_sets`, whose codes are normalised
+    (undotted) as ``setvalued-utility`` reads the same file, so its ``--original``
+    matches the published codes.
+    """
     if args.long_format or args.wide_prefix:
-        option = "--long-format" if args.long_format else "--wide-prefix"
-        raise ConfigurationError(
-            f"{option} is not available yet; put each record's codes in one cell separated "
-            "by --delimiter and name it with --codes-column.")
+        return _layout_table(args)
     if not args.codes_column:
         raise ConfigurationError("Name the column holding the codes with --codes-column.")
     frame = read_data_option(args.data, args.field_delimiter)
@@ -115,9 +118,37 @@ def read_code_table(args: argparse.Namespace) -> pd.DataFrame:
     return frame[[args.codes_column]]
 
 
+def codes_column(args: argparse.Namespace) -> str:
+    """The name of the codes in the method's table and the reconstructions: the codes
+    column, the CODE of ``--long-format ID,CODE``, or ``codes`` (wide layout)."""
+    from arxpy.commands.code_layouts import long_format_columns
+
+    if args.codes_column:
+        return args.codes_column
+    if args.long_format:
+        return long_format_columns(args.long_format)[1]
+    return "codes"
+
+
+def _layout_table(args: argparse.Namespace) -> pd.DataFrame:
+    from arxpy.commands.code_layouts import read_layout
+    from arxpy.data.icd9 import base_code
+
+    sets = read_layout(args.data, args, args.field_delimiter).code_sets
+    if args.delimiter in "".join(sets.vocabulary):
+        raise ConfigurationError(
+            f"A code of {args.data} contains the code delimiter {args.delimiter!r}; choose "
+            "another --delimiter.")
+    # Multiset occurrences go back to repeated codes: the method numbers them again.
+    spelled = base_code if args.multiset else str
+    cells = [args.delimiter.join(spelled(code) for code in sorted(record))
+             for record in sets.to_sets()]
+    return pd.DataFrame({codes_column(args): cells})
+
+
 def method_parameters(args: argparse.Namespace) -> dict[str, Any]:
     params: dict[str, Any] = {
-        "k": args.k, "m": args.m, "codes_column": args.codes_column,
+        "k": args.k, "m": args.m, "codes_column": codes_column(args),
         "max_cluster_size": args.max_cluster_size, "policy": args.policy,
         "small_clusters": args.small_clusters, "refine": not args.no_refine,
         "multiset": args.multiset, "delimiter": args.delimiter, "seed": args.seed,
@@ -199,7 +230,7 @@ def _write_outputs(args: argparse.Namespace, release, report: dict[str, Any],
         rows = reconstruct(release.published, np.random.default_rng([release.seed, 2, i]),
                            args.item_fill)
         table = pd.DataFrame({"row": np.arange(len(rows)),
-                              args.codes_column: rows.to_column(args.delimiter)})
+                              codes_column(args): rows.to_column(args.delimiter)})
         with atomic_write(target, newline="") as handle:
             table.to_csv(handle, index=False, lineterminator="\n")
     if targets:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -75,29 +74,9 @@ def add_original_arguments(parser: argparse.ArgumentParser, option: str = "--ori
 def read_original(args: argparse.Namespace):
     """The ``--original`` data as a CodeSetImport, in the layout the options name; the
     import's warnings (duplicates dropped, unknown codes) go to stderr."""
-    result = _read_original(args)
-    for warning in result.report.warnings():
-        print(f"arxpy: note: {warning}", file=sys.stderr)
-    return result
+    from arxpy.commands.code_layouts import read_layout
 
-
-def _read_original(args: argparse.Namespace):
-    from arxpy.data.transactions import read_code_sets
-
-    if args.long_format:
-        id_column, _, codes_column = args.long_format.partition(",")
-        if not id_column or not codes_column:
-            raise ConfigurationError("Write --long-format ID,CODE (the two column names).")
-        return read_code_sets(args.original, "long", codes_column=codes_column,
-                              id_column=id_column, multiset=args.multiset)
-    if args.wide_prefix:
-        return read_code_sets(args.original, "wide", wide_prefix=args.wide_prefix,
-                              multiset=args.multiset)
-    if not args.codes_column:
-        raise ConfigurationError("Name the column of codes with --codes-column C.")
-    return read_code_sets(args.original, "cell", codes_column=args.codes_column,
-                          id_column=args.id_column, delimiter=args.delimiter,
-                          multiset=args.multiset)
+    return read_layout(args.original, args)
 
 
 def parse_workloads(specs: list[str]) -> list[tuple[str, Any]]:

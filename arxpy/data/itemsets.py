@@ -16,6 +16,7 @@ frequent (s-1)-itemsets × |vocabulary| + last code``, so counting is ``np.uniqu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,6 +37,12 @@ class ItemsetLevel:
     size: int
     itemsets: np.ndarray  # (n, size) int64 vocabulary positions, ascending per row
     counts: np.ndarray  # (n,) int64 records containing the itemset
+
+
+def min_support_count(percent: float, records: int) -> int:
+    """Records an itemset needs to be held by ``percent`` % of ``records`` (at least 1).
+    30 % of 10 is 3.0000000000000004 in floating point: 3 records are enough."""
+    return max(1, math.ceil(percent / 100.0 * records - 1e-9))
 
 
 def count_itemsets(sets: CodeSets, max_size: int, min_count: int = 1, *,

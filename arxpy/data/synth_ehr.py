@@ -91,12 +91,6 @@ def generate_ehr(records: int = PAPER_RECORDS, codes: int = PAPER_CODES, seed: i
                          "codes": cells})
 
 
-def generate(records: int = PAPER_RECORDS, codes: int = PAPER_CODES, seed: int = 0,
-             config: SynthEhrConfig | None = None) -> pd.DataFrame:
-    """Alias of :func:`generate_ehr` (the name benchmarks/disassociation.py calls)."""
-    return generate_ehr(records, codes, seed, config)
-
-
 @dataclass(frozen=True)
 class _Domain:
     codes: list[str]  # ICD order

@@ -70,7 +70,7 @@ class CodeSets:
                     vocabulary: Sequence[str] | None = None) -> CodeSets:
         """A table column of sets (frozenset/list/tuple) or delimited strings; missing or
         empty cells are empty sets."""
-        return cls.from_sets((_cell_codes(v, delimiter) for v in column), vocabulary)
+        return cls.from_sets((split_cell(v, delimiter) for v in column), vocabulary)
 
     # --- reading --------------------------------------------------------------------------
 
@@ -120,12 +120,27 @@ class CodeSets:
                           for i in range(len(self))], dtype=object)
 
 
-def _cell_codes(value: object, delimiter: str) -> list[str]:
+def split_cell(value: object, delimiter: str = DEFAULT_CODE_DELIMITER) -> list[str]:
+    """A cell's codes in order, repeats kept: a delimited string (a whitespace delimiter
+    splits on any run of white space) or a collection; missing cells have none."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return []
-    if isinstance(value, str):
-        return [c.strip() for c in value.split(delimiter) if c.strip()]
-    return [str(c) for c in value]  # type: ignore[attr-defined]
+    if not isinstance(value, str):
+        return [str(c) for c in value]  # type: ignore[attr-defined]
+    parts = value.split() if delimiter.isspace() else value.split(delimiter)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def number_occurrences(codes: Iterable[str]) -> list[str]:
+    """The j-th occurrence of a code as ``CODE#j``, the first included (spec 002 §2.6)."""
+    from arxpy.data.icd9 import OCCURRENCE_SEPARATOR
+
+    seen: dict[str, int] = {}
+    numbered = []
+    for code in codes:
+        seen[code] = seen.get(code, 0) + 1
+        numbered.append(f"{code}{OCCURRENCE_SEPARATOR}{seen[code]}")
+    return numbered
 
 
 # --- import ---------------------------------------------------------------------------------
@@ -271,17 +286,8 @@ def _cell_layout(frame: pd.DataFrame, codes_column: str | None, id_column: str |
     if id_column is not None:
         _require_column(frame, id_column, "id column")
         _check_unique_ids(frame, id_column)
-    raw = [_split_cell(value, delimiter) for value in frame[column]]
+    raw = [split_cell(value, delimiter) for value in frame[column]]
     return raw, frame.drop(columns=[column])
-
-
-def _split_cell(value: object, delimiter: str) -> list[str]:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return []
-    if not isinstance(value, str):
-        return [str(c) for c in value]  # type: ignore[attr-defined]
-    parts = value.split() if delimiter.isspace() else value.split(delimiter)
-    return [p.strip() for p in parts if p.strip()]
 
 
 def _long_layout(frame: pd.DataFrame, codes_column: str | None, id_column: str | None
@@ -328,18 +334,14 @@ def _build_import(layout: str, raw: list[list[str]], records: pd.DataFrame, mult
     duplicates = renamed = 0
     sets: list[list[str]] = []
     for codes in raw:
-        seen: dict[str, int] = {}
-        for code in (normalize(c) for c in codes):
-            if code:
-                seen[code] = seen.get(code, 0) + 1
-        extra = sum(seen.values()) - len(seen)
+        kept = [code for code in (normalize(c) for c in codes) if code]
+        distinct = list(dict.fromkeys(kept))
         if multiset:
-            renamed += extra
-            sets.append([f"{c}{icd.OCCURRENCE_SEPARATOR}{j}"
-                         for c, n in seen.items() for j in range(1, n + 1)])
+            renamed += len(kept) - len(distinct)
+            sets.append(number_occurrences(kept))
         else:
-            duplicates += extra
-            sets.append(list(seen))
+            duplicates += len(kept) - len(distinct)
+            sets.append(distinct)
     code_sets = CodeSets.from_sets(sets)
     lengths = code_sets.lengths
     unknown = icd.unknown_codes(code_sets.vocabulary) if icd9 else []

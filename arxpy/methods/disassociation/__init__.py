@@ -7,8 +7,7 @@ from arxpy.methods.disassociation.method import (
     Disassociation,
     DisassociationRelease,
 )
-from arxpy.methods.disassociation.policy import constraints_for, parse_policy
 from arxpy.methods.disassociation.publish import published_figures, published_json
 
 __all__ = ["CAVEAT", "Disassociated", "Disassociation", "DisassociationRelease",
-           "constraints_for", "parse_policy", "published_figures", "published_json"]
+           "published_figures", "published_json"]

@@ -17,7 +17,6 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,20 +24,25 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.data.disassociated import reconstruct
-from arxpy.data.transactions import DEFAULT_CODE_DELIMITER, CodeSets
+from arxpy.data.icd9 import base_code, normalize_code
+from arxpy.data.transactions import (
+    DEFAULT_CODE_DELIMITER,
+    CodeSets,
+    number_occurrences,
+    split_cell,
+)
+from arxpy.data.utility_policy import (
+    POLICY_HELP,
+    constraint_index,
+    parse_policy,
+    policy_constraints,
+    published_policy,
+)
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.methods.base import Method
 from arxpy.methods.disassociation.horpart import SMALL_CLUSTER_MODES, horpart
-from arxpy.methods.disassociation.policy import (
-    OCCURRENCE_MARK,
-    POLICY_HELP,
-    base_code,
-    constraint_index,
-    constraints_for,
-    parse_policy,
-)
 from arxpy.methods.disassociation.publish import publish, published_json
 from arxpy.methods.disassociation.refine import Cluster, Unit, refine
 from arxpy.methods.disassociation.verpart import verpart
@@ -171,7 +175,8 @@ class Disassociation(Method):
         column = data[self.codes_column]
         if not self.multiset:
             return CodeSets.from_column(column, self.delimiter)
-        return CodeSets.from_sets(_marked(_cell_list(v, self.delimiter)) for v in column)
+        return CodeSets.from_sets(number_occurrences(split_cell(v, self.delimiter))
+                                  for v in column)
 
     def run(self, data: pd.DataFrame, definition: DataDefinition, *,
             hierarchies: Mapping[str, Hierarchy] | None = None,
@@ -203,7 +208,7 @@ class Disassociation(Method):
         report = progress or (lambda fraction, message: None)
         self._check_input(sets)
         report(0.0, "Preparing the utility policy")
-        constraints = constraints_for(self.policy, sets.vocabulary, records=sets)
+        constraints = policy_constraints(self.policy, sets)
         constraint_of = constraint_index(constraints, sets.vocabulary)
         sensitive = self._sensitive_mask(sets.vocabulary)
         timings: dict[str, float] = {}
@@ -259,16 +264,15 @@ class Disassociation(Method):
                 f"{self.min_cluster_size}; choose k (and l) of at most {len(sets)}.")
 
     def _sensitive_mask(self, vocabulary: tuple[str, ...]) -> np.ndarray:
-        wanted = self.sensitive_set()
-        return np.array([base_code(c) in wanted for c in vocabulary], dtype=bool)
+        # Compared normalised: 296.00 in the list marks 29600 in the data and back.
+        wanted = {normalize_code(c) for c in self.sensitive_set()}
+        return np.array([normalize_code(base_code(c)) in wanted for c in vocabulary],
+                        dtype=bool)
 
     def _published_params(self) -> dict[str, Any]:
         """Settings a reader needs; never the seed (it would undo the shuffles)."""
-        policy = self.policy
-        kind, argument = parse_policy(policy)
-        if kind == "file":  # the custodian's path is not part of the release
-            policy = f"file:{Path(argument).name}"
-        return {"max_cluster_size": self.max_cluster_size or 2 * self.k, "policy": policy,
+        return {"max_cluster_size": self.max_cluster_size or 2 * self.k,
+                "policy": published_policy(self.policy),
                 "small_clusters": self.small_clusters, "refine": self.refine,
                 "multiset": self.multiset, "l": self.l,
                 "sensitive_codes": sorted(self.sensitive_set())}
@@ -309,22 +313,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def _cell_list(value: object, delimiter: str) -> list[str]:
-    """A cell's codes in order, repeats kept."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return []
-    if isinstance(value, str):
-        return [c.strip() for c in value.split(delimiter) if c.strip()]
-    return [str(c) for c in value]  # type: ignore[attr-defined]
-
-
-def _marked(codes: list[str]) -> list[str]:
-    """The j-th occurrence of a code as ``code#j`` (spec §2.6)."""
-    seen: dict[str, int] = {}
-    out = []
-    for code in codes:
-        seen[code] = seen.get(code, 0) + 1
-        out.append(f"{code}{OCCURRENCE_MARK}{seen[code]}")
-    return out

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from arxpy.data.disassociated import published_statistics
 from arxpy.jobs import CancelToken
 from arxpy.methods.disassociation.refine import Cluster, Unit
 
@@ -113,7 +114,8 @@ def published_json(published: Mapping[str, Any]) -> str:
 
 
 def published_figures(published: Mapping[str, Any]) -> dict[str, Any]:
-    """Counts of the document: clusters, chunks, occurrences per chunk type."""
+    """Counts of the document: the structure as :func:`published_statistics` counts it,
+    item-chunk entries, cluster sizes, occurrences per chunk type."""
     clusters = [c for j in published["joint_clusters"] for c in j["clusters"]]
     shared = [s for j in published["joint_clusters"] for s in j["shared_chunks"]]
     record_chunks = [ch for c in clusters for ch in c["record_chunks"]]
@@ -121,11 +123,9 @@ def published_figures(published: Mapping[str, Any]) -> dict[str, Any]:
     item_codes = [code for c in clusters for code in c["item_chunk"]]
     chunked = {code for ch in record_chunks + shared for code in ch["domain"]}
     return {
-        "records": int(sizes.sum()),
-        "clusters": len(clusters),
-        "joint_clusters": sum(1 for j in published["joint_clusters"] if len(j["clusters"]) > 1),
-        "record_chunks": len(record_chunks),
-        "shared_chunks": len(shared),
+        **published_statistics(dict(published)),
+        # Entries summed over clusters (the report's contract since issue 15), where
+        # setvalued-utility's statistics count distinct codes under the same name.
         "codes_in_item_chunks": len(item_codes),
         "item_chunk_only_codes": len(set(item_codes) - chunked),
         "cluster_size": {"min": int(sizes.min()), "median": float(np.median(sizes)),
