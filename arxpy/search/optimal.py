@@ -155,11 +155,31 @@ class _OptimalSearch:
         self.states[index] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
         if ctx.monotonic:
             _tag(self.states, self.lattice, levels, check.anonymous)
+        elif check.fails_downward:
+            _tag(self.states, self.lattice, levels, anonymous=False)
         if check.anonymous and better(check, self.best):
             self.best = check
 
+    def infeasible(self) -> bool:
+        """Does the top already fail the monotonic models? Then nothing is anonymous.
+
+        Every transformation is a specialization of the top, so one check settles the
+        lattice whatever its size (Flash reaches the same verdict by tagging the top's
+        down-set). The top is not taken as a candidate here; the search visits it in turn.
+        """
+        top = self.lattice.top
+        check = self.ctx.check(top)
+        if check.fails_downward or (self.ctx.monotonic and not check.anonymous):
+            self.states[:] = NOT_ANONYMOUS
+            return True
+        if not check.anonymous and not self.ctx.monotonic:
+            self.states[self.lattice.index(top)] = NOT_ANONYMOUS
+        return False
+
     def run(self) -> SearchOutcome:
         ctx = self.ctx
+        if self.infeasible():
+            return ctx.outcome(None, optimal=True, states=self.states, infeasible=1.0)
         heights = self.nodes.sum(axis=1)
         order = np.argsort(heights, kind="stable") if self.bounds is None else \
             np.lexsort((heights, self.bounds))
