@@ -66,10 +66,26 @@ def _merge(columns: Sequence[np.ndarray], radices: Sequence[int]) -> _Grouped:
     return _Grouped(inverse, keys, len(uniques))
 
 
+def dense_enough(cells: int, entries: int) -> bool:
+    """Is a table of ``cells`` cleared and summed faster than ``entries`` hashed?"""
+    return cells <= max(8 * entries, 1 << 18)
+
+
 def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.ndarray | None,
-                        n_values: int) -> Distribution:
+                        n_values: int, n_classes: int) -> Distribution:
     """Sum counts of equal (class, value) pairs; result sorted by class, then value."""
-    pair = class_index * max(n_values, 1) + value
+    width = max(n_values, 1)
+    pair = class_index * width + value
+    if dense_enough(n_classes * width, len(pair)):
+        # A (classes x values) table: summed by one bincount, read off in pair order.
+        summed = np.bincount(pair, weights=count, minlength=n_classes * width)
+        present = np.flatnonzero(summed)
+        return Distribution(
+            class_index=present // width,
+            value=present % width,
+            count=np.rint(summed[present]).astype(np.int64),
+            n_values=n_values,
+        )
     inverse, uniques = pd.factorize(pair, sort=False)
     summed = np.bincount(inverse, weights=count, minlength=len(uniques))
     order = np.argsort(uniques, kind="stable")
@@ -123,7 +139,8 @@ class Grouper:
         merged = _merge(self.record_codes(levels), self.radices(levels))
         sizes = np.bincount(merged.inverse, minlength=merged.n_classes).astype(np.int64)
         distributions = {
-            t.name: _merge_distribution(merged.inverse, t.codes, None, len(t.values))
+            t.name: _merge_distribution(merged.inverse, t.codes, None, len(t.values),
+                                        merged.n_classes)
             for t in self.tracked
         }
         self.groupings += 1
@@ -142,7 +159,8 @@ class Grouper:
         sizes = np.rint(np.bincount(merged.inverse, weights=source.sizes,
                                     minlength=merged.n_classes)).astype(np.int64)
         distributions = {
-            name: _merge_distribution(merged.inverse[d.class_index], d.value, d.count, d.n_values)
+            name: _merge_distribution(merged.inverse[d.class_index], d.value, d.count, d.n_values,
+                                      merged.n_classes)
             for name, d in source.distributions.items()
         }
         self.rollups += 1
