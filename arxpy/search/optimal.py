@@ -80,32 +80,45 @@ class _OptimalSearch:
         self.states = np.zeros(len(self.nodes), dtype=np.int8)
         self.pruned = np.zeros(len(self.nodes), dtype=bool)
         self.best: Check | None = None
+        #: Binary search on the border of the monotonic per-class models alone when the
+        #: models together are not monotonic (Flash's two phases: k-anonymity first).
+        self.partial = not ctx.monotonic and bool(ctx.monotonic_per_class)
+        #: What the binary search propagates: anonymity itself when every model is
+        #: monotonic, else passing the monotonic per-class models (ANONYMOUS = passes).
+        self.known = self.states if not self.partial else np.zeros_like(self.states)
 
     def relevant(self, index: int) -> bool:
         """Could the node at ``index`` still beat the best (by its level bound)?"""
         return self.bounds is None or self.best is None or not exceeds(
             (self.bounds[index],), self.best.key)
 
-    def classify(self, levels: tuple[int, ...]) -> Check:
+    def classify(self, levels: tuple[int, ...]) -> bool:
+        """Check ``levels`` and tag by the propagated property; does it hold there?"""
         check = self.ctx.check(levels)
-        self.states[self.lattice.index(levels)] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
-        _tag(self.states, self.lattice, levels, check.anonymous)
-        return check
+        index = self.lattice.index(levels)
+        self.states[index] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
+        holds = check.anonymous if not self.partial else not check.fails_downward
+        self.known[index] = ANONYMOUS if holds else NOT_ANONYMOUS
+        _tag(self.known, self.lattice, levels, holds)
+        if self.partial and not holds:
+            _tag(self.states, self.lattice, levels, anonymous=False)
+        return holds
 
     def resolve(self, start: tuple[int, ...]) -> None:
         """Classify ``start`` by binary search on a chain above it (Flash, Sec. 4.2).
 
         Along a chain anonymity is monotonic, so the first anonymous node is found with
-        logarithmically many checks; every check tags its up- or down-set.
+        logarithmically many checks; every check tags its up- or down-set. Without full
+        monotonicity the same is done for the monotonic per-class models' property.
         """
         path = _path_up(start, self.lattice.bottom, self.lattice.top)
-        known = [int(self.states[self.lattice.index(p)]) for p in path]
+        known = [int(self.known[self.lattice.index(p)]) for p in path]
         low = max((i + 1 for i, s in enumerate(known) if s == NOT_ANONYMOUS), default=0)
         high = min((i for i, s in enumerate(known) if s == ANONYMOUS), default=len(path))
         while low < high:
             self.ctx.cancel.raise_if_cancelled()
             middle = (low + high) // 2
-            if self.classify(path[middle]).anonymous:
+            if self.classify(path[middle]):
                 high = middle
             else:
                 low = middle + 1
@@ -122,11 +135,11 @@ class _OptimalSearch:
             self.ctx.cancel.raise_if_cancelled()
             for successor in self.lattice.successors(current):
                 index = self.lattice.index(successor)
-                if self.states[index] == ANONYMOUS or not self.relevant(index):
+                if self.known[index] == ANONYMOUS or not self.relevant(index):
                     continue
-                if self.states[index] == 0:
+                if self.known[index] == 0:
                     self.classify(successor)
-                if self.states[index] == NOT_ANONYMOUS:
+                if self.known[index] == NOT_ANONYMOUS:
                     current = successor
                     break
             else:
@@ -141,7 +154,7 @@ class _OptimalSearch:
         """Settle one node: classify it, and score it if it is anonymous."""
         ctx = self.ctx
         levels = tuple(int(v) for v in self.nodes[index])
-        if ctx.monotonic and self.states[index] == 0:
+        if (ctx.monotonic or self.partial) and self.known[index] == 0:
             self.resolve(levels)
             if self.states[index] == NOT_ANONYMOUS:
                 return
@@ -168,11 +181,12 @@ class _OptimalSearch:
         down-set). The top is not taken as a candidate here; the search visits it in turn.
         """
         top = self.lattice.top
-        check = self.ctx.check(top)
-        if check.fails_downward or (self.ctx.monotonic and not check.anonymous):
+        if self.ctx.monotonic or self.partial:
+            if self.classify(top):
+                return False
             self.states[:] = NOT_ANONYMOUS
             return True
-        if not check.anonymous and not self.ctx.monotonic:
+        if not self.ctx.check(top).anonymous:
             self.states[self.lattice.index(top)] = NOT_ANONYMOUS
         return False
 
