@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from arxpy.errors import ConfigurationError
+from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.lattice import Lattice
 from arxpy.search.base import (
     ANONYMOUS,
@@ -86,6 +87,9 @@ class _OptimalSearch:
         #: What the binary search propagates: anonymity itself when every model is
         #: monotonic, else passing the monotonic per-class models (ANONYMOUS = passes).
         self.known = self.states if not self.partial else np.zeros_like(self.states)
+        #: Without level bounds: checked nodes whose classes-based bound may prune their
+        #: up-sets once a good enough optimum is known (ARX's potentiallyInsufficientUtility).
+        self.candidates: list[tuple[tuple[float, ...], tuple[int, ...]]] = []
 
     def relevant(self, index: int) -> bool:
         """Could the node at ``index`` still beat the best (by its level bound)?"""
@@ -94,15 +98,50 @@ class _OptimalSearch:
 
     def classify(self, levels: tuple[int, ...]) -> bool:
         """Check ``levels`` and tag by the propagated property; does it hold there?"""
-        check = self.ctx.check(levels)
+        check = self.ctx.checks.get(levels)
+        if check is None:
+            classes = self.ctx.classes(levels)
+            check = self.ctx.check(levels, classes)
+            self.note_bound(levels, classes)
+        return self.tag(levels, check)
+
+    def tag(self, levels: tuple[int, ...], check: Check) -> bool:
+        """Record a check and tag by the propagated property; does it hold there?"""
         index = self.lattice.index(levels)
         self.states[index] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
         holds = check.anonymous if not self.partial else not check.fails_downward
+        if not (self.ctx.monotonic or self.partial):
+            return holds
         self.known[index] = ANONYMOUS if holds else NOT_ANONYMOUS
         _tag(self.known, self.lattice, levels, holds)
         if self.partial and not holds:
             _tag(self.states, self.lattice, levels, anonymous=False)
         return holds
+
+    def note_bound(self, levels: tuple[int, ...], classes: EquivalenceClasses,
+                   bound: tuple[float, ...] | None = None) -> None:
+        """Prune above ``levels`` by its classes-based bound now, or once the best is good
+        enough (only when no level bounds ordered the search)."""
+        if self.bounds is not None:
+            return
+        bound = bound if bound is not None else self.ctx.quality.lower_bound_key(classes)
+        if bound is None:
+            return
+        if self.best is not None and exceeds(bound, self.best.key):
+            self.prune_above(levels)
+        else:
+            self.candidates.append((bound, levels))
+
+    def improve(self, check: Check) -> None:
+        """Take a better optimum and prune the up-sets its score now rules out."""
+        self.best = check
+        waiting = []
+        for bound, levels in self.candidates:
+            if exceeds(bound, check.key):
+                self.prune_above(levels)
+            else:
+                waiting.append((bound, levels))
+        self.candidates = waiting
 
     def resolve(self, start: tuple[int, ...]) -> None:
         """Classify ``start`` by binary search on a chain above it (Flash, Sec. 4.2).
@@ -135,7 +174,8 @@ class _OptimalSearch:
             self.ctx.cancel.raise_if_cancelled()
             for successor in self.lattice.successors(current):
                 index = self.lattice.index(successor)
-                if self.known[index] == ANONYMOUS or not self.relevant(index):
+                if self.known[index] == ANONYMOUS or self.pruned[index] or \
+                        not self.relevant(index):
                     continue
                 if self.known[index] == 0:
                     self.classify(successor)
@@ -158,20 +198,19 @@ class _OptimalSearch:
             self.resolve(levels)
             if self.states[index] == NOT_ANONYMOUS:
                 return
-        classes = ctx.classes(levels)
-        if self.bounds is None and self.best is not None:
-            bound = ctx.quality.lower_bound_key(classes)
-            if bound is not None and exceeds(bound, self.best.key):
+        if levels in ctx.checks:  # checked while classifying another node
+            check = ctx.checks[levels]
+        else:
+            classes = ctx.classes(levels)
+            bound = ctx.quality.lower_bound_key(classes) if self.bounds is None else None
+            if bound is not None and self.best is not None and exceeds(bound, self.best.key):
                 self.prune_above(levels)
                 return
-        check = ctx.check(levels, classes)
-        self.states[index] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
-        if ctx.monotonic:
-            _tag(self.states, self.lattice, levels, check.anonymous)
-        elif check.fails_downward:
-            _tag(self.states, self.lattice, levels, anonymous=False)
+            check = ctx.check(levels, classes)
+            self.note_bound(levels, classes, bound)
+        self.tag(levels, check)
         if check.anonymous and better(check, self.best):
-            self.best = check
+            self.improve(check)
 
     def infeasible(self) -> bool:
         """Does the top already fail the monotonic models? Then nothing is anonymous.
