@@ -10,7 +10,7 @@ pass over the *classes*, which are usually far fewer than the records. A bounded
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,9 +104,12 @@ class Grouper:
     ``tracked`` names the tracked attributes whose distributions the classes carry.
     """
 
-    def __init__(self, data: EncodedData, tracked: Sequence[str] = ()) -> None:
+    def __init__(self, data: EncodedData, tracked: Sequence[str] = (),
+                 record_sums: Mapping[str, np.ndarray] | None = None) -> None:
         self.data = data
         self.tracked = [data.tracked[name] for name in dict.fromkeys(tracked)]
+        #: Per-record values whose per-class sums the classes carry.
+        self.record_sums = dict(record_sums or {})
         self._up: dict[tuple[int, int, int], np.ndarray] = {}
         #: Number of transformations computed by roll-up / from the records.
         self.rollups = 0
@@ -143,8 +146,10 @@ class Grouper:
                                         merged.n_classes)
             for t in self.tracked
         }
+        sums = {name: np.bincount(merged.inverse, weights=values, minlength=merged.n_classes)
+                for name, values in self.record_sums.items()}
         self.groupings += 1
-        return EquivalenceClasses(levels, merged.keys, sizes, distributions), merged.inverse
+        return EquivalenceClasses(levels, merged.keys, sizes, distributions, sums), merged.inverse
 
     def roll_up(self, source: EquivalenceClasses, levels: Sequence[int]) -> EquivalenceClasses:
         """Classes of ``levels`` from those of ``source`` (``source.levels <= levels``)."""
@@ -163,8 +168,10 @@ class Grouper:
                                       merged.n_classes)
             for name, d in source.distributions.items()
         }
+        sums = {name: np.bincount(merged.inverse, weights=values, minlength=merged.n_classes)
+                for name, values in source.sums.items()}
         self.rollups += 1
-        return EquivalenceClasses(levels, merged.keys, sizes, distributions)
+        return EquivalenceClasses(levels, merged.keys, sizes, distributions, sums)
 
 
 def classes_nbytes(classes: EquivalenceClasses) -> int:
@@ -172,6 +179,7 @@ def classes_nbytes(classes: EquivalenceClasses) -> int:
     total = classes.keys.nbytes + classes.sizes.nbytes
     for d in classes.distributions.values():
         total += d.class_index.nbytes + d.value.nbytes + d.count.nbytes
+    total += sum(s.nbytes for s in classes.sums.values())
     return int(total)
 
 

@@ -149,13 +149,9 @@ class Classification(QualityModel):
         others = [i for i in range(keys.shape[1]) if i != j]
         radices = [self._radices[i][classes.levels[i]] for i in others]
         features = row_ids(keys[:, others], radices) if others else np.zeros(len(keys), np.int64)
-        # One entry per (feature group, generalized class value), summed over classes.
-        values = keys[:, j]
-        radix = self._radices[j][classes.levels[j]]
-        features = np.unique(features, return_inverse=True)[1].reshape(-1)  # dense < len
-        pairs, inverse = np.unique(features * radix + values, return_inverse=True)
-        counts = np.bincount(inverse.reshape(-1), weights=sizes).astype(np.int64)
-        total, top1, top2 = top_two(pairs // radix, counts)
+        # Class keys are distinct, so within a feature group each class holds one
+        # generalized class value: the class sizes are the group's value counts.
+        total, top1, top2 = top_two(features, sizes.astype(np.int64))
         return self._distribution_penalty(total, top1, top2, self._scale[classes.levels[j]])
 
     def _distribution_penalty(

@@ -108,7 +108,10 @@ class SearchContext:
         self.lattice = Lattice.for_data(data)
         tracked = [m.sensitive_attribute for m in self.models if m.sensitive_attribute]
         tracked += [name for name in data.tracked if name not in tracked]
-        self.grouper = Grouper(data, tracked)
+        # A quasi-identifier's values per class are the class keys already; carrying its
+        # distribution too cost a classification search on Adult a quarter of its time.
+        tracked = [name for name in tracked if name not in data.qi_names]
+        self.grouper = Grouper(data, tracked, quality.record_sums())
         self.cache = SnapshotCache(len(data.quasi_identifiers), max_bytes=cache_bytes)
         self.max_suppressed = math.floor(suppression_limit * data.n_records + 1e-9)
         self.cancel = cancel or CancelToken()
