@@ -18,6 +18,7 @@ from test_engine_search import HIERARCHIES, definition, table
 from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.quality.aecs import AverageClassSize
+from arxpy.quality.classification import Classification
 from arxpy.quality.discernibility import Discernibility
 
 MODELS = [Discernibility(), Discernibility(monotonic=True), AverageClassSize(),
@@ -60,3 +61,44 @@ def test_pruned_transformations_cannot_beat_the_optimum():
             # Unchecked: either not anonymous or no better than the optimum.
             assert truth.state != "anonymous" or truth.score >= best - 1e-9 * best
     assert np.isfinite(best)
+
+
+CLASSIFIERS = [Classification("disease"), Classification("disease", 0.2, 1.0, 0.6),
+               Classification("disease", 1.0, 0.3, 2.0)]
+
+
+@pytest.mark.parametrize("model", CLASSIFIERS, ids=lambda m: str(m.get_params()))
+def test_classification_bound_holds_above_whatever_is_suppressed(model):
+    # Brute force over a small lattice: the bound of every transformation is at most the
+    # score of every generalization of it, under random suppression of its classes.
+    rng = np.random.default_rng(8)
+    frame = table(2, 120)
+    result = run(frame, model, 1, 0.0, "exhaustive")
+    lattice = result.lattice
+    nodes = [lattice.levels(i) for i in range(lattice.size)]
+    prepared = result.config.quality_model
+    for low in nodes:
+        bound = prepared.lower_bound(result.classes_of(low)[0])
+        assert bound is not None
+        for high in nodes:
+            if all(a <= b for a, b in zip(low, high, strict=True)):
+                classes = result.classes_of(high)[0]
+                for share in (0.0, 0.3, 1.0):
+                    suppressed = rng.random(classes.n_classes) < share
+                    assert bound <= prepared.score(classes, suppressed) + 1e-12
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(10, 300),
+    k=st.integers(1, 8),
+    suppression=st.sampled_from([0.0, 0.02, 0.1, 0.3]),
+    model=st.sampled_from(CLASSIFIERS),
+)
+def test_classification_bound_keeps_the_optimum(seed, n, k, suppression, model):
+    frame = table(seed, n)
+    exhaustive = run(frame, model, k, suppression, "exhaustive")
+    optimal = run(frame, model, k, suppression, "optimal")
+    assert optimal.optimum.levels == exhaustive.optimum.levels
+    assert optimal.optimum.score == pytest.approx(exhaustive.optimum.score, rel=1e-12)

@@ -129,6 +129,24 @@ class Classification(QualityModel):
             penalty += self._qi_penalty(classes, suppressed)
         return penalty / (self._max_penalty * self._n_records)
 
+    def lower_bound(self, classes: EquivalenceClasses) -> float | None:
+        """A bound on the score here and at every generalization, whatever is suppressed.
+
+        A class's records outside its most frequent value (``size - top``) cost at least
+        the cheapest penalty each: as a minority, in a group without a majority, or
+        suppressed. Merging classes never lowers that count (the merged top is at most
+        the sum of the tops), so it bounds every generalization. None when the class
+        attribute is a quasi-identifier (its penalties change with its level).
+        """
+        if self._n_records is None or self._qi_index is not None:
+            return None
+        distribution = classes.distributions.get(self.class_attribute)
+        if distribution is None:
+            return None
+        total, top1, _ = top_two(distribution.class_index, distribution.count)
+        cheapest = min(self.suppressed_penalty, self.minority_penalty, self.ambiguity_penalty)
+        return cheapest * float((total - top1).sum()) / (self._max_penalty * self._n_records)
+
     def _feature_penalty(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         distribution = classes.distributions.get(self.class_attribute)
         if distribution is None:
