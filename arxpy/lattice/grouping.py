@@ -33,9 +33,11 @@ class _Grouped:
 def _decode(values: np.ndarray, radices: Sequence[int]) -> np.ndarray:
     """Invert :func:`_combine` for exact keys: (len(values), n_qi) codes."""
     out = np.empty((len(values), len(radices)), dtype=np.int64, order="F")
-    rest = values.copy()
-    for q in range(len(radices) - 1, -1, -1):
+    rest = values  # divmod returns new arrays: the input is left alone
+    for q in range(len(radices) - 1, 0, -1):
         rest, out[:, q] = np.divmod(rest, radices[q])
+    if len(radices):
+        out[:, 0] = rest  # exact keys: what is left is below the first radix
     return out
 
 
@@ -199,6 +201,7 @@ class SnapshotCache:
         self._pinned = np.zeros(self.max_entries, dtype=bool)
         self._items: list[EquivalenceClasses | None] = [None] * self.max_entries
         self._slot: dict[tuple[int, ...], int] = {}
+        self._end = 0  # one past the highest slot ever used: lookups scan no further
         self._tick = 0
         self.nbytes = 0
 
@@ -216,12 +219,12 @@ class SnapshotCache:
         """The cached snapshot below or at ``levels`` with the fewest classes."""
         if not self._slot:
             return None
-        below = self._used > 0
-        for row, level in zip(self._levels, levels, strict=True):
-            below &= row <= level
+        end = self._end
+        below = self._used[:end] > 0
+        below &= (self._levels[:, :end] <= np.asarray(levels, dtype=np.int64)[:, None]).all(axis=0)
         if not below.any():
             return None
-        slot = int(np.flatnonzero(below)[np.argmin(self._classes[below])])
+        slot = int(np.flatnonzero(below)[np.argmin(self._classes[:end][below])])
         self._touch(slot)
         return self._items[slot]
 
@@ -240,6 +243,7 @@ class SnapshotCache:
         if len(self._slot) >= self.max_entries:
             return
         slot = int(np.flatnonzero(self._used == 0)[0])
+        self._end = max(self._end, slot + 1)
         self._items[slot] = classes
         self._levels[:, slot] = key
         self._classes[slot] = classes.n_classes
