@@ -143,9 +143,14 @@ class Classification(QualityModel):
         distribution = classes.distributions.get(self.class_attribute)
         if distribution is None:
             return None
-        total, top1, _ = top_two(distribution.class_index, distribution.count)
+        index, count = distribution.class_index, distribution.count
+        if index.size == 0:
+            return 0.0
+        # Triples are sorted by class: the most frequent count of each is a segment maximum.
+        starts = np.flatnonzero(np.concatenate(([True], index[1:] != index[:-1])))
+        outside_top = int(count.sum()) - int(np.maximum.reduceat(count, starts).sum())
         cheapest = min(self.suppressed_penalty, self.minority_penalty, self.ambiguity_penalty)
-        return cheapest * float((total - top1).sum()) / (self._max_penalty * self._n_records)
+        return cheapest * float(outside_top) / (self._max_penalty * self._n_records)
 
     def _feature_penalty(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         distribution = classes.distributions.get(self.class_attribute)
