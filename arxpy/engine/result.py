@@ -260,7 +260,8 @@ class Result:
         levels = self._levels(levels)
         data = self._context.data
         tracked = {t.name for t in self._context.grouper.tracked}
-        missing = [a for a in model.tracked_attributes if a not in tracked]
+        missing = [a for a in model.tracked_attributes
+                   if a not in tracked and a not in data.qi_names]
         if missing:
             raise ConfigurationError(
                 f"{model.label} needs the distribution of {', '.join(missing)}, which this run "

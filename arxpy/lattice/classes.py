@@ -48,6 +48,9 @@ class EquivalenceClasses:
     keys: np.ndarray  # (n_classes, n_qi) generalized codes at ``levels``
     sizes: np.ndarray  # (n_classes,) int64 record counts, all > 0
     distributions: Mapping[str, Distribution] = field(default_factory=dict)
+    #: Per-class sums of per-record values a quality model asked for
+    #: (:meth:`~arxpy.quality.base.QualityModel.record_sums`); float64, added on roll-up.
+    sums: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def n_classes(self) -> int:

@@ -10,7 +10,7 @@ pass over the *classes*, which are usually far fewer than the records. A bounded
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,9 +33,11 @@ class _Grouped:
 def _decode(values: np.ndarray, radices: Sequence[int]) -> np.ndarray:
     """Invert :func:`_combine` for exact keys: (len(values), n_qi) codes."""
     out = np.empty((len(values), len(radices)), dtype=np.int64, order="F")
-    rest = values.copy()
-    for q in range(len(radices) - 1, -1, -1):
+    rest = values  # divmod returns new arrays: the input is left alone
+    for q in range(len(radices) - 1, 0, -1):
         rest, out[:, q] = np.divmod(rest, radices[q])
+    if len(radices):
+        out[:, 0] = rest  # exact keys: what is left is below the first radix
     return out
 
 
@@ -66,10 +68,26 @@ def _merge(columns: Sequence[np.ndarray], radices: Sequence[int]) -> _Grouped:
     return _Grouped(inverse, keys, len(uniques))
 
 
+def dense_enough(cells: int, entries: int) -> bool:
+    """Is a table of ``cells`` cleared and summed faster than ``entries`` hashed?"""
+    return cells <= max(8 * entries, 1 << 18)
+
+
 def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.ndarray | None,
-                        n_values: int) -> Distribution:
+                        n_values: int, n_classes: int) -> Distribution:
     """Sum counts of equal (class, value) pairs; result sorted by class, then value."""
-    pair = class_index * max(n_values, 1) + value
+    width = max(n_values, 1)
+    pair = class_index * width + value
+    if dense_enough(n_classes * width, len(pair)):
+        # A (classes x values) table: summed by one bincount, read off in pair order.
+        summed = np.bincount(pair, weights=count, minlength=n_classes * width)
+        present = np.flatnonzero(summed)
+        return Distribution(
+            class_index=present // width,
+            value=present % width,
+            count=np.rint(summed[present]).astype(np.int64),
+            n_values=n_values,
+        )
     inverse, uniques = pd.factorize(pair, sort=False)
     summed = np.bincount(inverse, weights=count, minlength=len(uniques))
     order = np.argsort(uniques, kind="stable")
@@ -88,9 +106,12 @@ class Grouper:
     ``tracked`` names the tracked attributes whose distributions the classes carry.
     """
 
-    def __init__(self, data: EncodedData, tracked: Sequence[str] = ()) -> None:
+    def __init__(self, data: EncodedData, tracked: Sequence[str] = (),
+                 record_sums: Mapping[str, np.ndarray] | None = None) -> None:
         self.data = data
         self.tracked = [data.tracked[name] for name in dict.fromkeys(tracked)]
+        #: Per-record values whose per-class sums the classes carry.
+        self.record_sums = dict(record_sums or {})
         self._up: dict[tuple[int, int, int], np.ndarray] = {}
         #: Number of transformations computed by roll-up / from the records.
         self.rollups = 0
@@ -123,11 +144,14 @@ class Grouper:
         merged = _merge(self.record_codes(levels), self.radices(levels))
         sizes = np.bincount(merged.inverse, minlength=merged.n_classes).astype(np.int64)
         distributions = {
-            t.name: _merge_distribution(merged.inverse, t.codes, None, len(t.values))
+            t.name: _merge_distribution(merged.inverse, t.codes, None, len(t.values),
+                                        merged.n_classes)
             for t in self.tracked
         }
+        sums = {name: np.bincount(merged.inverse, weights=values, minlength=merged.n_classes)
+                for name, values in self.record_sums.items()}
         self.groupings += 1
-        return EquivalenceClasses(levels, merged.keys, sizes, distributions), merged.inverse
+        return EquivalenceClasses(levels, merged.keys, sizes, distributions, sums), merged.inverse
 
     def roll_up(self, source: EquivalenceClasses, levels: Sequence[int]) -> EquivalenceClasses:
         """Classes of ``levels`` from those of ``source`` (``source.levels <= levels``)."""
@@ -142,11 +166,14 @@ class Grouper:
         sizes = np.rint(np.bincount(merged.inverse, weights=source.sizes,
                                     minlength=merged.n_classes)).astype(np.int64)
         distributions = {
-            name: _merge_distribution(merged.inverse[d.class_index], d.value, d.count, d.n_values)
+            name: _merge_distribution(merged.inverse[d.class_index], d.value, d.count, d.n_values,
+                                      merged.n_classes)
             for name, d in source.distributions.items()
         }
+        sums = {name: np.bincount(merged.inverse, weights=values, minlength=merged.n_classes)
+                for name, values in source.sums.items()}
         self.rollups += 1
-        return EquivalenceClasses(levels, merged.keys, sizes, distributions)
+        return EquivalenceClasses(levels, merged.keys, sizes, distributions, sums)
 
 
 def classes_nbytes(classes: EquivalenceClasses) -> int:
@@ -154,6 +181,7 @@ def classes_nbytes(classes: EquivalenceClasses) -> int:
     total = classes.keys.nbytes + classes.sizes.nbytes
     for d in classes.distributions.values():
         total += d.class_index.nbytes + d.value.nbytes + d.count.nbytes
+    total += sum(s.nbytes for s in classes.sums.values())
     return int(total)
 
 
@@ -173,6 +201,7 @@ class SnapshotCache:
         self._pinned = np.zeros(self.max_entries, dtype=bool)
         self._items: list[EquivalenceClasses | None] = [None] * self.max_entries
         self._slot: dict[tuple[int, ...], int] = {}
+        self._end = 0  # one past the highest slot ever used: lookups scan no further
         self._tick = 0
         self.nbytes = 0
 
@@ -190,12 +219,12 @@ class SnapshotCache:
         """The cached snapshot below or at ``levels`` with the fewest classes."""
         if not self._slot:
             return None
-        below = self._used > 0
-        for row, level in zip(self._levels, levels, strict=True):
-            below &= row <= level
+        end = self._end
+        below = self._used[:end] > 0
+        below &= (self._levels[:, :end] <= np.asarray(levels, dtype=np.int64)[:, None]).all(axis=0)
         if not below.any():
             return None
-        slot = int(np.flatnonzero(below)[np.argmin(self._classes[below])])
+        slot = int(np.flatnonzero(below)[np.argmin(self._classes[:end][below])])
         self._touch(slot)
         return self._items[slot]
 
@@ -214,6 +243,7 @@ class SnapshotCache:
         if len(self._slot) >= self.max_entries:
             return
         slot = int(np.flatnonzero(self._used == 0)[0])
+        self._end = max(self._end, slot + 1)
         self._items[slot] = classes
         self._levels[:, slot] = key
         self._classes[slot] = classes.n_classes

@@ -26,6 +26,7 @@ from arxpy.errors import ConfigurationError
 from arxpy.formatting import plain
 from arxpy.lattice.classes import Distribution, EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData, TrackedAttribute
+from arxpy.lattice.grouping import dense_enough
 from arxpy.params import Param
 from arxpy.privacy.registry import register_privacy_model
 from arxpy.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel
@@ -144,15 +145,33 @@ def hierarchical_distance_emd(
         child_extra = count * n_records - tree.mass[level - 1][node] * sizes[cls]
         n_parents = tree.mass[level].size
         key = cls * n_parents + tree.parents[level - 1][node]
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-        starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-        positive = np.add.reduceat(np.maximum(child_extra, 0)[order], starts)
-        count = np.add.reduceat(count[order], starts)
-        cls, node = np.divmod(key[starts], n_parents)
+        positive, count, key = _sum_children(key, np.maximum(child_extra, 0), count,
+                                             n_classes * n_parents, n_records)
+        cls, node = np.divmod(key, n_parents)
         extra = count * n_records - tree.mass[level][node] * sizes[cls]
         cost += level * class_sums(cls, np.minimum(positive, positive - extra), n_classes)
     return cost / (float(tree.height) * n_records * sizes)
+
+
+def _sum_children(key: np.ndarray, positive: np.ndarray, count: np.ndarray, n_keys: int,
+                  n_records: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positive extras and counts summed per (class, parent) key, in key order, exactly.
+
+    Small key spaces are summed by bincount, whose float64 sums stay exact integers
+    while every sum is below 2**53 (a positive extra is at most N * class size <= N**2);
+    larger ones by sorting.
+    """
+    if dense_enough(n_keys, key.size) and n_records**2 < 2**53:
+        counts = np.bincount(key, weights=count, minlength=n_keys)
+        present = np.flatnonzero(counts)  # every touched key holds records
+        sums = np.bincount(key, weights=positive, minlength=n_keys)[present]
+        return (np.rint(sums).astype(np.int64), np.rint(counts[present]).astype(np.int64),
+                present)
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    return (np.add.reduceat(positive[order], starts), np.add.reduceat(count[order], starts),
+            key[starts])
 
 
 def hierarchy_tree(tracked: TrackedAttribute, model: str) -> HierarchyTree:

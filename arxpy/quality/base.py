@@ -44,6 +44,11 @@ class QualityModel(Parameterized, ABC):
         """Attributes whose per-class distributions :meth:`score` needs (none by default)."""
         return ()
 
+    def record_sums(self) -> dict[str, np.ndarray]:
+        """Per-record values (after :meth:`prepare`) whose per-class sums scoring reads
+        from ``classes.sums``; the search's classes carry them through roll-up."""
+        return {}
+
     def validate(self, data: EncodedData) -> None:  # noqa: B027 - optional hook
         """Raise :class:`~arxpy.errors.ConfigurationError` if impossible for ``data``."""
 

@@ -129,6 +129,29 @@ class Classification(QualityModel):
             penalty += self._qi_penalty(classes, suppressed)
         return penalty / (self._max_penalty * self._n_records)
 
+    def lower_bound(self, classes: EquivalenceClasses) -> float | None:
+        """A bound on the score here and at every generalization, whatever is suppressed.
+
+        A class's records outside its most frequent value (``size - top``) cost at least
+        the cheapest penalty each: as a minority, in a group without a majority, or
+        suppressed. Merging classes never lowers that count (the merged top is at most
+        the sum of the tops), so it bounds every generalization. None when the class
+        attribute is a quasi-identifier (its penalties change with its level).
+        """
+        if self._n_records is None or self._qi_index is not None:
+            return None
+        distribution = classes.distributions.get(self.class_attribute)
+        if distribution is None:
+            return None
+        index, count = distribution.class_index, distribution.count
+        if index.size == 0:
+            return 0.0
+        # Triples are sorted by class: the most frequent count of each is a segment maximum.
+        starts = np.flatnonzero(np.concatenate(([True], index[1:] != index[:-1])))
+        outside_top = int(count.sum()) - int(np.maximum.reduceat(count, starts).sum())
+        cheapest = min(self.suppressed_penalty, self.minority_penalty, self.ambiguity_penalty)
+        return cheapest * float(outside_top) / (self._max_penalty * self._n_records)
+
     def _feature_penalty(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         distribution = classes.distributions.get(self.class_attribute)
         if distribution is None:
@@ -149,13 +172,9 @@ class Classification(QualityModel):
         others = [i for i in range(keys.shape[1]) if i != j]
         radices = [self._radices[i][classes.levels[i]] for i in others]
         features = row_ids(keys[:, others], radices) if others else np.zeros(len(keys), np.int64)
-        # One entry per (feature group, generalized class value), summed over classes.
-        values = keys[:, j]
-        radix = self._radices[j][classes.levels[j]]
-        features = np.unique(features, return_inverse=True)[1].reshape(-1)  # dense < len
-        pairs, inverse = np.unique(features * radix + values, return_inverse=True)
-        counts = np.bincount(inverse.reshape(-1), weights=sizes).astype(np.int64)
-        total, top1, top2 = top_two(pairs // radix, counts)
+        # Class keys are distinct, so within a feature group each class holds one
+        # generalized class value: the class sizes are the group's value counts.
+        total, top1, top2 = top_two(features, sizes.astype(np.int64))
         return self._distribution_penalty(total, top1, top2, self._scale[classes.levels[j]])
 
     def _distribution_penalty(

@@ -21,6 +21,9 @@ from arxpy.quality.base import QualityModel
 from arxpy.quality.precision import require_prepared
 from arxpy.quality.registry import register_quality_model
 
+#: Key of the per-class sums of tuple weights (``EquivalenceClasses.sums``).
+TUPLE_WEIGHT = "kl.tuple_weight"
+
 
 def leaves_per_label(qi: QuasiIdentifier) -> list[np.ndarray]:
     """Per level, the number of hierarchy rows under each label code (ARX's area).
@@ -62,19 +65,25 @@ class KLDivergence(QualityModel):
         self._qis = list(data.quasi_identifiers)
         self._n_records = float(data.n_records)
         originals = np.column_stack([q.codes for q in self._qis]).astype(np.int64)
-        self._tuples, counts = np.unique(originals, axis=0, return_counts=True)
+        self._tuples, tuple_of_record, counts = np.unique(
+            originals, axis=0, return_inverse=True, return_counts=True)
         p = counts / self._n_records
+        # Summed over a class's records: the class's share of the tuple weights below.
+        self._record_weight = p[tuple_of_record.reshape(-1)]
         # Each distinct tuple stands for its `counts` records (ARX sums per record).
         self._weight = counts * p
         self._constant = float(np.sum(self._weight * np.log2(p)))
         self._leaves = [leaves_per_label(q) for q in self._qis]
         self._log2_domain = float(sum(np.log2(len(q.level_maps[0])) for q in self._qis))
 
+    def record_sums(self) -> dict[str, np.ndarray]:
+        """Each record's tuple count / n: per class, the sum of its tuples' weights."""
+        return {} if self._qis is None else {TUPLE_WEIGHT: self._record_weight}
+
     def score(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         require_prepared(self, self._qis)
         assert self._qis is not None
         suppressed = np.asarray(suppressed, dtype=bool)
-        class_of_tuple = self._class_of_tuples(classes)
         sizes = classes.sizes.astype(float)
         log2_area = np.zeros(classes.n_classes)
         for j, level in enumerate(classes.levels):
@@ -84,7 +93,11 @@ class KLDivergence(QualityModel):
         if suppressed.any():
             outliers = float(sizes[suppressed].sum())
             log2_q[suppressed] = np.log2(outliers / self._n_records) - self._log2_domain
-        return self._constant - float(np.dot(self._weight, log2_q[class_of_tuple]))
+        class_weight = classes.sums.get(TUPLE_WEIGHT)
+        if class_weight is not None:
+            # Rolled up with the classes: no per-check matching of tuples to classes.
+            return self._constant - float(np.dot(class_weight, log2_q))
+        return self._constant - float(np.dot(self._weight, log2_q[self._class_of_tuples(classes)]))
 
     def _class_of_tuples(self, classes: EquivalenceClasses) -> np.ndarray:
         """Index of the class each distinct original tuple falls into."""

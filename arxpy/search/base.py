@@ -41,6 +41,10 @@ class Check:
     key: tuple[float, ...]
     suppressed_records: int
     n_classes: int
+    #: Fails the per-class models that are monotonic under the configured suppression,
+    #: so neither it nor any specialization of it is anonymous (Flash's down-tagging,
+    #: valid even when other models are not monotonic).
+    fails_downward: bool = False
 
 
 @dataclass
@@ -64,6 +68,17 @@ def exceeds(bound: Sequence[float], best: Sequence[float]) -> bool:
     """Is ``bound`` surely worse than ``best`` (lexicographically, with float slack)?"""
     relaxed = tuple(b - _SLACK * max(1.0, abs(b)) for b in bound)
     return relaxed > tuple(best)
+
+
+def _judges_classes_only(model: PrivacyModel) -> bool:
+    """Does ``model`` judge each class alone (no dataset-level check or enforcement)?
+
+    Only then does failing it with the suppression budget imply failing every model
+    together: the classes all models keep are a subset of the ones it keeps.
+    """
+    kind = type(model)
+    return kind.dataset_satisfied is PrivacyModel.dataset_satisfied and \
+        kind.enforce is PrivacyModel.enforce
 
 
 def better(a: Check, b: Check | None) -> bool:
@@ -93,7 +108,10 @@ class SearchContext:
         self.lattice = Lattice.for_data(data)
         tracked = [m.sensitive_attribute for m in self.models if m.sensitive_attribute]
         tracked += [name for name in data.tracked if name not in tracked]
-        self.grouper = Grouper(data, tracked)
+        # A quasi-identifier's values per class are the class keys already; carrying its
+        # distribution too cost a classification search on Adult a quarter of its time.
+        tracked = [name for name in tracked if name not in data.qi_names]
+        self.grouper = Grouper(data, tracked, quality.record_sums())
         self.cache = SnapshotCache(len(data.quasi_identifiers), max_bytes=cache_bytes)
         self.max_suppressed = math.floor(suppression_limit * data.n_records + 1e-9)
         self.cancel = cancel or CancelToken()
@@ -107,6 +125,10 @@ class SearchContext:
             "monotonic_without_suppression"
         #: May anonymity be propagated (up if anonymous, down if not)?
         self.monotonic = all(getattr(m, attr) for m in self.models)
+        #: Positions of the per-class models that are monotonic under the configured
+        #: suppression; failing them alone settles a transformation's down-set.
+        self.monotonic_per_class = [i for i, m in enumerate(self.models)
+                                    if getattr(m, attr) and _judges_classes_only(m)]
 
     def detach(self) -> None:
         """Forget the run's progress callback, cancel token and observer, so what is kept
@@ -151,14 +173,24 @@ class SearchContext:
         Dataset-level models then suppress further classes within what is left of the
         suppression budget (:meth:`PrivacyModel.enforce`).
         """
+        return self._judge(classes)[0]
+
+    def _judge(self, classes: EquivalenceClasses) -> tuple[np.ndarray, bool]:
+        """Kept classes, and whether the monotonic per-class models alone already need
+        more suppression than allowed (then every model together does too)."""
         kept = np.ones(classes.n_classes, dtype=bool)
-        for model in self.models:
-            kept &= np.asarray(model.satisfied(classes), dtype=bool)
+        for i in self.monotonic_per_class:
+            kept &= np.asarray(self.models[i].satisfied(classes), dtype=bool)
+        fails_downward = bool(self.monotonic_per_class) and \
+            int(classes.sizes[~kept].sum()) > self.max_suppressed
+        for i, model in enumerate(self.models):
+            if i not in self.monotonic_per_class:
+                kept &= np.asarray(model.satisfied(classes), dtype=bool)
         for model in self.models:
             budget = self.max_suppressed - int(classes.sizes[~kept].sum())
             if budget > 0:
                 kept = np.asarray(model.enforce(classes, kept, budget), dtype=bool)
-        return kept
+        return kept, fails_downward
 
     def check(self, levels: Sequence[int], classes: EquivalenceClasses | None = None) -> Check:
         """Check one transformation and remember the outcome."""
@@ -176,13 +208,13 @@ class SearchContext:
     def evaluate(self, levels: tuple[int, ...], classes: EquivalenceClasses) -> Check:
         """The outcome of checking ``levels`` with its ``classes``, not remembered (so
         looking at a transformation after the search leaves the search's record alone)."""
-        kept = self.kept(classes)
+        kept, fails_downward = self._judge(classes)
         suppressed = int(classes.sizes[~kept].sum())
         anonymous = suppressed <= self.max_suppressed and all(
             m.dataset_satisfied(classes, kept) for m in self.models)
         score, key = self.quality.evaluate(classes, ~kept)
         return Check(levels, anonymous, float(score), tuple(float(k) for k in key),
-                     suppressed, int(kept.sum()))
+                     suppressed, int(kept.sum()), fails_downward)
 
     def outcome(self, optimum: Check | None, optimal: bool,
                 states: np.ndarray | None = None, **notes: float) -> SearchOutcome:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from arxpy.errors import ConfigurationError
+from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.lattice import Lattice
 from arxpy.search.base import (
     ANONYMOUS,
@@ -80,32 +81,83 @@ class _OptimalSearch:
         self.states = np.zeros(len(self.nodes), dtype=np.int8)
         self.pruned = np.zeros(len(self.nodes), dtype=bool)
         self.best: Check | None = None
+        #: Binary search on the border of the monotonic per-class models alone when the
+        #: models together are not monotonic (Flash's two phases: k-anonymity first).
+        self.partial = not ctx.monotonic and bool(ctx.monotonic_per_class)
+        #: What the binary search propagates: anonymity itself when every model is
+        #: monotonic, else passing the monotonic per-class models (ANONYMOUS = passes).
+        self.known = self.states if not self.partial else np.zeros_like(self.states)
+        #: Without level bounds: checked nodes whose classes-based bound may prune their
+        #: up-sets once a good enough optimum is known (ARX's potentiallyInsufficientUtility).
+        self.candidates: list[tuple[tuple[float, ...], tuple[int, ...]]] = []
 
     def relevant(self, index: int) -> bool:
         """Could the node at ``index`` still beat the best (by its level bound)?"""
         return self.bounds is None or self.best is None or not exceeds(
             (self.bounds[index],), self.best.key)
 
-    def classify(self, levels: tuple[int, ...]) -> Check:
-        check = self.ctx.check(levels)
-        self.states[self.lattice.index(levels)] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
-        _tag(self.states, self.lattice, levels, check.anonymous)
-        return check
+    def classify(self, levels: tuple[int, ...]) -> bool:
+        """Check ``levels`` and tag by the propagated property; does it hold there?"""
+        check = self.ctx.checks.get(levels)
+        if check is None:
+            classes = self.ctx.classes(levels)
+            check = self.ctx.check(levels, classes)
+            self.note_bound(levels, classes)
+        return self.tag(levels, check)
+
+    def tag(self, levels: tuple[int, ...], check: Check) -> bool:
+        """Record a check and tag by the propagated property; does it hold there?"""
+        index = self.lattice.index(levels)
+        self.states[index] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
+        holds = check.anonymous if not self.partial else not check.fails_downward
+        if not (self.ctx.monotonic or self.partial):
+            return holds
+        self.known[index] = ANONYMOUS if holds else NOT_ANONYMOUS
+        _tag(self.known, self.lattice, levels, holds)
+        if self.partial and not holds:
+            _tag(self.states, self.lattice, levels, anonymous=False)
+        return holds
+
+    def note_bound(self, levels: tuple[int, ...], classes: EquivalenceClasses,
+                   bound: tuple[float, ...] | None = None) -> None:
+        """Prune above ``levels`` by its classes-based bound now, or once the best is good
+        enough (only when no level bounds ordered the search)."""
+        if self.bounds is not None:
+            return
+        bound = bound if bound is not None else self.ctx.quality.lower_bound_key(classes)
+        if bound is None:
+            return
+        if self.best is not None and exceeds(bound, self.best.key):
+            self.prune_above(levels)
+        else:
+            self.candidates.append((bound, levels))
+
+    def improve(self, check: Check) -> None:
+        """Take a better optimum and prune the up-sets its score now rules out."""
+        self.best = check
+        waiting = []
+        for bound, levels in self.candidates:
+            if exceeds(bound, check.key):
+                self.prune_above(levels)
+            else:
+                waiting.append((bound, levels))
+        self.candidates = waiting
 
     def resolve(self, start: tuple[int, ...]) -> None:
         """Classify ``start`` by binary search on a chain above it (Flash, Sec. 4.2).
 
         Along a chain anonymity is monotonic, so the first anonymous node is found with
-        logarithmically many checks; every check tags its up- or down-set.
+        logarithmically many checks; every check tags its up- or down-set. Without full
+        monotonicity the same is done for the monotonic per-class models' property.
         """
         path = _path_up(start, self.lattice.bottom, self.lattice.top)
-        known = [int(self.states[self.lattice.index(p)]) for p in path]
+        known = [int(self.known[self.lattice.index(p)]) for p in path]
         low = max((i + 1 for i, s in enumerate(known) if s == NOT_ANONYMOUS), default=0)
         high = min((i for i, s in enumerate(known) if s == ANONYMOUS), default=len(path))
         while low < high:
             self.ctx.cancel.raise_if_cancelled()
             middle = (low + high) // 2
-            if self.classify(path[middle]).anonymous:
+            if self.classify(path[middle]):
                 high = middle
             else:
                 low = middle + 1
@@ -122,11 +174,12 @@ class _OptimalSearch:
             self.ctx.cancel.raise_if_cancelled()
             for successor in self.lattice.successors(current):
                 index = self.lattice.index(successor)
-                if self.states[index] == ANONYMOUS or not self.relevant(index):
+                if self.known[index] == ANONYMOUS or self.pruned[index] or \
+                        not self.relevant(index):
                     continue
-                if self.states[index] == 0:
+                if self.known[index] == 0:
                     self.classify(successor)
-                if self.states[index] == NOT_ANONYMOUS:
+                if self.known[index] == NOT_ANONYMOUS:
                     current = successor
                     break
             else:
@@ -141,25 +194,45 @@ class _OptimalSearch:
         """Settle one node: classify it, and score it if it is anonymous."""
         ctx = self.ctx
         levels = tuple(int(v) for v in self.nodes[index])
-        if ctx.monotonic and self.states[index] == 0:
+        if (ctx.monotonic or self.partial) and self.known[index] == 0:
             self.resolve(levels)
             if self.states[index] == NOT_ANONYMOUS:
                 return
-        classes = ctx.classes(levels)
-        if self.bounds is None and self.best is not None:
-            bound = ctx.quality.lower_bound_key(classes)
-            if bound is not None and exceeds(bound, self.best.key):
+        if levels in ctx.checks:  # checked while classifying another node
+            check = ctx.checks[levels]
+        else:
+            classes = ctx.classes(levels)
+            bound = ctx.quality.lower_bound_key(classes) if self.bounds is None else None
+            if bound is not None and self.best is not None and exceeds(bound, self.best.key):
                 self.prune_above(levels)
                 return
-        check = ctx.check(levels, classes)
-        self.states[index] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
-        if ctx.monotonic:
-            _tag(self.states, self.lattice, levels, check.anonymous)
+            check = ctx.check(levels, classes)
+            self.note_bound(levels, classes, bound)
+        self.tag(levels, check)
         if check.anonymous and better(check, self.best):
-            self.best = check
+            self.improve(check)
+
+    def infeasible(self) -> bool:
+        """Does the top already fail the monotonic models? Then nothing is anonymous.
+
+        Every transformation is a specialization of the top, so one check settles the
+        lattice whatever its size (Flash reaches the same verdict by tagging the top's
+        down-set). The top is not taken as a candidate here; the search visits it in turn.
+        """
+        top = self.lattice.top
+        if self.ctx.monotonic or self.partial:
+            if self.classify(top):
+                return False
+            self.states[:] = NOT_ANONYMOUS
+            return True
+        if not self.ctx.check(top).anonymous:
+            self.states[self.lattice.index(top)] = NOT_ANONYMOUS
+        return False
 
     def run(self) -> SearchOutcome:
         ctx = self.ctx
+        if self.infeasible():
+            return ctx.outcome(None, optimal=True, states=self.states, infeasible=1.0)
         heights = self.nodes.sum(axis=1)
         order = np.argsort(heights, kind="stable") if self.bounds is None else \
             np.lexsort((heights, self.bounds))
