@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -23,10 +24,10 @@ from test_gui_smoke import check_k_anonymous_release
 from arxpy._version import __version__
 from arxpy.example import example_files
 
-pytestmark = pytest.mark.slow
-
 EXECUTABLE = "arxpy.exe" if sys.platform == "win32" else "arxpy"
 BUILD_TIMEOUT_S = 25 * 60
+# The first test also waits for the build (pytest-timeout's default is 300 s).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(BUILD_TIMEOUT_S + 300)]
 
 
 @pytest.fixture(scope="module")
@@ -38,12 +39,24 @@ def built(tmp_path_factory) -> tuple[Path, Path | None]:
         assert (folder / EXECUTABLE).is_file(), f"ARXPY_BUNDLE={given} holds no {EXECUTABLE}"
         return folder, None
     work = tmp_path_factory.mktemp("bundle-build")
-    done = subprocess.run([sys.executable, str(REPO / "packaging" / "build.py"),
-                           "--work", str(work)],
-                          capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    status, output = build_bundle(work)
+    assert status == 0, output[-8000:]
     archives = list((work / "dist").glob("arxpy-*.tar.gz"))
     return work / "dist" / "arxpy", archives[0] if archives else None
+
+
+def build_bundle(work: Path) -> tuple[int, str]:
+    """Run packaging/build.py; on a timeout stop it with pip and PyInstaller under it."""
+    build = subprocess.Popen([sys.executable, str(REPO / "packaging" / "build.py"),
+                              "--work", str(work)], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        output, _ = build.communicate(timeout=BUILD_TIMEOUT_S)
+    finally:
+        if build.poll() is None:
+            os.killpg(build.pid, signal.SIGKILL)
+            build.wait()
+    return build.returncode, output
 
 
 @pytest.fixture
