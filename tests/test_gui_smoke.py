@@ -126,3 +126,28 @@ def test_smoke_test_of_an_unreadable_project_fails_instead_of_waiting(tmp_path):
     assert done.returncode == 1
     assert "smoke test failed" in done.stderr and "missing.arxpy" in done.stderr
     assert not out.exists()
+
+
+def test_smoke_test_of_a_project_saved_with_its_result(tmp_path, qtbot):
+    """Opening such a project already searches again (to restore the result): the smoke
+    test follows that run instead of finding the window busy."""
+    from PySide6.QtCore import QSettings
+
+    from arxpy.example import example_project
+    from arxpy.gui.main_window import MainWindow
+    from arxpy.project import Project
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(example_project(records=400), settings=settings,
+                        recovery_dir=tmp_path / "recovery")
+    qtbot.addWidget(window)
+    assert window.anonymize() is not None
+    qtbot.waitUntil(lambda: window.worker is None and window.state.result is not None,
+                    timeout=60_000)
+    path = tmp_path / "saved.arxpy"
+    assert window.projects.save_to(path)
+    assert Project.load(path).saved_result
+    out = tmp_path / "released.csv"
+    done = run_gui(tmp_path, str(path), "--smoke-test", str(out))
+    assert done.returncode == 0, done.stderr
+    check_k_anonymous_release(out, records=400)

@@ -127,7 +127,8 @@ class SmokeTest(QObject):
         if not self.window.state.has_project:
             self._fail("no project is open (pass --example or a project file)")
             return
-        worker = self.window.anonymize()
+        # A project saved with its result is already being searched again on open.
+        worker = self.window.worker or self.window.anonymize()
         if worker is None:
             if not self._done:
                 self._fail("the anonymization did not start")
