@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from arxpy.errors import ConfigurationError
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("gui", help="start the desktop application (the default)")
@@ -12,10 +14,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--example", action="store_true", help="open the bundled patient-discharge example"
     )
+    checks = parser.add_argument_group(
+        "non-interactive checks", "start the real window, then quit without waiting for a "
+        "person (use QT_QPA_PLATFORM=offscreen on a machine without a screen)")
+    only_one = checks.add_mutually_exclusive_group()
+    only_one.add_argument(
+        "--startup-time", action="store_true",
+        help="print the seconds from process start until the window is usable, then quit",
+    )  # fmt: skip
+    only_one.add_argument(
+        "--smoke-test", type=Path, metavar="OUT", dest="smoke_output",
+        help="anonymize the opened project with its settings, export the result to OUT "
+        "(.csv or .xlsx) and quit; exit status 1 if any step fails",
+    )  # fmt: skip
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from arxpy.gui.app import run_app  # Qt is imported only when the GUI starts
 
-    return run_app(project_path=args.project, example=args.example)
+    _refuse_exporting_over_project(args.project, args.smoke_output)
+
+    checks = {"startup_time": True} if args.startup_time else {}
+    if args.smoke_output is not None:
+        checks["smoke_output"] = args.smoke_output
+    return run_app(project_path=args.project, example=args.example, **checks)
+
+
+def _refuse_exporting_over_project(project: Path | None, output: Path | None) -> None:
+    if project is None or output is None:
+        return
+    same = (project.samefile(output) if project.exists() and output.exists()
+            else project.resolve() == output.resolve())
+    if same:
+        raise ConfigurationError(
+            f"--smoke-test '{output}' is the project file; exporting there would destroy "
+            "the project. Choose another name.")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path
 
 from PySide6.QtCore import qVersion
+from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from arxpy._version import __version__
@@ -39,10 +40,22 @@ def _installed_version(name: str) -> str:
     return "not installed"
 
 
-def run_app(project_path: Path | None = None, example: bool = False) -> int:
+def application_icon() -> QIcon:
+    """The arxpy icon (``arxpy.resources/icons/arxpy.svg``, read as package data)."""
+    data = (resources.files("arxpy.resources") / "icons" / "arxpy.svg").read_bytes()
+    pixmap = QPixmap()
+    pixmap.loadFromData(data, "SVG")  # Qt's svg image-format plugin
+    return QIcon(pixmap)
+
+
+def run_app(project_path: Path | None = None, example: bool = False, *,
+            startup_time: bool = False, smoke_output: Path | None = None) -> int:
     """Open the main window, optionally with a project or the example; returns the exit code.
 
     Without either, an autosaved copy left by a crash is offered first.
+    ``startup_time`` prints when the window became usable and quits; ``smoke_output``
+    anonymizes the open project, exports to that file and quits
+    (see :mod:`arxpy.gui.smoke`).
     """
     from arxpy.gui.main_window import MainWindow
     from arxpy.gui.platform_check import check_platform
@@ -52,12 +65,21 @@ def run_app(project_path: Path | None = None, example: bool = False) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("arxpy")
     app.setOrganizationName("arxpy")
+    app.setWindowIcon(application_icon())
     window = MainWindow()
     window.show()
+    non_interactive = startup_time or smoke_output is not None
+    if non_interactive:  # before the project opens: its errors must not wait for a person
+        from arxpy.gui import smoke
+
+        if smoke_output is not None:
+            smoke.SmokeTest(app, window, smoke_output)
+        else:
+            smoke.report_startup(app, window)
     if project_path is not None:
         window.projects.open_project(project_path)
     elif example:
         window.projects.open_example()
-    else:
+    elif not non_interactive:  # a recovery question would wait for a person
         window.projects.offer_recovery()
     return app.exec()
