@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -97,3 +99,26 @@ def example_run():
     result = anonymize(project.data, project.definition, project.hierarchies,
                        AnonymizationConfig.from_dict(project.settings))
     return project, result
+
+
+@contextmanager
+def event_loop_gaps():
+    """Seconds between ticks of a 10 ms Qt timer while the block runs: the longest is
+    how long the event loop was blocked (perf tests of background jobs)."""
+    from PySide6.QtCore import QTimer
+
+    gaps: list[float] = []
+    last = [time.perf_counter()]
+
+    def tick():
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.timeout.connect(tick)
+    timer.start(10)
+    try:
+        yield gaps
+    finally:
+        timer.stop()

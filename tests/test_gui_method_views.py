@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from conftest import event_loop_gaps
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QWidget
 
@@ -310,26 +311,12 @@ def test_each_condensation_method_states_its_own_caveat(qtbot, mdav):
 
 @pytest.mark.perf
 def test_model_preservation_keeps_the_event_loop_responsive(qtbot):
-    import time
-
-    from PySide6.QtCore import QTimer
-
     view = _shown(qtbot, ModelPreservationView(condensation_run(n=3000, k=60)))
     view.repeats.setValue(4)
-    gaps, last = [], [time.perf_counter()]
-
-    def tick():
-        now = time.perf_counter()
-        gaps.append(now - last[0])
-        last[0] = now
-
-    timer = QTimer()
-    timer.timeout.connect(tick)
-    timer.start(10)
-    view.controls.run_button.click()
-    qtbot.waitUntil(lambda: not view.controls.running, timeout=120_000)
-    qtbot.waitUntil(lambda: not view.report.drawing, timeout=5_000)
-    timer.stop()
+    with event_loop_gaps() as gaps:
+        view.controls.run_button.click()
+        qtbot.waitUntil(lambda: not view.controls.running, timeout=120_000)
+        qtbot.waitUntil(lambda: not view.report.drawing, timeout=5_000)
     assert view.results is not None
     assert max(gaps) < 0.3, f"event loop blocked for {max(gaps):.3f} s"
 

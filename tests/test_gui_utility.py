@@ -3,12 +3,11 @@ contingency, classification run in the background (equal to the headless figure,
 cancellable) and the study panel."""
 
 import gc
-import time
 
 import numpy as np
 import pandas as pd
 import pytest
-from PySide6.QtCore import QTimer
+from conftest import event_loop_gaps
 from PySide6.QtWidgets import QApplication
 
 import arxpy.privacy  # noqa: F401  (registers the privacy models)
@@ -165,19 +164,9 @@ def test_classification_run_keeps_the_event_loop_responsive(qtbot, view):
     panel = view.classification
     panel.form.set_class_attribute("Charge", "10000, 50000")
     panel.form.set_features(["Age", "Sex", "County", "Length of stay"])
-    gaps, last = [], [time.perf_counter()]
-
-    def tick():
-        now = time.perf_counter()
-        gaps.append(now - last[0])
-        last[0] = now
-
-    timer = QTimer()
-    timer.timeout.connect(tick)
-    timer.start(10)
-    panel.controls.run_button.click()
-    qtbot.waitUntil(lambda: panel.performance is not None, timeout=60_000)
-    timer.stop()
+    with event_loop_gaps() as gaps:
+        panel.controls.run_button.click()
+        qtbot.waitUntil(lambda: panel.performance is not None, timeout=60_000)
     assert max(gaps) < 0.3, f"event loop blocked for {max(gaps):.3f} s"
 
 
