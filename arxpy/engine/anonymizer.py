@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import DataDefinition
@@ -30,19 +31,23 @@ def anonymize(
     config: AnonymizationConfig,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    *,
+    weights: np.ndarray | None = None,
 ) -> Result:
     """Search the generalization lattice for the best transformation meeting ``config``.
 
     ``progress(fraction, message)`` is called from this thread with fraction in [0, 1];
     ``cancel.cancel()`` from any thread stops the run within 200 ms by raising
     :class:`~arxpy.errors.CancelledError` (no partial result). ``Result.elapsed_seconds``
-    counts search time only.
+    counts search time only. ``weights`` makes ``frame`` a histogram of distinct rows
+    with their record counts (what a scalable engine's first pass builds): the search
+    and its answers are the same as on the records.
     """
     cancel = cancel or CancelToken()
     report = ThrottledProgress(progress)
     report(0.0, "Checking and encoding the data")
     # The run works on its own prepared clones of the models; the Result holds them.
-    data, config = prepare(frame, definition, hierarchies, config, cancel)
+    data, config = prepare(frame, definition, hierarchies, config, cancel, weights)
     cancel.raise_if_cancelled()
 
     def search_progress(fraction: float, message: str) -> None:

@@ -93,6 +93,11 @@ def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefi
                config: AnonymizationConfig, levels: tuple[int, ...], *,
                input_sha256: str, elapsed_seconds: float = 0.0) -> Release:
     """The release of transformation ``levels`` of the table ``context`` encodes."""
+    if context.data.weights is not None:
+        # A histogram's rows are not records: its engine writes the release instead.
+        raise ConfigurationError(
+            "This result was computed from a histogram of the records by a scalable engine; "
+            "write its output with that engine (arxpy anonymize --engine ... --output).")
     classes, inverse = context.grouper.group_records(levels)
     kept = context.kept(classes)
     suppressed = ~kept[inverse]

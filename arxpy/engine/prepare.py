@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import TypeVar
 
+import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import AttributeType, DataDefinition
@@ -38,12 +39,14 @@ def clone(model: T) -> T:
 
 def prepare(frame: pd.DataFrame, definition: DataDefinition,
             hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
-            cancel: CancelToken | None = None) -> tuple[EncodedData, AnonymizationConfig]:
+            cancel: CancelToken | None = None, weights: np.ndarray | None = None,
+            ) -> tuple[EncodedData, AnonymizationConfig]:
     """Validate everything and encode; raises an ArxpyError for any user mistake.
 
     Returns the encoded data and the run's own configuration: ``config`` with prepared
     clones of its models (``config`` itself is left untouched). ``cancel`` is checked
-    between attributes and models (CancelledError).
+    between attributes and models (CancelledError). ``weights`` makes ``frame`` a
+    histogram of distinct rows with their record counts (see :class:`EncodedData`).
     """
     cancel = cancel or CancelToken()
     config.validate()
@@ -59,7 +62,7 @@ def prepare(frame: pd.DataFrame, definition: DataDefinition,
     for name in tracked:
         definition[name]  # raises DefinitionError naming the unknown attribute
     _check_sensitive(definition, config)
-    data = encode(frame, definition, hierarchies, tracked, cancel.raise_if_cancelled)
+    data = encode(frame, definition, hierarchies, tracked, cancel.raise_if_cancelled, weights)
     for model in config.privacy_models:
         model.validate(data)
     config.quality_model.validate(data)

@@ -7,6 +7,7 @@ and a classification model's class attribute) are encoded to codes of their valu
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -28,10 +29,12 @@ class TrackedAttribute:
     values: list[str]  # code -> original value
     data_type: DataType = field(default_factory=DataType)
     hierarchy: Hierarchy | None = None  # for hierarchical-distance t-closeness
+    #: Records each row stands for (see :attr:`EncodedData.weights`); None: one each.
+    weights: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def global_counts(self) -> np.ndarray:
-        return np.bincount(self.codes, minlength=len(self.values))
+        return weighted_counts(self.codes, self.weights, len(self.values))
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,13 @@ class QuasiIdentifier:
     max_level: int
     weight: float = 1.0
     data_type: DataType = field(default_factory=DataType)
+    #: Records each row stands for (see :attr:`EncodedData.weights`); None: one each.
+    weights: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def value_counts(self) -> np.ndarray:
+        """Records per level-0 code (int64)."""
+        return weighted_counts(self.codes, self.weights, len(self.level_maps[0]))
 
     @property
     def height(self) -> int:
@@ -59,15 +69,42 @@ class QuasiIdentifier:
 
 @dataclass(frozen=True)
 class EncodedData:
-    """Everything the search and the models need, as integer arrays."""
+    """Everything the search and the models need, as integer arrays.
+
+    A row is a record, or, when ``weights`` is given, a distinct combination of
+    quasi-identifier and tracked values standing for ``weights[row]`` records (the
+    histogram a scalable engine builds in one pass over records it never loads). The
+    search and the models work on equivalence classes, so both give the same answers.
+    """
 
     n_records: int
     quasi_identifiers: list[QuasiIdentifier]
     tracked: dict[str, TrackedAttribute]
+    weights: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def n_rows(self) -> int:
+        """Rows of the encoding: records, or histogram rows when weighted."""
+        if self.weights is not None:
+            return len(self.weights)
+        return self.n_records
+
+    def row_counts(self, index: np.ndarray, minlength: int) -> np.ndarray:
+        """Records per value of ``index`` (one entry per row), as int64."""
+        return weighted_counts(index, self.weights, minlength)
 
     @property
     def qi_names(self) -> list[str]:
         return [q.name for q in self.quasi_identifiers]
+
+
+def weighted_counts(index: np.ndarray, weights: np.ndarray | None, minlength: int
+                    ) -> np.ndarray:
+    """``bincount`` of ``index`` where row i counts ``weights[i]`` times (int64)."""
+    if weights is None:
+        return np.bincount(index, minlength=minlength).astype(np.int64)
+    # Float sums of integer counts are exact below 2**53 records.
+    return np.rint(np.bincount(index, weights=weights, minlength=minlength)).astype(np.int64)
 
 
 # --- Building the encoding ---------------------------------------------------------------
@@ -151,6 +188,7 @@ def encode(
     hierarchies: Mapping[str, Hierarchy],
     tracked: Sequence[str] = (),
     check_cancelled: Callable[[], None] | None = None,
+    weights: np.ndarray | None = None,
 ) -> EncodedData:
     """Encode ``frame`` for the engine: quasi-identifiers in data column order.
 
@@ -160,6 +198,8 @@ def encode(
     the definition (``None`` = hierarchy bottom/top) are resolved to numbers.
     ``check_cancelled`` (a cancel token's ``raise_if_cancelled``) is called between
     attributes, so a cancelled job stops after the attribute being encoded.
+    ``weights`` (non-negative integers, one per row) makes ``frame`` a histogram whose
+    rows stand for that many records each.
     """
     check_cancelled = check_cancelled or (lambda: None)
     definition.check_columns(frame.columns)
@@ -186,4 +226,22 @@ def encode(
         encoded_tracked[name] = _encode_tracked(frame[name], definition[name],
                                                 hierarchies.get(name))
     check_cancelled()
-    return EncodedData(n_records=len(frame), quasi_identifiers=qis, tracked=encoded_tracked)
+    if weights is None:
+        return EncodedData(n_records=len(frame), quasi_identifiers=qis, tracked=encoded_tracked)
+    weights = _check_weights(weights, len(frame))
+    qis = [dataclasses.replace(q, weights=weights) for q in qis]
+    encoded_tracked = {n: dataclasses.replace(t, weights=weights)
+                       for n, t in encoded_tracked.items()}
+    return EncodedData(n_records=int(weights.sum()), quasi_identifiers=qis,
+                       tracked=encoded_tracked, weights=weights)
+
+
+def _check_weights(weights: np.ndarray, rows: int) -> np.ndarray:
+    weights = np.asarray(weights)
+    if weights.shape != (rows,) or (len(weights) and (weights.min() < 0
+                                                      or weights.sum() >= 2**53)):
+        raise ValueError("weights must be one non-negative count per row, summing below 2**53")
+    out = weights.astype(np.int64)
+    if not np.array_equal(out, weights):
+        raise ValueError("weights must be whole numbers of records")
+    return out

@@ -110,7 +110,8 @@ class Grouper:
                  record_sums: Mapping[str, np.ndarray] | None = None) -> None:
         self.data = data
         self.tracked = [data.tracked[name] for name in dict.fromkeys(tracked)]
-        #: Per-record values whose per-class sums the classes carry.
+        #: Per-row values whose per-class sums the classes carry (a histogram row's
+        #: value covers all the records it stands for).
         self.record_sums = dict(record_sums or {})
         self._up: dict[tuple[int, int, int], np.ndarray] = {}
         #: Number of transformations computed by roll-up / from the records.
@@ -139,12 +140,14 @@ class Grouper:
                                                             strict=True)]
 
     def group_records(self, levels: Sequence[int]) -> tuple[EquivalenceClasses, np.ndarray]:
-        """Classes of ``levels`` from the records, and each record's class index."""
+        """Classes of ``levels`` from the records, and each record's class index (each
+        histogram row's, when the data are weighted)."""
         levels = tuple(int(v) for v in levels)
         merged = _merge(self.record_codes(levels), self.radices(levels))
-        sizes = np.bincount(merged.inverse, minlength=merged.n_classes).astype(np.int64)
+        weights = self.data.weights  # histogram rows count their records
+        sizes = self.data.row_counts(merged.inverse, merged.n_classes)
         distributions = {
-            t.name: _merge_distribution(merged.inverse, t.codes, None, len(t.values),
+            t.name: _merge_distribution(merged.inverse, t.codes, weights, len(t.values),
                                         merged.n_classes)
             for t in self.tracked
         }

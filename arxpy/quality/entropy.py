@@ -37,7 +37,7 @@ def generalization_entropy(qi: QuasiIdentifier) -> np.ndarray:
     ``-sum_v a_v * log2(a_v / b_l(v))`` with ``a_v`` the count of original value ``v``
     and ``b_l(v)`` the count of records sharing ``v``'s label at level ``l``.
     """
-    a = np.bincount(qi.codes, minlength=len(qi.level_maps[0])).astype(float)
+    a = qi.value_counts.astype(float)
     present = a > 0
     out = np.zeros(qi.height)
     for level, level_map in enumerate(qi.level_maps):

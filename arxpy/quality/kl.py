@@ -65,11 +65,14 @@ class KLDivergence(QualityModel):
         self._qis = list(data.quasi_identifiers)
         self._n_records = float(data.n_records)
         originals = np.column_stack([q.codes for q in self._qis]).astype(np.int64)
-        self._tuples, tuple_of_record, counts = np.unique(
-            originals, axis=0, return_inverse=True, return_counts=True)
+        self._tuples, tuple_of_row = np.unique(originals, axis=0, return_inverse=True)
+        tuple_of_row = tuple_of_row.reshape(-1)
+        counts = data.row_counts(tuple_of_row, len(self._tuples)).astype(float)
         p = counts / self._n_records
-        # Summed over a class's records: the class's share of the tuple weights below.
-        self._record_weight = p[tuple_of_record.reshape(-1)]
+        # Summed over a class's records: the class's share of the tuple weights below
+        # (a histogram row counts for each record it stands for).
+        rows = 1.0 if data.weights is None else data.weights
+        self._record_weight = p[tuple_of_row] * rows
         # Each distinct tuple stands for its `counts` records (ARX sums per record).
         self._weight = counts * p
         self._constant = float(np.sum(self._weight * np.log2(p)))

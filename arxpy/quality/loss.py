@@ -83,7 +83,7 @@ class Loss(QualityModel):
             rows = float(len(q.level_maps[0]))
             shares = [np.bincount(m, minlength=q.domain_size(lv)) / rows
                       for lv, m in enumerate(q.level_maps)]
-            counts = np.bincount(q.codes, minlength=len(q.level_maps[0])).astype(float)
+            counts = q.value_counts.astype(float)
             self._shares.append(shares)
             self._domain.append(rows)
             self._bounds.append(np.array([

@@ -1,0 +1,157 @@
+"""Record engines: the two steps of a run that touch every record.
+
+The lattice search works on equivalence classes, so it can run on the histogram of
+distinct (quasi-identifier, tracked) value combinations with their record counts; the
+histogram is small even when the records are many. Only two steps read or write
+records, and a :class:`RecordEngine` does them:
+
+1. :meth:`RecordEngine.histogram`: one pass over the records, grouped by the given
+   columns, with a count per distinct combination;
+2. :meth:`RecordEngine.write`: one pass writing a chosen transformation's output
+   (generalized labels from per-attribute lookup tables, suppressed classes replaced
+   by ``*`` or removed) as described by an :class:`OutputPlan`.
+
+The in-memory engine does both with pandas/numpy; DuckDB (out of core) and Spark
+(distributed) are optional extras. Every engine gives the same histogram, so the
+search gives the same optimum, score and suppressed count.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+import numpy as np
+import pandas as pd
+
+from arxpy.errors import ConfigurationError
+from arxpy.jobs import CancelToken, Progress
+
+SourceFormat = Literal["csv", "parquet"]
+
+
+@dataclass(frozen=True)
+class RecordSource:
+    """Where the records are: a CSV or Parquet file (never loaded whole by the scalable
+    engines), or a table already in memory (the in-memory engine, tests)."""
+
+    path: Path | None = None
+    format: SourceFormat = "csv"
+    delimiter: str = ","
+    encoding: str = "utf-8"
+    has_header: bool = True
+    frame: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def of_file(cls, path: str | os.PathLike[str], delimiter: str | None = None,
+                encoding: str = "utf-8") -> RecordSource:
+        """A file source; ``.parquet``/``.pq`` files are Parquet, anything else CSV."""
+        path = Path(path)
+        fmt: SourceFormat = "parquet" if path.suffix.lower() in (".parquet", ".pq") else "csv"
+        return cls(path=path, format=fmt, delimiter=delimiter or ",", encoding=encoding)
+
+    @classmethod
+    def of_frame(cls, frame: pd.DataFrame) -> RecordSource:
+        return cls(frame=frame)
+
+    def describe(self) -> str:
+        return str(self.path) if self.path is not None else "the table in memory"
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Distinct combinations of the requested columns with their record counts.
+
+    ``frame`` holds the values as strings, exactly as the CSV reader gives them (an empty
+    cell is ``""``, never missing), one row per distinct combination; ``counts[i]``
+    records have row i's values. ``columns`` lists every column of the source, in order,
+    so the attribute definition can be checked against it.
+    """
+
+    frame: pd.DataFrame
+    counts: np.ndarray
+    columns: tuple[str, ...]
+    seconds: float = 0.0
+
+    @property
+    def n_records(self) -> int:
+        return int(self.counts.sum())
+
+
+@dataclass(frozen=True)
+class OutputPlan:
+    """Everything an engine needs to write a transformation's output, and nothing of the
+    search: per quasi-identifier a lookup from original value to released label, the
+    released label combinations whose records are suppressed, and the columns to write.
+
+    ``labels[attr]`` has columns ``value`` and ``label`` (strings; every value of the
+    data appears once). ``suppressed`` has one column per quasi-identifier holding the
+    released labels of the suppressed classes. Records of those classes get
+    ``suppressed_value`` in every quasi-identifier, or are left out when
+    ``remove_suppressed``. ``columns`` are written in order (identifying attributes are
+    not among them).
+    """
+
+    columns: tuple[str, ...]
+    labels: dict[str, pd.DataFrame]
+    suppressed: pd.DataFrame
+    remove_suppressed: bool = False
+    suppressed_value: str = "*"
+
+
+@dataclass(frozen=True)
+class WriteSummary:
+    """What a write produced."""
+
+    path: Path
+    records: int  # rows written
+    suppressed: int  # records suppressed (written as '*' or left out)
+    seconds: float
+
+
+class RecordEngine(Protocol):
+    """The record-level steps of a run (see the module docstring)."""
+
+    #: Name used by ``--engine`` and the GUI setting.
+    name: str
+
+    def columns(self, source: RecordSource) -> tuple[str, ...]:
+        """Column names of the source, in order."""
+
+    def histogram(self, source: RecordSource, attributes: Sequence[str], *,
+                  progress: Progress | None = None,
+                  cancel: CancelToken | None = None) -> Histogram:
+        """Group the records by ``attributes`` and count each distinct combination."""
+
+    def write(self, source: RecordSource, plan: OutputPlan, path: Path, *,
+              delimiter: str = ";", progress: Progress | None = None,
+              cancel: CancelToken | None = None) -> WriteSummary:
+        """Write the output ``plan`` describes to ``path`` (CSV, or Parquet for a
+        ``.parquet`` path), atomically: a temporary file renamed on success."""
+
+
+#: Engine name -> (module, class, pip extra or None, what else it needs).
+ENGINES: dict[str, tuple[str, str, str | None, str]] = {
+    "memory": ("arxpy.engine.backends.memory", "MemoryEngine", None, ""),
+    "duckdb": ("arxpy.engine.backends.duckdb_engine", "DuckDBEngine", "duckdb", ""),
+    "spark": ("arxpy.engine.backends.spark_engine", "SparkEngine", "spark",
+              " and a Java runtime (Java 17; e.g. 'apt-get install openjdk-17-jre-headless')"),
+}
+
+
+def check_engine_name(name: str) -> str:
+    if name not in ENGINES:
+        raise ConfigurationError(
+            f"Unknown engine '{name}'; choose one of {', '.join(ENGINES)}.")
+    return name
+
+
+def missing_extra(name: str, error: ImportError) -> ConfigurationError:
+    """The error for an engine whose optional dependency is not installed."""
+    _, _, extra, more = ENGINES[name]
+    return ConfigurationError(
+        f"The {name} engine needs the '{extra}' extra{more}: install it with "
+        f"python3 -m pip install 'arxpy[{extra}]' ({error}).")
