@@ -77,6 +77,31 @@ def atomic_write(
         raise
 
 
+@contextmanager
+def atomic_path(path: str | os.PathLike[str], *,
+                error_type: type[ArxpyError] = DataExportError) -> Iterator[Path]:
+    """A temporary sibling of ``path`` for a writer that opens files itself (DuckDB's
+    ``COPY``, pandas' Parquet writer); renamed onto ``path`` when the block succeeds,
+    removed when it raises, as :func:`atomic_write` does."""
+    target = Path(path)
+    _refuse_read_only(target, error_type)
+    remove_stale_temporaries(target)
+    temporary = target.with_name(
+        f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}{_TEMPORARY_SUFFIX}")
+    try:
+        yield temporary
+        if not temporary.exists():
+            raise error_type(f"Nothing was written to '{target}'.")
+        _keep_permissions(target, temporary)
+        os.replace(temporary, target)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise error_type(_describe(target, exc)) from exc
+        raise
+
+
 def remove_stale_temporaries(target: str | os.PathLike[str]) -> list[Path]:
     """Remove temporaries of earlier writes of ``target`` whose writer has died.
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from arxpy.engine.backends.base import Histogram, RecordSource
+from arxpy.engine.backends.base import Histogram, OutputPlan, RecordSource, WriteSummary
+from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
 
 
@@ -48,3 +50,53 @@ class MemoryEngine:
                   progress: Progress | None = None,
                   cancel: CancelToken | None = None) -> Histogram:
         return histogram_of_frame(self._frame(source), attributes)
+
+    def write(self, source: RecordSource, plan: OutputPlan, path: Path, *,
+              delimiter: str = ";", progress: Progress | None = None,
+              cancel: CancelToken | None = None) -> WriteSummary:
+        return timed_write(self._frame(source), plan, Path(path), delimiter)
+
+
+def apply_plan(frame: pd.DataFrame, plan: OutputPlan) -> tuple[pd.DataFrame, int]:
+    """``plan`` applied to a table in memory: (released table, suppressed records).
+
+    The in-memory engine's write, and the reference the other engines are tested
+    against."""
+    out = frame[list(plan.columns)].copy()
+    generalized = {}
+    for name, table in plan.labels.items():
+        lookup = pd.Series(table["label"].to_numpy(), index=table["value"].to_numpy())
+        generalized[name] = frame[name].astype(str).map(lookup)
+        if generalized[name].isna().any():
+            raise ConfigurationError(
+                f"'{name}' has a value its hierarchy does not cover; the data changed since "
+                "the histogram was built.")
+    mask = np.zeros(len(frame), dtype=bool)
+    if len(plan.suppressed) and plan.labels:
+        keys = pd.MultiIndex.from_frame(pd.DataFrame(generalized)[list(plan.labels)])
+        mask = keys.isin(pd.MultiIndex.from_frame(plan.suppressed[list(plan.labels)]))
+    for name, values in generalized.items():
+        values = values.to_numpy(dtype=object).copy()
+        values[mask] = plan.suppressed_value
+        if name in out.columns:
+            out[name] = values
+    if plan.remove_suppressed:
+        out = out[~mask].reset_index(drop=True)
+    return out, int(mask.sum())
+
+
+def timed_write(frame: pd.DataFrame, plan: OutputPlan, path: Path, delimiter: str
+                ) -> WriteSummary:
+    """Write ``plan`` over an in-memory table with arxpy's exporter (atomic)."""
+    from arxpy.data.export import export_table
+
+    started = time.perf_counter()
+    table, suppressed = apply_plan(frame, plan)
+    if path.suffix.lower() in (".parquet", ".pq"):
+        from arxpy.data.atomic import atomic_path
+
+        with atomic_path(path) as temporary:
+            table.to_parquet(temporary, index=False)
+    else:
+        export_table(table, path, delimiter=delimiter)
+    return WriteSummary(path, len(table), suppressed, time.perf_counter() - started)

@@ -1,0 +1,114 @@
+"""A run whose records stay with a record engine: histogram, search, write.
+
+``anonymize_source`` asks the engine for the histogram of distinct (quasi-identifier,
+tracked) value combinations, searches the lattice on it (the same search, the same
+answers as on the records: tests/test_histogram_search.py), and returns a
+:class:`ScaledRun`; its :meth:`ScaledRun.write` has the engine write a transformation's
+output from an :class:`OutputPlan` of lookup tables, so no record passes through
+Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from arxpy.data.definition import DataDefinition
+from arxpy.engine.anonymizer import anonymize
+from arxpy.engine.backends.base import (
+    Histogram,
+    OutputPlan,
+    RecordEngine,
+    RecordSource,
+    WriteSummary,
+)
+from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.prepare import tracked_attributes
+from arxpy.engine.result import Result
+from arxpy.errors import ConfigurationError
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, Progress
+from arxpy.release import SUPPRESSED_VALUE
+
+#: Share of the progress bar given to the histogram pass.
+_HISTOGRAM_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class ScaledRun:
+    """The search result over a histogram, and what is needed to write its output."""
+
+    result: Result
+    histogram: Histogram
+    source: RecordSource
+    definition: DataDefinition  # of every column of the source
+    engine: RecordEngine
+
+    def output_plan(self, levels: Sequence[int] | None = None) -> OutputPlan:
+        """Lookup tables for ``levels`` (default: the optimum)."""
+        return output_plan(self.result, self.definition, self.histogram.columns, levels)
+
+    def write(self, path: str | Path, *, levels: Sequence[int] | None = None,
+              delimiter: str = ";", progress: Progress | None = None,
+              cancel: CancelToken | None = None) -> WriteSummary:
+        return self.engine.write(self.source, self.output_plan(levels), Path(path),
+                                 delimiter=delimiter, progress=progress, cancel=cancel)
+
+
+def anonymize_source(source: RecordSource, definition: DataDefinition,
+                     hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
+                     engine: RecordEngine, *, progress: Progress | None = None,
+                     cancel: CancelToken | None = None) -> ScaledRun:
+    """Search the lattice over ``engine``'s histogram of ``source``."""
+    cancel = cancel or CancelToken()
+    columns = engine.columns(source)
+    definition.check_columns(columns)
+    needed = list(dict.fromkeys(definition.quasi_identifiers + tracked_attributes(config)))
+    for name in needed:
+        definition[name]  # raises DefinitionError naming an unknown attribute
+
+    def part(start: float, share: float) -> Progress | None:
+        if progress is None:
+            return None
+        return lambda fraction, message: progress(start + share * fraction, message)
+
+    histogram = engine.histogram(source, needed, progress=part(0.0, _HISTOGRAM_SHARE),
+                                 cancel=cancel)
+    kept = DataDefinition(a for a in definition if a.name in needed)
+    result = anonymize(histogram.frame[needed], kept, hierarchies, config,
+                       progress=part(_HISTOGRAM_SHARE, 1 - _HISTOGRAM_SHARE), cancel=cancel,
+                       weights=histogram.counts)
+    return ScaledRun(result, histogram, source, definition, engine)
+
+
+def output_plan(result: Result, definition: DataDefinition, columns: Sequence[str],
+                levels: Sequence[int] | None = None) -> OutputPlan:
+    """What an engine needs to write ``levels``' output of a histogram ``result``."""
+    if levels is None:
+        if result.optimum is None:
+            raise ConfigurationError(
+                "No transformation satisfies the privacy models within the suppression "
+                "limit; there is no output to write.")
+        levels = result.optimum.levels
+    context = result._context  # the run's own search state (engine layer)
+    levels = tuple(int(v) for v in levels)
+    classes, _ = context.grouper.group_records(levels)
+    kept = context.kept(classes)
+    labels, suppressed = {}, {}
+    for j, (qi, level) in enumerate(zip(context.data.quasi_identifiers, levels, strict=True)):
+        names = np.asarray(qi.labels[level], dtype=object)
+        rows = qi.hierarchy.rows
+        labels[qi.name] = pd.DataFrame({
+            "value": [r[0] for r in rows],
+            "label": names[qi.level_maps[level]],
+        })
+        suppressed[qi.name] = names[classes.keys[~kept, j]]
+    released = [c for c in columns if c not in set(definition.identifying)]
+    return OutputPlan(columns=tuple(released), labels=labels,
+                      suppressed=pd.DataFrame(suppressed, columns=list(labels)),
+                      remove_suppressed=result.config.remove_suppressed,
+                      suppressed_value=SUPPRESSED_VALUE)
