@@ -107,6 +107,7 @@ def parse_workloads(specs: list[str]) -> list[tuple[str, Any]]:
 def run(args: argparse.Namespace) -> int:
     from arxpy.commands.options import write_json
     from arxpy.data.disassociated import load_published, published_statistics, reconstruct
+    from arxpy.data.icd9 import normalize_sets
 
     started = time.perf_counter()
     workloads = parse_workloads(args.workload)
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             f"The publication covers {stats['records']} records but --original has "
             f"{len(original)}; give the data the publication was made from.")
     rng = np.random.default_rng(args.seed)
-    released = [_normalized(reconstruct(document, rng, args.item_fill))
+    released = [normalize_sets(reconstruct(document, rng, args.item_fill))
                 for _ in range(args.reconstructions)]
     baseline = _run_baseline(args.baseline, original, document["k"], document["m"])
     report: dict[str, Any] = {
@@ -135,16 +136,6 @@ def run(args: argparse.Namespace) -> int:
     write_json(args.report, report)
     _print_summary(report)
     return 0
-
-
-def _normalized(sets):
-    """A reconstruction over normalised (undotted) codes, like the imported original."""
-    from arxpy.data.icd9 import normalize_code
-    from arxpy.data.transactions import CodeSets
-
-    if all(normalize_code(c) == c for c in sets.vocabulary):
-        return sets
-    return CodeSets.from_sets([{normalize_code(c) for c in r} for r in sets.to_sets()])
 
 
 def _run_baseline(name: str | None, original, k: int, m: int):
