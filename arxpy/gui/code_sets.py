@@ -92,14 +92,16 @@ def set_columns(definition: DataDefinition) -> list[str]:
     return [a.name for a in definition if a.data_type.kind is DataKind.SET]
 
 
-def set_valued_defaults(definition: DataDefinition) -> dict[str, Any]:
-    """Parameters a set-valued method reads its codes with, from the first set column
-    (``{}`` without one): the column and its code delimiter."""
+def set_valued_defaults(definition: DataDefinition, params: Iterable[Any]) -> dict[str, Any]:
+    """Defaults of a set-valued method's ``codes_column`` and ``delimiter`` (among its
+    ``params``) from the first set column of ``definition``; ``{}`` without one."""
     names = set_columns(definition)
-    if not names:
+    declared = {param.name for param in params}
+    if not names or "codes_column" not in declared:
         return {}
-    return {"codes_column": names[0],
-            "delimiter": definition[names[0]].data_type.code_delimiter}
+    defaults = {"codes_column": names[0],
+                "delimiter": definition[names[0]].data_type.code_delimiter}
+    return {key: value for key, value in defaults.items() if key in declared}
 
 
 def warm_up_descriptions() -> None:

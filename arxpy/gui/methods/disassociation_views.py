@@ -116,8 +116,8 @@ class PublicationView(QWidget):
         super().__init__(parent)
         self.run = run
         self.summary: PublicationSummary | None = None
-        self.worker: JobWorker | None = None
-        self.export_worker: JobWorker | None = None
+        self.summary_worker: JobWorker | None = None
+        self.worker: JobWorker | None = None  # the export's writer
         k, m = run.release.published["k"], run.release.published["m"]
         self.badge = _badge(f"Checking {k}^{m}-anonymity of every chunk independently…",
                             "#666666")
@@ -126,7 +126,8 @@ class PublicationView(QWidget):
                                   "% of occurrences", "")
         self.histogram_box = QVBoxLayout()
         self.timing = note()
-        cancel_jobs_on_destroy(self, self)
+        cancel_jobs_on_destroy(self, self)  # the export's writer; the check below
+        self.destroyed.connect(lambda *_: self.summary_worker and self.summary_worker.cancel())
         lower = QHBoxLayout()
         lower.addWidget(self.places, 2)
         lower.addLayout(self.histogram_box, 3)
@@ -142,17 +143,18 @@ class PublicationView(QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
-        if self.summary is None and self.worker is None:
+        if self.summary is None and self.summary_worker is None:
             self.start()
 
     def start(self) -> JobWorker:
         """Count the publication and run the independent checker in the background."""
-        self.worker = JobWorker(summary_job, self, run=self.run)
-        self.worker.finished.connect(self._show)
-        self.worker.failed.connect(lambda message: _set_badge(
+        worker = JobWorker(summary_job, self, run=self.run)
+        worker.finished.connect(self._show)
+        worker.failed.connect(lambda message: _set_badge(
             self.badge, f"The check could not run: {message}", VERMILLION))
-        self.worker.start()
-        return self.worker
+        self.summary_worker = worker
+        worker.start()
+        return worker
 
     def _show(self, summary: PublicationSummary) -> None:
         self.summary = summary
@@ -243,7 +245,7 @@ class PublicationView(QWidget):
         worker.finished.connect(lambda _: self.export_status.setText(html.escape(done)))
         worker.failed.connect(lambda message: self.export_status.setText(
             f"<span style='color:#b3261e'>{html.escape(message)}</span>"))
-        self.export_worker = worker
+        self.worker = worker  # cancelled if the run is closed meanwhile
         worker.start()
         return worker
 

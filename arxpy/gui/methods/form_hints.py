@@ -12,6 +12,8 @@ from typing import Any
 
 from arxpy.errors import ArxpyError
 from arxpy.methods.condensation import CAVEAT
+from arxpy.methods.disassociation import CAVEAT as DISASSOCIATION_CAVEAT
+from arxpy.methods.disassociation.method import COSTLY_M
 from arxpy.methods.interval_boxes import gradient_rule, parse_target
 
 FormHint = Callable[[Mapping[str, Any]], str]
@@ -58,5 +60,19 @@ def improved_condensation_hint(_values: Mapping[str, Any]) -> str:
     return f"Privacy caveat: {CAVEAT}"
 
 
+def disassociation_hint(values: Mapping[str, Any]) -> str:
+    """The cost warning for large m, what is published, and the known weakness."""
+    lines = []
+    m = int(values.get("m") or 0)
+    if m >= COSTLY_M:
+        lines.append(f"Warning: m = {m} counts every itemset of up to {m} codes in each chunk; "
+                     "large clusters of long records may take minutes.")
+    lines.append(f"Only the codes column '{values.get('codes_column') or '?'}' is published "
+                 "(as a document of chunks); the other columns are not part of the release.")
+    lines.append(f"Privacy caveat: {DISASSOCIATION_CAVEAT}")
+    return "\n".join(lines)
+
+
 register_form_hint(["intervals"], interval_hint)
+register_form_hint(["disassociation"], disassociation_hint)
 register_form_hint(["improved-condensation"], improved_condensation_hint)
