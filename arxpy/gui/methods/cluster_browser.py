@@ -7,7 +7,8 @@ clusters it covers (a band across the joint cluster).
 
 Both tables are virtual models over the published document: only visible cells are
 formatted, so a publication of 50,000 records scrolls as smoothly as a small one. The
-index from code to clusters reads chunk domains only, never the subrecords.
+index from code to clusters reads chunk domains only, never the subrecords, and is built
+in the background when the browser is first shown.
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ from PySide6.QtWidgets import (
 
 from arxpy.data import icd9
 from arxpy.gui.code_sets import codes_tooltip, display_code
+from arxpy.gui.methods.common import cancel_jobs_on_destroy
 from arxpy.gui.utility.common import note
+from arxpy.gui.workers import JobWorker
 
 _Index = QModelIndex | QPersistentModelIndex
 #: Backgrounds: a block's domain row, shared-chunk bands, item chunks, a found code.
@@ -80,13 +83,20 @@ class PublicationIndex:
         self.joints = published["joint_clusters"]
         self.entries: list[ClusterEntry] = []
         self._clusters_of: dict[str, set[int]] = {}
+        # Shared-chunk codes map to (first entry of the joint cluster, members): expanded
+        # on search, since a joint cluster may hold a thousand chunks over 400 clusters.
+        self._shared_of: dict[str, list[tuple[int, Sequence[int]]]] = {}
         self.first_entry: list[int] = []  # entry index of each joint cluster's first cluster
         for j, joint in enumerate(self.joints):
-            self.first_entry.append(len(self.entries))
+            first = len(self.entries)
+            self.first_entry.append(first)
             covering = [0] * len(joint["clusters"])
             for chunk in joint.get("shared_chunks", []):
                 for member in chunk["members"]:
                     covering[member] += 1
+                for code in chunk["domain"]:
+                    self._shared_of.setdefault(icd9.normalize_code(code), []).append(
+                        (first, chunk["members"]))
             for c, cluster in enumerate(joint["clusters"]):
                 entry = len(self.entries)
                 self.entries.append(ClusterEntry(
@@ -95,9 +105,6 @@ class PublicationIndex:
                 for chunk in cluster.get("record_chunks", []):
                     self._index(chunk["domain"], entry)
                 self._index(cluster.get("item_chunk", []), entry)
-            for chunk in joint.get("shared_chunks", []):
-                for member in chunk["members"]:
-                    self._index(chunk["domain"], self.first_entry[j] + member)
 
     def _index(self, codes: Sequence[str], entry: int) -> None:
         for code in codes:
@@ -108,7 +115,10 @@ class PublicationIndex:
         key = icd9.normalize_code(text)
         if not key:
             return list(range(len(self.entries)))
-        return sorted(self._clusters_of.get(key, ()))
+        found = set(self._clusters_of.get(key, ()))
+        for first, members in self._shared_of.get(key, ()):
+            found.update(first + member for member in members)
+        return sorted(found)
 
 
 class ClusterListModel(QAbstractTableModel):
@@ -212,6 +222,17 @@ class JointClusterModel(QAbstractTableModel):
         if column == self.item_column:
             return "item", 0
         return "shared", column - self.item_column - 1
+
+    def domain_texts(self) -> list[set[str]]:
+        """The domain texts shown in each column after the cluster column (for widths)."""
+        texts: list[set[str]] = [set() for _ in range(self.chunks)]
+        for cluster in self.clusters:
+            for j, chunk in enumerate(cluster.get("record_chunks", [])):
+                texts[j].add(codes_text(chunk["domain"]))
+        texts.append({"(a set, no counts)"})
+        for lane in self.lanes:
+            texts.append({codes_text(self.shared[s]["domain"]) for s in lane})
+        return texts
 
     def spans(self) -> list[tuple[int, int, int, int]]:
         """(row, column, rows, columns) to merge: the cluster label and the item chunk."""
@@ -338,24 +359,20 @@ class ClusterBrowser(QWidget):
 
     def __init__(self, published: Mapping[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.index = PublicationIndex(published)
+        self.published = published
+        self.index: PublicationIndex | None = None  # built in the background when shown
+        self.worker: JobWorker | None = None
         self.search = QLineEdit()
         self.search.setPlaceholderText("Find clusters holding a code, e.g. 296.01 or 29601")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self.find)
-        self.found = QLabel()
-        self.list_model = ClusterListModel(self.index, self)
+        self.found = QLabel("Reading the clusters…")
+        self.list_model: ClusterListModel | None = None
         self.list = QTableView()
-        self.list.setModel(self.list_model)
         self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.verticalHeader().hide()
         self.list.verticalHeader().setDefaultSectionSize(22)
-        header = self.list.horizontalHeader()
-        for column in range(5):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
-        self.list.selectionModel().currentRowChanged.connect(self._row_changed)
         self.heading = QLabel()
         self.heading.setWordWrap(True)
         self.grid = QTableView()
@@ -391,10 +408,39 @@ class ClusterBrowser(QWidget):
             "chunks over the records of several clusters (green band). Which subrecords "
             "belong to the same patient is not published."))
         layout.addWidget(splitter, 1)
-        self.find("")
+        cancel_jobs_on_destroy(self, self)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self.index is None and self.worker is None:
+            self.start()
+
+    def start(self) -> JobWorker:
+        """Index the publication in the background; the list fills when done."""
+        def build(progress=None, cancel=None) -> PublicationIndex:
+            return PublicationIndex(self.published)
+
+        self.worker = JobWorker(build, self)
+        self.worker.finished.connect(self._indexed)
+        self.worker.failed.connect(self.found.setText)
+        self.worker.start()
+        return self.worker
+
+    def _indexed(self, index: PublicationIndex) -> None:
+        self.index, self.worker = index, None
+        self.list_model = ClusterListModel(index, self)
+        self.list.setModel(self.list_model)
+        header = self.list.horizontalHeader()  # fixed widths: measuring 3,000 rows stalls
+        for column, width in enumerate((60, 130, 70, 100, 100)):
+            self.list.setColumnWidth(column, width)
+        header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        self.list.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.find(self.search.text())
 
     def find(self, text: str) -> None:
         """Show the clusters holding the code ``text`` (all for "") and mark it."""
+        if self.index is None:
+            return  # searched once the index is built
         rows = self.index.clusters_with(text)
         self.list_model.show_rows(rows)
         total = len(self.index.entries)
@@ -440,9 +486,8 @@ class ClusterBrowser(QWidget):
             self.grid.setSpan(row, column, rows, columns)
         self.grid.setColumnWidth(0, 90)
         metrics = self.grid.fontMetrics()
-        for column in range(1, model.columnCount()):  # as wide as the widest domain
-            widest = max((metrics.horizontalAdvance(model.data(model.index(row, column)) or "")
-                          for row in model.block_start.tolist()), default=0)
+        for column, texts in enumerate(model.domain_texts(), start=1):  # the widest domain
+            widest = max((metrics.horizontalAdvance(t) for t in texts), default=0)
             self.grid.setColumnWidth(column, min(max(widest + 24, 120), 420))
         self.grid_model, self.shown_joint = model, joint
         if old is not None:
