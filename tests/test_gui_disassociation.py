@@ -141,6 +141,23 @@ def test_long_layout_without_id_explains_what_is_missing(qtbot, tmp_path):
     assert not wizard.codes_page.isComplete()
 
 
+def test_codes_in_a_comma_separated_file_are_recognised(qtbot, tmp_path):
+    path = tmp_path / "cell.csv"  # ';' is the most frequent character, not the separator
+    path.write_text("id,dx\n1,296.00;834.0;401.9\n2,834.0;401.9\n3,296.00;V58.61\n",
+                    encoding="utf-8")
+    wizard = ImportWizard()
+    qtbot.addWidget(wizard)
+    wizard.show()
+    wizard.source_page.path.setText(str(path))
+    wizard.next()
+    assert wizard.format_page.csv_format().delimiter == ","
+    assert wizard.format_page.set_valued.isChecked()
+    wizard.next()
+    page = wizard.codes_page
+    assert page.layout_name() == "cell" and page.codes_column_name() == "dx"
+    assert wizard.table()["dx"].tolist() == ["29600;4019;8340", "4019;8340", "29600;V5861"]
+
+
 def test_plain_data_skip_the_codes_page(qtbot, tmp_path):
     path = tmp_path / "plain.csv"
     path.write_text("age,sex\n34,F\n51,M\n", encoding="utf-8")

@@ -39,7 +39,7 @@ from arxpy.data.types import DATE_FORMATS, infer_data_type
 from arxpy.errors import ArxpyError, DataImportError
 from arxpy.gui.folders import pick_path
 from arxpy.gui.plain_text import plain_label
-from arxpy.gui.setvalued_import import CodesPage, looks_set_valued
+from arxpy.gui.setvalued_import import CodesPage, codes_aware_format, looks_set_valued
 from arxpy.gui.state import default_settings
 from arxpy.project import Project
 
@@ -186,7 +186,8 @@ class FormatPage(QWizardPage):
         self._filling = True
         if source == "csv":
             try:
-                self.set_format(sniff_csv(self.owner.path()))
+                path = self.owner.path()
+                self.set_format(codes_aware_format(path, sniff_csv(path)))
             except ArxpyError as exc:
                 self.error.setText(str(exc))
         self._filling = False

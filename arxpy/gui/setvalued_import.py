@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
+from arxpy.data.csv_io import CsvFormat, preview_csv, sniff_csv
 from arxpy.data.transactions import DEFAULT_CODE_DELIMITER, CodeSetImport, read_code_sets
 from arxpy.errors import ArxpyError
 from arxpy.gui.code_sets import chips_text, codes_tooltip
@@ -65,6 +66,20 @@ def guess_layout(frame: pd.DataFrame) -> tuple[str, str | None, str]:
         if found > share:
             best, share = str(column), float(found)
     return ("cell", best, "dx") if best is not None and share >= 0.5 else ("", None, "dx")
+
+
+def codes_aware_format(path: str, fmt: CsvFormat) -> CsvFormat:
+    """``fmt``, or the comma-separated reading when the sniffer took the codes' own
+    delimiter (``;`` or ``|``, the most frequent character of ``id,296.00;834.0``) for
+    the field delimiter and the comma reading shows codes in one cell."""
+    if fmt.delimiter not in (";", "|"):
+        return fmt
+    try:
+        comma = sniff_csv(path, delimiter=",")
+        frame = preview_csv(path, comma, PREVIEW_RECORDS)
+    except ArxpyError:
+        return fmt
+    return comma if frame.shape[1] >= 2 and guess_layout(frame)[0] == "cell" else fmt
 
 
 def looks_set_valued(frame: pd.DataFrame) -> bool:

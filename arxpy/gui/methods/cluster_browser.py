@@ -192,6 +192,11 @@ class JointClusterModel(QAbstractTableModel):
         # Shared chunks over disjoint clusters share a column (a lane), so a joint cluster
         # of 40 clusters and 100 one-code shared chunks stays a few columns wide.
         self.lanes = shared_lanes([chunk["members"] for chunk in self.shared])
+        # The shared chunk (or -1) each cluster shows in each lane: one lookup per cell.
+        self.lane_chunk = np.full((len(self.lanes), len(sizes)), -1, dtype=np.int64)
+        for lane, chunks in enumerate(self.lanes):
+            for s in chunks:
+                self.lane_chunk[lane, self.shared[s]["members"]] = s
         bold = QFont()
         bold.setBold(True)
         self._bold = bold
@@ -260,8 +265,8 @@ class JointClusterModel(QAbstractTableModel):
             return ("domain", ["item chunk"]) if position < 0 else \
                 ("item", cluster.get("item_chunk", []))
         if kind == "shared":
-            s = next((s for s in self.lanes[j] if c in self.shared_offset[s]), None)
-            if s is None:
+            s = int(self.lane_chunk[j, c])
+            if s < 0:
                 return "none", None
             chunk, offset = self.shared[s], self.shared_offset[s][c]
             if position < 0:
