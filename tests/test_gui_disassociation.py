@@ -80,7 +80,9 @@ def test_table_shows_set_cells_as_chips_with_descriptions(qtbot):
     assert icd9.describe("29600") in tip and "V58.61" in tip
     assert model.data(model.index(0, 1), Qt.ItemDataRole.UserRole) == "29600;29601;8340;V5861"
     header = model.headerData(1, Qt.Orientation.Horizontal)
-    assert header == f"{CODES}\nset, 4 distinct codes, 1.67 avg, 4 max"  # lengths 4, 1, 0
+    assert header == f"{CODES}\nset, 4 distinct codes\n1.67 avg, 4 max"  # lengths 4, 1, 0
+    assert "set, 4 distinct codes, 1.67 avg, 4 max" in model.headerData(
+        1, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     unknown = DataFrameModel(pd.DataFrame({CODES: ["XYZ1"]}).astype(object), DataDefinition(
         [AttributeDefinition(CODES, data_type=DataType(DataKind.SET))]))
     assert "not an ICD-9-CM code" in unknown.data(unknown.index(0, 0),

@@ -81,8 +81,9 @@ class DataFrameModel(QAbstractTableModel):
             return section + 1 if role == Qt.ItemDataRole.DisplayRole else None
         attribute = self._attribute(section)
         figures = self.set_figures(section)
-        if role == Qt.ItemDataRole.DisplayRole:
-            return attribute.name if figures is None else f"{attribute.name}\n{figures}"
+        if role == Qt.ItemDataRole.DisplayRole:  # a set's figures on two short lines
+            return attribute.name if figures is None else \
+                f"{attribute.name}\n" + figures.replace(" codes, ", " codes\n", 1)
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{attribute.name}\n{attribute.type.label}\n{attribute.data_type.describe()}" \
                 + (f"\n{figures}" if figures else "")

@@ -20,7 +20,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -110,7 +109,7 @@ class PublicationView(QWidget):
                ("Joint clusters", "clusters sharing chunks (REFINE)"),
                ("Record chunks", "each k^m-anonymous"),
                ("Shared chunks", "chunks spanning a joint cluster"),
-               ("Item-chunk-only codes", "codes whose counts are lost (only in item chunks)"))
+               ("Item-chunk-only codes", "their counts are lost"))
 
     def __init__(self, run: MethodRun, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -122,22 +121,17 @@ class PublicationView(QWidget):
         self.badge = _badge(f"Checking {k}^{m}-anonymity of every chunk independently…",
                             "#666666")
         self.figures = Figures([(t, "…", e) for t, e in self.FIGURES], columns=6)
-        self.places = plot_widget("Where the input's code occurrences are published",
-                                  "% of occurrences", "")
+        self.places = note()
         self.histogram_box = QVBoxLayout()
-        self.timing = note()
         cancel_jobs_on_destroy(self, self)  # the export's writer; the check below
         self.destroyed.connect(lambda *_: self.summary_worker and self.summary_worker.cancel())
-        lower = QHBoxLayout()
-        lower.addWidget(self.places, 2)
-        lower.addLayout(self.histogram_box, 3)
         layout = QVBoxLayout(self)
         layout.addWidget(caveat_banner(CAVEAT))
         layout.addWidget(self.badge)
         layout.addWidget(self.figures)
-        layout.addLayout(lower, 1)
-        layout.addWidget(self.timing)
-        layout.addWidget(self._export_box())
+        layout.addWidget(self.places)
+        layout.addLayout(self.histogram_box, 1)
+        layout.addLayout(self._export_row())
 
     # --- the summary job -------------------------------------------------------------------
 
@@ -173,22 +167,24 @@ class PublicationView(QWidget):
                            ("Item-chunk-only codes", "item_chunk_only_codes")):
             self.figures.values[title].setText(f"{figures[key]:,}")
         shares = summary.occurrence_shares
-        bar_chart(self.places, list(shares), [100 * v for v in shares.values()],
-                  OUTPUT_COLOR, horizontal=True)
-        self.places.getPlotItem().setXRange(0, 100, padding=0.02)
+        self.places.setText(
+            "<b>Where the input's code occurrences are published:</b> " + ", ".join(
+                f"<span style='color:{_PLACE_COLORS[place]}'>■</span> {place}s "
+                f"<b>{100 * share:.1f} %</b>" for place, share in shares.items())
+            + " (record and shared chunks keep exact counts; item chunks keep only the "
+            "codes).")
         self.histogram_box.addWidget(SizeHistogram(summary.cluster_sizes,
                                                    self.run.release.published["k"],
                                                    "cluster"), 1)
         timings = ", ".join(f"{phase} {seconds:.2f} s"
                             for phase, seconds in self.run.release.timings.items())
-        self.timing.setText(f"Run time {self.run.release.elapsed_seconds:.2f} s ({timings}); "
-                            f"independent check {check.elapsed_seconds:.2f} s. "
-                            + html.escape(TABLE_NOTE))
+        self.badge.setToolTip((self.badge.toolTip() + "\n" if self.badge.toolTip() else "")
+                              + f"Run time {self.run.release.elapsed_seconds:.2f} s ({timings}); "
+                              f"independent check {check.elapsed_seconds:.2f} s.")
 
     # --- export ----------------------------------------------------------------------------
 
-    def _export_box(self) -> QGroupBox:
-        box = QGroupBox("Export")
+    def _export_row(self) -> QHBoxLayout:
         self.count = QSpinBox(minimum=1, maximum=100, value=1)
         self.count.setToolTip("Number of reconstruction files (FILE-1.csv .. FILE-R.csv)")
         self.fill = QComboBox()
@@ -199,9 +195,13 @@ class PublicationView(QWidget):
         save_document.clicked.connect(lambda: self.save_published())
         save_samples = QPushButton("Save synthetic reconstructions (CSV)…")
         save_samples.clicked.connect(lambda: self.save_reconstructions())
-        self.export_status = note("The document (schema v1) is what you publish. "
-                                  f"Reconstructions are {RECONSTRUCTION_NOTE}.")
-        row = QHBoxLayout(box)
+        self.export_status = note("The document is what you publish. Reconstructions, like "
+                                  "the table Utility, Risk and Export show, are synthetic, "
+                                  "not the real data.")
+        self.export_status.setToolTip(f"{TABLE_NOTE} Reconstructions are "
+                                      f"{RECONSTRUCTION_NOTE}.")
+        row = QHBoxLayout()
+        row.addWidget(QLabel("<b>Export:</b>"))
         row.addWidget(save_document)
         row.addSpacing(12)
         row.addWidget(QLabel("Reconstructions:"))
@@ -210,7 +210,7 @@ class PublicationView(QWidget):
         row.addWidget(self.fill)
         row.addWidget(save_samples)
         row.addWidget(self.export_status, 1)
-        return box
+        return row
 
     def save_published(self, path: str | Path | None = None) -> JobWorker | None:
         """Write the published document to ``path`` (asked for when None)."""

@@ -236,6 +236,7 @@ def _render_codes(window, output: Path, suffix: str) -> list[Path]:
     path = output / "methods-ehr.csv"
     ehr_table(3000).to_csv(path, index=False)
     wizard = ImportWizard(window)
+    wizard.show()  # a wizard pages on only once shown
     wizard.source_page.path.setText(str(path))
     wizard.next()
     wizard.next()
