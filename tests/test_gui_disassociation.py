@@ -277,8 +277,9 @@ def test_utility_keeps_record_chunk_counts_exact():
                          supports=(10.0,), w2_queries=8)
     counts = result.code_counts.set_index("code")
     for code in ("29600", "29601", "29602"):  # in P1's record chunk C1
-        assert counts.loc[code, "published in"] == "record chunk"
+        assert counts.loc[code, "chunks"] == "record"
         assert counts.loc[code, "reconstructed"] == counts.loc[code, "original"]
+    assert counts.loc["4010", "chunks"] == "item"  # 401.0: only in P1's item chunk
     assert set(result.workloads) == {"w1:10", "w2:8"}
     assert "baseline" in result.workloads["w1:10"].errors and result.mre is not None
 

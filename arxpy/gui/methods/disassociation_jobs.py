@@ -182,7 +182,8 @@ def constraint_description(codes: tuple[str, ...]) -> str:
 def code_counts(original: CodeSets, released: list[CodeSets],
                 published: Mapping[str, Any]) -> pd.DataFrame:
     """Per code: records holding it originally, on average over the reconstructions,
-    and where the publication puts it (most frequent codes first)."""
+    and the kinds of chunk the publication puts it in (``record + item``; most frequent
+    codes first)."""
     mean = np.zeros(original.n_codes)
     position = {c: i for i, c in enumerate(original.vocabulary)}
     for data in released:
@@ -198,8 +199,8 @@ def code_counts(original: CodeSets, released: list[CodeSets],
         "reconstructed": np.round(mean, 1),
         "difference %": np.round((mean - original_counts) / np.where(
             original_counts > 0, original_counts, np.nan) * 100.0, 2),
-        "published in": [", ".join(p for p in PLACES if p in places.get(c, ()))
-                         for c in original.vocabulary]})
+        "chunks": [" + ".join(p.split()[0] for p in PLACES if p in places.get(c, ()))
+                   for c in original.vocabulary]})
     return frame.sort_values(["original", "code"], ascending=[False, True],
                              ignore_index=True)
 

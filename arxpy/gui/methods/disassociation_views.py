@@ -410,7 +410,7 @@ class UtilityView(QWidget):
         shown = counts.assign(code=[display_code(c) for c in counts["code"]])
         while self.codes_view_box.count():
             self.codes_view_box.takeAt(0).widget().deleteLater()
-        lost = int((counts["published in"] == "item chunk").sum())
+        lost = int((counts["chunks"] == "item").sum())
         self.codes_view_box.addWidget(note(
             f"Codes in record and shared chunks keep their exact counts; item-chunk codes "
             f"are placed once per cluster in a reconstruction ('{result.item_fill}'). "
