@@ -24,6 +24,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QPersistentModelIndex,
     Qt,
+    QTimer,
 )
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
@@ -197,6 +198,7 @@ class JointClusterModel(QAbstractTableModel):
         for lane, chunks in enumerate(self.lanes):
             for s in chunks:
                 self.lane_chunk[lane, self.shared[s]["members"]] = s
+        self._cells: dict[tuple[int, int], tuple[str, list[str] | None]] = {}
         bold = QFont()
         bold.setBold(True)
         self._bold = bold
@@ -251,6 +253,15 @@ class JointClusterModel(QAbstractTableModel):
 
     def cell_codes(self, row: int, column: int) -> tuple[str, list[str] | None]:
         """(kind of cell, its codes): kind "domain", "subrecord", "item" or "none"."""
+        key = (row, column)
+        found = self._cells.get(key)
+        if found is None:  # Qt asks each visible cell for a dozen roles per paint
+            if len(self._cells) > 20_000:
+                self._cells.clear()
+            found = self._cells[key] = self._cell_codes(row, column)
+        return found
+
+    def _cell_codes(self, row: int, column: int) -> tuple[str, list[str] | None]:
         c, position = int(self.row_cluster[row]), int(self.row_position[row])
         cluster = self.clusters[c]
         kind, j = self.column_kind(column)
@@ -440,7 +451,8 @@ class ClusterBrowser(QWidget):
             self.list.setColumnWidth(column, width)
         header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
         self.list.selectionModel().currentRowChanged.connect(self._row_changed)
-        self.find(self.search.text())
+        # The first joint cluster on the next turn: one long pause made two short ones.
+        QTimer.singleShot(1, lambda: self.find(self.search.text()))
 
     def find(self, text: str) -> None:
         """Show the clusters holding the code ``text`` (all for "") and mark it."""

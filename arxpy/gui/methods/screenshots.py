@@ -53,20 +53,20 @@ def interval_run(n: int = 300, k: int = 5, statistic: str = "mean:bp", seed: int
     return _run("intervals", data, params, f"intervals k={k}")
 
 
-def ehr_table(n: int = 3000, seed: int = 1) -> pd.DataFrame:
+def ehr_table(n: int = 3000, seed: int = 1, codes: int = 300) -> pd.DataFrame:
     """Synthetic patients (``patient_id``, ``codes``: ICD-9 codes joined by ';')."""
     from arxpy.data.synth_ehr import generate_ehr
 
-    return generate_ehr(n, 300, seed=seed).astype(object)
+    return generate_ehr(n, codes, seed=seed).astype(object)
 
 
-def disassociation_run(n: int = 3000, k: int = 5):
+def disassociation_run(n: int = 3000, k: int = 5, codes: int = 300):
     """A MethodRun of disassociation (hierarchy level 1 policy) on synthetic codes."""
     from arxpy.data.definition import AttributeDefinition, DataDefinition, DataKind, DataType
     from arxpy.gui.methods.views import MethodRun
     from arxpy.methods import method_from_dict
 
-    data = ehr_table(n)
+    data = ehr_table(n, codes=codes)
     definition = DataDefinition([AttributeDefinition("patient_id"), AttributeDefinition(
         "codes", data_type=DataType(DataKind.SET))])
     method = method_from_dict({"name": "disassociation", "k": k, "m": 2, "seed": 3,
