@@ -210,6 +210,7 @@ def test_badge_comes_from_the_independent_checker(qtbot):
     clusters = sum(len(j["clusters"]) for j in statistics["joint_clusters"])
     assert view.figures.text("Clusters") == f"{clusters:,}"
     assert abs(sum(view.summary.occurrence_shares.values()) - 1) < 1e-9
+    assert len(view.summary.item_only_codes) == int(view.figures.text("Item-chunk-only codes"))
     # A tampered document (one subrecord of a record chunk changed) fails the badge.
     bad = json.loads(run.release.published_json())
     chunk = bad["joint_clusters"][0]["clusters"][0]["record_chunks"][0]

@@ -70,6 +70,7 @@ class PublicationSummary:
     verdict (:func:`arxpy.privacy.km_anonymity.check_km_anonymity`)."""
 
     figures: dict[str, Any]
+    item_only_codes: list[str]  # codes published only in item chunks (counts lost)
     occurrence_shares: dict[str, float]  # place -> share of the input's occurrences
     cluster_sizes: np.ndarray
     check: KmCheck
@@ -88,10 +89,12 @@ def summary_job(run: MethodRun, progress: Report | None = None,
               "item chunk": (total - in_records - in_shared) / total}
     sizes = np.array([c["size"] for j in published["joint_clusters"] for c in j["clusters"]],
                      dtype=np.int64)
+    places = code_places(published)
+    item_only = sorted(c for c, kinds in places.items() if kinds == {"item chunk"})
     check = check_km_anonymity(
         published, progress=lambda f, m: report(0.1 + 0.9 * f, f"k^m check: {m}"),
         cancel=cancel)
-    return PublicationSummary(figures, shares, sizes, check)
+    return PublicationSummary(figures, item_only, shares, sizes, check)
 
 
 # --- utility ---------------------------------------------------------------------------------

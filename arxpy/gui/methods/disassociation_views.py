@@ -39,7 +39,7 @@ from arxpy.data.disassociated import (
     write_published,
     write_reconstructions,
 )
-from arxpy.gui.code_sets import display_code
+from arxpy.gui.code_sets import codes_tooltip, display_code
 from arxpy.gui.folders import pick_path
 from arxpy.gui.methods.cluster_browser import ClusterBrowser
 from arxpy.gui.methods.common import (
@@ -166,6 +166,8 @@ class PublicationView(QWidget):
                            ("Shared chunks", "shared_chunks"),
                            ("Item-chunk-only codes", "item_chunk_only_codes")):
             self.figures.values[title].setText(f"{figures[key]:,}")
+        self.figures.values["Item-chunk-only codes"].setToolTip(
+            codes_tooltip(summary.item_only_codes, most=40))
         shares = summary.occurrence_shares
         self.places.setText(
             "<b>Where the input's code occurrences are published:</b> " + ", ".join(
