@@ -187,6 +187,9 @@ def test_form_reads_the_set_column_and_warns_for_large_m(window):
     panel.combo.setCurrentIndex(panel.combo.findData("disassociation"))
     assert panel.form.values()["codes_column"] == "dx"  # not the first column
     assert "Warning" not in panel.hint.text() and "cover problem" in panel.hint.text()
+    assert "paper's default is hierarchy:1" in panel.hint.text()
+    panel.form.widgets["policy"].setText("sim:10")
+    assert "blocks of 10 codes" in panel.hint.text()
     panel.form.widgets["m"].setValue(4)
     assert "Warning: m = 4" in panel.hint.text()
 

@@ -60,9 +60,28 @@ def improved_condensation_hint(_values: Mapping[str, Any]) -> str:
     return f"Privacy caveat: {CAVEAT}"
 
 
+#: What each kind of utility policy keeps together (spec 002 §4; the paper's Table 2).
+POLICY_MEANINGS = {
+    "none": "no utility constraints (the paper's default is hierarchy:1)",
+    "hierarchy": "one constraint per ICD-9-CM group at level {} (1 = 3-digit category, "
+                 "2 = section, 3 = chapter) holding the data's codes below it",
+    "sim": "consecutive blocks of {} codes in ICD order",
+    "sup": "the itemsets in at least {} % of records, made disjoint",
+    "file": "the disjoint constraints listed in {}",
+}
+
+
 def disassociation_hint(values: Mapping[str, Any]) -> str:
-    """The cost warning for large m, what is published, and the known weakness."""
+    """The policy's meaning, the cost warning for large m, what is published, and the
+    known weakness."""
+    from arxpy.data.utility_policy import parse_policy
+
     lines = []
+    try:
+        kind, argument = parse_policy(str(values.get("policy") or "none"))
+        lines.append(f"Utility policy: {POLICY_MEANINGS[kind].format(argument)}.")
+    except ArxpyError:
+        pass  # the form's own check names the problem; the caveat stays
     m = int(values.get("m") or 0)
     if m >= COSTLY_M:
         lines.append(f"Warning: m = {m} counts every itemset of up to {m} codes in each chunk; "
