@@ -330,3 +330,17 @@ def test_export_writes_the_document_and_labelled_reconstructions(qtbot, tmp_path
     first = reconstruct(run.release.published, np.random.default_rng([run.release.seed, 2, 0]))
     sample = pd.read_csv(tmp_path / "sample-1.csv", dtype=str, keep_default_na=False)
     assert sample[CODES].tolist() == first.to_column(";").tolist()
+
+
+def test_generic_export_says_the_table_is_synthetic(qtbot, tmp_path):
+    from PySide6.QtWidgets import QLabel
+
+    from arxpy.gui.current_release import CurrentRelease
+    from arxpy.gui.explore.export_dialog import ExportDialog
+
+    run = _run()
+    current = CurrentRelease(run.data, run.definition, {}, run=run)
+    dialog = ExportDialog(current, None, tmp_path / "out.csv")
+    qtbot.addWidget(dialog)
+    texts = [label.text() for label in dialog.findChildren(QLabel)]
+    assert any("synthetic reconstruction of the published document" in t for t in texts)
