@@ -115,16 +115,15 @@ class PublicationView(QWidget):
         super().__init__(parent)
         self.run = run
         self.summary: PublicationSummary | None = None
-        self.summary_worker: JobWorker | None = None
-        self.worker: JobWorker | None = None  # the export's writer
+        self.worker: JobWorker | None = None  # the summary and independent check
+        self.exports: list[JobWorker] = []  # writes the user asked for run to the end
         k, m = run.release.published["k"], run.release.published["m"]
         self.badge = _badge(f"Checking {k}^{m}-anonymity of every chunk independently…",
                             "#666666")
         self.figures = Figures([(t, "…", e) for t, e in self.FIGURES], columns=6)
         self.places = note()
         self.histogram_box = QVBoxLayout()
-        cancel_jobs_on_destroy(self, self)  # the export's writer; the check below
-        self.destroyed.connect(lambda *_: self.summary_worker and self.summary_worker.cancel())
+        cancel_jobs_on_destroy(self, self)
         layout = QVBoxLayout(self)
         layout.addWidget(caveat_banner(CAVEAT))
         layout.addWidget(self.badge)
@@ -137,7 +136,7 @@ class PublicationView(QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
-        if self.summary is None and self.summary_worker is None:
+        if self.summary is None and self.worker is None:
             self.start()
 
     def start(self) -> JobWorker:
@@ -146,7 +145,7 @@ class PublicationView(QWidget):
         worker.finished.connect(self._show)
         worker.failed.connect(lambda message: _set_badge(
             self.badge, f"The check could not run: {message}", VERMILLION))
-        self.summary_worker = worker
+        self.worker = worker
         worker.start()
         return worker
 
@@ -247,7 +246,9 @@ class PublicationView(QWidget):
         worker.finished.connect(lambda _: self.export_status.setText(html.escape(done)))
         worker.failed.connect(lambda message: self.export_status.setText(
             f"<span style='color:#b3261e'>{html.escape(message)}</span>"))
-        self.worker = worker  # cancelled if the run is closed meanwhile
+        self.exports.append(worker)
+        worker.finished.connect(lambda _: self.exports.remove(worker))
+        worker.failed.connect(lambda _: self.exports.remove(worker))
         worker.start()
         return worker
 

@@ -138,13 +138,12 @@ def _finish_jobs(widget) -> None:
             wait_until(lambda c=controls: not c.running, what="a view's job")
     if report is not None:
         wait_until(lambda: not report.drawing, what="the comparison's charts")
-    if hasattr(widget, "summary_worker"):  # disassociation: the independent check
+    if hasattr(widget, "exports"):  # disassociation: the independent check
         wait_until(lambda: widget.summary is not None, what="the k^m check")
     if hasattr(widget, "grid_model"):  # the cluster browser's index
         wait_until(lambda: widget.grid_model is not None, what="the cluster index")
-    worker = getattr(widget, "worker", None)
-    if worker is not None:
-        wait_until(lambda: getattr(widget, "statistics", None) is not None, what="statistics")
+    if getattr(widget, "worker", None) is not None and hasattr(widget, "statistics"):
+        wait_until(lambda: widget.statistics is not None, what="statistics")
 
 
 def _choose(window, name: str, **parameters) -> None:
