@@ -442,9 +442,10 @@ def _cell(value: Any) -> str:
 
 def _grouped_bars(widget: pg.PlotWidget, labels: list[str],
                   series: dict[str, list[float | None]], colors: tuple[str, ...],
-                  room: int | None = None) -> None:
+                  room: int | None = None, ceiling: float | None = None) -> None:
     """Side-by-side bars per label, one colour per series (None: no bar); with ``room``
-    (pixels along the axis) only as many labels as fit."""
+    (pixels along the axis) only as many labels as fit; ``ceiling`` caps the value axis
+    (100 for percentages)."""
     plot = widget.getPlotItem()
     plot.clear()
     drawn = {name: values for name, values in series.items()
@@ -466,7 +467,8 @@ def _grouped_bars(widget: pg.PlotWidget, labels: list[str],
         top = max(top, float(np.nanmax(heights)) if keep.any() else 0.0)
     plot.getAxis("bottom").setTicks([thinned_ticks(labels, 40, room=room)])
     plot.setXRange(-0.6, len(labels) - 0.4, padding=0)
-    plot.setYRange(0, max(top, 1e-9) * 1.35, padding=0)  # the legend sits in the top band
+    high = max(top, 1e-9) * 1.35  # the legend sits in the top band
+    plot.setYRange(0, min(high, ceiling) if ceiling else high, padding=0)
 
 
 # --- risk ------------------------------------------------------------------------------------
@@ -533,7 +535,7 @@ class CombinationRiskView(QWidget):
         _grouped_bars(self.chart, list(OCCURRENCE_BINS),
                       {f"{s} code{'s' if s > 1 else ''}": [result.histogram[s][b]
                                                           for b in OCCURRENCE_BINS]
-                       for s in sizes}, SERIES_COLORS[1:] + SERIES_COLORS[:1])
+                       for s in sizes}, SERIES_COLORS[1:] + SERIES_COLORS[:1], ceiling=100.0)
         lengths = result.length_counts
         bar_chart(self.lengths, [str(i) for i in range(len(lengths))], lengths, INPUT_COLOR)
         fill_table(self.pairs, [(" + ".join(display_code(c) for c in pair), f"{n:,}")
