@@ -192,6 +192,15 @@ def test_form_reads_the_set_column_and_warns_for_large_m(window):
     assert "blocks of 10 codes" in panel.hint.text()
     panel.form.widgets["m"].setValue(4)
     assert "Warning: m = 4" in panel.hint.text()
+    # The attribute panel sets a set's delimiter; the table reads the cells with it.
+    window.configure.select_attribute("dx")
+    attributes = window.configure.attribute_panel
+    assert attributes.format.isEnabled()
+    attributes.format.setCurrentIndex(attributes.format.findData(" "))
+    attributes.format.activated.emit(attributes.format.currentIndex())
+    assert window.state.definition["dx"].data_type.code_delimiter == " "
+    model = window.configure.table.model()
+    assert model.data(model.index(0, 1)) == "29600;8340"  # one (unknown) code
 
 
 # --- result views -------------------------------------------------------------------------------
