@@ -175,7 +175,25 @@ def test_plain_data_skip_the_codes_page(qtbot, tmp_path):
 
 # --- the method's form --------------------------------------------------------------------------
 
-def test_form_reads_the_set_column_and_warns_for_large_m(window):
+def _pick_sensitive_codes(panel, monkeypatch) -> None:
+    from arxpy.gui.code_picker import CodePickerDialog
+
+    def choose(dialog: CodePickerDialog) -> int:
+        assert dialog.table.rowCount() == 2  # the data's codes: 296.00 (10), 834.0 (5)
+        assert [dialog.table.item(r, 2).text() for r in range(2)] == ["10", "5"]
+        dialog.filter.setText("834")
+        assert dialog.table.isRowHidden(0) and not dialog.table.isRowHidden(1)
+        dialog.table.item(1, 0).setCheckState(Qt.CheckState.Checked)
+        return CodePickerDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(CodePickerDialog, "exec", choose)
+    field = panel.form.widgets["sensitive_codes"]
+    field.picker_action.trigger()
+    assert field.text() == "834.0"
+    assert panel.form.values()["sensitive_codes"] == "834.0"
+
+
+def test_form_reads_the_set_column_and_warns_for_large_m(window, monkeypatch):
     from arxpy.project import Project
 
     data = pd.DataFrame({"age": ["30", "40"] * 5,
@@ -192,6 +210,7 @@ def test_form_reads_the_set_column_and_warns_for_large_m(window):
     assert "blocks of 10 codes" in panel.hint.text()
     panel.form.widgets["m"].setValue(4)
     assert "Warning: m = 4" in panel.hint.text()
+    _pick_sensitive_codes(panel, monkeypatch)
     # The attribute panel sets a set's delimiter; the table reads the cells with it.
     window.configure.select_attribute("dx")
     attributes = window.configure.attribute_panel

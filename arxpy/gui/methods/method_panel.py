@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from arxpy.errors import ConfigurationError
+from arxpy.gui.code_picker import attach_code_picker
 from arxpy.gui.code_sets import set_valued_defaults
 from arxpy.gui.methods.choice import (
     LATTICE,
@@ -188,6 +189,7 @@ class MethodPanel(QWidget):
             self.form.hide()  # deleted later; until then it must not draw over the new one
             self.form.deleteLater()
         self.form = ParamForm(params, values, columns)
+        attach_code_picker(self.form, self.state.data, self)
         self.form.changed.connect(self._edited)
         self._form_key = key
         self.form_holder.addWidget(self.form)

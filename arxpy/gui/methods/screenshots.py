@@ -229,6 +229,7 @@ def _render_codes(window, output: Path, suffix: str) -> list[Path]:
     disassociation form, and the run's publication tab."""
     from PySide6.QtWidgets import QWizard
 
+    from arxpy.gui.code_picker import CodePickerDialog, code_counts
     from arxpy.gui.import_wizard import ImportWizard
 
     written = []
@@ -248,6 +249,11 @@ def _render_codes(window, output: Path, suffix: str) -> list[Path]:
     window.show_perspective(0)
     _choose(window, "disassociation", k=5)
     written.append(save_png(window, output / f"methods-configure-disassociation{suffix}.png"))
+    picker = CodePickerDialog(code_counts(window.state.data["codes"], ";"), ["296.65"],
+                              "Sensitive codes", window)
+    picker.filter.setText("29")
+    written.append(save_png(picker, output / f"methods-code-picker{suffix}.png", show=True))
+    picker.close()
     _run_in_window(window)
     page = window.runs_page
     window.state.select_run(window.state.runs[-1])
