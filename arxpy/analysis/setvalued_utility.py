@@ -22,13 +22,13 @@ anonymiser whose answers can be counted can be compared; nothing here knows one.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from arxpy.data.itemsets import RecordIndex, count_itemsets, min_support_count
+from arxpy.data.itemsets import RecordIndex, count_itemsets, count_queries, min_support_count
 from arxpy.data.transactions import CodeSets
 
 Query = tuple[str, ...]
@@ -157,6 +157,60 @@ def welch_test(errors: np.ndarray, baseline_errors: np.ndarray) -> dict[str, flo
         return {"t": None, "p": None}
     result = ttest_ind(errors, baseline_errors, equal_var=False)
     return {"t": _finite(float(result.statistic)), "p": _finite(float(result.pvalue))}
+
+
+# --- a method against baselines -----------------------------------------------------------
+
+#: A baseline's answers to a list of queries (estimated COUNTs).
+Estimator = Callable[[list[Query]], np.ndarray]
+#: Workloads as ``arxpy setvalued-utility --workload`` names them: ("w1", [supports %])
+#: or ("w2", number of queries).
+Workloads = Sequence[tuple[str, Any]]
+
+
+@dataclass
+class WorkloadComparison:
+    """One workload answered by the reconstructions and by each baseline (by name)."""
+
+    errors: dict[str, WorkloadError]  # "disassociation", then the baselines
+    welch: dict[str, float | None] | None  # disassociation against "baseline"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {name: e.to_dict() for name, e in self.errors.items()}
+        if self.welch is not None:
+            out["welch"] = self.welch
+        return out
+
+
+def workload_queries(workloads: Workloads, original: CodeSets, seed: int,
+                     allowed: set[str] | None = None) -> dict[str, list[Query]]:
+    """The queries of each workload by its name (``w1:0.625``, ``w2:1000``); W2 is
+    drawn with ``seed + 1``."""
+    queries: dict[str, list[Query]] = {}
+    for kind, value in workloads:
+        if kind == "w1":
+            for support in value:
+                queries[f"w1:{support:g}"] = workload_w1(original, support, allowed=allowed)
+        else:
+            queries[f"w2:{value}"] = workload_w2(original, value,
+                                                 np.random.default_rng(seed + 1),
+                                                 allowed=allowed)
+    return queries
+
+
+def compare_workload(queries: list[Query], original: CodeSets, released: Sequence[CodeSets],
+                     baselines: Mapping[str, Estimator] | None = None) -> WorkloadComparison:
+    """Relative errors of the reconstructions (``released``) and of every baseline's
+    estimates, with Welch's test of the reconstructions against the one named
+    ``baseline``."""
+    true = count_queries(original, queries)
+    errors = {"disassociation": workload_error("disassociation", queries, true,
+                                               [count_queries(r, queries) for r in released])}
+    for name, estimate in (baselines or {}).items():
+        errors[name] = workload_error(name, queries, true, [estimate(queries)])
+    welch = welch_test(errors["disassociation"].per_query, errors["baseline"].per_query) \
+        if "baseline" in errors else None
+    return WorkloadComparison(errors, welch)
 
 
 # --- MRE ------------------------------------------------------------------------------------

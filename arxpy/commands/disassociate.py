@@ -10,13 +10,11 @@ scripts.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from arxpy.commands.options import ProgressBar, delimiter_option, read_data_option, write_json
@@ -172,13 +170,9 @@ def read_code_list(path: Path) -> list[str]:
 
 
 def reconstruction_paths(args: argparse.Namespace) -> list[Path]:
-    if args.reconstruct is None:
-        return []
-    if args.reconstructions == 1:
-        return [args.reconstruct]
-    base = args.reconstruct
-    return [base.with_name(f"{base.stem}-{i + 1}{base.suffix}")
-            for i in range(args.reconstructions)]
+    from arxpy.data.disassociated import reconstruction_paths as paths
+
+    return [] if args.reconstruct is None else paths(args.reconstruct, args.reconstructions)
 
 
 def _refuse_overwriting(args: argparse.Namespace, targets: list[Path]) -> None:
@@ -219,24 +213,18 @@ def disassociation_report(method, sets, release) -> dict[str, Any]:
 def _write_outputs(args: argparse.Namespace, release, report: dict[str, Any],
                    targets: list[Path]) -> None:
     """The document, then the reconstructions, then the report."""
-    from arxpy.data.atomic import atomic_write
-    from arxpy.data.disassociated import reconstruct
+    from arxpy.data.disassociated import (
+        RECONSTRUCTION_NOTE,
+        write_published,
+        write_reconstructions,
+    )
 
-    text = release.published_json() + "\n"
-    with atomic_write(args.output) as handle:
-        handle.write(text)
-    report["output_sha256"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    for i, target in enumerate(targets):
-        rows = reconstruct(release.published, np.random.default_rng([release.seed, 2, i]),
-                           args.item_fill)
-        table = pd.DataFrame({"row": np.arange(len(rows)),
-                              codes_column(args): rows.to_column(args.delimiter)})
-        with atomic_write(target, newline="") as handle:
-            table.to_csv(handle, index=False, lineterminator="\n")
+    report["output_sha256"] = write_published(release.published_json(), args.output)
+    write_reconstructions(release.published, targets, release.seed, args.item_fill,
+                          codes_column(args), args.delimiter)
     if targets:
         report["reconstructions"] = {
             "files": [str(t) for t in targets], "item_fill": args.item_fill,
-            "note": "synthetic possible originals built from the published document only; "
-                    "not the real data"}
+            "note": RECONSTRUCTION_NOTE}
     if args.report is not None:
         write_json(args.report, report)

@@ -107,6 +107,7 @@ def parse_workloads(specs: list[str]) -> list[tuple[str, Any]]:
 def run(args: argparse.Namespace) -> int:
     from arxpy.commands.options import write_json
     from arxpy.data.disassociated import load_published, published_statistics, reconstruct
+    from arxpy.data.icd9 import normalize_sets
 
     started = time.perf_counter()
     workloads = parse_workloads(args.workload)
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             f"The publication covers {stats['records']} records but --original has "
             f"{len(original)}; give the data the publication was made from.")
     rng = np.random.default_rng(args.seed)
-    released = [_normalized(reconstruct(document, rng, args.item_fill))
+    released = [normalize_sets(reconstruct(document, rng, args.item_fill))
                 for _ in range(args.reconstructions)]
     baseline = _run_baseline(args.baseline, original, document["k"], document["m"])
     report: dict[str, Any] = {
@@ -137,16 +138,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _normalized(sets):
-    """A reconstruction over normalised (undotted) codes, like the imported original."""
-    from arxpy.data.icd9 import normalize_code
-    from arxpy.data.transactions import CodeSets
-
-    if all(normalize_code(c) == c for c in sets.vocabulary):
-        return sets
-    return CodeSets.from_sets([{normalize_code(c) for c in r} for r in sets.to_sets()])
-
-
 def _run_baseline(name: str | None, original, k: int, m: int):
     from arxpy.methods.setvalued_baselines import global_generalization, global_suppression
 
@@ -158,46 +149,24 @@ def _run_baseline(name: str | None, original, k: int, m: int):
 
 
 def _workload_reports(workloads, original, released, baseline, args) -> dict[str, Any]:
-    from arxpy.analysis.setvalued_utility import workload_w1, workload_w2
+    from functools import partial
+
+    from arxpy.analysis.setvalued_utility import compare_workload, workload_queries
     from arxpy.methods.setvalued_baselines import GeneralizationBaseline
 
     # Queries touch only codes the generalisation baseline kept [P L217]; suppression
     # answers every query (0 where a code is gone), which is its cost.
     allowed = None
+    estimators = {}
+    if baseline is not None:
+        estimators["baseline"] = baseline.estimate
     if isinstance(baseline, GeneralizationBaseline):
         allowed = {c for c, g in baseline.mapping.items() if g is not None}
-    reports: dict[str, Any] = {}
-    for kind, value in workloads:
-        if kind == "w1":
-            for support in value:
-                queries = workload_w1(original, support, allowed=allowed)
-                reports[f"w1:{support:g}"] = _errors(queries, original, released, baseline)
-        else:
-            queries = workload_w2(original, value, np.random.default_rng(args.seed + 1),
-                                  allowed=allowed)
-            reports[f"w2:{value}"] = _errors(queries, original, released, baseline)
-    return reports
-
-
-def _errors(queries, original, released, baseline) -> dict[str, Any]:
-    from arxpy.analysis.setvalued_utility import welch_test, workload_error
-    from arxpy.data.itemsets import count_queries
-    from arxpy.methods.setvalued_baselines import GeneralizationBaseline
-
-    true = count_queries(original, queries)
-    dis = workload_error("disassociation", queries, true,
-                         [count_queries(r, queries) for r in released])
-    out: dict[str, Any] = {"disassociation": dis.to_dict()}
-    if baseline is not None:
-        base = workload_error("baseline", queries, true, [baseline.estimate(queries)])
-        out["baseline"] = base.to_dict()
-        out["welch"] = welch_test(dis.per_query, base.per_query)
-        if isinstance(baseline, GeneralizationBaseline):
-            # P2's reading of a generalised item as a random non-empty subset [P L31].
-            nonempty = baseline.estimate(queries, reading="nonempty")
-            out["baseline_nonempty"] = workload_error("baseline", queries, true,
-                                                      [nonempty]).to_dict()
-    return out
+        # P2's reading of a generalised item as a random non-empty subset [P L31].
+        estimators["baseline_nonempty"] = partial(baseline.estimate, reading="nonempty")
+    return {name: compare_workload(queries, original, released, estimators).to_dict()
+            for name, queries in workload_queries(workloads, original, args.seed,
+                                                  allowed).items()}
 
 
 def _mre_report(policy: str, original, released) -> dict[str, Any] | None:

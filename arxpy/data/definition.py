@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+from arxpy.data.transactions import DEFAULT_CODE_DELIMITER
 from arxpy.errors import DefinitionError
 
 
@@ -39,6 +40,9 @@ class DataKind(StrEnum):
     DATE = "date"
     STRING = "string"
     ORDINAL = "ordinal"
+    #: A set of codes per record (e.g. diagnosis codes) in one cell, separated by the
+    #: type's ``format`` (default ``;``); read by :mod:`arxpy.data.transactions`.
+    SET = "set"
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,9 @@ class DataType:
 
     ``format`` is a ``strptime`` pattern for dates (for example ``"%Y-%m-%d"``), ``","``
     for decimals written with a decimal comma, and unused otherwise. ``order`` lists the
-    values of an ordinal attribute from lowest to highest.
+    values of an ordinal attribute from lowest to highest. For a set the ``format`` is
+    the delimiter of the codes in a cell (``None``: ``;``, the default of
+    :mod:`arxpy.data.transactions`).
     """
 
     kind: DataKind = DataKind.STRING
@@ -69,7 +75,14 @@ class DataType:
             return f"date ({self.format})"
         if self.kind is DataKind.ORDINAL:
             return f"ordinal ({len(self.order or ())} values)"
+        if self.kind is DataKind.SET:
+            return f"set of codes (separated by {self.code_delimiter!r})"
         return self.kind.value
+
+    @property
+    def code_delimiter(self) -> str:
+        """The delimiter of the codes in a cell of a set (``;`` unless the format says)."""
+        return self.format or DEFAULT_CODE_DELIMITER
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind.value}

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from arxpy.data.transactions import CodeSets
 from arxpy.errors import ArxpyError, DataImportError
@@ -39,6 +40,9 @@ from arxpy.errors import ArxpyError, DataImportError
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 #: How item-chunk codes are given to records in a reconstruction (spec 002 §4).
 ITEM_FILLS = ("one", "uniform")
+#: What a reconstruction file is, said wherever one is written or offered.
+RECONSTRUCTION_NOTE = ("synthetic possible originals built from the published document only; "
+                       "not the real data")
 
 
 class PublishedFormatError(DataImportError):
@@ -315,3 +319,42 @@ def _code_sets(vocabulary: list[str], records: int, owners: list[np.ndarray],
     indptr = np.zeros(records + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner, minlength=records), out=indptr[1:])
     return CodeSets(tuple(vocabulary), indptr, code.astype(np.int32))
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+def reconstruction_paths(base: str | os.PathLike[str], count: int) -> list[Path]:
+    """Where ``count`` reconstructions go: ``base`` itself for one, else ``STEM-1.csv`` ..
+    ``STEM-R.csv`` beside it."""
+    base = Path(base)
+    if count == 1:
+        return [base]
+    return [base.with_name(f"{base.stem}-{i + 1}{base.suffix}") for i in range(count)]
+
+
+def write_reconstructions(published: dict[str, Any], paths: list[Path], seed: int,
+                          item_fill: str = "one", codes_column: str = "codes",
+                          delimiter: str = ";") -> None:
+    """Write one random reconstruction per path as CSV (``row,<codes_column>``), each
+    file atomically; the i-th is drawn with the seed ``[seed, 2, i]``."""
+    from arxpy.data.atomic import atomic_write
+
+    for i, target in enumerate(paths):
+        rows = reconstruct(published, np.random.default_rng([seed, 2, i]), item_fill)
+        table = pd.DataFrame({"row": np.arange(len(rows)),
+                              codes_column: rows.to_column(delimiter)})
+        with atomic_write(target, newline="") as handle:
+            table.to_csv(handle, index=False, lineterminator="\n")
+
+
+def write_published(text: str, path: str | os.PathLike[str]) -> str:
+    """Write a published document's JSON text (a final newline added) atomically; its
+    SHA-256."""
+    import hashlib
+
+    from arxpy.data.atomic import atomic_write
+
+    text = text + "\n"
+    with atomic_write(path) as handle:
+        handle.write(text)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

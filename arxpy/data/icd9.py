@@ -30,10 +30,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from arxpy.errors import DataImportError
+
+if TYPE_CHECKING:
+    from arxpy.data.transactions import CodeSets
 
 #: Hierarchy levels above a code (1 = 3-digit category, 2 = section, 3 = chapter).
 LEVELS = (1, 2, 3)
@@ -249,3 +253,14 @@ def leaves_by_category() -> dict[str, tuple[str, ...]]:
             grouped.setdefault(ancestor(code, 1), []).append(code)
     return {cat: tuple(sorted(codes, key=lambda c: table[c].position))
             for cat, codes in grouped.items()}
+
+
+def normalize_sets(sets: CodeSets) -> CodeSets:
+    """``sets`` over normalised (undotted) codes, as an ICD-9 import stores them, so
+    data whose cells were read as written compare with imported data and the hierarchy
+    (``sets`` itself when already normalised)."""
+    from arxpy.data.transactions import CodeSets
+
+    if all(normalize_code(c) == c for c in sets.vocabulary):
+        return sets
+    return CodeSets.from_sets([{normalize_code(c) for c in r} for r in sets.to_sets()])

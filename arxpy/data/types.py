@@ -148,10 +148,10 @@ def parse_values(values: pd.Series | Sequence[str], data_type: DataType) -> np.n
     value does not parse, or for strings, which have no numeric meaning.
     """
     name = getattr(values, "name", None)
-    if data_type.kind is DataKind.STRING:
+    if data_type.kind in (DataKind.STRING, DataKind.SET):
         raise DefinitionError(
-            f"Attribute '{name}' is a string; choose a numeric, date or ordinal data type "
-            "to compute numeric statistics."
+            f"Attribute '{name}' is a {data_type.kind.value}; choose a numeric, date or "
+            "ordinal data type to compute numeric statistics."
         )
     codes, uniques = _factorize(values)
     parsed, invalid = _parse_uniques(uniques, data_type)
@@ -229,7 +229,7 @@ def _parse_uniques(uniques: np.ndarray, data_type: DataType) -> tuple[np.ndarray
     stripped = texts.str.strip()
     missing = stripped.str.lower().isin(MISSING_VALUES).to_numpy()
     kind = data_type.kind
-    if kind is DataKind.STRING:
+    if kind in (DataKind.STRING, DataKind.SET):  # every text is a string or a set of codes
         return texts.to_numpy(), np.zeros(len(texts), bool)
     if kind is DataKind.ORDINAL:
         rank = {v: float(i) for i, v in enumerate(data_type.order or ())}

@@ -29,6 +29,9 @@ from arxpy.hierarchy.builders import natural_key
 #: Shown for a level bound of None: the search may use every level.
 NO_BOUND = "All"
 DECIMAL_FORMATS = {"point (1.5)": "", "comma (1,5)": DECIMAL_COMMA}
+#: Delimiters of the codes in a cell of a set attribute (never '.', which ICD-9 uses).
+CODE_DELIMITERS = {"codes separated by ;": ";", "codes separated by |": "|",
+                   "codes separated by spaces": " ", "codes separated by ,": ","}
 
 
 def type_icon(attribute_type: AttributeType) -> QIcon:
@@ -161,7 +164,11 @@ class AttributePanel(QWidget):
             for label, value in DECIMAL_FORMATS.items():
                 self.format.addItem(label, value)
             self.format.setCurrentIndex(max(self.format.findData(data_type.format or ""), 0))
-        self.format.setEnabled(kind in (DataKind.DATE, DataKind.DECIMAL))
+        elif kind is DataKind.SET:
+            for label, value in CODE_DELIMITERS.items():
+                self.format.addItem(label, value)
+            self.format.setCurrentIndex(max(self.format.findData(data_type.code_delimiter), 0))
+        self.format.setEnabled(kind in (DataKind.DATE, DataKind.DECIMAL, DataKind.SET))
         self.format.setEditable(kind is DataKind.DATE)
         self.order_button.setVisible(kind is DataKind.ORDINAL)
 
@@ -242,7 +249,7 @@ class AttributePanel(QWidget):
         kind = DataKind(self.kind.currentData())
         if kind is DataKind.DATE and self.format.currentText().strip():
             self._edit(data_type=DataType(kind, self.format.currentText().strip()))
-        elif kind is DataKind.DECIMAL:
+        elif kind in (DataKind.DECIMAL, DataKind.SET):
             self._edit(data_type=DataType(kind, self.format.currentData() or None))
 
     def _change_weight(self) -> None:

@@ -152,7 +152,9 @@ class ConfigurePerspective(QSplitter):
             self.table.setModel(None)
             self.hierarchy_editor.show_attribute(None)
         else:
-            self.table.setModel(DataFrameModel(self.state.data, self.state.definition, self.table))
+            model = DataFrameModel(self.state.data, self.state.definition, self.table)
+            self.table.setModel(model)
+            model.show_code_chips(self.table)
             self._fit_columns()
         if old is not None:
             old.deleteLater()
@@ -169,6 +171,7 @@ class ConfigurePerspective(QSplitter):
         model = self.table.model()
         if isinstance(model, DataFrameModel):
             model.set_definition(self.state.definition)
+            model.show_code_chips(self.table)
 
     def _column_clicked(self, column: int) -> None:
         self.select_attribute(self.state.definition.names[column])

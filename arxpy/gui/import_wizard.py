@@ -2,8 +2,10 @@
 
 Pages: (1) a CSV file, an Excel sheet or a SQLite table; (2) for CSV the delimiter,
 quote, encoding and header, detected by :func:`sniff_csv` and changeable, with the
-first rows as they will be read; (3) which columns to keep and their data types and
-formats (inferred, changeable). Every error of the data layer appears on the page
+first rows as they will be read; (2b) when the data hold a set of codes per record
+(ticked there, guessed from the data), how the codes are laid out
+(:mod:`arxpy.gui.setvalued_import`); (3) which columns to keep and their data types
+and formats (inferred, changeable). Every error of the data layer appears on the page
 as its message; the page cannot advance until it is fixed.
 """
 
@@ -37,6 +39,7 @@ from arxpy.data.types import DATE_FORMATS, infer_data_type
 from arxpy.errors import ArxpyError, DataImportError
 from arxpy.gui.folders import pick_path
 from arxpy.gui.plain_text import plain_label
+from arxpy.gui.setvalued_import import CodesPage, codes_aware_format, looks_set_valued
 from arxpy.gui.state import default_settings
 from arxpy.project import Project
 
@@ -150,6 +153,10 @@ class FormatPage(QWizardPage):
         self.encoding = QComboBox(editable=True)
         self.encoding.addItems(ENCODINGS)
         self.header = QCheckBox("The first row holds the column names", checked=True)
+        self.set_valued = QCheckBox("The data hold a set of diagnosis codes per record "
+                                    "(codes in one cell, long or wide format)")
+        self._codes_chosen = False  # guessed from the data until the user decides
+        self.set_valued.clicked.connect(lambda: setattr(self, "_codes_chosen", True))
         self.preview = QTableWidget()
         self.preview.verticalHeader().setDefaultSectionSize(22)
         self.error = _error_label()
@@ -162,6 +169,7 @@ class FormatPage(QWizardPage):
         layout = QVBoxLayout(self)
         layout.addWidget(self.csv_options)
         layout.addWidget(self.header)
+        layout.addWidget(self.set_valued)
         layout.addWidget(self.error)
         layout.addWidget(self.preview, 1)
         self._filling = False
@@ -178,7 +186,8 @@ class FormatPage(QWizardPage):
         self._filling = True
         if source == "csv":
             try:
-                self.set_format(sniff_csv(self.owner.path()))
+                path = self.owner.path()
+                self.set_format(codes_aware_format(path, sniff_csv(path)))
             except ArxpyError as exc:
                 self.error.setText(str(exc))
         self._filling = False
@@ -209,7 +218,10 @@ class FormatPage(QWizardPage):
             return
         self.error.clear()
         try:
-            fill_table(self.preview, self.owner.read(preview=True))
+            frame = self.owner.read(preview=True)
+            fill_table(self.preview, frame)
+            if not self._codes_chosen:
+                self.set_valued.setChecked(looks_set_valued(frame))
         except ArxpyError as exc:
             self.preview.clear()
             self.preview.setRowCount(0)
@@ -241,7 +253,7 @@ class ColumnsPage(QWizardPage):
     def initializePage(self) -> None:  # noqa: N802 - Qt's name
         self.error.clear()
         try:
-            frame = self.owner.read(preview=False)
+            frame = self.owner.table()
         except ArxpyError as exc:
             self.error.setText(str(exc))
             self.table.setRowCount(0)
@@ -258,11 +270,12 @@ class ColumnsPage(QWizardPage):
         include = QTableWidgetItem(name)
         include.setCheckState(_checked(True))
         self.table.setItem(row, 0, include)
-        guess = infer_data_type(values)
+        codes = name == self.owner.codes_column()
+        guess = DataType(DataKind.SET) if codes else infer_data_type(values)
         if guess.kind is DataKind.INTEGER and values.astype(str).str.match(r"[+-]?0[0-9]").any():
             guess = DataType(DataKind.STRING)  # leading zeros: a code (ZIP, ID), not a number
         kind = QComboBox()
-        for option in IMPORT_KINDS:
+        for option in (DataKind.SET,) if codes else IMPORT_KINDS:  # codes stay a set
             kind.addItem(option.value.capitalize(), option.value)
         kind.setCurrentIndex(max(kind.findData(guess.kind.value), 0))
         self.table.setCellWidget(row, 1, kind)
@@ -334,9 +347,27 @@ class ImportWizard(QWizard):
         self._table_cache: dict[tuple[str, str, str, bool], pd.DataFrame] = {}
         self.source_page = SourcePage()
         self.format_page = FormatPage(self)
+        self.codes_page = CodesPage(self)
         self.columns_page = ColumnsPage(self)
-        for page in (self.source_page, self.format_page, self.columns_page):
-            self.addPage(page)
+        self.page_ids = {page: self.addPage(page) for page in (
+            self.source_page, self.format_page, self.codes_page, self.columns_page)}
+
+    def nextId(self) -> int:  # noqa: N802 - Qt's name
+        # The codes page only for data holding a set of codes per record.
+        if self.currentPage() is self.format_page and not self.format_page.set_valued.isChecked():
+            return self.page_ids[self.columns_page]
+        return super().nextId()
+
+    def codes_column(self) -> str | None:
+        """The set-valued attribute being imported, if any."""
+        return self.codes_page.codes_column_name() if self.reads_codes() else None
+
+    def reads_codes(self) -> bool:
+        return self.format_page.set_valued.isChecked()
+
+    def table(self) -> pd.DataFrame:
+        """The data as imported: as read, or one row per record with a codes column."""
+        return self.codes_page.table() if self.reads_codes() else self.read(preview=False)
 
     def path(self) -> str:
         return self.source_page.path.text().strip()

@@ -162,6 +162,14 @@ class ExportDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(note)
+        if getattr(release, "published", None) is not None:  # a disassociation release
+            synthetic = plain_label(QLabel(
+                "This release's table is one synthetic reconstruction of the published "
+                "document (possible original records, not the real data). To publish, save "
+                "the document (JSON) from Explore ▸ Method runs ▸ Disassociation.",
+                wordWrap=True))
+            synthetic.setStyleSheet("color: #8a5300")
+            layout.addWidget(synthetic)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
         self._format_changed(self.format.currentText())

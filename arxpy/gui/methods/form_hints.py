@@ -12,6 +12,8 @@ from typing import Any
 
 from arxpy.errors import ArxpyError
 from arxpy.methods.condensation import CAVEAT
+from arxpy.methods.disassociation import CAVEAT as DISASSOCIATION_CAVEAT
+from arxpy.methods.disassociation.method import COSTLY_M
 from arxpy.methods.interval_boxes import gradient_rule, parse_target
 
 FormHint = Callable[[Mapping[str, Any]], str]
@@ -58,5 +60,38 @@ def improved_condensation_hint(_values: Mapping[str, Any]) -> str:
     return f"Privacy caveat: {CAVEAT}"
 
 
+#: What each kind of utility policy keeps together (spec 002 §4; the paper's Table 2).
+POLICY_MEANINGS = {
+    "none": "no utility constraints (the paper's default is hierarchy:1)",
+    "hierarchy": "one constraint per ICD-9-CM group at level {} (1 = 3-digit category, "
+                 "2 = section, 3 = chapter) holding the data's codes below it",
+    "sim": "consecutive blocks of {} codes in ICD order",
+    "sup": "the itemsets in at least {} % of records, made disjoint",
+    "file": "the disjoint constraints listed in {}",
+}
+
+
+def disassociation_hint(values: Mapping[str, Any]) -> str:
+    """The policy's meaning, the cost warning for large m, what is published, and the
+    known weakness."""
+    from arxpy.data.utility_policy import parse_policy
+
+    lines = []
+    try:
+        kind, argument = parse_policy(str(values.get("policy") or "none"))
+        lines.append(f"Utility policy: {POLICY_MEANINGS[kind].format(argument)}.")
+    except ArxpyError:
+        pass  # the form's own check names the problem; the caveat stays
+    m = int(values.get("m") or 0)
+    if m >= COSTLY_M:
+        lines.append(f"Warning: m = {m} counts every itemset of up to {m} codes in each chunk; "
+                     "large clusters of long records may take minutes.")
+    lines.append(f"Only the codes column '{values.get('codes_column') or '?'}' is published "
+                 "(as a document of chunks); the other columns are not part of the release.")
+    lines.append(f"Privacy caveat: {DISASSOCIATION_CAVEAT}")
+    return "\n".join(lines)
+
+
 register_form_hint(["intervals"], interval_hint)
+register_form_hint(["disassociation"], disassociation_hint)
 register_form_hint(["improved-condensation"], improved_condensation_hint)

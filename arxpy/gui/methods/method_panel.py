@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from arxpy.errors import ConfigurationError
+from arxpy.gui.code_picker import attach_code_picker
+from arxpy.gui.code_sets import set_valued_defaults
 from arxpy.gui.methods.choice import (
     LATTICE,
     METHOD_KEY,
@@ -171,7 +173,10 @@ class MethodPanel(QWidget):
         self.error.setVisible(True)
 
     def _show_form(self, name: str) -> None:
-        values = method_parameters(self.state.settings, name)
+        params = method_classes()[name].params
+        # A set-valued method reads the set attribute unless told otherwise.
+        values = {**set_valued_defaults(self.state.definition, params),
+                  **method_parameters(self.state.settings, name)}
         columns = tuple(self.state.definition.names)
         key = (name, columns)
         if self.form is not None and self._form_key == key and self._form_values() == values:
@@ -183,7 +188,8 @@ class MethodPanel(QWidget):
             self.form_holder.removeWidget(self.form)
             self.form.hide()  # deleted later; until then it must not draw over the new one
             self.form.deleteLater()
-        self.form = ParamForm(method_classes()[name].params, values, columns)
+        self.form = ParamForm(params, values, columns)
+        attach_code_picker(self.form, self.state.data, self)
         self.form.changed.connect(self._edited)
         self._form_key = key
         self.form_holder.addWidget(self.form)

@@ -4,9 +4,12 @@
 ``methods-*.png`` (default DIR /tmp/arxpy-shots) at 1280x720 and 1920x1080 (``-1080p``):
 the main window with the example loaded (Configure with a method's form and one refusing
 its parameters, Explore's runs page with each tab of a condensation run and a comparison,
-Utility and Risk of the run), then every registered result view of an improved
-condensation run on a synthetic cancer registry and of interval generalisation on
-synthetic blood pressure and glucose values, with their background jobs finished.
+Utility and Risk of the run), then with synthetic diagnosis codes (the import wizard's
+codes page, Configure with the codes as chips and the disassociation form, the run's
+tabs), then every registered result view of an improved condensation run on a synthetic
+cancer registry, of interval generalisation on synthetic blood pressure and glucose
+values and of disassociation on synthetic diagnosis codes, with their background jobs
+finished.
 """
 
 from __future__ import annotations
@@ -50,6 +53,28 @@ def interval_run(n: int = 300, k: int = 5, statistic: str = "mean:bp", seed: int
     return _run("intervals", data, params, f"intervals k={k}")
 
 
+def ehr_table(n: int = 3000, seed: int = 1, codes: int = 300) -> pd.DataFrame:
+    """Synthetic patients (``patient_id``, ``codes``: ICD-9 codes joined by ';')."""
+    from arxpy.data.synth_ehr import generate_ehr
+
+    return generate_ehr(n, codes, seed=seed).astype(object)
+
+
+def disassociation_run(n: int = 3000, k: int = 5, codes: int = 300):
+    """A MethodRun of disassociation (hierarchy level 1 policy) on synthetic codes."""
+    from arxpy.data.definition import AttributeDefinition, DataDefinition, DataKind, DataType
+    from arxpy.gui.methods.views import MethodRun
+    from arxpy.methods import method_from_dict
+
+    data = ehr_table(n, codes=codes)
+    definition = DataDefinition([AttributeDefinition("patient_id"), AttributeDefinition(
+        "codes", data_type=DataType(DataKind.SET))])
+    method = method_from_dict({"name": "disassociation", "k": k, "m": 2, "seed": 3,
+                               "codes_column": "codes", "policy": "hierarchy:1"})
+    return MethodRun(method, method.run(data, definition), data, definition,
+                     f"disassociation k={k}")
+
+
 def _run(name: str, data: pd.DataFrame, params: dict, label: str):
     from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
     from arxpy.gui.methods.views import MethodRun
@@ -70,7 +95,7 @@ def render_method_views(output: Path, size: tuple[int, int], suffix: str = "") -
     QApplication.instance() or QApplication(sys.argv[:1])
     output.mkdir(parents=True, exist_ok=True)
     written = []
-    for run in (condensation_run(), interval_run()):
+    for run in (condensation_run(), interval_run(), disassociation_run()):
         for title, factory in result_views(run.method.name):
             widget = factory(run)
             widget.resize(*size)
@@ -79,6 +104,11 @@ def render_method_views(output: Path, size: tuple[int, int], suffix: str = "") -
             name = title.lower().replace(" ", "-")
             written.append(save_png(widget, output / f"methods-{run.method.name}-{name}"
                                     f"{suffix}.png"))
+            for index in range(1, widget.tabs.count() if hasattr(widget, "tabs") else 0):
+                widget.tabs.setCurrentIndex(index)  # the utility view's further tabs
+                tab = widget.tabs.tabText(index).lower().replace(" ", "-")
+                written.append(save_png(widget, output / f"methods-{run.method.name}-{name}-"
+                                        f"{tab}{suffix}.png"))
             report = getattr(widget, "report", None)
             if report is not None:  # the coefficient tables are a second tab
                 report.setCurrentIndex(1)
@@ -108,9 +138,12 @@ def _finish_jobs(widget) -> None:
             wait_until(lambda c=controls: not c.running, what="a view's job")
     if report is not None:
         wait_until(lambda: not report.drawing, what="the comparison's charts")
-    worker = getattr(widget, "worker", None)
-    if worker is not None:
-        wait_until(lambda: getattr(widget, "statistics", None) is not None, what="statistics")
+    if hasattr(widget, "exports"):  # disassociation: the independent check
+        wait_until(lambda: widget.summary is not None, what="the k^m check")
+    if hasattr(widget, "grid_model"):  # the cluster browser's index
+        wait_until(lambda: widget.grid_model is not None, what="the cluster index")
+    if getattr(widget, "worker", None) is not None and hasattr(widget, "statistics"):
+        wait_until(lambda: widget.statistics is not None, what="statistics")
 
 
 def _choose(window, name: str, **parameters) -> None:
@@ -185,8 +218,48 @@ def render_methods(output_dir: str | Path, size: tuple[int, int],
                what="the risk analyses")
     settle(0.2)
     written.append(save_png(window, output / f"methods-risk{suffix}.png"))
+    written += _render_codes(window, output, suffix)
     window.state.undo_stack.clear()
     window.close()
+    return written
+
+
+def _render_codes(window, output: Path, suffix: str) -> list[Path]:
+    """The import wizard's codes page, Configure with codes as chips and the
+    disassociation form, and the run's publication tab."""
+    from PySide6.QtWidgets import QWizard
+
+    from arxpy.gui.code_picker import CodePickerDialog, code_counts
+    from arxpy.gui.import_wizard import ImportWizard
+
+    written = []
+    path = output / "methods-ehr.csv"
+    ehr_table(3000).to_csv(path, index=False)
+    wizard = ImportWizard(window)
+    wizard.show()  # a wizard pages on only once shown
+    wizard.source_page.path.setText(str(path))
+    wizard.next()
+    wizard.next()
+    written.append(save_png(wizard, output / f"methods-import-codes{suffix}.png", show=True))
+    wizard.next()
+    wizard.button(QWizard.WizardButton.FinishButton).click()
+    window.set_project(wizard.project)
+    wizard.close()
+    path.unlink()
+    window.show_perspective(0)
+    _choose(window, "disassociation", k=5)
+    written.append(save_png(window, output / f"methods-configure-disassociation{suffix}.png"))
+    picker = CodePickerDialog(code_counts(window.state.data["codes"], ";"), ["296.65"],
+                              "Sensitive codes", window)
+    picker.filter.setText("29")
+    written.append(save_png(picker, output / f"methods-code-picker{suffix}.png", show=True))
+    picker.close()
+    _run_in_window(window)
+    page = window.runs_page
+    window.state.select_run(window.state.runs[-1])
+    page.tabs.setCurrentIndex(2)  # after Summary and Groups: the publication
+    wait_until(lambda: page.tabs.currentWidget().summary is not None, what="the k^m check")
+    written.append(save_png(window, output / f"methods-run-disassociation{suffix}.png"))
     return written
 
 
