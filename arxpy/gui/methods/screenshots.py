@@ -5,8 +5,9 @@
 the main window with the example loaded (Configure with a method's form and one refusing
 its parameters, Explore's runs page with each tab of a condensation run and a comparison,
 Utility and Risk of the run), then every registered result view of an improved
-condensation run on a synthetic cancer registry and of interval generalisation on
-synthetic blood pressure and glucose values, with their background jobs finished.
+condensation run on a synthetic cancer registry, of interval generalisation on
+synthetic blood pressure and glucose values and of kPB-MS on a synthetic screening
+table, with their background jobs finished.
 """
 
 from __future__ import annotations
@@ -50,6 +51,14 @@ def interval_run(n: int = 300, k: int = 5, statistic: str = "mean:bp", seed: int
     return _run("intervals", data, params, f"intervals k={k}")
 
 
+def kpbms_run(n: int = 800, k: int = 5, max_loss: float = 0.1, seed: int = 0):
+    """A MethodRun of kPB-MS on the synthetic screening table (outcome the class)."""
+    from arxpy.methods.kpbms.devdata import screening_data
+
+    params = {"class_attribute": "outcome", "k": k, "max_loss": max_loss}
+    return _run("kpbms", screening_data(n, seed), params, f"kpbms k={k}")
+
+
 def _run(name: str, data: pd.DataFrame, params: dict, label: str):
     from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
     from arxpy.gui.methods.views import MethodRun
@@ -70,7 +79,7 @@ def render_method_views(output: Path, size: tuple[int, int], suffix: str = "") -
     QApplication.instance() or QApplication(sys.argv[:1])
     output.mkdir(parents=True, exist_ok=True)
     written = []
-    for run in (condensation_run(), interval_run()):
+    for run in (condensation_run(), interval_run(), kpbms_run()):
         for title, factory in result_views(run.method.name):
             widget = factory(run)
             widget.resize(*size)
@@ -97,6 +106,10 @@ def _finish_jobs(widget) -> None:
 
     if hasattr(widget, "repeats"):  # model preservation: a short comparison
         widget.repeats.setValue(3)
+        widget.start()
+    if hasattr(widget, "trees"):  # kPB-MS evaluation: a quick sweep (few trees, 5 folds)
+        widget.trees.setValue(20)
+        widget.folds.setValue(5)
         widget.start()
     if hasattr(widget, "k_max"):  # with a width limit, as a user choosing k would
         widget.limits_text.setText(f"mean:{widget.run.method.attributes[0]}=5")
