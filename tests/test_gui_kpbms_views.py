@@ -207,3 +207,16 @@ def test_evaluation_can_be_cancelled_and_refuses_bad_settings(qtbot):
     view.controls.cancel()
     qtbot.waitUntil(lambda: not view.controls.running, timeout=30_000)
     assert view.evaluation is None and view.controls.status.text() == "Cancelled."
+
+
+def test_selection_rows_name_the_published_features_per_k():
+    from arxpy.gui.methods.kpbms_evaluation_view import selection_rows
+
+    small = _small()
+    evaluation = kpbms_evaluation_job(small.method, small.data, small.definition, [1, 60],
+                                      ["c45"], folds=3)
+    rows = dict((k, (features, loss)) for k, features, loss in selection_rows(evaluation))
+    one = run_method("kpbms", small.data, small.definition, {**small.method.get_params(),
+                                                              "k": 1})
+    assert rows["k = 1"] == (", ".join(one.selected_features), "0.0 %")
+    assert rows["k = 60"] == ("no feature prefix within t", "—")

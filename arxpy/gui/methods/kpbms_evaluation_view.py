@@ -79,6 +79,22 @@ def result_rows(evaluation: KpbmsEvaluation, classifiers: list[str]
     return rows
 
 
+def selection_rows(evaluation: KpbmsEvaluation) -> list[tuple[str, str, str]]:
+    """Per k: the features kPB-MS published (each distinct set when folds differ) and
+    the loss (mean over the folds in the nested protocol), or why there is none."""
+    rows = []
+    for k in dict.fromkeys(case.k for case in evaluation.cases):
+        case = next(c for c in evaluation.cases if c.k == k)
+        sets = list(dict.fromkeys(tuple(f) for f in case.features))
+        if case.verdict == "infeasible" or not sets:
+            rows.append((f"k = {k}", "no feature prefix within t", "—"))
+            continue
+        shown = " | ".join(", ".join(s) for s in sets)
+        rows.append((f"k = {k}", shown if len(sets) == 1 else f"varies: {shown}",
+                     f"{100 * float(np.mean(case.loss)):.1f} %"))
+    return rows
+
+
 class EvaluationView(QWidget):
     """Settings of the sweep, Run / Cancel with progress, the table and the chart."""
 
@@ -107,6 +123,7 @@ class EvaluationView(QWidget):
         self.controls.run_requested.connect(self.start)
         self.controls.finished.connect(self._show)
         self.table = read_only_table(("", *CLASSIFIER_TITLES.values()))
+        self.selections = read_only_table(("", "Published features", "Loss"))
         self.share = QLabel()
         self.share.setWordWrap(True)
         self.share.setTextFormat(Qt.TextFormat.RichText)
@@ -132,11 +149,15 @@ class EvaluationView(QWidget):
         protocol.addWidget(QLabel("Protocol"))
         protocol.addWidget(self.protocol, 1)
         method = run.method
-        results = QHBoxLayout()
+        self.results = QWidget()  # shown once there are results: empty axes explain nothing
+        self.results.hide()
+        results = QHBoxLayout(self.results)
+        results.setContentsMargins(0, 0, 0, 0)
         left = QVBoxLayout()
         left.addWidget(self.table)
         left.addWidget(self.share)
-        left.addStretch(1)
+        left.addWidget(QLabel("<b>What kPB-MS published at each k</b>"))
+        left.addWidget(self.selections, 1)
         results.addLayout(left, 3)
         right = QVBoxLayout()
         right.addWidget(self.plot, 1)
@@ -156,7 +177,12 @@ class EvaluationView(QWidget):
         layout.addLayout(settings)
         layout.addLayout(protocol)
         layout.addWidget(self.controls)
-        layout.addLayout(results, 1)
+        self.placeholder = note(
+            "Press <b>Run evaluation</b> to cross-validate the classifiers on the full data "
+            "and on kPB-MS's output at each k. This runs in the background and can be "
+            "cancelled; its table and chart appear here.")
+        layout.addWidget(self.placeholder, 1, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(self.results, 1)
 
     def chosen_classifiers(self) -> list[str]:
         return [name for name, box in self.classifiers.items() if box.isChecked()]
@@ -179,6 +205,8 @@ class EvaluationView(QWidget):
 
     def _show(self, evaluation: KpbmsEvaluation) -> None:
         self.evaluation = evaluation
+        self.placeholder.hide()
+        self.results.show()
         classifiers = list(evaluation.full)
         self.table.setColumnCount(len(classifiers) + 1)
         self.table.setHorizontalHeaderLabels(["", *(CLASSIFIER_TITLES.get(c, c)
@@ -190,6 +218,16 @@ class EvaluationView(QWidget):
                 for column in range(len(cells)):
                     self.table.item(row, column).setForeground(QColor("#666"))
         fit_table(self.table, stretch=tuple(range(1, len(classifiers) + 1)))
+        fill_table(self.selections, selection_rows(evaluation), bold_first=True)
+        header = self.selections.horizontalHeader()
+        for column, mode in enumerate((header.ResizeMode.ResizeToContents,
+                                       header.ResizeMode.Stretch,
+                                       header.ResizeMode.ResizeToContents)):
+            header.setSectionResizeMode(column, mode)
+        for row in range(self.selections.rowCount()):
+            item = self.selections.item(row, 1)
+            item.setTextAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            item.setToolTip(item.text())
         share = evaluation.share_not_worse
         cases = sum(c.k > 1 for c in evaluation.cases)
         self.share.setText(

@@ -181,6 +181,9 @@ class SelectionView(QWidget):
             fit_table(table, stretch=(1,) if table is not self.redundancy else (0,))
             right.addWidget(_heading(title))
             right.addWidget(table)
+        if not trace.redundancy:  # one feature selected: it is never removed
+            self.redundancy.hide()
+            right.addWidget(note("Nothing to check: a single feature is never removed."))
         right.addStretch(1)
         body = QHBoxLayout()
         body.addLayout(left, 3)
@@ -203,11 +206,13 @@ class SelectionView(QWidget):
                f"equal frequency, {method.bins} bins")
         if not cuts:
             return f"{how}: no attribute was treated as continuous."
-        lines = []
-        for name, points in cuts.items():
-            shown = ", ".join(f"{c:g}" for c in points) or "none (a single category)"
-            lines.append(f"<b>{html.escape(name)}</b>: cuts {shown} → "
-                         f"{html.escape(', '.join(interval_labels(points)))}")
+        lines = [f"<b>{html.escape(name)}</b>: cuts {', '.join(f'{c:g}' for c in points)} → "
+                 f"{html.escape(', '.join(interval_labels(points)))}"
+                 for name, points in cuts.items() if len(points)]
+        uncut = [name for name, points in cuts.items() if not len(points)]
+        if uncut:  # PB-FSS never selects a single category
+            lines.append(f"No cut accepted (one category, never selected): "
+                         f"{html.escape(', '.join(uncut))}")
         return f"{how}:<br>" + "<br>".join(lines)
 
     def _draw(self, trace) -> None:
@@ -264,11 +269,10 @@ class SuppressionView(QWidget):
             ("Loss", f"{100 * release.loss:.1f} %",
              f"maximum t = {100 * method.max_loss:g} %"),
             ("Dropped: significant change", f"{reasons['pattern']:,}",
-             f"records of {significant:,} patterns removed whole: dropping their classes "
-             f"below k would change the class distribution (Fisher p < {method.alpha:g})"),
+             f"records of {significant:,} patterns removed whole (Fisher p < {method.alpha:g})"),
             ("Dropped: class below k", f"{reasons['class']:,}",
-             f"records of classes with fewer than k = {method.k} in {release.patterns_trimmed:,} "
-             f"trimmed patterns and {emptied:,} patterns with every class below k"),
+             f"{release.patterns_trimmed:,} patterns trimmed, {emptied:,} with every class "
+             f"below k = {method.k}"),
             ("Homogeneous groups", f"{self.check.homogeneous:,}",
              "released patterns with a single class (recounted)"),
             ("Groups", f"{self.check.groups:,}",
