@@ -220,3 +220,21 @@ def test_selection_rows_name_the_published_features_per_k():
                                                               "k": 1})
     assert rows["k = 1"] == (", ".join(one.selected_features), "0.0 %")
     assert rows["k = 60"] == ("no feature prefix within t", "—")
+
+
+def test_kpbms_form_with_no_candidate_ticked_means_every_feature(qtbot):
+    """An empty optional attribute list is "not given" (the method's default: every
+    feature), not an empty feature set the method would refuse."""
+    from PySide6.QtCore import Qt
+
+    from arxpy.gui.param_form import ParamForm
+    from arxpy.methods import method_classes, method_from_dict
+
+    params = method_classes()["kpbms"].params
+    form = ParamForm(params, {"class_attribute": "outcome"}, ["age", "bmi", "outcome"])
+    qtbot.addWidget(form)
+    values = form.values()
+    assert "qis" not in values and "continuous" not in values
+    assert method_from_dict({"name": "kpbms", **values}).qis is None
+    form.widgets["qis"].item(1).setCheckState(Qt.CheckState.Checked)
+    assert form.values()["qis"] == ["bmi"]

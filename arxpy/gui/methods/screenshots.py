@@ -2,8 +2,8 @@
 
 ``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.methods.screenshots [DIR]`` writes
 ``methods-*.png`` (default DIR /tmp/arxpy-shots) at 1280x720 and 1920x1080 (``-1080p``):
-the main window with the example loaded (Configure with a method's form and one refusing
-its parameters, Explore's runs page with each tab of a condensation run and a comparison,
+the main window with the example loaded (Configure with a method's form, kPB-MS's form
+and one refusing its parameters, Explore's runs page with each tab of a condensation run and a comparison,
 Utility and Risk of the run), then every registered result view of an improved
 condensation run on a synthetic cancer registry, of interval generalisation on
 synthetic blood pressure and glucose values and of kPB-MS on a synthetic screening
@@ -174,6 +174,10 @@ def render_methods(output_dir: str | Path, size: tuple[int, int],
     written.append(save_png(window, output / f"methods-configure-error{suffix}.png"))
     _interval_form(window)
     written.append(save_png(window, output / f"methods-configure-intervals{suffix}.png"))
+    _choose(window, "kpbms", k=5)
+    window.configure.method_panel.form.widgets["class_attribute"].setCurrentText("Sex")
+    window.configure.method_panel.commit()
+    written.append(save_png(window, output / f"methods-configure-kpbms{suffix}.png"))
     _choose(window, "condensation", k=10)
     written.append(save_png(window, output / f"methods-configure{suffix}.png"))
     _run_in_window(window)
