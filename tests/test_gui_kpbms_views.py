@@ -238,3 +238,12 @@ def test_kpbms_form_with_no_candidate_ticked_means_every_feature(qtbot):
     assert method_from_dict({"name": "kpbms", **values}).qis is None
     form.widgets["qis"].item(1).setCheckState(Qt.CheckState.Checked)
     assert form.values()["qis"] == ["bmi"]
+
+
+def test_kpbms_form_hint_names_the_class_and_the_default_candidates():
+    from arxpy.gui.methods.form_hints import form_hint
+
+    hint = form_hint("kpbms", {"class_attribute": "outcome"})
+    assert "every attribute but outcome" in hint and "outcome is part of the quasi" in hint
+    assert "No candidate" not in form_hint("kpbms", {"class_attribute": "outcome",
+                                                     "qis": ["age"]})
