@@ -384,7 +384,11 @@ class PatternsView(QWidget):
         self.count = QLabel()
         self.view = frame_view(self.frame)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(header.ResizeMode.ResizeToContents)
+        # Sized once from the first rows: resizing to contents on every layout reads
+        # every cell (a second at thousands of patterns).
+        header.setSectionResizeMode(header.ResizeMode.Interactive)
+        header.setResizeContentsPrecision(40)
+        self.view.resizeColumnsToContents()
         header.setStretchLastSection(True)
         top = QHBoxLayout()
         top.addWidget(QLabel("Show"))
