@@ -50,7 +50,7 @@ def _shown(qtbot, widget: QWidget, size=(1280, 720)) -> QWidget:
 def test_every_kpbms_view_builds_and_fits_a_laptop_screen(qtbot, run):
     views = result_views("kpbms")
     assert [title for title, _ in views] == ["Feature selection", "kPB-MS", "Patterns",
-                                             "Evaluation"]
+                                             "Published table", "Evaluation"]
     for title, factory in views:
         widget = _shown(qtbot, factory(run))
         hint = widget.minimumSizeHint()
@@ -247,3 +247,22 @@ def test_kpbms_form_hint_names_the_class_and_the_default_candidates():
     assert "every attribute but outcome" in hint and "outcome is part of the quasi" in hint
     assert "No candidate" not in form_hint("kpbms", {"class_attribute": "outcome",
                                                      "qis": ["age"]})
+
+
+def test_published_table_is_the_export_and_names_every_drop(qtbot, run):
+    from arxpy.gui.methods.kpbms_views import PublishedTableView
+
+    view = _shown(qtbot, PublishedTableView(run))
+    exported = run.release.export_table()
+    assert view.view.model().rowCount() == len(exported)
+    assert view.published.equals(exported.reset_index(drop=True))
+    view.holder.setChecked(True)
+    model = view.view.model()
+    assert model.rowCount() == len(run.data)
+    reasons = view.everything["dropped"]
+    assert ((reasons != "") == run.release.suppressed).all()
+    assert (reasons != "").sum() == len(run.data) - len(exported)
+    assert set(reasons) <= {"", "class below k", "whole pattern removed"}
+    kept = view.everything.loc[~run.release.suppressed].drop(columns="dropped")
+    assert kept.reset_index(drop=True).equals(view.published)  # same categories as released
+    assert not (view.everything == "*").any().any()

@@ -17,6 +17,7 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -24,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.data.mdl import interval_labels
-from arxpy.gui.methods.common import Figures, caveat_banner, frame_view, number
+from arxpy.data.mdl import discretize, interval_labels
+from arxpy.gui.methods.common import Figures, FrameModel, caveat_banner, frame_view, number
 from arxpy.gui.methods.views import MethodRun, register_result_view
 from arxpy.gui.utility.common import (
     GREEN,
@@ -416,6 +417,43 @@ class PatternsView(QWidget):
         self.count.setText(f"{int(shown.sum()):,} of {len(self.frame):,} patterns")
 
 
+#: How the published-table view names why a record was dropped.
+DROP_REASONS = {"pattern": "whole pattern removed", "class": "class below k"}
+
+
+class PublishedTableView(QWidget):
+    """The published table (selected features and the class of the kept records, as
+    exported) and, for the data holder, every input record with why it was dropped."""
+
+    def __init__(self, run: MethodRun, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        release = run.release
+        self.published = release.export_table(remove_suppressed=True).reset_index(drop=True)
+        reason = pd.Series(release.drop_reason).map(DROP_REASONS).fillna("")
+        # Dropped rows are '*' in the release; the data holder sees their categories.
+        columns = list(release.table.columns)
+        cuts = {a: c for a, c in release.cut_points.items() if a in columns}
+        self.everything = discretize(run.data[columns], cuts).astype(str).reset_index(
+            drop=True).assign(dropped=reason.to_numpy())
+        self.view = frame_view(self.published)
+        self.holder = QCheckBox("Show dropped records and why (data holder only)")
+        self.holder.toggled.connect(self._show_dropped)
+        counts = reason.value_counts()
+        layout = QVBoxLayout(self)
+        layout.addWidget(note(
+            f"{len(self.published):,} of {release.records:,} records are published, with "
+            f"only ({', '.join(release.table.columns)}). Dropped: "
+            + ", ".join(f"{int(counts.get(text, 0)):,} {text}"
+                        for text in DROP_REASONS.values())
+            + ". The reasons stay here and in the report; the exported file holds the "
+            "published records only."))
+        layout.addWidget(self.holder)
+        layout.addWidget(self.view, 1)
+
+    def _show_dropped(self, shown: bool) -> None:
+        self.view.setModel(FrameModel(self.everything if shown else self.published, self.view))
+
+
 def _evaluation(run: MethodRun) -> QWidget:
     from arxpy.gui.methods.kpbms_evaluation_view import EvaluationView
 
@@ -425,4 +463,5 @@ def _evaluation(run: MethodRun) -> QWidget:
 register_result_view(METHODS, "Feature selection", SelectionView)
 register_result_view(METHODS, "kPB-MS", SuppressionView)
 register_result_view(METHODS, "Patterns", PatternsView)
+register_result_view(METHODS, "Published table", PublishedTableView)
 register_result_view(METHODS, "Evaluation", _evaluation)

@@ -4,10 +4,10 @@
 ``methods-*.png`` (default DIR /tmp/arxpy-shots) at 1280x720 and 1920x1080 (``-1080p``):
 the main window with the example loaded (Configure with a method's form, kPB-MS's
 form and one refusing its parameters, Explore's runs page with each tab of a
-condensation run and a comparison, Utility and Risk of the run), then every registered result view of an improved
-condensation run on a synthetic cancer registry, of interval generalisation on
-synthetic blood pressure and glucose values and of kPB-MS on a synthetic screening
-table, with their background jobs finished.
+condensation run and a comparison, Utility and Risk of the run), then every
+registered result view of an improved condensation run on a synthetic cancer
+registry, of interval generalisation on synthetic blood pressure and glucose values
+and of kPB-MS on a synthetic screening table, with their background jobs finished.
 """
 
 from __future__ import annotations
