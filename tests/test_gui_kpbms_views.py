@@ -266,3 +266,24 @@ def test_published_table_is_the_export_and_names_every_drop(qtbot, run):
     kept = view.everything.loc[~run.release.suppressed].drop(columns="dropped")
     assert kept.reset_index(drop=True).equals(view.published)  # same categories as released
     assert not (view.everything == "*").any().any()
+
+
+def test_views_of_a_selection_only_run_with_equal_frequency_bins(qtbot):
+    """k = 1 drops nothing and tests nothing; every view still builds and says so."""
+    from arxpy.gui.methods.screenshots import _run
+    from arxpy.methods.kpbms.devdata import screening_data
+
+    one = _run("kpbms", screening_data(300, 1), {"class_attribute": "outcome", "k": 1,
+                                                 "discretize": "eqfreq", "bins": 3,
+                                                 "cv_folds": 0}, "k=1")
+    assert one.release.cut_points["glucose"] and len(one.release.cut_points["glucose"]) == 2
+    for title, factory in result_views("kpbms"):
+        widget = _shown(qtbot, factory(one))
+        assert widget.minimumSizeHint().height() <= MAX_HEIGHT, title
+    selection = SelectionView(one)
+    qtbot.addWidget(selection)
+    assert selection.plot.getPlotItem().getAxis("left").labelText == "PBCA"
+    suppression = SuppressionView(one)
+    qtbot.addWidget(suppression)
+    assert suppression.figures.text("Loss") == "0.0 %"
+    assert [suppression.table.item(0, 7).text()] == ["pass"]

@@ -104,15 +104,18 @@ def _heading(text: str) -> QLabel:
     return QLabel(f"<b>{html.escape(text)}</b>")
 
 
-def fit_table(table, stretch: tuple[int, ...] = ()) -> None:
-    """Size columns to their contents (the ``stretch`` ones share the rest) and the table's
-    height to its rows, so short tables leave no empty grid."""
+def fit_table(table, stretch: tuple[int, ...] = (), least: int = 7) -> None:
+    """Size columns to their contents (the ``stretch`` ones share the rest); the table
+    is at most as tall as its rows (no empty grid) and at least as tall as ``least`` of
+    them, so a long one grows with the window and scrolls on a laptop screen."""
     header = table.horizontalHeader()
     for column in range(table.columnCount()):
         header.setSectionResizeMode(column, header.ResizeMode.Stretch if column in stretch
                                     else header.ResizeMode.ResizeToContents)
-    rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
-    table.setFixedHeight(rows + header.sizeHint().height() + 2 * table.frameWidth() + 2)
+    frame = header.sizeHint().height() + 2 * table.frameWidth() + 2
+    heights = [table.rowHeight(r) for r in range(table.rowCount())]
+    table.setMinimumHeight(frame + sum(heights[:least]))
+    table.setMaximumHeight(frame + sum(heights))
 
 
 def _left_align(table, columns: tuple[int, ...]) -> None:
@@ -179,9 +182,10 @@ class SelectionView(QWidget):
         for title, table in (("Forward steps", self.forward),
                              ("Ranking (most important first)", self.ranking),
                              ("Redundancy checks (step 2)", self.redundancy)):
-            fit_table(table, stretch=(1,) if table is not self.redundancy else (0,))
+            # Three tables beside the chart: five rows each fit 720 pixels; more scroll.
+            fit_table(table, stretch=(1,) if table is not self.redundancy else (0,), least=5)
             right.addWidget(_heading(title))
-            right.addWidget(table)
+            right.addWidget(table, 1)
         if not trace.redundancy:  # one feature selected: it is never removed
             self.redundancy.hide()
             right.addWidget(note("Nothing to check: a single feature is never removed."))
