@@ -236,9 +236,14 @@ class SelectionView(QWidget):
                       pen=pg.mkPen(VERMILLION, width=2, style=Qt.PenStyle.DashLine))
             names.append(f"{name}: no gain")
             scores = [*scores, score]
+        rejected = trace.rejected is not None
         for x, (name, score) in enumerate(zip(names, scores, strict=True)):
-            label = pg.TextItem(name, color="#222", anchor=(0.5, 1.2))
-            label.setPos(float(x), score)
+            last = rejected and x == len(names) - 1
+            # Alternately above and below the steps, so long names of many steps do not
+            # overlap; the rejected candidate's name ends at the plot's right edge.
+            anchor = (1.0 if last else 0.5, 1.2 if x % 2 == 0 else -0.3)
+            label = pg.TextItem(name, color=VERMILLION if last else "#222", anchor=anchor)
+            label.setPos(float(x) + (0.5 if last else 0.0), score)
             plot.addItem(label)
         plot.getAxis("bottom").setTicks([[(float(i), str(i)) for i in range(len(names))]])
         low, high = min(scores), max(scores)
