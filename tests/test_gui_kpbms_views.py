@@ -9,6 +9,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from conftest import event_loop_gaps
 from pycanon import anonymity
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
@@ -287,3 +288,15 @@ def test_views_of_a_selection_only_run_with_equal_frequency_bins(qtbot):
     qtbot.addWidget(suppression)
     assert suppression.figures.text("Loss") == "0.0 %"
     assert [suppression.table.item(0, 7).text()] == ["pass"]
+
+
+@pytest.mark.perf
+def test_evaluation_keeps_the_event_loop_responsive(qtbot):
+    view = _shown(qtbot, EvaluationView(kpbms_run(n=1500, k=5)))
+    view.trees.setValue(50)
+    view.folds.setValue(5)
+    with event_loop_gaps() as gaps:
+        view.controls.run_button.click()
+        qtbot.waitUntil(lambda: not view.controls.running, timeout=300_000)
+    assert view.evaluation is not None
+    assert max(gaps) < 0.3, f"event loop blocked for {max(gaps):.3f} s"
