@@ -69,12 +69,13 @@ def recount_kpbms(run: MethodRun) -> KpbmsCheck:
     the class) and count; ``k`` is the run's parameter, not the release's claim."""
     release = run.release
     table = release.export_table(remove_suppressed=True)
-    columns = [c for c in release.table.columns]
+    columns = list(release.table.columns)
     features = [c for c in columns if c != run.method.class_attribute]
     if table.empty:
         return KpbmsCheck(tuple(columns), run.method.k, 0, None, 0, 0)
-    sizes = table.groupby(columns, sort=False).size()
-    classes = table.groupby(features, sort=False)[run.method.class_attribute].nunique()
+    sizes = table.groupby(columns, sort=False, dropna=False).size()
+    classes = table.groupby(features, sort=False, dropna=False)[
+        run.method.class_attribute].nunique(dropna=False)
     return KpbmsCheck(tuple(columns), run.method.k, int(len(sizes)), int(sizes.min()),
                       int((classes == 1).sum()), int(len(table)))
 
