@@ -6,8 +6,10 @@ evaluation runs in the background with progress and cancel."""
 from __future__ import annotations
 
 import dataclasses
+import html
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import event_loop_gaps
 from pycanon import anonymity
@@ -300,3 +302,20 @@ def test_evaluation_keeps_the_event_loop_responsive(qtbot):
         qtbot.waitUntil(lambda: not view.controls.running, timeout=300_000)
     assert view.evaluation is not None
     assert max(gaps) < 0.3, f"event loop blocked for {max(gaps):.3f} s"
+
+
+def test_selection_view_warns_about_a_many_valued_feature(qtbot):
+    from PySide6.QtWidgets import QLabel
+
+    from arxpy.gui.methods.screenshots import _run
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"visit": [f"v{i // 2}" for i in range(200)],
+                          "class": rng.choice(["a", "b"], 200)})
+    visits = _run("kpbms", frame, {"class_attribute": "class", "k": 1, "cv_folds": 0,
+                                   "discretize": "none"}, "visits")
+    view = _shown(qtbot, SelectionView(visits))
+    banners = [html.unescape(label.text()) for label in view.findChildren(QLabel)
+               if label.objectName() == "privacyCaveat"]
+    assert len(banners) == 1 and "'visit' has 100 categories for 200 records" in banners[0]
+    assert not SelectionView(kpbms_run(n=300, k=3)).findChildren(QLabel, "privacyCaveat")
