@@ -99,3 +99,25 @@ def test_kpbms_evaluate_report(tmp_path):
     k3 = [cases[(3, c)]["verdict"] for c in ("knn", "c45")]
     expected = sum(v in ("better", "similar") for v in k3) / 4  # k = 50 counts as worse
     assert result["share_not_significantly_worse"] == pytest.approx(expected)
+
+
+def test_kpbms_equal_frequency_discretization(tmp_path):
+    frame = synthetic(n=300, d=3, classes=2)
+    frame["dose"] = [f"{v / 3:.2f}" for v in range(300)]  # continuous: 300 distinct values
+    data, out, report = tmp_path / "d.csv", tmp_path / "o.csv", tmp_path / "r.json"
+    frame.to_csv(data, index=False)
+    assert cli.main(["kpbms", "--data", str(data), "--class-attribute", "class",
+                     "--k", "2", "--max-loss", "0.5", "--discretize", "eqfreq:3",
+                     "--output", str(out), "--report", str(report)]) == 0
+    result = json.loads(report.read_text())
+    assert result["cut_points"] == {"dose": [33.165, 66.5]}
+    assert result["release"]["parameters"]["bins"] == 3
+
+
+@pytest.mark.parametrize("text", ["eqfreq:1", "eqfreq:x", "mdl:3", "quantile"])
+def test_kpbms_refuses_a_bad_discretization(tmp_path, text, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["kpbms", "--data", str(tmp_path / "d.csv"), "--class-attribute", "c",
+                  "--discretize", text, "--output", str(tmp_path / "o.csv")])
+    assert exit_info.value.code == 2
+    assert "eqfreq:B" in capsys.readouterr().err

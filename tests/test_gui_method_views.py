@@ -343,6 +343,7 @@ def test_screenshots_render_every_view(tmp_path):
     names = {p.name for p in written}
     assert "methods-intervals-k-sweep.png" in names
     assert "methods-improved-condensation-model-preservation-coefficients.png" in names
+    assert "methods-kpbms-evaluation.png" in names
     assert all(p.stat().st_size > 10_000 for p in written)
 
 

@@ -84,3 +84,23 @@ def test_ibk_votes_over_every_tied_neighbour():
     labels = np.array([1, 0, 0, 1])
     # Three records at distance 0: two of class 0 win, whatever the training order.
     assert ev._ibk_predict(train, labels, np.array([[0]]), 2).tolist() == [0]
+
+
+def test_nested_equal_frequency_bins_are_fitted_on_the_training_rows_only():
+    """Equal-frequency cuts inside each fold come from the training rows: the table the
+    anonymizer sees has B bins of (nearly) equal size over *its* rows."""
+    rng = np.random.default_rng(3)
+    frame = synthetic(n=200, d=2, classes=2)
+    frame["dose"] = [f"{v:.3f}" for v in rng.normal(size=200)]
+    counts = []
+
+    def anonymize(table, k):
+        counts.append(sorted(table["dose"].value_counts().tolist()))
+        return _keep_even(table, k)
+
+    result = evaluate_kpbms(frame, "class", anonymize, ks=(3,), classifiers=("c45",),
+                            folds=4, protocol="nested", discretization="eqfreq", bins=4)
+    for fold, sizes in enumerate(counts):
+        train = int((result.test_folds != fold).sum())
+        assert len(sizes) == 4 and sum(sizes) == train
+        assert max(sizes) - min(sizes) <= 1  # distinct readings: no ties to merge bins

@@ -334,3 +334,41 @@ def test_a_selected_feature_with_many_categories_is_flagged():
     assert release.selected_features == ("visit",)
     assert any("'visit' has 100 categories for 200 records" in w for w in release.warnings)
     assert not any("categories" in w for w in run(table1(), k=1).warnings)
+
+
+def _independent_fisher(init: np.ndarray, k: int) -> float:
+    """p of [init; init with classes below k zeroed], recomputed here (all-zero: 1)."""
+    anon = np.where(init >= k, init, 0)
+    if not anon.any():
+        return 1.0
+    table = np.vstack([init, anon])[:, init > 0]
+    return fisher_exact(table)[1] if table.shape[1] == 2 else _brute_fisher(table)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_rows_dropped_at_k_include_those_dropped_at_smaller_k(seed):
+    """Spec 003 §5.10, second point: at a fixed feature set the rows dropped at k are a
+    superset of those dropped at k' < k, except where the Fisher rule removed a whole
+    pattern at k' that it only trims at k. Any exception is checked independently."""
+    from arxpy.methods.kpbms import anonymize_prefix
+    from arxpy.quality.pbca import encode_table
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 250))
+    frame = pd.DataFrame(rng.integers(0, 3, (n, 2)), columns=["a", "b"]).astype(str)
+    frame["class"] = np.where(rng.random(n) < 0.5, frame["a"],
+                              rng.integers(0, int(rng.integers(2, 5)), n).astype(str))
+    codes, labels, classes = encode_table(frame, ["a", "b"], "class")
+    dropped = {k: anonymize_prefix(codes, labels, len(classes), [0, 1], k, 0.05, {}).dropped
+               for k in range(1, 10)}
+    counts = frame.groupby(["a", "b", "class"]).size().unstack(fill_value=0)
+    pattern = list(zip(frame["a"], frame["b"], strict=True))
+    for small in range(1, 10):
+        # Independently: a record in a (pattern, class) group below k always goes.
+        below = frame.groupby(["a", "b", "class"])["class"].transform("size") < small
+        assert dropped[small][below.to_numpy()].all()
+        for large in range(small + 1, 10):
+            for row in np.flatnonzero(dropped[small] & ~dropped[large]):
+                init = counts.loc[pattern[row]].to_numpy()
+                assert _independent_fisher(init, small) < 0.05 <= _independent_fisher(
+                    init, large), f"row {row} dropped at k={small} but kept at k={large}"

@@ -180,3 +180,42 @@ def test_ordinal_scores_are_categorical_and_measurements_continuous():
                           "count": [str(v) for v in range(100)],
                           "colour": ["red", "blue"] * 50})
     assert continuous_attributes(frame, list(frame.columns)) == ["size", "count"]
+
+
+# --- equal-frequency discretization (spec 003 §3) -------------------------------------
+
+
+def test_equal_frequency_bins_hold_equal_shares():
+    from arxpy.data.discretization import equal_frequency_cut_points
+
+    values = np.random.default_rng(1).permutation(np.arange(1.0, 101.0))
+    cuts = equal_frequency_cut_points(values, 4)
+    assert cuts == [25.5, 50.5, 75.5]
+    # Counted independently of the cut code: every bin holds n / bins values.
+    counts = np.histogram(values, bins=[-np.inf, *cuts, np.inf])[0]
+    assert counts.tolist() == [25, 25, 25, 25]
+
+
+def test_equal_frequency_never_splits_equal_values():
+    from arxpy.data.discretization import equal_frequency_cut_points
+
+    values = np.r_[np.zeros(50), np.arange(1.0, 51.0)]
+    cuts = equal_frequency_cut_points(values, 5)
+    assert all(c not in values for c in cuts)  # midway between distinct values
+    assert cuts[0] == 0.5  # the 50 zeros stay in one bin
+    assert equal_frequency_cut_points(np.ones(10), 3) == []
+    with pytest.raises(ConfigurationError):
+        equal_frequency_cut_points(values, 0)
+
+
+def test_fit_cuts_eqfreq_keeps_missing_values_and_ignores_the_class():
+    from arxpy.data.discretization import fit_cuts
+
+    frame = pd.DataFrame({"x": [str(v) for v in range(1, 41)] + ["NA"] * 5,
+                          "colour": ["red"] * 45})
+    one, other = np.zeros(45, int), np.arange(45) % 2
+    cuts = fit_cuts(frame, ["x", "colour"], one, "eqfreq", bins=2)
+    assert cuts == {"x": [20.5]} == fit_cuts(frame, ["x"], other, "eqfreq", bins=2)
+    assert fit_cuts(frame, ["x"], one, "none") == {}
+    with pytest.raises(ConfigurationError, match="mdl, eqfreq, none"):
+        fit_cuts(frame, ["x"], one, "quantile")

@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from arxpy.data.mdl import continuous_attributes, discretize, fit_mdl
+from arxpy.data.discretization import DEFAULT_BINS, fit_cuts
+from arxpy.data.mdl import continuous_attributes, discretize
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.quality.pbca import encode_table, stratified_folds
@@ -207,14 +208,15 @@ def evaluate_kpbms(frame: pd.DataFrame, class_attribute: str, anonymize: Anonymi
                    classifiers: Sequence[str] = ("svm", "knn", "c45", "rf"), *,
                    folds: int = 10, protocol: str = "paper", seed: int = 0,
                    alpha: float = 0.05, discretization: str = "mdl", trees: int = 500,
-                   continuous: Sequence[str] | None = None,
+                   continuous: Sequence[str] | None = None, bins: int = DEFAULT_BINS,
                    progress: Progress | None = None, cancel: CancelToken | None = None
                    ) -> KpbmsEvaluation:
     """Run the protocol on ``frame`` (candidate features + the class).
 
     ``anonymize`` gets a discretized table and k and returns :class:`Anonymized`
     (rows of *that* table) or None when no feature prefix meets the loss limit.
-    ``continuous``: the attributes MDL discretizes (default: as the method decides).
+    ``continuous``: the attributes to discretize (default: as the method decides);
+    ``discretization`` "mdl", "eqfreq" (``bins`` bins) or "none".
     """
     _check(classifiers, protocol, ks)
     frame = frame.reset_index(drop=True)
@@ -225,7 +227,7 @@ def evaluate_kpbms(frame: pd.DataFrame, class_attribute: str, anonymize: Anonymi
     runner = _Runner(labels, len(classes), seed, trees, cancel)
     if protocol == "paper":
         table = _discretized(frame, features, labels, np.ones(len(frame), bool),
-                             discretization, continuous)
+                             discretization, continuous, bins)
         views = {k: anonymize(table, k) for k in ks}
     full = {c: [] for c in classifiers}
     anon: dict[tuple[int, str], list[float] | None] = {(k, c): [] for k in ks
@@ -234,7 +236,8 @@ def evaluate_kpbms(frame: pd.DataFrame, class_attribute: str, anonymize: Anonymi
     for fold in range(folds):
         train = test_folds != fold
         if protocol == "nested":
-            table = _discretized(frame, features, labels, train, discretization, continuous)
+            table = _discretized(frame, features, labels, train, discretization, continuous,
+                                 bins)
             views = {k: _lift(anonymize(table.loc[train].reset_index(drop=True), k), train)
                      for k in ks}
         for name in classifiers:
@@ -266,12 +269,12 @@ def _check(classifiers: Sequence[str], protocol: str, ks: Sequence[int]) -> None
 
 
 def _discretized(frame, features, labels, rows: np.ndarray, discretization: str,
-                 continuous: Sequence[str] | None = None):
-    """The table with MDL cuts fitted on ``rows`` (every row transformed)."""
+                 continuous: Sequence[str] | None = None, bins: int = DEFAULT_BINS):
+    """The table with cuts fitted on ``rows`` (every row transformed)."""
     if discretization == "none":
         return frame
     continuous = continuous_attributes(frame, features) if continuous is None else continuous
-    cuts = fit_mdl(frame.loc[rows], continuous, labels[rows])
+    cuts = fit_cuts(frame.loc[rows], continuous, labels[rows], discretization, bins)
     return discretize(frame, cuts)
 
 

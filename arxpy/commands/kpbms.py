@@ -25,6 +25,24 @@ def _attributes(text: str | None) -> list[str] | None:
     return [a.strip() for a in text.split(",") if a.strip()]
 
 
+def discretization(text: str) -> tuple[str, int]:
+    """``mdl``, ``none`` or ``eqfreq[:B]`` as (how, bins)."""
+    from arxpy.data.discretization import DEFAULT_BINS
+
+    how, _, bins = text.partition(":")
+    if how in ("mdl", "none") and not bins:
+        return how, DEFAULT_BINS
+    if how == "eqfreq":
+        try:
+            count = int(bins) if bins else DEFAULT_BINS
+        except ValueError:
+            count = 0
+        if count >= 2:
+            return how, count
+    raise argparse.ArgumentTypeError(
+        f"use mdl, none or eqfreq:B with B at least 2 bins, got {text!r}")
+
+
 def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
     """The method settings shared by ``kpbms`` and ``kpbms-evaluate``."""
     parser.add_argument("--data", type=Path, required=True, metavar="D.csv")
@@ -33,10 +51,12 @@ def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the attribute classifiers will predict")
     parser.add_argument("--qi", metavar="A,B,...",
                         help="candidate features (default: every other attribute)")
-    parser.add_argument("--discretize", choices=("mdl", "none"), default="mdl",
-                        help="MDL cuts for continuous attributes (default) or none")
+    parser.add_argument("--discretize", type=discretization, default="mdl",
+                        metavar="mdl|none|eqfreq:B",
+                        help="MDL cuts for continuous attributes (default), B "
+                        "equal-frequency bins, or none")
     parser.add_argument("--continuous", metavar="A,B,...",
-                        help="attributes MDL discretizes (default: numeric ones with a "
+                        help="attributes to discretize (default: numeric ones with a "
                         "fractional value or more than 20 distinct values)")
     parser.add_argument("--max-loss", type=float, default=0.10, metavar="T",
                         help="largest share of records that may be removed (default 0.10)")
@@ -68,7 +88,7 @@ def method_parameters(args: argparse.Namespace, k: int, discretize: str | None =
                       ) -> dict[str, Any]:
     """The registered method's parameters from the options."""
     return {"class_attribute": args.class_attribute, "qis": _attributes(args.qi),
-            "discretize": discretize or args.discretize,
+            "discretize": discretize or args.discretize[0], "bins": args.discretize[1],
             "continuous": None if discretize == "none" else _attributes(args.continuous),
             "k": k, "max_loss": args.max_loss,
             "alpha": args.alpha, "cv_folds": args.cv_folds, "redundancy": args.redundancy,

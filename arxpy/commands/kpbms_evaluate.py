@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             frame[features + [args.class_attribute]], args.class_attribute,
             kpbms_anonymizer(args), _ints(args.k), classifiers, folds=args.folds,
             protocol=args.protocol, seed=args.seed, alpha=0.05,
-            discretization=args.discretize, trees=args.trees,
+            discretization=args.discretize[0], bins=args.discretize[1], trees=args.trees,
             continuous=_attributes(args.continuous), progress=bar)
     finally:
         bar.close()

@@ -169,7 +169,10 @@ class ParamForm(QWidget):
         widget = self.widgets[param.name]
         if isinstance(widget, QListWidget):
             items = (widget.item(i) for i in range(widget.count()))
-            return [i.text() for i in items if i.checkState() == Qt.CheckState.Checked]
+            checked = [i.text() for i in items if i.checkState() == Qt.CheckState.Checked]
+            # Nothing ticked in an optional list means "not given" (the method's default,
+            # e.g. every attribute), not "no attribute".
+            return None if param.optional and not checked else checked
         if isinstance(widget, QLineEdit):
             text = widget.text()
             if param.kind == "mapping":

@@ -92,6 +92,19 @@ def disassociation_hint(values: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def kpbms_hint(values: Mapping[str, Any]) -> str:
+    """What unticked lists mean, and spec 003's caveat: the class is part of the QI."""
+    target = values.get("class_attribute") or "the class"
+    lines = []
+    if not values.get("qis"):
+        lines.append(f"No candidate feature ticked: every attribute but {target} (identifying "
+                     "ones excepted) is a candidate.")
+    lines.append(f"Privacy caveat: {target} is part of the quasi-identifier; a pattern "
+                 "released with a single class discloses it (attribute disclosure).")
+    return "\n".join(lines)
+
+
 register_form_hint(["intervals"], interval_hint)
 register_form_hint(["disassociation"], disassociation_hint)
+register_form_hint(["kpbms"], kpbms_hint)
 register_form_hint(["improved-condensation"], improved_condensation_hint)

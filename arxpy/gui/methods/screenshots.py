@@ -2,14 +2,14 @@
 
 ``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.methods.screenshots [DIR]`` writes
 ``methods-*.png`` (default DIR /tmp/arxpy-shots) at 1280x720 and 1920x1080 (``-1080p``):
-the main window with the example loaded (Configure with a method's form and one refusing
-its parameters, Explore's runs page with each tab of a condensation run and a comparison,
-Utility and Risk of the run), then with synthetic diagnosis codes (the import wizard's
-codes page, Configure with the codes as chips and the disassociation form, the run's
-tabs), then every registered result view of an improved condensation run on a synthetic
-cancer registry, of interval generalisation on synthetic blood pressure and glucose
-values and of disassociation on synthetic diagnosis codes, with their background jobs
-finished.
+the main window with the example loaded (Configure with a method's form, kPB-MS's form
+and one refusing its parameters, Explore's runs page with each tab of a condensation run
+and a comparison, Utility and Risk of the run), then with synthetic diagnosis codes (the
+import wizard's codes page, Configure with the codes as chips and the disassociation
+form, the run's tabs), then every registered result view of an improved condensation
+run on a synthetic cancer registry, of interval generalisation on synthetic blood
+pressure and glucose values, of disassociation on synthetic diagnosis codes and of
+kPB-MS on a synthetic screening table, with their background jobs finished.
 """
 
 from __future__ import annotations
@@ -75,6 +75,14 @@ def disassociation_run(n: int = 3000, k: int = 5, codes: int = 300):
                      f"disassociation k={k}")
 
 
+def kpbms_run(n: int = 800, k: int = 5, max_loss: float = 0.1, seed: int = 0):
+    """A MethodRun of kPB-MS on the synthetic screening table (outcome the class)."""
+    from arxpy.methods.kpbms.devdata import screening_data
+
+    params = {"class_attribute": "outcome", "k": k, "max_loss": max_loss}
+    return _run("kpbms", screening_data(n, seed), params, f"kpbms k={k}")
+
+
 def _run(name: str, data: pd.DataFrame, params: dict, label: str):
     from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
     from arxpy.gui.methods.views import MethodRun
@@ -95,7 +103,7 @@ def render_method_views(output: Path, size: tuple[int, int], suffix: str = "") -
     QApplication.instance() or QApplication(sys.argv[:1])
     output.mkdir(parents=True, exist_ok=True)
     written = []
-    for run in (condensation_run(), interval_run(), disassociation_run()):
+    for run in (condensation_run(), interval_run(), disassociation_run(), kpbms_run()):
         for title, factory in result_views(run.method.name):
             widget = factory(run)
             widget.resize(*size)
@@ -127,6 +135,10 @@ def _finish_jobs(widget) -> None:
 
     if hasattr(widget, "repeats"):  # model preservation: a short comparison
         widget.repeats.setValue(3)
+        widget.start()
+    if hasattr(widget, "trees"):  # kPB-MS evaluation: a quick sweep (few trees, 5 folds)
+        widget.trees.setValue(20)
+        widget.folds.setValue(5)
         widget.start()
     if hasattr(widget, "k_max"):  # with a width limit, as a user choosing k would
         widget.limits_text.setText(f"mean:{widget.run.method.attributes[0]}=5")
@@ -194,6 +206,10 @@ def render_methods(output_dir: str | Path, size: tuple[int, int],
     written.append(save_png(window, output / f"methods-configure-error{suffix}.png"))
     _interval_form(window)
     written.append(save_png(window, output / f"methods-configure-intervals{suffix}.png"))
+    _choose(window, "kpbms", k=5)
+    window.configure.method_panel.form.widgets["class_attribute"].setCurrentText("Sex")
+    window.configure.method_panel.commit()
+    written.append(save_png(window, output / f"methods-configure-kpbms{suffix}.png"))
     _choose(window, "condensation", k=10)
     written.append(save_png(window, output / f"methods-configure{suffix}.png"))
     _run_in_window(window)

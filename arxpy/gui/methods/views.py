@@ -50,7 +50,8 @@ def register_result_view(methods: Iterable[str], title: str,
 #: Modules whose import registers the views of arxpy's own methods.
 BUILTIN_VIEW_MODULES = ("arxpy.gui.methods.condensation_views",
                         "arxpy.gui.methods.interval_views",
-                        "arxpy.gui.methods.disassociation_views")
+                        "arxpy.gui.methods.disassociation_views",
+                        "arxpy.gui.methods.kpbms_views")
 
 
 def result_views(method: str) -> list[tuple[str, ResultViewFactory]]:

@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import AttributeType, DataDefinition
-from arxpy.data.mdl import continuous_attributes, discretize, fit_mdl, numeric_attributes
+from arxpy.data.discretization import DEFAULT_BINS, DISCRETIZATIONS, fit_cuts
+from arxpy.data.mdl import continuous_attributes, discretize, numeric_attributes
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
@@ -92,10 +93,14 @@ _PARAMS = (
     Param("qis", "attributes", None, optional=True, label="candidate features",
           help="features PB-FSS may select, all treated as quasi-identifiers (default: "
           "every non-identifying attribute but the class)", step="Sec. 6 [I]"),
-    Param("discretize", "choice", "mdl", choices=("mdl", "none"), label="discretization",
-          help="MDL (Fayyad-Irani) cuts for continuous attributes, or none", step="Sec. 6"),
+    Param("discretize", "choice", "mdl", choices=DISCRETIZATIONS, label="discretization",
+          help="cuts for continuous attributes: MDL (Fayyad-Irani), equal-frequency bins "
+          "(eqfreq), or none", step="Sec. 6"),
+    Param("bins", "int", DEFAULT_BINS, low=2, label="equal-frequency bins",
+          help="bins per continuous attribute when discretization is eqfreq",
+          step="spec §3 [I]"),
     Param("continuous", "attributes", None, optional=True, label="continuous attributes",
-          help="attributes MDL discretizes (default: numeric ones with a fractional value "
+          help="attributes to discretize (default: numeric ones with a fractional value "
           "or more than 20 distinct values)", step="Sec. 6 [I]"),
     Param("k", "int", 5, low=1, label="k", unit="records",
           help="smallest (pattern, class) group; 1 = feature selection only", step="Alg. 2"),
@@ -137,11 +142,12 @@ class Kpbms(Method):
         started = time.perf_counter()
         report = ThrottledProgress(progress)
         definition.check_columns(data.columns)
-        features = self._candidates(data, definition)
+        features = self.candidate_features(data, definition)
         report(0.0, "Encoding the class and the features")
         _, labels, classes = encode_table(data, [], self.class_attribute)
-        cuts = fit_mdl(data, self._continuous(data, features, cancel), labels, cancel) \
-            if self.discretize == "mdl" else {}
+        cuts = {} if self.discretize == "none" else fit_cuts(
+            data, self._continuous(data, features, cancel), labels, self.discretize,
+            self.bins, cancel)
         table = discretize(data[features + [self.class_attribute]], cuts)
         codes, labels, classes = encode_table(table, features, self.class_attribute, cancel)
         report(0.05, "Selecting features (PB-FSS)")
@@ -158,7 +164,8 @@ class Kpbms(Method):
         return self._release(data, definition, table, decisions, iterations, trace, cuts,
                              classes, time.perf_counter() - started)
 
-    def _candidates(self, data: pd.DataFrame, definition: DataDefinition) -> list[str]:
+    def candidate_features(self, data: pd.DataFrame, definition: DataDefinition
+                           ) -> list[str]:
         """The features PB-FSS may choose; ConfigurationError for a bad class attribute."""
         target = self.class_attribute
         if target not in data.columns:
@@ -197,8 +204,8 @@ class Kpbms(Method):
         not_numeric = [a for a in self.continuous if a not in numeric_attributes(data, [a])]
         if not_numeric:
             raise ConfigurationError(
-                f"kPB-MS: '{not_numeric[0]}' has values that are not numbers, so MDL cannot "
-                "discretize it; leave it out of the continuous attributes.")
+                f"kPB-MS: '{not_numeric[0]}' has values that are not numbers, so it cannot "
+                "be discretized; leave it out of the continuous attributes.")
         return list(self.continuous)
 
     def _release(self, data, definition, table, decisions: PatternDecisions, iterations,
