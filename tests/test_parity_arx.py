@@ -129,6 +129,35 @@ def test_completely_generalized_class_and_risk_models_at_the_top():
 
 # --- Ties among equal optima (issue 19, item 1) -------------------------------------------
 
+def test_ties_go_to_the_transformation_flash_checks_first():
+    # Issue 19, item 1. ARX keeps, among equal losses, the lower level, else the first
+    # transformation its Flash search checks (AbstractAlgorithm.trackOptimum). Traced by
+    # hand for this table (k = 2, no suppression, Height: both policies monotonic, so
+    # ARX's binary-phase-only configuration): (0,0) is not 2-anonymous, (1,0) and (0,1)
+    # are, both at height 1. Flash starts at the bottom; the path follows the successor
+    # FLASHStrategy ranks first: (1,0) (mean relative level 0.25) before (0,1) (0.5), so
+    # the path is (0,0), (1,0), (2,0), (2,1). The binary search checks (1,0) first:
+    # anonymous, the first optimum. Then (0,0): not anonymous, so (0,1) is queued and
+    # checked afterwards with the same loss and level, which does not replace (1,0).
+    # arxpy's old tie-break (fewest steps, then levels in order) returned (0,1).
+    import pandas as pd
+
+    from arxpy.data.definition import AttributeType
+    from arxpy.hierarchy.model import Hierarchy
+    from arxpy.quality.height import Height
+
+    frame = pd.DataFrame({"a": ["1", "1", "2", "2"], "b": ["x", "y", "x", "y"]})
+    hierarchies = {"a": Hierarchy([["1", "1-2", "*"], ["2", "1-2", "*"]]),
+                   "b": Hierarchy([["x", "*"], ["y", "*"]])}
+    definition = DataDefinition(
+        AttributeDefinition(c, AttributeType.QUASI_IDENTIFYING) for c in frame.columns)
+    for strategy in ("optimal", "exhaustive"):
+        result = anonymize(frame, definition, hierarchies, AnonymizationConfig(
+            [KAnonymity(2)], Height(), suppression_limit=0.0, strategy=strategy))
+        assert result.optimum.levels == (1, 0)
+        assert [t.levels for t in result.tied_optima()] == [(1, 0), (0, 1)]
+
+
 def test_tied_optima_are_reported_and_the_fewest_steps_wins():
     import itertools
 
