@@ -34,14 +34,25 @@ def top_two(group: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """Per group present in ``group``: total count, largest and second-largest count.
 
     The second-largest is -1 for a group with a single value (as in ARX's statistics).
+    ``group`` and ``count`` are non-negative.
     """
     if group.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
-    order = np.lexsort((-count, group))
+    group = group.astype(np.int64, copy=False)
+    count = count.astype(np.int64, copy=False)
+    top = int(count.max())
+    if (int(group.max()) + 1) * (top + 1) < 2**62:
+        # One int64 key (group, then count descending): one argsort instead of a lexsort.
+        order = np.argsort(group * (top + 1) + (top - count))
+    else:
+        order = np.lexsort((-count, group))
     g, c = group[order], count[order]
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    ends = np.r_[starts[1:], g.size]
+    first = np.empty(g.size, dtype=bool)
+    first[0] = True
+    np.not_equal(g[1:], g[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    ends = np.append(starts[1:], g.size)
     second = np.minimum(starts + 1, g.size - 1)
     top2 = np.where(starts + 1 < ends, c[second], -1)
     return np.add.reduceat(c, starts), c[starts], top2

@@ -57,15 +57,16 @@ def _path_up(start: tuple[int, ...], bottom: tuple[int, ...],
     """A chain from ``start`` to the top, raising the relatively least generalized attribute.
 
     Balanced chains cross the anonymity border near its middle, where the
-    non-anonymous transformations found below it have large down-sets to tag.
+    non-anonymous transformations found below it have large down-sets to tag. Each
+    attribute's relative level only grows, so raising the least one step by step (ties
+    to the first attribute) is the same as sorting every raise by (relative level, index).
     """
+    raises = sorted(((c + k - b) / (t - b), i)
+                    for i, (c, b, t) in enumerate(zip(start, bottom, top, strict=True))
+                    for k in range(t - c))
     path, current = [start], list(start)
-    while tuple(current) != top:
-        ratios = [
-            (c - b) / (t - b) if c < t else np.inf
-            for c, b, t in zip(current, bottom, top, strict=True)
-        ]
-        current[int(np.argmin(ratios))] += 1
+    for _, i in raises:
+        current[i] += 1
         path.append(tuple(current))
     return path
 
@@ -151,7 +152,7 @@ class _OptimalSearch:
         monotonicity the same is done for the monotonic per-class models' property.
         """
         path = _path_up(start, self.lattice.bottom, self.lattice.top)
-        known = [int(self.known[self.lattice.index(p)]) for p in path]
+        known = self.known[self.lattice.indices(np.array(path))].tolist()
         low = max((i + 1 for i, s in enumerate(known) if s == NOT_ANONYMOUS), default=0)
         high = min((i for i, s in enumerate(known) if s == ANONYMOUS), default=len(path))
         while low < high:
