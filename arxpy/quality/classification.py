@@ -84,6 +84,8 @@ class Classification(QualityModel):
     _qi_index: int | None = None
     _scale: np.ndarray = np.zeros(0)
     _radices: Sequence[list[int]] = ()
+    _class_top: int = 0
+    _up: Sequence[Sequence[np.ndarray]] = ()
 
     def check_together(self) -> None:
         penalties = (self.suppressed_penalty, self.minority_penalty, self.ambiguity_penalty)
@@ -128,6 +130,13 @@ class Classification(QualityModel):
             )
             self._radices = [[q.domain_size(lvl) for lvl in range(q.height)]
                              for q in data.quasi_identifiers]
+            self._class_top = qi.max_level
+            # Code at one level -> code at a higher one, for the class attribute.
+            self._up = [[np.zeros(qi.domain_size(low), dtype=np.int64) for _ in qi.level_maps]
+                        for low in range(qi.height)]
+            for low in range(qi.height):
+                for high in range(low, qi.height):
+                    self._up[low][high][qi.level_maps[low]] = qi.level_maps[high]
 
     def score(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         if self._n_records is None:
@@ -141,16 +150,21 @@ class Classification(QualityModel):
         return penalty / (self._max_penalty * self._n_records)
 
     def lower_bound(self, classes: EquivalenceClasses) -> float | None:
-        """A bound on the score here and at every generalization, whatever is suppressed.
+        """A bound on the score here and at every generalization, for every anonymous
+        suppression (at most :attr:`suppression_budget` records).
 
         A class's records outside its most frequent value (``size - top``) cost at least
-        the cheapest penalty each: as a minority, in a group without a majority, or
-        suppressed. Merging classes never lowers that count (the merged top is at most
-        the sum of the tops), so it bounds every generalization. None when the class
-        attribute is a quasi-identifier (its penalties change with its level).
+        the cheaper of the minority and ambiguity penalties when kept; merging classes
+        never lowers their number (the merged top is at most the sum of the tops), so
+        the bound holds for every generalization. At most the budget of them can be
+        suppressed instead, each then costing the suppression penalty. A quasi-identifying
+        class attribute is bounded at each of its levels from here to its top (its
+        penalties move with its level) and the least of these bounds is taken.
         """
-        if self._n_records is None or self._qi_index is not None:
+        if self._n_records is None:
             return None
+        if self._qi_index is not None:
+            return self._qi_bound(classes)
         distribution = classes.distributions.get(self.class_attribute)
         if distribution is None:
             return None
@@ -160,8 +174,47 @@ class Classification(QualityModel):
         # Triples are sorted by class: the most frequent count of each is a segment maximum.
         starts = np.flatnonzero(np.concatenate(([True], index[1:] != index[:-1])))
         outside_top = int(count.sum()) - int(np.maximum.reduceat(count, starts).sum())
-        cheapest = min(self.suppressed_penalty, self.minority_penalty, self.ambiguity_penalty)
-        return cheapest * float(outside_top) / (self._max_penalty * self._n_records)
+        return self._outside_top_bound(outside_top, scale=0.0)
+
+    def _outside_top_bound(self, outside_top: int, scale: float) -> float:
+        """Least normalized penalty of ``outside_top`` records outside their group's
+        most frequent value, with the class attribute at a level of ``scale``."""
+        worst = self._max_penalty
+        if scale == 1.0:  # every kept record costs the largest penalty
+            kept = worst
+        else:
+            kept = min(self.minority_penalty, self.ambiguity_penalty) * (1 - scale) + \
+                worst * scale
+        budget = outside_top if self.suppression_budget is None else \
+            min(self.suppression_budget, outside_top)
+        cost = kept * outside_top - max(kept - self.suppressed_penalty, 0.0) * budget
+        return cost / (worst * self._n_records)
+
+    def _qi_bound(self, classes: EquivalenceClasses) -> float:
+        j = self._qi_index
+        assert j is not None
+        n = int(classes.sizes.sum())
+        others = [i for i in range(classes.keys.shape[1]) if i != j]
+        radices = [self._radices[i][classes.levels[i]] for i in others]
+        keys = classes.keys.astype(np.int64, copy=False)
+        features = row_ids(keys[:, others], radices) if others else \
+            np.zeros(len(keys), np.int64)
+        low = classes.levels[j]
+        bounds = []
+        for level in range(low, self._class_top + 1):
+            if self._scale[level] == 1.0:
+                bounds.append(self._outside_top_bound(n, 1.0))
+                continue
+            value = self._up[low][level][keys[:, j]]
+            # Records per (feature group, class value) summed, then each group's top.
+            pair = features * self._radices[j][level] + value
+            pairs, inverse = np.unique(pair, return_inverse=True)
+            counts = np.bincount(inverse.reshape(-1), weights=classes.sizes)
+            groups = pairs // self._radices[j][level]
+            first = np.flatnonzero(np.concatenate(([True], groups[1:] != groups[:-1])))
+            outside_top = n - int(np.rint(np.maximum.reduceat(counts, first).sum()))
+            bounds.append(self._outside_top_bound(outside_top, self._scale[level]))
+        return min(bounds)
 
     def _feature_penalty(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         distribution = classes.distributions.get(self.class_attribute)
