@@ -38,8 +38,9 @@ from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.ldiversity import EntropyLDiversity, _LDiversity
 from arxpy.search.base import Check, SearchContext
 
-#: Largest lattice replayed (the replay holds a few flags per transformation).
-MAX_REPLAY_NODES = 1_000_000
+#: Largest lattice replayed; the replay walks it node by node in Python. (ARX itself
+#: switches to a heuristic search above 100,000 transformations when that is enabled.)
+MAX_REPLAY_NODES = 100_000
 
 #: Quality models whose ARX counterparts give no lower bound at all (ARX's
 #: ``MetricSDClassification`` and ``MetricSDNMKLDivergence``); arxpy's own bound for
