@@ -181,6 +181,36 @@ def test_ties_go_to_the_transformation_flash_checks_first():
         assert [t.levels for t in result.tied_optima()] == [(1, 0), (0, 1)]
 
 
+def test_ties_are_pruned_when_their_bound_equals_the_best_loss():
+    # Issue 19, item 1: ARX skips a transformation whose lower bound merely equals the
+    # best loss (FLASHAlgorithmImpl.skip: compareTo(bound) <= 0), so a tie at a lower
+    # level can go unchecked. Traced by hand: k = 2 with 1 record suppressible (2-anonymity
+    # is monotonic, Loss with suppression is not: Flash's binary + linear phases). Path
+    # from the bottom: (0,0), (1,0), (2,0), (2,1). The binary search checks (1,0): not
+    # anonymous (2 outliers), its successors (2,0), (1,1) are queued; then (2,0):
+    # anonymous (1 record suppressed), loss 1.0, the first optimum. The queue yields
+    # (1,1), whose level bound 1.0 is not below 1.0: skipped; at level 1, (0,1) (bound
+    # 1.0, no suppression, loss 1.0) is skipped the same way. ARX returns (2,0); the old
+    # rule (fewest steps) returned (0,1).
+    import pandas as pd
+
+    from arxpy.data.definition import AttributeType
+    from arxpy.hierarchy.model import Hierarchy
+
+    frame = pd.DataFrame({"a": ["2", "2", "4", "4"], "b": ["x", "x", "y", "x"]})
+    hierarchies = {"a": Hierarchy([["2", "1-2", "*"], ["4", "3-4", "*"]]),
+                   "b": Hierarchy([["x", "*"], ["y", "*"]])}
+    definition = DataDefinition(
+        AttributeDefinition(c, AttributeType.QUASI_IDENTIFYING) for c in frame.columns)
+    for strategy in ("optimal", "exhaustive"):
+        result = anonymize(frame, definition, hierarchies, AnonymizationConfig(
+            [KAnonymity(2)], Loss(gs_factor=0.0, aggregate="max"), suppression_limit=0.34,
+            strategy=strategy))
+        assert result.optimum.levels == (2, 0)
+        assert result.optimum.suppressed_records == 1
+        assert {t.levels for t in result.tied_optima()} == {(2, 0), (0, 1), (1, 1), (2, 1)}
+
+
 def test_tied_optima_are_reported_and_the_fewest_steps_wins():
     import itertools
 
@@ -194,7 +224,8 @@ def test_tied_optima_are_reported_and_the_fewest_steps_wins():
     best_score = min(s.score for s in anonymous)
     tied = [s for s in anonymous if s.score == best_score]
     assert len(tied) > 1  # the configuration has ties to break
-    # ARX (AbstractAlgorithm.trackOptimum): equal loss -> the lower generalization level.
+    # ARX (AbstractAlgorithm.trackOptimum): equal loss -> the lower generalization level,
+    # which Flash reaches here (it need not: see the two tests above).
     fewest = min(sum(s.levels) for s in tied)
     assert sum(result.optimum.levels) == fewest
     listed = result.tied_optima()
