@@ -159,6 +159,7 @@ class FlashReplay:
         # ARX's identifiers: mixed radix with the first attribute least significant.
         arx_place = np.cumprod([1] + [int(w) for w in lattice.widths[:-1]], dtype=np.int64)
         self.arx_id = offsets @ arx_place
+        self._places = [int(p) for p in lattice.place_values]
         self.level = self.nodes.sum(axis=1)
         self.criteria = self._strategy_criteria()
         self.flags = {name: np.zeros(size, dtype=bool) for name in (
@@ -212,9 +213,10 @@ class FlashReplay:
     def successors(self, index: int) -> list[int]:
         cached = self._sorted_successors.get(index)
         if cached is None:
-            levels = self.nodes[index]
-            found = [self.lattice.index(s) for s in self.lattice.successors(levels)]
-            found.sort(key=lambda i: self.arx_id[i])  # Transformation.getSuccessors()
+            # Successors in ARX's identifier order (Transformation.getSuccessors()): the
+            # first attribute is least significant there, so by attribute.
+            levels, top = self.nodes[index], self.lattice.top
+            found = [index + self._places[q] for q in range(len(top)) if levels[q] < top[q]]
             cached = self._sorted_successors[index] = self.sort(found)
         return cached
 

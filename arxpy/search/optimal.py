@@ -91,6 +91,12 @@ class _OptimalSearch:
         #: Without level bounds: checked nodes whose classes-based bound may prune their
         #: up-sets once a good enough optimum is known (ARX's potentiallyInsufficientUtility).
         self.candidates: list[tuple[tuple[float, ...], tuple[int, ...]]] = []
+        self._places = [(b, int(p)) for b, p in zip(self.lattice.bottom,
+                                                     self.lattice.place_values, strict=True)]
+
+    def index(self, levels: Sequence[int]) -> int:
+        """:meth:`Lattice.index` in plain Python (called per check and per successor)."""
+        return sum((int(v) - b) * p for v, (b, p) in zip(levels, self._places, strict=True))
 
     def relevant(self, index: int) -> bool:
         """Could the node at ``index`` still beat the best (by its level bound)?"""
@@ -108,7 +114,7 @@ class _OptimalSearch:
 
     def tag(self, levels: tuple[int, ...], check: Check) -> bool:
         """Record a check and tag by the propagated property; does it hold there?"""
-        index = self.lattice.index(levels)
+        index = self.index(levels)
         self.states[index] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
         holds = check.anonymous if not self.partial else not check.fails_downward
         if not (self.ctx.monotonic or self.partial):
@@ -174,7 +180,7 @@ class _OptimalSearch:
         while True:
             self.ctx.cancel.raise_if_cancelled()
             for successor in self.lattice.successors(current):
-                index = self.lattice.index(successor)
+                index = self.index(successor)
                 if self.known[index] == ANONYMOUS or self.pruned[index] or \
                         not self.relevant(index):
                     continue
@@ -227,7 +233,7 @@ class _OptimalSearch:
             self.states[:] = NOT_ANONYMOUS
             return True
         if not self.ctx.check(top).anonymous:
-            self.states[self.lattice.index(top)] = NOT_ANONYMOUS
+            self.states[self.index(top)] = NOT_ANONYMOUS
         return False
 
     def run(self) -> SearchOutcome:
