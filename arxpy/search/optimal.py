@@ -115,14 +115,19 @@ class _OptimalSearch:
     def tag(self, levels: tuple[int, ...], check: Check) -> bool:
         """Record a check and tag by the propagated property; does it hold there?"""
         index = self.index(levels)
-        self.states[index] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
         holds = check.anonymous if not self.partial else not check.fails_downward
+        known = ANONYMOUS if holds else NOT_ANONYMOUS
+        # Tagged already (a node below passed, or one above failed): the up- or down-set
+        # is tagged too, since tagged sets are closed that way.
+        tagged = self.known[index] == known
+        self.states[index] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
         if not (self.ctx.monotonic or self.partial):
             return holds
-        self.known[index] = ANONYMOUS if holds else NOT_ANONYMOUS
-        _tag(self.known, self.lattice, levels, holds)
-        if self.partial and not holds:
-            _tag(self.states, self.lattice, levels, anonymous=False)
+        self.known[index] = known
+        if not tagged:
+            _tag(self.known, self.lattice, levels, holds)
+            if self.partial and not holds:
+                _tag(self.states, self.lattice, levels, anonymous=False)
         return holds
 
     def note_bound(self, levels: tuple[int, ...], classes: EquivalenceClasses,
