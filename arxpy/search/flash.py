@@ -185,18 +185,22 @@ class FlashReplay:
     # --- FLASHStrategy ------------------------------------------------------------------
 
     def _strategy_criteria(self) -> np.ndarray:
+        """``FLASHStrategy.getCriteria`` per node, summed attribute by attribute in
+        Java's order (a different order could split ties by the last bit)."""
         data, nodes = self.ctx.data, self.nodes
-        top = np.asarray(self.lattice.top, dtype=float)
+        top = self.lattice.top
+        prec = np.zeros(len(nodes))
+        kept = np.zeros(len(nodes))
         with np.errstate(divide="ignore", invalid="ignore"):  # Java: 0.0/0.0 is NaN
-            level = self.level / top.sum()
-            prec = (nodes / top).mean(axis=1)
-            shares = np.zeros(nodes.shape, dtype=float)
             for q, qi in enumerate(data.quasi_identifiers):
                 present = np.unique(qi.codes)  # GeneralizationHierarchy: values in the data
                 distinct = np.array([len(np.unique(m[present])) for m in qi.level_maps],
                                     dtype=float)
-                shares[:, q] = distinct[nodes[:, q]] / distinct[0]
-        return np.column_stack([level, prec, 1.0 - shares.mean(axis=1)])
+                prec += nodes[:, q] / float(top[q])
+                kept += distinct[nodes[:, q]] / distinct[0]
+            level = self.level / float(sum(top))
+        n = float(len(top))
+        return np.column_stack([level, prec / n, 1.0 - kept / n])
 
     def compare(self, a: int, b: int) -> int:
         for x, y in zip(self.criteria[a], self.criteria[b], strict=True):
