@@ -27,15 +27,18 @@ is always the optimal search's own.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from arxpy.lattice.lattice import Lattice
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.ldiversity import EntropyLDiversity, _LDiversity
+from arxpy.quality.base import QualityModel
 from arxpy.search.base import Check, SearchContext
 
 #: Largest lattice replayed; the replay walks it node by node in Python. (ARX itself
@@ -482,3 +485,23 @@ def arx_choice(ctx: SearchContext, optimum: Check) -> Check:
     if choice is None or choice.key != optimum.key:
         return optimum
     return choice
+
+
+def arx_choice_for(ctx: SearchContext, quality: QualityModel,
+                   scores: Mapping[tuple[int, ...], tuple[float, tuple[float, ...]]],
+                   optimum: tuple[int, ...]) -> tuple[int, ...]:
+    """ARX's choice for another (prepared) quality model scored on ``ctx``'s checks.
+
+    ``scores`` holds (score, key) of every anonymous transformation ``ctx`` checked;
+    ``optimum`` is one with the best key. The replay shares ``ctx``'s classes.
+    """
+    other = copy.copy(ctx)  # same data, models, classes cache; another quality model
+    other.quality = quality
+    other.on_check = None
+    quality.suppression_budget = ctx.max_suppressed
+    worst = (math.inf,)
+    other.checks = {
+        levels: dataclasses.replace(check, score=scores[levels][0], key=scores[levels][1])
+        if levels in scores else dataclasses.replace(check, score=math.inf, key=worst)
+        for levels, check in ctx.checks.items()}
+    return arx_choice(other, other.checks[optimum]).levels
