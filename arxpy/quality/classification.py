@@ -85,6 +85,8 @@ class Classification(QualityModel):
     _scale: np.ndarray = np.zeros(0)
     _radices: Sequence[list[int]] = ()
     _class_top: int = 0
+    _features_of: EquivalenceClasses | None = None
+    _features_cache: np.ndarray = np.zeros(0, dtype=np.int64)
     _up: Sequence[Sequence[np.ndarray]] = ()
 
     def check_together(self) -> None:
@@ -118,6 +120,7 @@ class Classification(QualityModel):
         self.validate(data)
         self._n_records = data.n_records
         self._qi_index = None
+        self._features_of = None
         if self.class_attribute in data.qi_names:
             j = data.qi_names.index(self.class_attribute)
             self._qi_index = j
@@ -194,11 +197,8 @@ class Classification(QualityModel):
         j = self._qi_index
         assert j is not None
         n = int(classes.sizes.sum())
-        others = [i for i in range(classes.keys.shape[1]) if i != j]
-        radices = [self._radices[i][classes.levels[i]] for i in others]
         keys = classes.keys.astype(np.int64, copy=False)
-        features = row_ids(keys[:, others], radices) if others else \
-            np.zeros(len(keys), np.int64)
+        features = self._features(classes)
         low = classes.levels[j]
         bounds = []
         for level in range(low, self._class_top + 1):
@@ -231,15 +231,29 @@ class Classification(QualityModel):
         """ARX's rule for a quasi-identifying class attribute (MetaHashGroupify)."""
         j = self._qi_index
         assert j is not None
-        keys = classes.keys[~suppressed].astype(np.int64)
-        sizes = classes.sizes[~suppressed]
-        others = [i for i in range(keys.shape[1]) if i != j]
-        radices = [self._radices[i][classes.levels[i]] for i in others]
-        features = row_ids(keys[:, others], radices) if others else np.zeros(len(keys), np.int64)
+        kept = ~suppressed
+        features = self._features(classes)[kept]
         # Class keys are distinct, so within a feature group each class holds one
         # generalized class value: the class sizes are the group's value counts.
-        total, top1, top2 = top_two(features, sizes.astype(np.int64))
+        total, top1, top2 = top_two(features, classes.sizes[kept].astype(np.int64))
         return self._distribution_penalty(total, top1, top2, self._scale[classes.levels[j]])
+
+    def _features(self, classes: EquivalenceClasses) -> np.ndarray:
+        """Each class's group over the other quasi-identifiers (one id per group).
+
+        Remembered for the last classes: the search scores and bounds the same classes
+        one after the other.
+        """
+        if self._features_of is classes:
+            return self._features_cache
+        j = self._qi_index
+        keys = classes.keys.astype(np.int64, copy=False)
+        others = [i for i in range(keys.shape[1]) if i != j]
+        radices = [self._radices[i][classes.levels[i]] for i in others]
+        features = row_ids(keys[:, others], radices) if others else \
+            np.zeros(len(keys), np.int64)
+        self._features_of, self._features_cache = classes, features
+        return features
 
     def _distribution_penalty(
         self, total: np.ndarray, top1: np.ndarray, top2: np.ndarray, scale: float
