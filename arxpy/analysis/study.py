@@ -238,7 +238,8 @@ def _score_lattice(frame: pd.DataFrame, definition: DataDefinition,
 
 
 def _choices(table: pd.DataFrame, models: list[str]) -> dict[str, tuple[int, ...]]:
-    """Each model's optimum: lowest key, then fewest generalization steps, then levels."""
+    """Each model's optimum: lowest key, then fewest generalization steps, then levels
+    (ties are then given to ARX's choice when the whole lattice was scored)."""
     chosen = {}
     for name in models:
         best = min(zip(table[f"_key_{name}"], table["levels"], strict=True),
@@ -303,6 +304,14 @@ def classification_study(
             "No transformation satisfies the privacy models within the suppression limit; "
             "allow more suppression or relax the privacy models.")
     chosen = _choices(table, list(models))
+    if scoring.scored == ctx.lattice.size:
+        # Among equally good transformations, the one ARX (and the engine) returns.
+        from arxpy.search.flash import arx_choice_for
+
+        for name, model in models.items():
+            scores = {lv: (value, key) for lv, value, key in zip(
+                table["levels"], table[name], table[f"_key_{name}"], strict=True)}
+            chosen[name] = arx_choice_for(ctx, model, scores, chosen[name])
     names = list(ctx.lattice.names)
     queue, n_chosen = _evaluation_order(table, chosen, classification.seed)
     validation = CrossValidation(task)

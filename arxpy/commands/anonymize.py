@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
               f"counts them as suppressed): {best.completely_generalized_records}")
     if len(report["tied_optima"]) > 1:
         print(f"{len(report['tied_optima'])} checked transformations share this score "
-              "(tied_optima in the report); this one has the fewest generalization steps")
+              "(tied_optima in the report); this one is ARX's choice among them")
     print(f"Checked {result.transformations_checked} of {result.lattice_size} transformations "
           f"in {result.elapsed_seconds:.3f} s ({'optimal' if result.optimal else 'heuristic'})")
     return 0

@@ -138,9 +138,10 @@ class Result:
     def tied_optima(self) -> list[TransformationState]:
         """Checked anonymous transformations as good as the optimum, the optimum first.
 
-        ARX picks among equal scores the one with the fewest generalization steps, as
-        arxpy does; the others may suppress fewer records. Transformations the search
-        settled without checking (predictive tagging, pruning) are not listed.
+        The optimum among them is the one ARX returns (the lower generalization level,
+        else the first its Flash search checks: :mod:`arxpy.search.flash`); the others
+        may suppress fewer records. Transformations the search settled without checking
+        (predictive tagging, pruning) are not listed.
         """
         best = self._outcome.optimum
         if best is None:

@@ -34,6 +34,10 @@ class QualityModel(Parameterized, ABC):
     #: Human-readable name, e.g. ``"Loss"``.
     label: ClassVar[str]
     params: ClassVar[tuple[Param, ...]] = ()
+    #: Most records an anonymous transformation may suppress (None: any number). The
+    #: search sets it on the run's copy; bounds may count on it, since only anonymous
+    #: transformations compete for the optimum.
+    suppression_budget: int | None = None
 
     @classmethod
     def owner_name(cls) -> str:

@@ -34,14 +34,25 @@ def top_two(group: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """Per group present in ``group``: total count, largest and second-largest count.
 
     The second-largest is -1 for a group with a single value (as in ARX's statistics).
+    ``group`` and ``count`` are non-negative.
     """
     if group.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
-    order = np.lexsort((-count, group))
+    group = group.astype(np.int64, copy=False)
+    count = count.astype(np.int64, copy=False)
+    top = int(count.max())
+    if (int(group.max()) + 1) * (top + 1) < 2**62:
+        # One int64 key (group, then count descending): one argsort instead of a lexsort.
+        order = np.argsort(group * (top + 1) + (top - count))
+    else:
+        order = np.lexsort((-count, group))
     g, c = group[order], count[order]
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    ends = np.r_[starts[1:], g.size]
+    first = np.empty(g.size, dtype=bool)
+    first[0] = True
+    np.not_equal(g[1:], g[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    ends = np.append(starts[1:], g.size)
     second = np.minimum(starts + 1, g.size - 1)
     top2 = np.where(starts + 1 < ends, c[second], -1)
     return np.add.reduceat(c, starts), c[starts], top2
@@ -73,6 +84,10 @@ class Classification(QualityModel):
     _qi_index: int | None = None
     _scale: np.ndarray = np.zeros(0)
     _radices: Sequence[list[int]] = ()
+    _class_top: int = 0
+    _features_of: EquivalenceClasses | None = None
+    _features_cache: np.ndarray = np.zeros(0, dtype=np.int64)
+    _up: Sequence[Sequence[np.ndarray]] = ()
 
     def check_together(self) -> None:
         penalties = (self.suppressed_penalty, self.minority_penalty, self.ambiguity_penalty)
@@ -105,6 +120,7 @@ class Classification(QualityModel):
         self.validate(data)
         self._n_records = data.n_records
         self._qi_index = None
+        self._features_of = None
         if self.class_attribute in data.qi_names:
             j = data.qi_names.index(self.class_attribute)
             self._qi_index = j
@@ -117,6 +133,13 @@ class Classification(QualityModel):
             )
             self._radices = [[q.domain_size(lvl) for lvl in range(q.height)]
                              for q in data.quasi_identifiers]
+            self._class_top = qi.max_level
+            # Code at one level -> code at a higher one, for the class attribute.
+            self._up = [[np.zeros(qi.domain_size(low), dtype=np.int64) for _ in qi.level_maps]
+                        for low in range(qi.height)]
+            for low in range(qi.height):
+                for high in range(low, qi.height):
+                    self._up[low][high][qi.level_maps[low]] = qi.level_maps[high]
 
     def score(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         if self._n_records is None:
@@ -130,16 +153,21 @@ class Classification(QualityModel):
         return penalty / (self._max_penalty * self._n_records)
 
     def lower_bound(self, classes: EquivalenceClasses) -> float | None:
-        """A bound on the score here and at every generalization, whatever is suppressed.
+        """A bound on the score here and at every generalization, for every anonymous
+        suppression (at most :attr:`suppression_budget` records).
 
         A class's records outside its most frequent value (``size - top``) cost at least
-        the cheapest penalty each: as a minority, in a group without a majority, or
-        suppressed. Merging classes never lowers that count (the merged top is at most
-        the sum of the tops), so it bounds every generalization. None when the class
-        attribute is a quasi-identifier (its penalties change with its level).
+        the cheaper of the minority and ambiguity penalties when kept; merging classes
+        never lowers their number (the merged top is at most the sum of the tops), so
+        the bound holds for every generalization. At most the budget of them can be
+        suppressed instead, each then costing the suppression penalty. A quasi-identifying
+        class attribute is bounded at each of its levels from here to its top (its
+        penalties move with its level) and the least of these bounds is taken.
         """
-        if self._n_records is None or self._qi_index is not None:
+        if self._n_records is None:
             return None
+        if self._qi_index is not None:
+            return self._qi_bound(classes)
         distribution = classes.distributions.get(self.class_attribute)
         if distribution is None:
             return None
@@ -149,8 +177,44 @@ class Classification(QualityModel):
         # Triples are sorted by class: the most frequent count of each is a segment maximum.
         starts = np.flatnonzero(np.concatenate(([True], index[1:] != index[:-1])))
         outside_top = int(count.sum()) - int(np.maximum.reduceat(count, starts).sum())
-        cheapest = min(self.suppressed_penalty, self.minority_penalty, self.ambiguity_penalty)
-        return cheapest * float(outside_top) / (self._max_penalty * self._n_records)
+        return self._outside_top_bound(outside_top, scale=0.0)
+
+    def _outside_top_bound(self, outside_top: int, scale: float) -> float:
+        """Least normalized penalty of ``outside_top`` records outside their group's
+        most frequent value, with the class attribute at a level of ``scale``."""
+        worst = self._max_penalty
+        if scale == 1.0:  # every kept record costs the largest penalty
+            kept = worst
+        else:
+            kept = min(self.minority_penalty, self.ambiguity_penalty) * (1 - scale) + \
+                worst * scale
+        budget = outside_top if self.suppression_budget is None else \
+            min(self.suppression_budget, outside_top)
+        cost = kept * outside_top - max(kept - self.suppressed_penalty, 0.0) * budget
+        return cost / (worst * self._n_records)
+
+    def _qi_bound(self, classes: EquivalenceClasses) -> float:
+        j = self._qi_index
+        assert j is not None
+        n = int(classes.sizes.sum())
+        keys = classes.keys.astype(np.int64, copy=False)
+        features = self._features(classes)
+        low = classes.levels[j]
+        bounds = []
+        for level in range(low, self._class_top + 1):
+            if self._scale[level] == 1.0:
+                bounds.append(self._outside_top_bound(n, 1.0))
+                continue
+            value = self._up[low][level][keys[:, j]]
+            # Records per (feature group, class value) summed, then each group's top.
+            pair = features * self._radices[j][level] + value
+            pairs, inverse = np.unique(pair, return_inverse=True)
+            counts = np.bincount(inverse.reshape(-1), weights=classes.sizes)
+            groups = pairs // self._radices[j][level]
+            first = np.flatnonzero(np.concatenate(([True], groups[1:] != groups[:-1])))
+            outside_top = n - int(np.rint(np.maximum.reduceat(counts, first).sum()))
+            bounds.append(self._outside_top_bound(outside_top, self._scale[level]))
+        return min(bounds)
 
     def _feature_penalty(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         distribution = classes.distributions.get(self.class_attribute)
@@ -167,15 +231,29 @@ class Classification(QualityModel):
         """ARX's rule for a quasi-identifying class attribute (MetaHashGroupify)."""
         j = self._qi_index
         assert j is not None
-        keys = classes.keys[~suppressed].astype(np.int64)
-        sizes = classes.sizes[~suppressed]
-        others = [i for i in range(keys.shape[1]) if i != j]
-        radices = [self._radices[i][classes.levels[i]] for i in others]
-        features = row_ids(keys[:, others], radices) if others else np.zeros(len(keys), np.int64)
+        kept = ~suppressed
+        features = self._features(classes)[kept]
         # Class keys are distinct, so within a feature group each class holds one
         # generalized class value: the class sizes are the group's value counts.
-        total, top1, top2 = top_two(features, sizes.astype(np.int64))
+        total, top1, top2 = top_two(features, classes.sizes[kept].astype(np.int64))
         return self._distribution_penalty(total, top1, top2, self._scale[classes.levels[j]])
+
+    def _features(self, classes: EquivalenceClasses) -> np.ndarray:
+        """Each class's group over the other quasi-identifiers (one id per group).
+
+        Remembered for the last classes: the search scores and bounds the same classes
+        one after the other.
+        """
+        if self._features_of is classes:
+            return self._features_cache
+        j = self._qi_index
+        keys = classes.keys.astype(np.int64, copy=False)
+        others = [i for i in range(keys.shape[1]) if i != j]
+        radices = [self._radices[i][classes.levels[i]] for i in others]
+        features = row_ids(keys[:, others], radices) if others else \
+            np.zeros(len(keys), np.int64)
+        self._features_of, self._features_cache = classes, features
+        return features
 
     def _distribution_penalty(
         self, total: np.ndarray, top1: np.ndarray, top2: np.ndarray, scale: float

@@ -15,6 +15,7 @@ from arxpy.search.base import (
     SearchOutcome,
 )
 from arxpy.search.exhaustive import search_exhaustive
+from arxpy.search.flash import arx_choice
 from arxpy.search.heuristic import search_heuristic
 from arxpy.search.optimal import search_optimal
 
@@ -33,7 +34,13 @@ def run_search(ctx: SearchContext, strategy: str) -> SearchOutcome:
         raise ConfigurationError(
             f"Unknown search strategy '{strategy}'; use one of {', '.join(STRATEGIES)}."
         ) from None
-    return function(ctx)
+    outcome = function(ctx)
+    if outcome.optimal and outcome.optimum is not None:
+        # Among equally good transformations, the one ARX's Flash returns.
+        outcome.optimum = arx_choice(ctx, outcome.optimum)
+        outcome.transformations_checked = len(ctx.checks)
+        outcome.rollups = ctx.grouper.rollups
+    return outcome
 
 
 __all__ = [

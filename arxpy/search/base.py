@@ -114,6 +114,7 @@ class SearchContext:
         self.grouper = Grouper(data, tracked, quality.record_sums())
         self.cache = SnapshotCache(len(data.quasi_identifiers), max_bytes=cache_bytes)
         self.max_suppressed = math.floor(suppression_limit * data.n_records + 1e-9)
+        quality.suppression_budget = self.max_suppressed
         self.cancel = cancel or CancelToken()
         self.progress = ThrottledProgress(progress)
         self.time_limit = time_limit

@@ -57,15 +57,16 @@ def _path_up(start: tuple[int, ...], bottom: tuple[int, ...],
     """A chain from ``start`` to the top, raising the relatively least generalized attribute.
 
     Balanced chains cross the anonymity border near its middle, where the
-    non-anonymous transformations found below it have large down-sets to tag.
+    non-anonymous transformations found below it have large down-sets to tag. Each
+    attribute's relative level only grows, so raising the least one step by step (ties
+    to the first attribute) is the same as sorting every raise by (relative level, index).
     """
+    raises = sorted(((c + k - b) / (t - b), i)
+                    for i, (c, b, t) in enumerate(zip(start, bottom, top, strict=True))
+                    for k in range(t - c))
     path, current = [start], list(start)
-    while tuple(current) != top:
-        ratios = [
-            (c - b) / (t - b) if c < t else np.inf
-            for c, b, t in zip(current, bottom, top, strict=True)
-        ]
-        current[int(np.argmin(ratios))] += 1
+    for _, i in raises:
+        current[i] += 1
         path.append(tuple(current))
     return path
 
@@ -90,6 +91,12 @@ class _OptimalSearch:
         #: Without level bounds: checked nodes whose classes-based bound may prune their
         #: up-sets once a good enough optimum is known (ARX's potentiallyInsufficientUtility).
         self.candidates: list[tuple[tuple[float, ...], tuple[int, ...]]] = []
+        self._places = [(b, int(p)) for b, p in zip(self.lattice.bottom,
+                                                     self.lattice.place_values, strict=True)]
+
+    def index(self, levels: Sequence[int]) -> int:
+        """:meth:`Lattice.index` in plain Python (called per check and per successor)."""
+        return sum((int(v) - b) * p for v, (b, p) in zip(levels, self._places, strict=True))
 
     def relevant(self, index: int) -> bool:
         """Could the node at ``index`` still beat the best (by its level bound)?"""
@@ -107,15 +114,20 @@ class _OptimalSearch:
 
     def tag(self, levels: tuple[int, ...], check: Check) -> bool:
         """Record a check and tag by the propagated property; does it hold there?"""
-        index = self.lattice.index(levels)
-        self.states[index] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
+        index = self.index(levels)
         holds = check.anonymous if not self.partial else not check.fails_downward
+        known = ANONYMOUS if holds else NOT_ANONYMOUS
+        # Tagged already (a node below passed, or one above failed): the up- or down-set
+        # is tagged too, since tagged sets are closed that way.
+        tagged = self.known[index] == known
+        self.states[index] = ANONYMOUS if check.anonymous else NOT_ANONYMOUS
         if not (self.ctx.monotonic or self.partial):
             return holds
-        self.known[index] = ANONYMOUS if holds else NOT_ANONYMOUS
-        _tag(self.known, self.lattice, levels, holds)
-        if self.partial and not holds:
-            _tag(self.states, self.lattice, levels, anonymous=False)
+        self.known[index] = known
+        if not tagged:
+            _tag(self.known, self.lattice, levels, holds)
+            if self.partial and not holds:
+                _tag(self.states, self.lattice, levels, anonymous=False)
         return holds
 
     def note_bound(self, levels: tuple[int, ...], classes: EquivalenceClasses,
@@ -151,7 +163,7 @@ class _OptimalSearch:
         monotonicity the same is done for the monotonic per-class models' property.
         """
         path = _path_up(start, self.lattice.bottom, self.lattice.top)
-        known = [int(self.known[self.lattice.index(p)]) for p in path]
+        known = self.known[self.lattice.indices(np.array(path))].tolist()
         low = max((i + 1 for i, s in enumerate(known) if s == NOT_ANONYMOUS), default=0)
         high = min((i for i, s in enumerate(known) if s == ANONYMOUS), default=len(path))
         while low < high:
@@ -173,7 +185,7 @@ class _OptimalSearch:
         while True:
             self.ctx.cancel.raise_if_cancelled()
             for successor in self.lattice.successors(current):
-                index = self.lattice.index(successor)
+                index = self.index(successor)
                 if self.known[index] == ANONYMOUS or self.pruned[index] or \
                         not self.relevant(index):
                     continue
@@ -226,7 +238,7 @@ class _OptimalSearch:
             self.states[:] = NOT_ANONYMOUS
             return True
         if not self.ctx.check(top).anonymous:
-            self.states[self.lattice.index(top)] = NOT_ANONYMOUS
+            self.states[self.index(top)] = NOT_ANONYMOUS
         return False
 
     def run(self) -> SearchOutcome:
