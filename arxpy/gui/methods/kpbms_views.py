@@ -1,6 +1,7 @@
 """Result views of kPB-MS (issue 16, spec ``003-kpbms.md`` §7): the PB-FSS selection trace
-with its step chart, the kPB-MS iterations against the loss limit, the per-pattern
-table, and a privacy badge recounted from the released records. The evaluation tab is
+with its step chart, the kPB-MS iterations against the loss limit with a privacy badge
+recounted from the released records, the per-pattern table and the published table
+with the reasons records were dropped. The evaluation tab is
 :mod:`arxpy.gui.methods.kpbms_evaluation_view`.
 
 Everything shown is a field of the :class:`~arxpy.methods.kpbms.KpbmsRelease`, except
