@@ -130,6 +130,6 @@ def cuts_text(cuts: Mapping[str, Any], how: str, bins: int, most: int = 6) -> st
 
 
 register_form_hint(["intervals"], interval_hint)
-register_data_hint(["kpbms"], kpbms_cuts_hint)
 register_form_hint(["kpbms"], kpbms_hint)
 register_form_hint(["improved-condensation"], improved_condensation_hint)
+register_data_hint(["kpbms"], kpbms_cuts_hint)
