@@ -319,3 +319,25 @@ def test_selection_view_warns_about_a_many_valued_feature(qtbot):
                if label.objectName() == "privacyCaveat"]
     assert len(banners) == 1 and "'visit' has 100 categories for 200 records" in banners[0]
     assert not SelectionView(kpbms_run(n=300, k=3)).findChildren(QLabel, "privacyCaveat")
+
+
+def test_configure_previews_the_cut_points_the_run_uses(run, monkeypatch):
+    from arxpy.gui.methods import form_hints
+
+    values = {"class_attribute": "outcome", "k": 5}
+    hint = form_hints.form_hint("kpbms", values, run.data, run.definition)
+    cuts = run.release.cut_points["glucose"]
+    assert f"glucose: cuts {', '.join(f'{c:g}' for c in cuts)} → <={cuts[0]:g}" in hint
+    assert "Cut points (MDL" in hint and "outcome is part of the quasi" in hint
+    assert "Cut points" not in form_hints.form_hint("kpbms", values)  # no project open
+    bins = form_hints.form_hint("kpbms", {**values, "discretize": "eqfreq", "bins": 3},
+                                run.data, run.definition)
+    glucose = next(line for line in bins.splitlines() if line.startswith("glucose"))
+    assert "equal frequency, 3 bins" in bins and glucose.count(";") == 1  # 2 cuts, 3 bins
+    none = form_hints.form_hint("kpbms", {**values, "discretize": "none"}, run.data,
+                                run.definition)
+    assert "Cut points" not in none
+    monkeypatch.setattr(form_hints, "PREVIEW_CELLS", 10)
+    big = form_hints.form_hint("kpbms", {**values, "bins": 4, "discretize": "eqfreq"},
+                               run.data, run.definition)
+    assert "computed when the method runs" in big

@@ -2,7 +2,8 @@
 the gradient rule of interval generalisation's target statistic, the privacy caveats
 the specifications ask the GUI to show. A hint is a function of the form's values
 returning plain text ("" for nothing); a method registers one with
-:func:`register_form_hint`.
+:func:`register_form_hint`. A hint that also needs the project's data (kPB-MS's
+discretization preview) registers with :func:`register_data_hint`.
 """
 
 from __future__ import annotations
@@ -10,15 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import pandas as pd
+
+from arxpy.data.definition import DataDefinition
+from arxpy.data.mdl import interval_labels
 from arxpy.errors import ArxpyError
+from arxpy.methods import method_from_dict
 from arxpy.methods.condensation import CAVEAT
 from arxpy.methods.disassociation import CAVEAT as DISASSOCIATION_CAVEAT
 from arxpy.methods.disassociation.method import COSTLY_M
 from arxpy.methods.interval_boxes import gradient_rule, parse_target
 
 FormHint = Callable[[Mapping[str, Any]], str]
+DataHint = Callable[[Mapping[str, Any], pd.DataFrame, DataDefinition], str]
 
 _HINTS: dict[str, FormHint] = {}
+_DATA_HINTS: dict[str, DataHint] = {}
 
 #: The interval specification's caveat (spec 001): boxes are not perturbation.
 INTERVAL_CAVEAT = ("Privacy caveat: interval endpoints are real values of the records on the "
@@ -31,15 +39,26 @@ def register_form_hint(methods: Iterable[str], hint: FormHint) -> None:
         _HINTS[name] = hint
 
 
-def form_hint(method: str, values: Mapping[str, Any]) -> str:
-    """The hint for ``method`` with the form's ``values`` ("" if none or not computable)."""
-    hint = _HINTS.get(method)
-    if hint is None:
-        return ""
-    try:
-        return hint(values)
-    except (ArxpyError, ValueError, KeyError, TypeError):
-        return ""  # half-typed values: the form's own check explains what is wrong
+def register_data_hint(methods: Iterable[str], hint: DataHint) -> None:
+    """Show ``hint(values, data, definition)`` below the value hint of ``methods``."""
+    for name in methods:
+        _DATA_HINTS[name] = hint
+
+
+def form_hint(method: str, values: Mapping[str, Any], data: pd.DataFrame | None = None,
+              definition: DataDefinition | None = None) -> str:
+    """The hint for ``method`` with the form's ``values`` and, when given, the project's
+    ``data`` ("" if none or not computable)."""
+    hints = [lambda: _HINTS[method](values)] if method in _HINTS else []
+    if method in _DATA_HINTS and data is not None and definition is not None:
+        hints.append(lambda: _DATA_HINTS[method](values, data, definition))
+    lines = []
+    for hint in hints:
+        try:
+            lines.append(hint())
+        except (ArxpyError, ValueError, KeyError, TypeError):
+            pass  # half-typed values: the form's own check explains what is wrong
+    return "\n".join(line for line in lines if line)
 
 
 def interval_hint(values: Mapping[str, Any]) -> str:
@@ -104,7 +123,48 @@ def kpbms_hint(values: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: Most cells a discretization preview reads while the user types (more: at the run).
+PREVIEW_CELLS = 2_000_000
+#: The last preview: (data, definition, settings) -> text (typing elsewhere is free).
+_PREVIEW: dict[tuple, str] = {}
+
+
+def kpbms_cuts_hint(values: Mapping[str, Any], data: pd.DataFrame,
+                    definition: DataDefinition) -> str:
+    """The cut points the run will use and the categories they make (spec 003 §7)."""
+    method = method_from_dict({"name": "kpbms", **values})
+    if method.discretize == "none":
+        return ""
+    key = (id(data), id(definition), method.class_attribute, method.discretize,
+           method.bins, method.continuous, method.qis)
+    if key not in _PREVIEW:
+        if data.size > PREVIEW_CELLS:
+            return "Cut points: computed when the method runs (large data)."
+        cuts = method.cut_points(data, definition)
+        _PREVIEW.clear()
+        _PREVIEW[key] = cuts_text(cuts, method.discretize, method.bins)
+    return _PREVIEW[key]
+
+
+def cuts_text(cuts: Mapping[str, Any], how: str, bins: int, most: int = 6) -> str:
+    """Plain text: per discretized attribute (at most ``most``) its cuts and the
+    categories they make, then the attributes without a cut on one line."""
+    title = "MDL (Fayyad-Irani)" if how == "mdl" else f"equal frequency, {bins} bins"
+    if not cuts:
+        return f"Cut points ({title}): no attribute is continuous."
+    cut = [(name, points) for name, points in cuts.items() if len(points)]
+    lines = [f"{name}: cuts {', '.join(f'{c:g}' for c in points)} → "
+             f"{', '.join(interval_labels(points))}" for name, points in cut[:most]]
+    if len(cut) > most:
+        lines.append(f"… and {len(cut) - most} more attributes with cuts")
+    uncut = [name for name, points in cuts.items() if not len(points)]
+    if uncut:  # PB-FSS never selects a single category
+        lines.append(f"No cut (one category, never selected): {', '.join(uncut)}")
+    return f"Cut points ({title}):\n" + "\n".join(lines)
+
+
 register_form_hint(["intervals"], interval_hint)
 register_form_hint(["disassociation"], disassociation_hint)
 register_form_hint(["kpbms"], kpbms_hint)
 register_form_hint(["improved-condensation"], improved_condensation_hint)
+register_data_hint(["kpbms"], kpbms_cuts_hint)

@@ -1,6 +1,7 @@
 """Result views of kPB-MS (issue 16, spec ``003-kpbms.md`` §7): the PB-FSS selection trace
-with its step chart, the kPB-MS iterations against the loss limit, the per-pattern
-table, and a privacy badge recounted from the released records. The evaluation tab is
+with its step chart, the kPB-MS iterations against the loss limit with a privacy badge
+recounted from the released records, the per-pattern table and the published table
+with the reasons records were dropped. The evaluation tab is
 :mod:`arxpy.gui.methods.kpbms_evaluation_view`.
 
 Everything shown is a field of the :class:`~arxpy.methods.kpbms.KpbmsRelease`, except
@@ -25,8 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.data.mdl import discretize, interval_labels
+from arxpy.data.mdl import discretize
 from arxpy.gui.methods.common import Figures, FrameModel, caveat_banner, frame_view, number
+from arxpy.gui.methods.form_hints import cuts_text
 from arxpy.gui.methods.views import MethodRun, register_result_view
 from arxpy.gui.utility.common import (
     GREEN,
@@ -208,18 +210,8 @@ class SelectionView(QWidget):
     def _cuts_text(cuts, method) -> str:
         if method.discretize == "none":
             return "None: every value is a category."
-        how = ("MDL (Fayyad-Irani)" if method.discretize == "mdl" else
-               f"equal frequency, {method.bins} bins")
-        if not cuts:
-            return f"{how}: no attribute was treated as continuous."
-        lines = [f"<b>{html.escape(name)}</b>: cuts {', '.join(f'{c:g}' for c in points)} → "
-                 f"{html.escape(', '.join(interval_labels(points)))}"
-                 for name, points in cuts.items() if len(points)]
-        uncut = [name for name, points in cuts.items() if not len(points)]
-        if uncut:  # PB-FSS never selects a single category
-            lines.append(f"No cut accepted (one category, never selected): "
-                         f"{html.escape(', '.join(uncut))}")
-        return f"{how}:<br>" + "<br>".join(lines)
+        return html.escape(cuts_text(cuts, method.discretize, method.bins)).replace(
+            "\n", "<br>")
 
     def _draw(self, trace) -> None:
         plot = self.plot.getPlotItem()

@@ -214,7 +214,10 @@ class MethodPanel(QWidget):
         if self.form is not None:
             try:
                 values = self.form.values()
-                hint = form_hint(self._form_key[0], values)
+                project = self.state.has_project
+                hint = form_hint(self._form_key[0], values,
+                                 self.state.data if project else None,
+                                 self.state.definition if project else None)
                 method_from_dict({"name": self._form_key[0], **values})
             except ConfigurationError as exc:
                 message = str(exc)

@@ -144,10 +144,7 @@ class Kpbms(Method):
         definition.check_columns(data.columns)
         features = self.candidate_features(data, definition)
         report(0.0, "Encoding the class and the features")
-        _, labels, classes = encode_table(data, [], self.class_attribute)
-        cuts = {} if self.discretize == "none" else fit_cuts(
-            data, self._continuous(data, features, cancel), labels, self.discretize,
-            self.bins, cancel)
+        cuts = self.cut_points(data, definition, cancel)
         table = discretize(data[features + [self.class_attribute]], cuts)
         codes, labels, classes = encode_table(table, features, self.class_attribute, cancel)
         report(0.05, "Selecting features (PB-FSS)")
@@ -163,6 +160,17 @@ class Kpbms(Method):
         report(1.0, "Done")
         return self._release(data, definition, table, decisions, iterations, trace, cuts,
                              classes, time.perf_counter() - started)
+
+    def cut_points(self, data: pd.DataFrame, definition: DataDefinition,
+                   cancel: CancelToken | None = None) -> dict[str, list[float]]:
+        """The cuts of each continuous candidate feature under this discretization (what
+        a run applies first; Configure previews them)."""
+        if self.discretize == "none":
+            return {}
+        features = self.candidate_features(data, definition)
+        _, labels, _ = encode_table(data, [], self.class_attribute)
+        return fit_cuts(data, self._continuous(data, features, cancel), labels,
+                        self.discretize, self.bins, cancel)
 
     def candidate_features(self, data: pd.DataFrame, definition: DataDefinition
                            ) -> list[str]:
