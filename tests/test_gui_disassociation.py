@@ -181,7 +181,9 @@ def _pick_sensitive_codes(panel, monkeypatch) -> None:
     def choose(dialog: CodePickerDialog) -> int:
         assert dialog.table.rowCount() == 2  # the data's codes: 296.00 (10), 834.0 (5)
         assert [dialog.table.item(r, 2).text() for r in range(2)] == ["10", "5"]
-        dialog.filter.setText("834")
+        dialog.filter.setText("29")  # a prefix: 296.00, not 029
+        assert not dialog.table.isRowHidden(0) and dialog.table.isRowHidden(1)
+        dialog.filter.setText("834.")
         assert dialog.table.isRowHidden(0) and not dialog.table.isRowHidden(1)
         dialog.table.item(1, 0).setCheckState(Qt.CheckState.Checked)
         return CodePickerDialog.DialogCode.Accepted
