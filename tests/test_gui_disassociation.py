@@ -157,6 +157,8 @@ def test_codes_in_a_comma_separated_file_are_recognised(qtbot, tmp_path):
     wizard.next()
     page = wizard.codes_page
     assert page.layout_name() == "cell" and page.codes_column_name() == "dx"
+    qtbot.waitUntil(lambda: not page.busy, timeout=WAIT_MS)  # read in the background
+    assert page.isComplete() and "3 records" in page.summary.text()
     assert wizard.table()["dx"].tolist() == ["29600;4019;8340", "4019;8340", "29600;V5861"]
 
 
