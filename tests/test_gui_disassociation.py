@@ -376,3 +376,19 @@ def test_generic_export_says_the_table_is_synthetic(qtbot, tmp_path):
     qtbot.addWidget(dialog)
     texts = [label.text() for label in dialog.findChildren(QLabel)]
     assert any("synthetic reconstruction of the published document" in t for t in texts)
+
+
+@pytest.mark.perf
+def test_utility_job_keeps_the_event_loop_responsive(qtbot):
+    from conftest import event_loop_gaps
+
+    from arxpy.gui.methods.screenshots import disassociation_run
+
+    run = disassociation_run(n=10_000, codes=631)  # dotted codes: normalised per run
+    view = UtilityView(run)
+    qtbot.addWidget(view)
+    view.resize(1280, 720)
+    with event_loop_gaps() as gaps:
+        view.show()  # starts the job (R = 5 against B-gen)
+        qtbot.waitUntil(lambda: view.result is not None, timeout=300_000)
+    assert max(gaps) < 0.3, f"event loop blocked for {max(gaps):.3f} s"
