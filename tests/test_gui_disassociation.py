@@ -157,6 +157,8 @@ def test_codes_in_a_comma_separated_file_are_recognised(qtbot, tmp_path):
     wizard.next()
     page = wizard.codes_page
     assert page.layout_name() == "cell" and page.codes_column_name() == "dx"
+    qtbot.waitUntil(lambda: not page.busy, timeout=WAIT_MS)  # read in the background
+    assert page.isComplete() and "3 records" in page.summary.text()
     assert wizard.table()["dx"].tolist() == ["29600;4019;8340", "4019;8340", "29600;V5861"]
 
 
@@ -181,7 +183,9 @@ def _pick_sensitive_codes(panel, monkeypatch) -> None:
     def choose(dialog: CodePickerDialog) -> int:
         assert dialog.table.rowCount() == 2  # the data's codes: 296.00 (10), 834.0 (5)
         assert [dialog.table.item(r, 2).text() for r in range(2)] == ["10", "5"]
-        dialog.filter.setText("834")
+        dialog.filter.setText("29")  # a prefix: 296.00, not 029
+        assert not dialog.table.isRowHidden(0) and dialog.table.isRowHidden(1)
+        dialog.filter.setText("834.")
         assert dialog.table.isRowHidden(0) and not dialog.table.isRowHidden(1)
         dialog.table.item(1, 0).setCheckState(Qt.CheckState.Checked)
         return CodePickerDialog.DialogCode.Accepted
@@ -372,3 +376,19 @@ def test_generic_export_says_the_table_is_synthetic(qtbot, tmp_path):
     qtbot.addWidget(dialog)
     texts = [label.text() for label in dialog.findChildren(QLabel)]
     assert any("synthetic reconstruction of the published document" in t for t in texts)
+
+
+@pytest.mark.perf
+def test_utility_job_keeps_the_event_loop_responsive(qtbot):
+    from conftest import event_loop_gaps
+
+    from arxpy.gui.methods.screenshots import disassociation_run
+
+    run = disassociation_run(n=10_000, codes=631)  # dotted codes: normalised per run
+    view = UtilityView(run)
+    qtbot.addWidget(view)
+    view.resize(1280, 720)
+    with event_loop_gaps() as gaps:
+        view.show()  # starts the job (R = 5 against B-gen)
+        qtbot.waitUntil(lambda: view.result is not None, timeout=300_000)
+    assert max(gaps) < 0.3, f"event loop blocked for {max(gaps):.3f} s"

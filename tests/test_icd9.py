@@ -68,3 +68,21 @@ def test_loading_the_hierarchy_leaves_the_root_logger_alone():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[1], check=True).stdout
     assert out.split() == ["0", str(logging.WARNING)]
+
+
+def test_normalize_sets_merges_spellings_like_normalising_every_record():
+    import random
+
+    from arxpy.data.icd9 import normalize_sets
+    from arxpy.data.transactions import CodeSets
+
+    rng = random.Random(1)
+    spellings = ["296.00", "29600", "834.0", "8340", "V58.61", "E888.9", "401.9", "XYZ"]
+    records = [set(rng.sample(spellings, rng.randint(0, 5))) for _ in range(300)]
+    fast = normalize_sets(CodeSets.from_sets(records))
+    slow = CodeSets.from_sets([{icd9.normalize_code(c) for c in r} for r in records])
+    assert fast.vocabulary == slow.vocabulary == ("29600", "4019", "8340", "E8889", "V5861",
+                                                  "XYZ")
+    assert (fast.indptr == slow.indptr).all() and (fast.indices == slow.indices).all()
+    undotted = CodeSets.from_sets([{"29600"}, {"8340", "29600"}])
+    assert normalize_sets(undotted) is undotted

@@ -95,7 +95,7 @@ class CodePickerDialog(QDialog):
 
     def _filter(self, text: str) -> None:
         needle = text.strip().lower()
-        key = icd9.normalize_code(text) if needle else ""
+        key = needle.upper().replace(".", "")  # a prefix of the undotted code, not padded
         for row in range(self.table.rowCount()):
             code = self.table.item(row, 0).data(Qt.ItemDataRole.UserRole)
             shown = not needle or code.startswith(key) or \

@@ -32,6 +32,7 @@ from arxpy.data.csv_io import CsvFormat, preview_csv, sniff_csv
 from arxpy.data.transactions import DEFAULT_CODE_DELIMITER, CodeSetImport, read_code_sets
 from arxpy.errors import ArxpyError
 from arxpy.gui.code_sets import chips_text, codes_tooltip
+from arxpy.gui.workers import JobWorker
 
 LAYOUT_LABELS = {"cell": "Codes in one cell (one row per record)",
                  "long": "Long format (one row per record and code)",
@@ -87,6 +88,15 @@ def looks_set_valued(frame: pd.DataFrame) -> bool:
     return bool(guess_layout(frame)[0])
 
 
+def _read_codes(progress=None, cancel=None, **choices) -> CodeSetImport | str:
+    """The import with ``choices`` (a job: 50,000 records take a second or two), or the
+    data layer's message saying what to change."""
+    try:
+        return read_code_sets(**choices)
+    except ArxpyError as exc:
+        return str(exc)
+
+
 def records_table(imported: CodeSetImport, codes_column: str) -> pd.DataFrame:
     """One row per record: the other columns, then ``codes_column`` with the record's
     codes joined by ``;`` (the set type's default delimiter)."""
@@ -108,6 +118,7 @@ class CodesPage(QWizardPage):
                          "stored undotted (295.01 and 29501 are one code) and shown dotted.")
         self.source: pd.DataFrame | None = None
         self.imported: CodeSetImport | None = None
+        self.worker: JobWorker | None = None
         self.layout_choice = QComboBox()
         for key, label in LAYOUT_LABELS.items():
             self.layout_choice.addItem(label, key)
@@ -192,7 +203,7 @@ class CodesPage(QWizardPage):
         if prefix is not None:
             self.prefix.setText(prefix)
         self._filling = False
-        self.update_preview()
+        self.update_preview(wait=True)
 
     def _changed(self) -> None:
         if not self._filling:
@@ -217,30 +228,58 @@ class CodesPage(QWizardPage):
             name = f"{name}_"
         return name
 
-    def update_preview(self) -> None:
-        """Read the codes with the current choices; show the records or the error."""
+    def update_preview(self, wait: bool = False) -> None:
+        """Read the codes with the current choices in the background (at once with
+        ``wait``); the preview shows the records or the error when done."""
         self._timer.stop()
         layout = self.layout_name()
-        wide, long = layout == "wide", layout == "long"
-        for widget, shown in ((self.codes_column, not wide), (self.delimiter, layout == "cell"),
-                              (self.prefix, wide)):
+        for widget, shown in ((self.codes_column, layout != "wide"),
+                              (self.delimiter, layout == "cell"), (self.prefix, layout == "wide")):
             widget.setEnabled(shown)
         self.error.clear()
         self.imported = None
+        if self.worker is not None:
+            self.worker.cancel()  # its answer is for choices no longer shown
+            self.worker = None
         if self.source is None:
             self.completeChanged.emit()
             return
-        identifier = self.id_column.currentText()
-        try:
-            self.imported = read_code_sets(
-                self.source, layout, codes_column=None if wide else self.codes_column
-                .currentText(), id_column=None if identifier == NO_ID else identifier,
-                delimiter=self.code_delimiter(), wide_prefix=self.prefix.text().strip(),
-                icd9=self.icd9.isChecked())
-        except ArxpyError as exc:
-            message = str(exc) + (" The long layout needs the record id column."
-                                  if long and identifier == NO_ID else "")
-            self.error.setText(message)
+        choices = self._choices()
+        if wait:
+            self._read_done(_read_codes(**choices))
+            return
+        self.summary.setText("Reading the codes…")
+        worker = JobWorker(_read_codes, self, **choices)
+        worker.finished.connect(lambda outcome: self._read_done(outcome)
+                                if worker is self.worker else None)
+        worker.failed.connect(lambda message: self._read_done(message)
+                              if worker is self.worker else None)
+        self.worker = worker
+        worker.start()
+        self.completeChanged.emit()
+
+    @property
+    def busy(self) -> bool:
+        """Reading, or about to read, the codes."""
+        return self.worker is not None or self._timer.isActive()
+
+    def _choices(self) -> dict:
+        layout, identifier = self.layout_name(), self.id_column.currentText()
+        return {"source": self.source, "layout": layout,
+                "codes_column": None if layout == "wide" else self.codes_column.currentText(),
+                "id_column": None if identifier == NO_ID else identifier,
+                "delimiter": self.code_delimiter(), "wide_prefix": self.prefix.text().strip(),
+                "icd9": self.icd9.isChecked()}
+
+    def _read_done(self, outcome: CodeSetImport | str) -> None:
+        self.worker = None
+        if isinstance(outcome, str):  # the data layer's message
+            long_without_id = self.layout_name() == "long" and \
+                self.id_column.currentText() == NO_ID
+            self.error.setText(outcome + (" The long layout needs the record id column."
+                                          if long_without_id else ""))
+        else:
+            self.imported = outcome
         self._show_import()
         self.completeChanged.emit()
 
@@ -274,12 +313,12 @@ class CodesPage(QWizardPage):
         self.preview.resizeColumnsToContents()
 
     def isComplete(self) -> bool:  # noqa: N802 - Qt's name
-        return self.imported is not None and not self._timer.isActive()
+        return self.imported is not None and not self.busy
 
     def table(self) -> pd.DataFrame:
-        """The imported records with the codes column (call when complete)."""
-        if self._timer.isActive() or self.imported is None:
-            self.update_preview()
+        """The imported records with the codes column (read now if still reading)."""
+        if self.busy or self.imported is None:
+            self.update_preview(wait=True)
         if self.imported is None:
             raise ArxpyError(self.error.text() or "The codes could not be read.")
         return records_table(self.imported, self.codes_column_name())

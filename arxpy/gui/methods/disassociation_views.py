@@ -277,20 +277,22 @@ class UtilityView(QWidget):
         cancel_jobs_on_destroy(self, self.controls)
         self.controls.run_requested.connect(self.start)
         self.controls.finished.connect(self._show)
-        self.are_plot = plot_widget("Average relative error (ARE) of COUNT queries", "",
-                                    "ARE")
+        # The plots are made when the view is first shown (about 40 ms each): a run's
+        # views are all built when it is selected, most never looked at.
+        self.plot_specs = {
+            "are_plot": ("Average relative error (ARE) of COUNT queries", "", "ARE"),
+            "mre_plot": ("MRE per utility constraint (paper's intervals)", "MRE %",
+                         "% of constraints"),
+            "codes_plot": ("Most frequent codes: records holding each", "", "records")}
+        self.plot_boxes = {name: QVBoxLayout() for name in self.plot_specs}
+        self.are_plot = self.mre_plot = self.codes_plot = None
         self.are_table = read_only_table(("Workload", "Queries", "ARE", "± sd",
                                           "Baseline ARE", "Welch p"))
-        self.mre_plot = plot_widget("MRE per utility constraint (paper's intervals)",
-                                    "MRE %", "% of constraints")
         self.mre_table = read_only_table(("Constraint", "Codes", "Original", "MRE %"))
         self.mre_table.setSortingEnabled(True)
         header = self.mre_table.horizontalHeader()
         for column in (2, 3):
             header.setSectionResizeMode(column, header.ResizeMode.ResizeToContents)
-        self.codes_note = note()
-        self.codes_plot = plot_widget("Most frequent codes: records holding each",
-                                      "", "records")
         self.codes_view_box = QVBoxLayout()
         self.explanation = note()
         self.tabs = QTabWidget()
@@ -299,11 +301,13 @@ class UtilityView(QWidget):
         are_layout.setContentsMargins(0, 0, 0, 0)
         are_layout.addWidget(self.are_table, 1)
         are_layout.addWidget(self.explanation)
-        self.tabs.addTab(self._pair(self.are_plot, are_side), "Query error (ARE)")
-        self.tabs.addTab(self._pair(self.mre_plot, self.mre_table), "MRE per constraint")
+        self.tabs.addTab(self._pair(self.plot_boxes["are_plot"], are_side),
+                         "Query error (ARE)")
+        self.tabs.addTab(self._pair(self.plot_boxes["mre_plot"], self.mre_table),
+                         "MRE per constraint")
         codes = QWidget()
         codes_layout = QHBoxLayout(codes)
-        codes_layout.addWidget(self.codes_plot, 3)
+        codes_layout.addLayout(self.plot_boxes["codes_plot"], 3)
         codes_layout.addLayout(self.codes_view_box, 2)
         self.tabs.addTab(codes, "Code counts")
         form = QHBoxLayout()
@@ -318,15 +322,16 @@ class UtilityView(QWidget):
         layout.addWidget(self.tabs, 1)
 
     @staticmethod
-    def _pair(plot: QWidget, table: QWidget) -> QWidget:
+    def _pair(plot: QVBoxLayout, table: QWidget) -> QWidget:
         page = QWidget()
         row = QHBoxLayout(page)
-        row.addWidget(plot, 3)
+        row.addLayout(plot, 3)
         row.addWidget(table, 2)
         return page
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
+        make_plots(self)
         if self.result is None and not self.controls.running:
             self.start()
 
@@ -490,10 +495,12 @@ class CombinationRiskView(QWidget):
         self.headline = QLabel()
         self.headline.setWordWrap(True)
         self.headline.setTextFormat(Qt.TextFormat.RichText)
-        self.chart = plot_widget("Distinct combinations of 1-5 codes by the number of records "
-                                 "holding them", "records holding the combination",
-                                 "% of distinct combinations")
-        self.lengths = plot_widget("Codes per record", "codes", "records")
+        self.plot_specs = {
+            "chart": ("Distinct combinations of 1-5 codes by the number of records holding "
+                      "them", "records holding the combination", "% of distinct combinations"),
+            "lengths": ("Codes per record", "codes", "records")}
+        self.plot_boxes = {name: QVBoxLayout() for name in self.plot_specs}
+        self.chart = self.lengths = None
         self.pairs = read_only_table(("Pair of codes", "Records"))
         self.cap_note = note()
         top = QHBoxLayout()
@@ -504,10 +511,10 @@ class CombinationRiskView(QWidget):
         top.addWidget(self.controls)
         top.addWidget(self.headline, 1)
         side = QVBoxLayout()
-        side.addWidget(self.lengths, 1)
+        side.addLayout(self.plot_boxes["lengths"], 1)
         side.addWidget(self.pairs, 1)
         body = QHBoxLayout()
-        body.addWidget(self.chart, 3)
+        body.addLayout(self.plot_boxes["chart"], 3)
         body.addLayout(side, 2)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -516,6 +523,7 @@ class CombinationRiskView(QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
+        make_plots(self)
         if self.result is None and not self.controls.running:
             self.start()
 
@@ -545,6 +553,16 @@ class CombinationRiskView(QWidget):
             + (f"Combinations of 4 or more codes of the {result.capped_records:,} records with "
                f"more than {result.cap} codes are counted on a random {result.cap} of their "
                "codes (the exact count is exponential)." if result.capped_records else ""))
+
+
+def make_plots(view: QWidget) -> None:
+    """Create ``view``'s plots named in ``view.plot_specs`` (title, x and y labels) in
+    their ``view.plot_boxes``, once."""
+    for name, (title, x_label, y_label) in view.plot_specs.items():
+        if getattr(view, name) is None:
+            plot = plot_widget(title, x_label, y_label)
+            setattr(view, name, plot)
+            view.plot_boxes[name].addWidget(plot)
 
 
 def _browser(run: MethodRun) -> ClusterBrowser:

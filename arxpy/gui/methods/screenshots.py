@@ -256,6 +256,7 @@ def _render_codes(window, output: Path, suffix: str) -> list[Path]:
     wizard.source_page.path.setText(str(path))
     wizard.next()
     wizard.next()
+    wait_until(lambda: not wizard.codes_page.busy, what="reading the codes")
     written.append(save_png(wizard, output / f"methods-import-codes{suffix}.png", show=True))
     wizard.next()
     wizard.button(QWizard.WizardButton.FinishButton).click()
