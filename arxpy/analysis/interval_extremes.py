@@ -196,7 +196,7 @@ def spread_min(lo: np.ndarray, hi: np.ndarray, sign: float, k0: float
         delta = np.maximum(4 * alpha * gamma - beta ** 2, 0.0)
         q_star = delta / (4 * (alpha - rho ** 2))
         t = (-beta - 2 * rho * np.sqrt(q_star)) / (2 * alpha)
-    inside = (alpha > rho ** 2) & np.isfinite(t) & (t > points[:-1]) & (t < points[1:])
+        inside = (alpha > rho ** 2) & np.isfinite(t) & (t > points[:-1]) & (t < points[1:])
     # candidates: every endpoint (moments from sorted sums) and the interior stationary points
     p_hi = np.searchsorted(hi_sorted, points, side="right")  # hi <= t: at hi
     p_lo = np.searchsorted(lo_sorted, points, side="right")  # lo > t: at lo
