@@ -184,7 +184,9 @@ class Design:
                     column[unknown] = np.nan  # a generalized or suppressed category
                     out[f"{name}[{level}]"] = column
             else:
-                out[name] = _floats(rows[name])
+                values = _floats(rows[name])
+                # generalized to * everywhere: a constant (not estimable), not missing rows
+                out[name] = np.zeros(len(values)) if np.isnan(values).all() else values
         if spec.type == "cox":
             out["__time"] = _floats(rows[spec.time])
             out["__event"] = (rows[spec.event].astype(str).to_numpy() ==
