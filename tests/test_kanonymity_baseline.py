@@ -129,3 +129,21 @@ def test_compare_models_names_an_unknown_quasi_identifier(tmp_path, capsys):
                      "DiagAge,Nope", "--repeats", "1", "--report", str(tmp_path / "r.json")])
     assert code == 2
     assert "Nope" in capsys.readouterr().err
+
+
+def test_the_gui_compare_mode_runs_the_baseline_once_on_the_analyses_covariates(registry):
+    from arxpy.gui.methods.jobs import COMPARED_METHODS, model_preservation_job, sibling_method
+    from arxpy.methods import ImprovedCondensation
+
+    assert "k-anonymity-baseline" in COMPARED_METHODS
+    improved = ImprovedCondensation(k=25, time="SurvInterval", status="VitalStat",
+                                    event_value="0", seed=1)
+    analyses = [ModelSpec("cox", "cox", ("DiagAge", "Stage"), time="SurvInterval",
+                          event="VitalStat", event_value="0")]
+    baseline = sibling_method(improved, "k-anonymity-baseline", analyses)
+    assert list(baseline.quasi_identifiers) == ["DiagAge", "Stage"] and baseline.k == 25
+    results = model_preservation_job(improved, registry,
+                                     DataDefinition.for_columns(registry.columns), analyses,
+                                     repeats=3, seed=0, compare_with=["k-anonymity-baseline"])
+    fits = results["k-anonymity (ARX-style)"].models[0].fits
+    assert len(fits) == 3 and fits[0] is fits[1] is fits[2]  # one run, fitted once
