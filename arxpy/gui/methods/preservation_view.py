@@ -108,9 +108,11 @@ class ModelPreservationView(QWidget):
         column.addWidget(analyses)
         column.addLayout(form)
         column.addWidget(compare)
-        column.addWidget(note("Each method runs R times at each k with seeds seed … seed+R−1; "
-                              "every declared model is fitted on the original and on each "
-                              "repetition."))
+        column.addWidget(note("Each method runs R times at each k with seeds seed … seed+R−1 "
+                              "(k-anonymity is deterministic: one run stands for all); every "
+                              "declared model is fitted on the original and on each "
+                              "repetition, on interval midpoints where values are "
+                              "generalized."))
         column.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
