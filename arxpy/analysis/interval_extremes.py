@@ -83,16 +83,23 @@ def third_moment_max(lo: np.ndarray, hi: np.ndarray) -> tuple[float, np.ndarray]
     best = (-np.inf, None)
     i3 = np.arange(m + 1)
 
-    def sums(first, free_end, down_end):
-        """Moment sums of: upper before ``first``, lower in [free_end, down_end), upper
-        from ``down_end``; the free block [first, free_end) is left out."""
-        return [base[k] + up[k][first] + low[k][down_end] - low[k][free_end] + up[k][m]
-                - up[k][down_end] for k in range(3)]
+    def sums(first, free_end, capped: bool):
+        """Moment sums of: upper before ``first`` (rows), lower from ``free_end`` (or from
+        i3 when ``capped`` and i3 < free_end) to i3, upper from i3 (columns); the free
+        block [first, free_end) is left out. Built from 1-D terms by broadcasting."""
+        out = []
+        for k in range(3):
+            columns = (low[k] - up[k] + base[k] + up[k][m])[None, :]
+            start = low[k][free_end]
+            if capped:
+                start = np.where(free_end <= i3[None, :], start, low[k][None, :])
+            out.append(up[k][first] + columns - start)
+        return out
 
     chunk = max(1, _CHUNK_CELLS // (m + 1))
     for start in range(0, m + 1, chunk):  # vertex patterns: no record at a
         i1 = np.arange(start, min(m + 1, start + chunk))[:, None]
-        a1, a2, a3 = (s / n for s in sums(i1, i1, i3[None, :]))
+        a1, a2, a3 = (s / n for s in sums(i1, i1, False))
         value = np.where(i3[None, :] >= i1, a3 - 3 * a1 * a2 + 2 * a1 ** 3, -np.inf)
         r, c = np.unravel_index(int(np.argmax(value)), value.shape)
         if value[r, c] > best[0]:
@@ -102,9 +109,9 @@ def third_moment_max(lo: np.ndarray, hi: np.ndarray) -> tuple[float, np.ndarray]
     for start in range(0, len(zones), chunk):
         z = zones[start:start + chunk]
         i1, i2 = z_i1[z][:, None], z_i2[z][:, None]
-        j = np.minimum(i2, i3[None, :])
+        j = np.minimum(i2, i3[None, :])  # the free block ends at i2 or at the upper tail
         valid = i3[None, :] > i1
-        a1, a2, a3 = (s / n for s in sums(i1, j, np.maximum(i3[None, :], j)))
+        a1, a2, a3 = (s / n for s in sums(i1, i2, True))
         c = (j - i1) / n  # share of records at the common value y
         coefficients = (c * (1 - c) * (1 - 2 * c), -3 * a1 * c * (1 - 2 * c),
                         3 * c * (2 * a1 ** 2 - a2), a3 - 3 * a1 * a2 + 2 * a1 ** 3)

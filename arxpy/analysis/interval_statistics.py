@@ -242,7 +242,8 @@ def _distinct_free(lo_a: np.ndarray, hi_a: np.ndarray):
 
 
 def _enumeration_size(counts: np.ndarray) -> float:
-    return float(np.prod((counts + 1).astype(float))) if len(counts) else 1.0
+    with np.errstate(over="ignore"):  # beyond 1e308 combinations: inf, i.e. too many
+        return float(np.prod((counts + 1).astype(float))) if len(counts) else 1.0
 
 
 def _vertex_moments(fixed: np.ndarray, pairs: np.ndarray, counts: np.ndarray
