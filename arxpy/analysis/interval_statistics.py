@@ -107,11 +107,14 @@ def nested(lo: Sequence[float], hi: Sequence[float]) -> bool:
     """
     lo_a, hi_a = _arrays(lo, hi)
     keep = lo_a < hi_a
-    distinct = np.unique(np.column_stack([lo_a[keep], hi_a[keep]]), axis=0)
-    if len(distinct) < 2:
+    lo_f, hi_f = lo_a[keep], hi_a[keep]
+    order = np.lexsort((-hi_f, lo_f))  # by lo, wider first
+    lo_s, hi_s = lo_f[order], hi_f[order]
+    first = np.ones(len(lo_s), dtype=bool)  # identical intervals count once
+    first[1:] = (lo_s[1:] != lo_s[:-1]) | (hi_s[1:] != hi_s[:-1])
+    hi_sorted = hi_s[first]
+    if len(hi_sorted) < 2:
         return False
-    order = np.lexsort((-distinct[:, 1], distinct[:, 0]))  # by lo, wider first
-    hi_sorted = distinct[order, 1]
     return bool((np.maximum.accumulate(hi_sorted)[:-1] >= hi_sorted[1:]).any())
 
 
@@ -282,9 +285,10 @@ def _candidates(lo_a: np.ndarray, hi_a: np.ndarray) -> list[np.ndarray]:
     return [lo_a, hi_a, mid, variance_minimiser(lo_a, hi_a), threshold_vertex(lo_a, hi_a)]
 
 
-def _searched(lo_a: np.ndarray, hi_a: np.ndarray, pick, value) -> list[np.ndarray]:
+def _searched(lo_a: np.ndarray, hi_a: np.ndarray, pick, value,
+              starts: list[np.ndarray] | None = None) -> list[np.ndarray]:
     """The candidates and where the zone local search takes each of them (inner ranges)."""
-    starts = _candidates(lo_a, hi_a)
+    starts = _candidates(lo_a, hi_a) if starts is None else starts
     return starts + [zone_search(x, pick, value) for x in starts]
 
 
@@ -430,9 +434,10 @@ def confidence_limits(lo, hi, level: float = 0.95, k0: float | None = None,
     upper = IntervalStatistic(f"ci:{level:g}:upper", near[1.0], far[1.0], flag, how)
     if flag == EXACT:
         return lower, upper
+    starts = _candidates(lo_a, hi_a)
     reached = {sign: [spread_value(x, sign, k0) for x in _searched(
-        lo_a, hi_a, pick_spread(lo_a, hi_a, sign, k0), lambda x, g=sign: spread_value(x, g, k0))]
-        for sign in (1.0, -1.0)}
+        lo_a, hi_a, pick_spread(lo_a, hi_a, sign, k0), lambda x, g=sign: spread_value(x, g, k0),
+        starts)] for sign in (1.0, -1.0)}
     return (_with_inner(lower, [-near[-1.0]] + [-v for v in reached[-1.0]]),
             _with_inner(upper, [near[1.0]] + reached[1.0]))
 
@@ -495,8 +500,10 @@ def skewness(lo, hi, exact_limit: int = EXACT_LIMIT, structure_limit: int = SKEW
     result = IntervalStatistic("skewness", low, high, OUTER,
                              "centred form and mean-value form, intersected (third central "
                              "moment, divisor n)")
+    starts = _candidates(lo_a, hi_a)
     witnesses = [x for sign in (1.0, -1.0) for x in _searched(
-        lo_a, hi_a, pick_third_moment(lo_a, hi_a, sign), lambda x, g=sign: g * third_moment(x))]
+        lo_a, hi_a, pick_third_moment(lo_a, hi_a, sign), lambda x, g=sign: g * third_moment(x),
+        starts)]
     return _with_inner(result, [third_moment(x) for x in witnesses])
 
 
