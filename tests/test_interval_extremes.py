@@ -182,6 +182,26 @@ def test_confidence_limits_with_nesting():
     assert lower_o.inner[0] == pytest.approx(lower.lo)
 
 
+@FAST
+@given(data=unnested((2, 7)), widths=st.lists(st.sampled_from([0, 4, 9]), min_size=7,
+                                               max_size=7), k0=st.floats(0.1, 2.5))
+def test_confidence_limits_with_nesting_are_exact_by_enumeration_or_enclose(data, widths, k0):
+    lo, hi = _bounds(data)
+    hi = hi + np.asarray(widths[:len(lo)], dtype=float)[::-1]
+    v = vertices(lo, hi)
+    truth_upper = (spread(v, 1, k0).max(), -spread(v, -1, k0).max())  # far ends
+    for limit in (S.EXACT_LIMIT, 1):
+        lower, upper = S.confidence_limits(lo, hi, k0=k0, exact_limit=limit)
+        if upper.flag == S.EXACT:
+            assert upper.hi == pytest.approx(truth_upper[0], abs=1e-9)
+            assert lower.lo == pytest.approx(truth_upper[1], abs=1e-9)
+        else:
+            assert upper.hi >= truth_upper[0] - 1e-9 and lower.lo <= truth_upper[1] + 1e-9
+            assert upper.lo <= upper.inner[0] <= upper.inner[1] <= truth_upper[0] + 1e-9
+            assert truth_upper[1] - 1e-9 <= lower.inner[0] <= lower.inner[1] <= lower.hi
+        assert (spread(v, 1, k0) >= upper.lo - 1e-9).all()  # near ends: below every vertex
+
+
 def test_negative_k0_is_refused():
     from arxpy.errors import ConfigurationError
 
