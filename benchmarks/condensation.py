@@ -33,7 +33,11 @@ sys.path.insert(0, str(REPO))  # this checkout's arxpy
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from arxpy.analysis.model_preservation import compare_models, read_analyses  # noqa: E402
+from arxpy.analysis.model_preservation import (  # noqa: E402
+    analysed_covariates,
+    compare_models,
+    read_analyses,
+)
 from arxpy.data.definition import DataDefinition  # noqa: E402
 from arxpy.methods import run_method  # noqa: E402
 from arxpy.methods.condensation.devdata import SIZES, cancer_registry  # noqa: E402
@@ -165,9 +169,8 @@ def fidelity(args: argparse.Namespace) -> dict:
         if method == "improved":
             params = improved
         if method in DETERMINISTIC:
-            covariates = {c for spec in analyses for c in spec.covariates}
             release = run_method(name, frame, definition, {
-                "k": k, "quasi_identifiers": [c for c in frame.columns if c in covariates]})
+                "k": k, "quasi_identifiers": analysed_covariates(analyses, list(frame.columns))})
             tables = [release.table] * args.repeats  # one object: fitted once
         else:
             tables = [run_method(name, frame, definition,

@@ -448,6 +448,13 @@ def compare_models(original: pd.DataFrame, anonymized: Iterable[pd.DataFrame],
     return ModelPreservation(tuple(models), alpha)
 
 
+def analysed_covariates(analyses: Sequence[ModelSpec], columns: Sequence[str]) -> list[str]:
+    """The covariates of any declared analysis, in column order: what the k-anonymity
+    baseline generalizes (the outcomes stay as they are, spec 000 §2.5)."""
+    covariates = {c for spec in analyses for c in spec.covariates}
+    return [c for c in columns if c in covariates]
+
+
 def _check_columns(table: pd.DataFrame, analyses: Sequence[ModelSpec], index: int) -> None:
     for spec in analyses:
         missing = [c for c in spec.columns if c not in table.columns]

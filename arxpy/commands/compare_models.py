@@ -99,11 +99,12 @@ def _defaults_from_analyses(args: argparse.Namespace, analyses) -> None:
 def _baseline_parameters(args, analyses, frame, k: int) -> dict[str, Any]:
     """The k-anonymity baseline's settings: QIs from --quasi-identifiers or the analyses'
     covariates, in data order."""
+    from arxpy.analysis.model_preservation import analysed_covariates
+
     if args.quasi_identifiers:
         chosen = [q.strip() for q in args.quasi_identifiers.split(",") if q.strip()]
     else:
-        covariates = {c for spec in analyses for c in spec.covariates}
-        chosen = [c for c in frame.columns if c in covariates]
+        chosen = analysed_covariates(analyses, list(frame.columns))
     for name in chosen:
         if name not in frame.columns:
             raise ConfigurationError(f"--quasi-identifiers: no attribute '{name}' in the data.")

@@ -21,7 +21,11 @@ from arxpy.analysis.condensation_report import (
     released_mask,
 )
 from arxpy.analysis.interval_report import SWEEP_STATISTICS, statistics_table, width_sweep
-from arxpy.analysis.model_preservation import ModelPreservation, ModelSpec
+from arxpy.analysis.model_preservation import (
+    ModelPreservation,
+    ModelSpec,
+    analysed_covariates,
+)
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
@@ -35,7 +39,8 @@ CONDENSATION_METHODS = ("improved-condensation", "condensation", "tfrp", "mdav")
 COMPARED_METHODS = (*CONDENSATION_METHODS, "k-anonymity-baseline")
 
 
-def sibling_method(method: Method, name: str, analyses: Sequence[ModelSpec]) -> Method:
+def sibling_method(method: Method, name: str, analyses: Sequence[ModelSpec],
+                   columns: Sequence[str] = ()) -> Method:
     """Method ``name`` with ``method``'s shared settings (k, generator, kinds ...).
 
     Improved condensation needs a survival time: it comes from ``method`` when that is
@@ -55,8 +60,8 @@ def sibling_method(method: Method, name: str, analyses: Sequence[ModelSpec]) -> 
                 "or leave improved condensation out of the comparison.")
         params.update(time=cox.time, status=cox.event, event_value=cox.event_value)
     if "quasi_identifiers" in names and not params.get("quasi_identifiers"):
-        params["quasi_identifiers"] = list(dict.fromkeys(
-            c for spec in analyses for c in spec.covariates))
+        order = list(columns) or list(dict.fromkeys(c for a in analyses for c in a.covariates))
+        params["quasi_identifiers"] = analysed_covariates(analyses, order)
     return cls(**params)
 
 
@@ -93,7 +98,7 @@ def model_preservation_job(method: Method, data: pd.DataFrame, definition: DataD
     methods = {label or method.label: method}
     for name in compare_with:
         if name != method.name:
-            sibling = sibling_method(method, name, analyses)
+            sibling = sibling_method(method, name, analyses, list(data.columns))
             methods[sibling.label] = sibling
     ks = list(dict.fromkeys(ks)) or [method.k]
     for k in ks:
