@@ -428,8 +428,8 @@ def confidence_limits(lo, hi, level: float = 0.95, k0: float | None = None,
     if far is None:  # interval arithmetic on the mean and the sample sd ranges
         m, s = mean(lo_a, hi_a), standard_deviation(lo_a, hi_a, 1, exact_limit)
         far = {1.0: m.hi + k0 * s.hi, -1.0: -(m.lo - k0 * s.hi)}
-    how = (f"k0 = {k0:g}, sample V; near ends: clip to one value (convex, exact); far ends: "
-           f"{how}")
+    how = (f"E -/+ k0*s, k0 = {k0:.4g}, sample V: near ends by one clipped value (exact), "
+           f"far ends by {how}")
     lower = IntervalStatistic(f"ci:{level:g}:lower", -far[-1.0], -near[-1.0], flag, how)
     upper = IntervalStatistic(f"ci:{level:g}:upper", near[1.0], far[1.0], flag, how)
     if flag == EXACT:
@@ -448,14 +448,14 @@ def _spread_max(lo_a: np.ndarray, hi_a: np.ndarray, k0: float, exact_limit: int
     n = len(lo_a)
     if not nested(lo_a, hi_a):
         return ({sign: spread_max_threshold(lo_a, hi_a, sign, k0)[0] for sign in (1.0, -1.0)},
-                "threshold scan (no nesting, exact)")
+                "threshold scan (no nesting)")
     fixed, pairs, counts = _distinct_free(lo_a, hi_a)
     if _enumeration_size(counts) > exact_limit:
-        return None, "interval arithmetic on E and the sd range (outer)"
+        return None, "interval arithmetic on E and the sd range"
     s1, s2 = _vertex_moments(fixed, pairs, counts)
     spread = k0 * np.sqrt(np.maximum(s2 - s1 ** 2 / n, 0.0) / (n - 1))
     return ({sign: float((sign * s1 / n + spread).max()) for sign in (1.0, -1.0)},
-            "vertex enumeration (exact)")
+            "vertex enumeration")
 
 
 def _square_range(lo_a: np.ndarray, hi_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -492,8 +492,8 @@ def skewness(lo, hi, exact_limit: int = EXACT_LIMIT, structure_limit: int = SKEW
     if not nested(lo_a, hi_a) and third_moment_structures(lo_a, hi_a) <= structure_limit:
         (low, high), _ = third_moment_range(lo_a, hi_a)
         return IntervalStatistic("skewness", low, high, EXACT,
-                                 "KKT structure scan (no nesting, exact, O(n^2); third central "
-                                 "moment, divisor n)")
+                                 "KKT structure scan, no nesting, O(n^2) (third central moment, "
+                                 "divisor n)")
     centred = _skewness_centred(lo_a, hi_a)
     slope = _skewness_mean_value(lo_a, hi_a, exact_limit)
     low, high = max(centred[0], slope[0]), min(centred[1], slope[1])
