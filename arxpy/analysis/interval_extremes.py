@@ -109,18 +109,17 @@ def third_moment_max(lo: np.ndarray, hi: np.ndarray) -> tuple[float, np.ndarray]
     for start in range(0, len(zones), chunk):
         z = zones[start:start + chunk]
         i1, i2 = z_i1[z][:, None], z_i2[z][:, None]
-        j = np.minimum(i2, i3[None, :])  # the free block ends at i2 or at the upper tail
-        valid = i3[None, :] > i1
-        a1, a2, a3 = (s / n for s in sums(i1, i2, True))
-        c = (j - i1) / n  # share of records at the common value y
+        row, col = np.nonzero(i3[None, :] > i1)  # the cells with a free block
+        a1, a2, a3 = (s[row, col] / n for s in sums(i1, i2, True))
+        j = np.minimum(i2[row, 0], col)  # the free block ends at i2 or at the upper tail
+        c = (j - i1[row, 0]) / n  # share of records at the common value y
         coefficients = (c * (1 - c) * (1 - 2 * c), -3 * a1 * c * (1 - 2 * c),
                         3 * c * (2 * a1 ** 2 - a2), a3 - 3 * a1 * a2 + 2 * a1 ** 3)
-        y, value = _best_on_zone(coefficients, p[z][:, None], q[z][:, None])
-        value = np.where(valid, value, -np.inf)
-        r, col = np.unravel_index(int(np.argmax(value)), value.shape)
-        if value[r, col] > best[0]:
-            best = (float(value[r, col]), (int(i1[r, 0]), int(j[r, col]), int(col),
-                                           float(y[r, col])))
+        y, value = _best_on_zone(coefficients, p[z][row], q[z][row])
+        at = int(np.argmax(value))
+        if value[at] > best[0]:
+            best = (float(value[at]), (int(i1[row[at], 0]), int(j[at]), int(col[at]),
+                                       float(y[at])))
     first, free_end, down_end, y = best[1]
     x = l_c.copy()
     x[rows[:first]] = u_s[:first]
