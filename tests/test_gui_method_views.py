@@ -176,6 +176,16 @@ def test_model_preservation_compares_sibling_methods(qtbot, improved):
     assert len(bars) == 2
 
 
+def test_model_preservation_compares_the_k_anonymity_baseline(qtbot, improved):
+    view = _shown(qtbot, ModelPreservationView(improved))
+    view.compare["k-anonymity-baseline"].setChecked(True)
+    _run_preservation(qtbot, view, repeats=2)
+    assert set(view.results) == {improved.method.label, "k-anonymity (ARX-style)"}
+    fits = view.results["k-anonymity (ARX-style)"].models[0].fits
+    assert len(fits) == 2 and fits[0] is fits[1]  # deterministic: one run, fitted once
+    assert view.report.summary.rowCount() == 2 * len(view.panel.analyses())
+
+
 def test_model_preservation_can_be_cancelled(qtbot, improved):
     view = _shown(qtbot, ModelPreservationView(improved))
     view.repeats.setValue(200)

@@ -517,3 +517,18 @@ def test_a_project_naming_an_unknown_method_says_so_instead_of_searching(window,
     assert errors and "Unknown method 'from-the-future'" in errors[0]
     choose(window, "mdav")
     assert not panel.error.isVisibleTo(panel) and panel.form is not None
+
+
+def test_the_k_anonymity_baseline_runs_from_configure_and_its_claim_is_recounted(window,
+                                                                                 qtbot):
+    from arxpy.gui.methods.verification import check_claims
+
+    choose(window, "k-anonymity-baseline")
+    set_k(window, 5)
+    run_and_wait(window, qtbot)
+    run = window.state.runs[-1]
+    assert run.method.name == "k-anonymity-baseline"
+    release = run.release
+    kept = release.table.loc[~release.suppressed]
+    assert kept.groupby(release.quasi_identifiers).size().min() >= 5
+    assert all(check.holds for check in check_claims(release))

@@ -21,6 +21,20 @@ from typing import Any
 
 import numpy as np
 
+from arxpy.analysis.interval_extremes import (
+    pick_spread,
+    pick_third_moment,
+    pick_variance,
+    spread_max_threshold,
+    spread_min,
+    spread_value,
+    third_moment,
+    third_moment_range,
+    third_moment_structures,
+    threshold_dataset,
+    threshold_moments,
+    zone_search,
+)
 from arxpy.errors import ConfigurationError
 
 EXACT = "exact"
@@ -93,11 +107,14 @@ def nested(lo: Sequence[float], hi: Sequence[float]) -> bool:
     """
     lo_a, hi_a = _arrays(lo, hi)
     keep = lo_a < hi_a
-    distinct = np.unique(np.column_stack([lo_a[keep], hi_a[keep]]), axis=0)
-    if len(distinct) < 2:
+    lo_f, hi_f = lo_a[keep], hi_a[keep]
+    order = np.lexsort((-hi_f, lo_f))  # by lo, wider first
+    lo_s, hi_s = lo_f[order], hi_f[order]
+    first = np.ones(len(lo_s), dtype=bool)  # identical intervals count once
+    first[1:] = (lo_s[1:] != lo_s[:-1]) | (hi_s[1:] != hi_s[:-1])
+    hi_sorted = hi_s[first]
+    if len(hi_sorted) < 2:
         return False
-    order = np.lexsort((-distinct[:, 1], distinct[:, 0]))  # by lo, wider first
-    hi_sorted = distinct[order, 1]
     return bool((np.maximum.accumulate(hi_sorted)[:-1] >= hi_sorted[1:]).any())
 
 
@@ -228,7 +245,8 @@ def _distinct_free(lo_a: np.ndarray, hi_a: np.ndarray):
 
 
 def _enumeration_size(counts: np.ndarray) -> float:
-    return float(np.prod((counts + 1).astype(float))) if len(counts) else 1.0
+    with np.errstate(over="ignore"):  # beyond 1e308 combinations: inf, i.e. too many
+        return float(np.prod((counts + 1).astype(float))) if len(counts) else 1.0
 
 
 def _vertex_moments(fixed: np.ndarray, pairs: np.ndarray, counts: np.ndarray
@@ -242,46 +260,36 @@ def _vertex_moments(fixed: np.ndarray, pairs: np.ndarray, counts: np.ndarray
     return s1, s2
 
 
-def _threshold_scan(lo_a: np.ndarray, hi_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Population variance of "free intervals j' < j by midpoint at lo, the rest at hi"
-    for j = 0..m, and the free intervals' rows in midpoint order."""
-    n = len(lo_a)
-    free = np.flatnonzero(lo_a < hi_a)
-    fixed = lo_a[lo_a == hi_a]
-    rows = free[np.argsort((lo_a[free] + hi_a[free]) / 2, kind="stable")]
-    lo_f, hi_f = lo_a[rows], hi_a[rows]
-    lo_pre = np.concatenate([[0.0], np.cumsum(lo_f)])
-    lo_pre2 = np.concatenate([[0.0], np.cumsum(lo_f ** 2)])
-    hi_suf = np.concatenate([np.cumsum(hi_f[::-1])[::-1], [0.0]])
-    hi_suf2 = np.concatenate([np.cumsum((hi_f ** 2)[::-1])[::-1], [0.0]])
-    s1 = fixed.sum() + lo_pre + hi_suf
-    s2 = (fixed ** 2).sum() + lo_pre2 + hi_suf2
-    return s2 / n - (s1 / n) ** 2, rows
-
-
 def variance_upper_threshold(lo_a: np.ndarray, hi_a: np.ndarray) -> float:
     """Largest population variance over "first j by midpoint at lo, the rest at hi".
 
-    Exact when the non-degenerate intervals do not nest (spec §2.7); otherwise the value
-    of an achievable vertex, i.e. a lower bound on the largest variance.
+    Exact when the non-degenerate intervals do not nest (spec §2.7; see
+    :func:`threshold_moments`); otherwise the value of an achievable vertex, i.e. a lower
+    bound on the largest variance.
     """
-    values, _ = _threshold_scan(lo_a, hi_a)
-    return float(max(values.max(), 0.0))
+    n = len(lo_a)
+    s1, s2, _ = threshold_moments(lo_a, hi_a)
+    return float(max((s2 / n - (s1 / n) ** 2).max(), 0.0))
 
 
 def threshold_vertex(lo_a: np.ndarray, hi_a: np.ndarray) -> np.ndarray:
     """The vertex that :func:`variance_upper_threshold` found."""
-    values, rows = _threshold_scan(lo_a, hi_a)
-    j = int(np.argmax(values))
-    x = hi_a.copy()
-    x[rows[:j]] = lo_a[rows[:j]]
-    return x
+    n = len(lo_a)
+    s1, s2, rows = threshold_moments(lo_a, hi_a)
+    return threshold_dataset(lo_a, hi_a, rows, int(np.argmax(s2 / n - (s1 / n) ** 2)))
 
 
 def _candidates(lo_a: np.ndarray, hi_a: np.ndarray) -> list[np.ndarray]:
     """Concrete datasets inside the intervals that push spread and location to extremes."""
     mid = (lo_a + hi_a) / 2
     return [lo_a, hi_a, mid, variance_minimiser(lo_a, hi_a), threshold_vertex(lo_a, hi_a)]
+
+
+def _searched(lo_a: np.ndarray, hi_a: np.ndarray, pick, value,
+              starts: list[np.ndarray] | None = None) -> list[np.ndarray]:
+    """The candidates and where the zone local search takes each of them (inner ranges)."""
+    starts = _candidates(lo_a, hi_a) if starts is None else starts
+    return starts + [zone_search(x, pick, value) for x in starts]
 
 
 def variance_upper_zones(fixed: np.ndarray, pairs: np.ndarray, counts: np.ndarray, n: int,
@@ -350,7 +358,10 @@ def variance(lo, hi, ddof: int = 0, exact_limit: int = EXACT_LIMIT) -> IntervalS
     name = "variance" if ddof == 0 else f"variance(ddof={ddof})"
     result = IntervalStatistic(name, low * factor, high * factor, flag,
                              f"lower: clip to the mean root; upper: {how}")
-    return _with_inner(result, [x.var(ddof=ddof) for x in _candidates(lo_a, hi_a)])
+    if flag == EXACT:
+        return result
+    witnesses = _searched(lo_a, hi_a, pick_variance(lo_a, hi_a), lambda x: float(x.var()))
+    return _with_inner(result, [x.var(ddof=ddof) for x in witnesses])
 
 
 def standard_deviation(lo, hi, ddof: int = 0, exact_limit: int = EXACT_LIMIT
@@ -395,22 +406,56 @@ def default_k0(n: int, level: float) -> float:
 def confidence_limits(lo, hi, level: float = 0.95, k0: float | None = None,
                       exact_limit: int = EXACT_LIMIT) -> tuple[IntervalStatistic,
                                                               IntervalStatistic]:
-    """Ranges of L = E − k0·√V and U = E + k0·√V (L124), V the sample variance; outer."""
+    """Ranges of L = E − k0·√V and U = E + k0·√V (L124), V the sample variance.
+
+    The inner ends (smallest U, largest L) are convex problems solved exactly for any
+    intervals (:func:`spread_min`). The outer ends (largest U, smallest L) maximise a
+    convex function: exact by the threshold scan without nesting, by grouped vertex
+    enumeration within ``exact_limit``; otherwise interval arithmetic (outer), with the
+    zone local search's datasets as the inner range.
+    """
     if not 0 < level < 1:
         raise ConfigurationError(f"The confidence level must be between 0 and 1, got {level:g}.")
     lo_a, hi_a = _arrays(lo, hi)
     k0 = default_k0(len(lo_a), level) if k0 is None else k0
-    m = mean(lo_a, hi_a)
-    s = standard_deviation(lo_a, hi_a, 1, exact_limit)
-    how = f"interval arithmetic on E -/+ k0*sqrt(V), k0 = {k0:g}, sample V"
-    lower = IntervalStatistic(f"ci:{level:g}:lower", m.lo - k0 * s.hi, m.hi - k0 * s.lo,
-                              OUTER, how)
-    upper = IntervalStatistic(f"ci:{level:g}:upper", m.lo + k0 * s.lo, m.hi + k0 * s.hi,
-                              OUTER, how)
-    candidates = _candidates(lo_a, hi_a)
-    spread = [k0 * x.std(ddof=1) for x in candidates]
-    return (_with_inner(lower, [x.mean() - d for x, d in zip(candidates, spread, strict=True)]),
-            _with_inner(upper, [x.mean() + d for x, d in zip(candidates, spread, strict=True)]))
+    if k0 < 0:
+        raise ConfigurationError(f"The confidence factor k0 must be 0 or more, got {k0:g}.")
+    if len(lo_a) < 2:
+        raise ConfigurationError("A confidence interval on the mean needs at least 2 records.")
+    near = {sign: spread_min(lo_a, hi_a, sign, k0)[0] for sign in (1.0, -1.0)}
+    far, how = _spread_max(lo_a, hi_a, k0, exact_limit)
+    flag = EXACT if far is not None else OUTER
+    if far is None:  # interval arithmetic on the mean and the sample sd ranges
+        m, s = mean(lo_a, hi_a), standard_deviation(lo_a, hi_a, 1, exact_limit)
+        far = {1.0: m.hi + k0 * s.hi, -1.0: -(m.lo - k0 * s.hi)}
+    how = (f"E -/+ k0*s, k0 = {k0:.4g}, sample V: near ends by one clipped value (exact), "
+           f"far ends by {how}")
+    lower = IntervalStatistic(f"ci:{level:g}:lower", -far[-1.0], -near[-1.0], flag, how)
+    upper = IntervalStatistic(f"ci:{level:g}:upper", near[1.0], far[1.0], flag, how)
+    if flag == EXACT:
+        return lower, upper
+    starts = _candidates(lo_a, hi_a)
+    reached = {sign: [spread_value(x, sign, k0) for x in _searched(
+        lo_a, hi_a, pick_spread(lo_a, hi_a, sign, k0), lambda x, g=sign: spread_value(x, g, k0),
+        starts)] for sign in (1.0, -1.0)}
+    return (_with_inner(lower, [-near[-1.0]] + [-v for v in reached[-1.0]]),
+            _with_inner(upper, [near[1.0]] + reached[1.0]))
+
+
+def _spread_max(lo_a: np.ndarray, hi_a: np.ndarray, k0: float, exact_limit: int
+                ) -> tuple[dict[float, float] | None, str]:
+    """Largest ±E + k0·s for both signs when exactly computable, and how."""
+    n = len(lo_a)
+    if not nested(lo_a, hi_a):
+        return ({sign: spread_max_threshold(lo_a, hi_a, sign, k0)[0] for sign in (1.0, -1.0)},
+                "threshold scan (no nesting)")
+    fixed, pairs, counts = _distinct_free(lo_a, hi_a)
+    if _enumeration_size(counts) > exact_limit:
+        return None, "interval arithmetic on E and the sd range"
+    s1, s2 = _vertex_moments(fixed, pairs, counts)
+    spread = k0 * np.sqrt(np.maximum(s2 - s1 ** 2 / n, 0.0) / (n - 1))
+    return ({sign: float((sign * s1 / n + spread).max()) for sign in (1.0, -1.0)},
+            "vertex enumeration")
 
 
 def _square_range(lo_a: np.ndarray, hi_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -425,22 +470,41 @@ def _product_range(a: tuple[float, float], b: tuple[float, float]) -> tuple[floa
     return min(products), max(products)
 
 
-def skewness(lo, hi, exact_limit: int = EXACT_LIMIT) -> IntervalStatistic:
+#: Structures the exact O(m²) third-moment scan may evaluate (3·10⁶: about 1-2 s here).
+SKEWNESS_LIMIT = 3_000_000
+
+
+def skewness(lo, hi, exact_limit: int = EXACT_LIMIT, structure_limit: int = SKEWNESS_LIMIT
+             ) -> IntervalStatistic:
     """Range of the third central moment mean((x − E)³) (the paper's "skewness", L124).
 
-    Two outer enclosures, intersected: the centred form around c = the mean of midpoints
+    Exact without nesting when at most ``structure_limit`` structures are needed
+    (:func:`third_moment_range`, O(m²)), and for n ≤ 2 (always 0). Otherwise two outer
+    enclosures, intersected: the centred form around c = the mean of midpoints
     (y = x − c, D = E − c, S = mean(y³) − 3·D·mean(y²) + 2·D³, each term enclosed), and
     the mean-value form S(mid) + Σ ∂S/∂x_i(ξ)·[−r_i, r_i] with
-    ∂S/∂x_i = 3((ξ_i − E)² − V)/n enclosed over the box (tight for narrow intervals).
+    ∂S/∂x_i = 3((ξ_i − E)² − V)/n enclosed over the box (tight for narrow intervals);
+    the inner range comes from the zone local search.
     """
     lo_a, hi_a = _arrays(lo, hi)
+    if len(lo_a) <= 2:  # x1 − E = −(x2 − E): the third moment vanishes
+        return IntervalStatistic("skewness", 0.0, 0.0, EXACT, "n <= 2: always 0")
+    if not nested(lo_a, hi_a) and third_moment_structures(lo_a, hi_a) <= structure_limit:
+        (low, high), _ = third_moment_range(lo_a, hi_a)
+        return IntervalStatistic("skewness", low, high, EXACT,
+                                 "KKT structure scan, no nesting, O(n^2) (third central moment, "
+                                 "divisor n)")
     centred = _skewness_centred(lo_a, hi_a)
     slope = _skewness_mean_value(lo_a, hi_a, exact_limit)
     low, high = max(centred[0], slope[0]), min(centred[1], slope[1])
     result = IntervalStatistic("skewness", low, high, OUTER,
                              "centred form and mean-value form, intersected (third central "
                              "moment, divisor n)")
-    return _with_inner(result, [np.mean((x - x.mean()) ** 3) for x in _candidates(lo_a, hi_a)])
+    starts = _candidates(lo_a, hi_a)
+    witnesses = [x for sign in (1.0, -1.0) for x in _searched(
+        lo_a, hi_a, pick_third_moment(lo_a, hi_a, sign), lambda x, g=sign: g * third_moment(x),
+        starts)]
+    return _with_inner(result, [third_moment(x) for x in witnesses])
 
 
 def _skewness_centred(lo_a: np.ndarray, hi_a: np.ndarray) -> tuple[float, float]:

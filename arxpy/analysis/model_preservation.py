@@ -12,9 +12,13 @@ requirements (L158-164, definitions in spec §3 [I]):
   the same on the exp(coef) scale, exp being monotone); ``pct_outside_ci_sig`` restricted
   to the originally significant ones.
 
-A coefficient that cannot be estimated on a release (a level that disappeared) counts as
-changed and outside. A fit that fails (separation, non-convergence, singular matrix) is
-counted in ``fit_failures`` and left out of the means; it is never dropped silently.
+A coefficient that cannot be estimated on a release (a level that disappeared, a
+covariate generalized to ``*`` everywhere) counts as changed and outside. Generalized
+values are read as :mod:`arxpy.analysis.generalized` says: an interval stands for its
+midpoint; a record whose covariate carries no number or no original category (``*``,
+a suppressed record) is left out of that fit and counted (``records_left_out``). A fit
+that fails (separation, non-convergence, singular matrix) is counted in
+``fit_failures`` and left out of the means; it is never dropped silently.
 Cox models are fitted on every record, censored ones included (spec §2.6).
 """
 
@@ -31,6 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arxpy.analysis.generalized import read_numeric
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 
@@ -138,6 +143,7 @@ class Design:
     spec: ModelSpec
     levels: Mapping[str, tuple[str, ...]]  # non-reference levels per categorical covariate
     threshold: float | None
+    known: Mapping[str, frozenset[str]] = field(default_factory=dict)  # original categories
 
     @classmethod
     def from_original(cls, spec: ModelSpec, original: pd.DataFrame) -> Design:
@@ -146,7 +152,7 @@ class Design:
             raise ConfigurationError(
                 f"Analysis '{spec.name}': no attribute '{missing[0]}' in the data.")
         rows = _filtered(spec, original)
-        levels = {}
+        levels, known = {}, {}
         for name in spec.covariates:
             if name in spec.categorical or not _numeric(original[name]):
                 present = sorted(set(original[name].astype(str)))
@@ -156,10 +162,11 @@ class Design:
                         f"Analysis '{spec.name}': reference level {reference!r} of "
                         f"'{name}' does not occur; levels: {', '.join(present)}.")
                 levels[name] = tuple(v for v in present if v != reference)
+                known[name] = frozenset(present)
         threshold = spec.threshold
         if spec.type == "logit" and threshold is None and _numeric(rows[spec.response]):
             threshold = float(np.median(_floats(rows[spec.response])))
-        return cls(spec, levels, threshold)
+        return cls(spec, levels, threshold, known)
 
     def frame(self, table: pd.DataFrame) -> pd.DataFrame:
         """The model's numeric frame: covariate columns plus the outcome column(s)."""
@@ -169,16 +176,25 @@ class Design:
         for name in spec.covariates:
             if name in self.levels:
                 values = rows[name].astype(str).to_numpy()
+                unknown = ~np.isin(values, list(self.known.get(name, self.levels[name])))
+                if name not in self.known or unknown.all():
+                    unknown[:] = False  # no category left: a constant, not estimable
                 for level in self.levels[name]:
-                    out[f"{name}[{level}]"] = (values == level).astype(np.float64)
+                    column = (values == level).astype(np.float64)
+                    column[unknown] = np.nan  # a generalized or suppressed category
+                    out[f"{name}[{level}]"] = column
             else:
-                out[name] = _floats(rows[name])
+                values = _floats(rows[name])
+                # generalized to * everywhere: a constant (not estimable), not missing rows
+                out[name] = np.zeros(len(values)) if np.isnan(values).all() else values
         if spec.type == "cox":
             out["__time"] = _floats(rows[spec.time])
             out["__event"] = (rows[spec.event].astype(str).to_numpy() ==
                               spec.event_value).astype(np.float64)
         elif spec.type == "logit" and self.threshold is not None:
-            out["__y"] = (_floats(rows[spec.response]) > self.threshold).astype(np.float64)
+            response = _floats(rows[spec.response])
+            out["__y"] = np.where(np.isnan(response), np.nan,
+                                  (response > self.threshold).astype(np.float64))
         elif spec.type == "logit":
             values = rows[spec.response].astype(str).to_numpy()
             out["__y"] = (values == sorted(set(values))[-1]).astype(np.float64)
@@ -199,7 +215,8 @@ def _numeric(column: pd.Series) -> bool:
 
 
 def _floats(column: pd.Series) -> np.ndarray:
-    return pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
+    """Numbers, interval midpoints for generalized values, NaN where there is none."""
+    return read_numeric(column).midpoint
 
 
 # --- fitting ------------------------------------------------------------------------------
@@ -212,6 +229,8 @@ class Fit:
     se: pd.Series
     p: pd.Series
     error: str = ""
+    #: Records left out because a covariate or outcome carries no value (``*``).
+    left_out: int = 0
 
     @property
     def failed(self) -> bool:
@@ -219,8 +238,12 @@ class Fit:
 
 
 def fit_model(design: Design, table: pd.DataFrame) -> Fit:
-    """Fit one declared model on a table; constant covariates are left out (NaN)."""
+    """Fit one declared model on a table; constant covariates are left out (NaN), and so
+    are records without a value for a covariate or the outcome (counted)."""
     frame = design.frame(table)
+    complete = frame.notna().all(axis=1).to_numpy()
+    left_out = int((~complete).sum())
+    frame = frame.loc[complete]
     covariates = [c for c in frame.columns if not c.startswith("__")]
     usable = [c for c in covariates if frame[c].nunique() > 1]
     try:
@@ -229,8 +252,9 @@ def fit_model(design: Design, table: pd.DataFrame) -> Fit:
             coef, se, p = _FITTERS[design.spec.type](frame, usable)
     except Exception as exc:  # statsmodels/lifelines raise many types; all mean "failed"
         empty = pd.Series(np.nan, index=covariates)
-        return Fit(empty, empty, empty, f"{type(exc).__name__}: {exc}"[:200])
-    return Fit(coef.reindex(covariates), se.reindex(covariates), p.reindex(covariates))
+        return Fit(empty, empty, empty, f"{type(exc).__name__}: {exc}"[:200], left_out)
+    return Fit(coef.reindex(covariates), se.reindex(covariates), p.reindex(covariates),
+               left_out=left_out)
 
 
 def _failing_warnings() -> None:
@@ -342,7 +366,8 @@ class ModelComparison:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.spec.type, "spec": self.spec.to_dict(),
                                "repetitions": len(self.fits), "fit_failures": self.fit_failures,
-                               "failures": [f.error for f in self.fits if f.failed]}
+                               "failures": [f.error for f in self.fits if f.failed],
+                               "records_left_out": [f.left_out for f in self.fits]}
         for metric in METRICS:
             values = self.metrics[metric].dropna() if len(self.metrics) else pd.Series([])
             out[metric] = {"mean": _num(values.mean()) if len(values) else None,
@@ -402,12 +427,18 @@ def compare_models(original: pd.DataFrame, anonymized: Iterable[pd.DataFrame],
                 f"({fit.error}); change its covariates or filter.")
     fits: list[list[Fit]] = [[] for _ in designs]
     tables = list(anonymized)
+    done: dict[int, list[Fit]] = {}  # a deterministic method repeats one table object
     for r, table in enumerate(tables):
         _check_columns(table, analyses, r)
-        for i, design in enumerate(designs):
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-            fits[i].append(fit_model(design, table))
+        if id(table) not in done:
+            row = []
+            for design in designs:
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+                row.append(fit_model(design, table))
+            done[id(table)] = row
+        for i, fit in enumerate(done[id(table)]):
+            fits[i].append(fit)
         report((r + 1) / max(1, len(tables)), f"Fitted repetition {r + 1} of {len(tables)}")
     models = []
     for design, original_fit, model_fits in zip(designs, originals, fits, strict=True):
@@ -415,6 +446,13 @@ def compare_models(original: pd.DataFrame, anonymized: Iterable[pd.DataFrame],
         metrics = pd.DataFrame(rows, columns=list(METRICS), dtype=float)
         models.append(ModelComparison(design.spec, original_fit, tuple(model_fits), metrics))
     return ModelPreservation(tuple(models), alpha)
+
+
+def analysed_covariates(analyses: Sequence[ModelSpec], columns: Sequence[str]) -> list[str]:
+    """The covariates of any declared analysis, in column order: what the k-anonymity
+    baseline generalizes (the outcomes stay as they are, spec 000 §2.5)."""
+    covariates = {c for spec in analyses for c in spec.covariates}
+    return [c for c in columns if c in covariates]
 
 
 def _check_columns(table: pd.DataFrame, analyses: Sequence[ModelSpec], index: int) -> None:

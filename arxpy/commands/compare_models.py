@@ -3,6 +3,10 @@
 Fits the declared analyses (``--analyses``, see docs/condensation.md) on the original
 table and on anonymized tables: files given with ``--anonymized``, or R repetitions
 (``--repeats``, seeds seed..seed+R-1) of each method in ``--methods`` at each ``--k``.
+``k-anonymity`` is the paper's "commercial" baseline (generalization and suppression by
+arxpy's lattice engine, spec 000 §2.5): deterministic, so it runs once per k and its
+release stands for every repetition; its quasi-identifiers default to the analyses'
+covariates (the outcomes stay as they are), and models read intervals as midpoints.
 Report (a contract): ``results`` lists one entry per (method, k) with, per model,
 ``pct_sig_changed``, ``pct_dir_changed``, ``pct_outside_ci`` and ``pct_outside_ci_sig``
 (each ``mean``, ``sd``, ``per_repetition``) and ``fit_failures``.
@@ -26,6 +30,11 @@ from arxpy.commands.condense import (
 from arxpy.commands.options import ProgressBar, read_data_option, write_json
 from arxpy.errors import ConfigurationError
 
+#: The k-anonymity baseline's name here (the paper's "commercial" tool, spec 000 §2.5).
+BASELINE = "k-anonymity"
+#: Methods compare-models runs: CLI name -> registered method.
+COMPARED = {**METHODS, BASELINE: "k-anonymity-baseline"}
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -40,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     source.add_argument("--anonymized", type=Path, nargs="+", metavar="OUT.csv",
                         help="anonymized tables (each one repetition)")
     source.add_argument("--methods", metavar="M[,M...]",
-                        help=f"methods to run: {','.join(METHODS)}")
+                        help=f"methods to run: {','.join(COMPARED)}")
     parser.add_argument("--k", default="100", metavar="K[,K...]", help="group sizes to run")
     parser.add_argument("--analyses", type=Path, required=True, metavar="analyses.json")
     parser.add_argument("--repeats", type=int, default=100, metavar="R",
@@ -48,6 +57,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--seed", type=int, default=0, help="seed of the first repetition")
     add_condensation_arguments(parser)
+    baseline = parser.add_argument_group("k-anonymity baseline")
+    baseline.add_argument("--quasi-identifiers", metavar="A[,B...]",
+                          help="attributes the baseline generalizes (default: the covariates "
+                          "of the analyses)")
+    baseline.add_argument("--suppression-limit", type=float, default=0.05, metavar="F",
+                          help="share of records the baseline may suppress (default 0.05)")
     parser.add_argument("--report", type=Path, required=True, metavar="R.json")
     parser.add_argument("--csv", type=Path, metavar="long.csv",
                         help="every metric of every repetition, one per line")
@@ -81,14 +96,31 @@ def _defaults_from_analyses(args: argparse.Namespace, analyses) -> None:
         args.response = None
 
 
-def _anonymized_runs(args, frame, definition, progress):
-    """(method, k, tables in input order, seconds) for every method and k, R times each."""
+def _baseline_parameters(args, analyses, frame, k: int) -> dict[str, Any]:
+    """The k-anonymity baseline's settings: QIs from --quasi-identifiers or the analyses'
+    covariates, in data order."""
+    from arxpy.analysis.model_preservation import analysed_covariates
+
+    if args.quasi_identifiers:
+        chosen = [q.strip() for q in args.quasi_identifiers.split(",") if q.strip()]
+    else:
+        chosen = analysed_covariates(analyses, list(frame.columns))
+    for name in chosen:
+        if name not in frame.columns:
+            raise ConfigurationError(f"--quasi-identifiers: no attribute '{name}' in the data.")
+    return {"k": k, "quasi_identifiers": chosen, "suppression_limit": args.suppression_limit}
+
+
+def _anonymized_runs(args, frame, definition, analyses, progress):
+    """(method, k, tables in input order, seconds) for every method and k, R times each
+    (a deterministic method runs once; its table stands for every repetition)."""
+    from arxpy.analysis.condensation_report import input_order
     from arxpy.methods import run_method
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    unknown = [m for m in methods if m not in METHODS]
+    unknown = [m for m in methods if m not in COMPARED]
     if unknown:
-        raise ConfigurationError(f"Unknown method '{unknown[0]}'; use {', '.join(METHODS)}.")
+        raise ConfigurationError(f"Unknown method '{unknown[0]}'; use {', '.join(COMPARED)}.")
     ks = _ints(args.k, "--k")
     if args.repeats < 1:
         raise ConfigurationError("--repeats must be at least 1.")
@@ -97,13 +129,16 @@ def _anonymized_runs(args, frame, definition, progress):
         for k in ks:
             tables, seconds = [], 0.0
             for r in range(args.repeats):
-                params = method_parameters(args, method, k, args.seed + r)
-                release = run_method(METHODS[method], frame, definition, params)
+                if method == BASELINE and tables:
+                    tables.append(tables[0])
+                    continue
+                params = (_baseline_parameters(args, analyses, frame, k) if method == BASELINE
+                          else method_parameters(args, method, k, args.seed + r))
+                release = run_method(COMPARED[method], frame, definition, params)
                 seconds += release.elapsed_seconds
                 # Back to input order: conditional privacy pairs by position (spec §3).
-                tables.append(release.table.iloc[np.argsort(release.order)]
-                              .reset_index(drop=True))
-                done += 1
+                tables.append(input_order(release))
+                done += 1 if method != BASELINE else args.repeats
                 progress(done / total, f"{method} k={k} repetition {r + 1}")
             yield method, k, tables, seconds
 
@@ -123,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
             tables = [read_data_option(p, args.delimiter) for p in args.anonymized]
             runs = [("anonymized", None, tables, None)]
         else:
-            runs = _anonymized_runs(args, frame, definition, bar)
+            runs = _anonymized_runs(args, frame, definition, analyses, bar)
         for method, k, tables, seconds in runs:
             results.append(_evaluate(args, frame, analyses, method, k, tables, seconds))
     finally:

@@ -21,7 +21,11 @@ from arxpy.analysis.condensation_report import (
     released_mask,
 )
 from arxpy.analysis.interval_report import SWEEP_STATISTICS, statistics_table, width_sweep
-from arxpy.analysis.model_preservation import ModelPreservation, ModelSpec
+from arxpy.analysis.model_preservation import (
+    ModelPreservation,
+    ModelSpec,
+    analysed_covariates,
+)
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
@@ -31,14 +35,18 @@ from arxpy.methods.registry import method_classes
 
 #: The condensation family, in the order the compare mode lists them.
 CONDENSATION_METHODS = ("improved-condensation", "condensation", "tfrp", "mdav")
+#: What the compare mode offers: the family and the paper's k-anonymity baseline.
+COMPARED_METHODS = (*CONDENSATION_METHODS, "k-anonymity-baseline")
 
 
-def sibling_method(method: Method, name: str, analyses: Sequence[ModelSpec]) -> Method:
+def sibling_method(method: Method, name: str, analyses: Sequence[ModelSpec],
+                   columns: Sequence[str] = ()) -> Method:
     """Method ``name`` with ``method``'s shared settings (k, generator, kinds ...).
 
     Improved condensation needs a survival time: it comes from ``method`` when that is
     improved condensation too, else from the first declared Cox analysis (spec §6: the
-    declarations set the defaults).
+    declarations set the defaults). The k-anonymity baseline generalizes the declared
+    analyses' covariates (the outcomes stay as they are), as ``compare-models`` does.
     """
     cls = method_classes()[name]
     own = method.get_params()
@@ -51,18 +59,29 @@ def sibling_method(method: Method, name: str, analyses: Sequence[ModelSpec]) -> 
                 "Improved condensation needs a survival time: declare a Cox analysis, "
                 "or leave improved condensation out of the comparison.")
         params.update(time=cox.time, status=cox.event, event_value=cox.event_value)
+    if "quasi_identifiers" in names and not params.get("quasi_identifiers"):
+        order = list(columns) or list(dict.fromkeys(c for a in analyses for c in a.covariates))
+        params["quasi_identifiers"] = analysed_covariates(analyses, order)
     return cls(**params)
 
 
 def anonymizer(method: Method, data: pd.DataFrame, definition: DataDefinition,
                cancel: CancelToken | None) -> Anonymizer:
     """seed -> the released rows of ``method`` run with that seed, in input order
-    (suppressed records are not released, so the recipient's models never see them)."""
+    (suppressed records are not released, so the recipient's models never see them).
+    A method without a seed is deterministic: it runs once and its table stands for
+    every repetition (the same object, so the models are fitted once)."""
     params = method.get_params()
+    seeded = "seed" in params
+    tables: list[pd.DataFrame] = []
 
     def run(seed: int) -> pd.DataFrame:
-        release = type(method)(**{**params, "seed": seed}).run(data, definition, cancel=cancel)
-        return input_order(release).loc[released_mask(release)].reset_index(drop=True)
+        if tables and not seeded:
+            return tables[0]
+        settings = {**params, "seed": seed} if seeded else params
+        release = type(method)(**settings).run(data, definition, cancel=cancel)
+        tables[:] = [input_order(release).loc[released_mask(release)].reset_index(drop=True)]
+        return tables[0]
 
     return run
 
@@ -79,7 +98,7 @@ def model_preservation_job(method: Method, data: pd.DataFrame, definition: DataD
     methods = {label or method.label: method}
     for name in compare_with:
         if name != method.name:
-            sibling = sibling_method(method, name, analyses)
+            sibling = sibling_method(method, name, analyses, list(data.columns))
             methods[sibling.label] = sibling
     ks = list(dict.fromkeys(ks)) or [method.k]
     for k in ks:

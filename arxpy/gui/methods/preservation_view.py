@@ -39,7 +39,7 @@ from arxpy.analysis.model_preservation import FRAGILE, ModelPreservation
 from arxpy.errors import ArxpyError, ConfigurationError
 from arxpy.gui.methods.analyses_panel import AnalysesPanel, suggested_analyses
 from arxpy.gui.methods.common import SERIES_COLORS, cancel_jobs_on_destroy
-from arxpy.gui.methods.jobs import CONDENSATION_METHODS, model_preservation_job
+from arxpy.gui.methods.jobs import COMPARED_METHODS, model_preservation_job
 from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.utility.common import fill_table, note, plot_widget, read_only_table
 from arxpy.gui.utility.runner import JobControls
@@ -77,7 +77,7 @@ class ModelPreservationView(QWidget):
         self.ks.setToolTip("One or more k separated by commas, e.g. 25, 50, 100")
         # "&" would mark a keyboard shortcut in a check box's text.
         self.compare = {name: QCheckBox(method_classes()[name].label.replace("&", "&&"))
-                        for name in CONDENSATION_METHODS if name != run.method.name}
+                        for name in COMPARED_METHODS if name != run.method.name}
         self.controls = JobControls("Run comparison")
         cancel_jobs_on_destroy(self, self.controls)
         self.controls.run_requested.connect(self.start)
@@ -108,9 +108,11 @@ class ModelPreservationView(QWidget):
         column.addWidget(analyses)
         column.addLayout(form)
         column.addWidget(compare)
-        column.addWidget(note("Each method runs R times at each k with seeds seed … seed+R−1; "
-                              "every declared model is fitted on the original and on each "
-                              "repetition."))
+        column.addWidget(note("Each method runs R times at each k with seeds seed … seed+R−1 "
+                              "(k-anonymity is deterministic: one run stands for all); every "
+                              "declared model is fitted on the original and on each "
+                              "repetition, on interval midpoints where values are "
+                              "generalized."))
         column.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)

@@ -6,6 +6,7 @@ from arxpy.methods.condensation.improved import (
     reassign_by_rank,
     subset_readout,
 )
+from arxpy.methods.condensation.kanonymity import KAnonymityBaseline
 from arxpy.methods.condensation.method import (
     CAVEAT,
     MDAV,
@@ -14,5 +15,5 @@ from arxpy.methods.condensation.method import (
     CondensationRelease,
 )
 
-__all__ = ["CAVEAT", "MDAV", "TFRP", "Condensation", "CondensationRelease",
+__all__ = ["CAVEAT", "MDAV", "TFRP", "Condensation", "CondensationRelease", "KAnonymityBaseline",
            "ImprovedCondensation", "reassign_by_rank", "subset_readout"]
