@@ -27,7 +27,7 @@ from arxpy.errors import ArxpyError, ConfigurationError, DefinitionError, Hierar
 from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.methods.choice import LATTICE, chosen_method, lattice_settings, method_parameters
 from arxpy.gui.methods.views import MethodRun
-from arxpy.gui.saved_result import fingerprint, record
+from arxpy.gui.saved_result import MAX_PINNED, fingerprint, record
 from arxpy.gui.staleness import ConfigurationSnapshot
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
@@ -438,7 +438,7 @@ class AppState(QObject):
     # --- pinned transformations (Compare) ------------------------------------------------
 
     pinned_changed = Signal()
-    MAX_PINNED = 4
+    MAX_PINNED = MAX_PINNED
 
     def pin(self, levels: tuple[int, ...]) -> None:
         """Pin ``levels`` for comparison; raises ConfigurationError beyond MAX_PINNED."""
