@@ -34,6 +34,7 @@ from arxpy.data.definition import DataDefinition
 from arxpy.errors import ArxpyError, ProjectError
 from arxpy.hierarchy.io import format_hierarchy_csv, parse_hierarchy_csv
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import InterruptWatch
 from arxpy.project_manifest import ManifestError, validate_manifest
 
 #: Version of the project.json layout this arxpy writes and the newest it reads.
@@ -318,10 +319,13 @@ def _hierarchy_bytes(hierarchy: Hierarchy) -> bytes:
 
 def _table_from_text(text: str, member: str) -> pd.DataFrame:
     _check_row_lengths(text, member)
+    watch = InterruptWatch()
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
-                            na_filter=False)
+        with watch:
+            frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
+                                na_filter=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        watch.reraise()  # a Ctrl-C, not a damaged member
         raise ProjectError(f"Member {member} of the project is not a readable CSV table "
                            f"({str(exc).strip()[:200]}).") from None
     return frame
