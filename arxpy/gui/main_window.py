@@ -32,7 +32,7 @@ from arxpy.gui.folders import pick_path
 from arxpy.gui.log_panel import LogPanel
 from arxpy.gui.methods.choice import is_lattice
 from arxpy.gui.methods.explore_switch import ExploreSwitch
-from arxpy.gui.methods.run_actions import MethodRunActions
+from arxpy.gui.methods.run_actions import MethodRunActions, kept_runs
 from arxpy.gui.methods.runs_page import RunsPage
 from arxpy.gui.plain_text import escaped, plain_label
 from arxpy.gui.project_actions import ProjectActions
@@ -73,6 +73,7 @@ class MainWindow(QMainWindow):
         self.resize(1280, 800)
         self.state = AppState(self)
         self.settings = settings if settings is not None else QSettings()
+        self.state.max_runs = kept_runs(self.settings)
         self.autosave = Autosave(self.state, recovery_dir, parent=self)
         self.worker: JobWorker | None = None
         self._run_revision = -1
