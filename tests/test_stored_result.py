@@ -151,3 +151,21 @@ def test_result_member_is_read_within_its_bound(run, tmp_path):
     assert Project.load(path).saved_result == _through_json(project.saved_result)
     with pytest.raises(ProjectError, match="result.json declares more than"):
         Project.load(path, ArchiveLimits(max_result_bytes=1000))
+
+
+@pytest.mark.parametrize("strategy", ["heuristic", "exhaustive"])
+def test_every_strategy_reopens_as_it_was(strategy):
+    project = example_project(records=200)
+    definition = project.definition
+    for name in definition.quasi_identifiers[2:]:  # a small lattice: two attributes vary
+        top = project.hierarchies[name].height - 1
+        definition = definition.with_attribute(name, min_level=top, max_level=top)
+    project = copy.copy(project)
+    project.definition = definition
+    config = AnonymizationConfig.from_dict({**project.settings, "strategy": strategy,
+                                            "time_limit": 5.0})
+    result = anonymize(project.data, definition, project.hierarchies, config)
+    again = _reopen(project, config, _through_json(store_outcome(result)))
+    assert again.to_dict() == result.to_dict()
+    assert again.checked_transformations() == result.checked_transformations()
+    assert np.array_equal(again.states_array(), result.states_array())
