@@ -13,12 +13,18 @@ from collections.abc import Sequence
 
 from arxpy._version import __version__
 from arxpy.errors import ArxpyError
+from arxpy.jobs import noting_interrupts
 
 #: Sub-command modules under ``arxpy.commands``, in help order.
 COMMANDS = ("gui", "example", "anonymize", "evaluate", "study", "risk", "methods",
             "intervals", "condense", "compare_models", "disassociate", "km_check",
             "synth_ehr", "setvalued_utility", "setvalued_risk", "kpbms", "pbca",
             "kpbms_evaluate")
+
+
+#: What an interrupted run (Ctrl-C) prints, and its exit status (128 + SIGINT).
+INTERRUPTED_LINE = "arxpy: interrupted"
+INTERRUPTED_STATUS = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,22 +47,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Ctrl-C ends with one line and status 130 at any point, the seconds spent importing
+    # the sub-commands included; outputs are written atomically, so none is half-written.
+    try:
+        with noting_interrupts():
+            return _run(argv)
+    except ArxpyError as exc:
+        print(f"arxpy: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(INTERRUPTED_LINE, file=sys.stderr)
+        return INTERRUPTED_STATUS
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not _names_command(parser, argv):
         argv = ["gui", *argv]  # `arxpy [PROJECT] [--example]` starts the GUI
     args = parser.parse_args(argv)
-    try:
-        from arxpy.commands.options import refuse_overwriting_inputs
+    from arxpy.commands.options import refuse_overwriting_inputs
 
-        refuse_overwriting_inputs(args)
-        return int(args.func(args) or 0)
-    except ArxpyError as exc:
-        print(f"arxpy: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("arxpy: interrupted", file=sys.stderr)
-        return 130
+    refuse_overwriting_inputs(args)
+    return int(args.func(args) or 0)
 
 
 def _names_command(parser: argparse.ArgumentParser, argv: list[str]) -> bool:

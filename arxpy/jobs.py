@@ -10,9 +10,12 @@ the GUI and the CLI.
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType, TracebackType
 from typing import Any, Generic, Protocol, TypeVar
 
 from arxpy.errors import CancelledError
@@ -123,3 +126,71 @@ def run_job(function: Callable[..., T], progress: Progress | None = None,
             cancel: CancelToken | None = None, **kwargs: Any) -> Job[T]:
     """Shortcut for ``JobRunner().start(...)``."""
     return JobRunner().start(function, progress, cancel, **kwargs)
+
+
+# --- Ctrl-C ----------------------------------------------------------------------------
+
+#: Set once a SIGINT arrived while :func:`noting_interrupts` was active: a library or a
+#: Qt slot may swallow the KeyboardInterrupt, the note stays (the GUI reads it).
+INTERRUPTED = threading.Event()
+
+
+@contextmanager
+def noting_interrupts() -> Iterator[None]:
+    """Within the block, Ctrl-C raises KeyboardInterrupt as usual and also sets
+    :data:`INTERRUPTED`, cleared on entry (main thread only; elsewhere nothing changes)."""
+    INTERRUPTED.clear()
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def note(_signum: int, _frame: FrameType | None) -> None:
+        INTERRUPTED.set()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, note)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class InterruptWatch:
+    """Within ``with InterruptWatch() as watch:``, ``watch.seen`` turns True on SIGINT.
+
+    pandas' C parser reads a non-UTF-8 file through a Python-level decoder; a Ctrl-C
+    landing there surfaces as ``ParserError: Error tokenizing data. C error: Calling
+    read(nbytes) on source failed`` with the interrupt itself gone. The watch notes it,
+    so the caller can give the interrupt back instead of blaming the file. The previous
+    handler still runs; off the main thread (no signals there) the watch does nothing.
+    """
+
+    def __init__(self) -> None:
+        self.seen = False
+        self._previous: Any = None
+
+    def __enter__(self) -> InterruptWatch:
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        previous = signal.getsignal(signal.SIGINT)
+        if not callable(previous):  # ignored or the default action: nothing to chain
+            return self
+
+        def noting(signum: int, frame: FrameType | None) -> None:
+            self.seen = True
+            previous(signum, frame)
+
+        self._previous = previous
+        signal.signal(signal.SIGINT, noting)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+    def reraise(self) -> None:
+        """Raise KeyboardInterrupt if a SIGINT arrived (call where a parse failed)."""
+        if self.seen:
+            raise KeyboardInterrupt

@@ -7,8 +7,9 @@ A project file is a zip archive holding
   path), and the privacy, quality and search settings;
 * ``data.csv``: the table as UTF-8 CSV, every cell the exact string loaded;
 * ``hierarchies/<n>.csv``: one ARX-format hierarchy per attribute;
-* ``result.json`` (optional): the last result as the application saw it (see
-  ``saved_result``), which older versions ignore.
+* ``result.json`` (optional): the last result itself, with the applied and pinned
+  transformations and a fingerprint of what it was computed for (see
+  ``arxpy.gui.saved_result``; versioned on its own, ignored by older versions).
 
 Saving writes a complete archive to a temporary file and renames it over the target,
 so an existing project is never left half-written.
@@ -33,6 +34,7 @@ from arxpy.data.definition import DataDefinition
 from arxpy.errors import ArxpyError, ProjectError
 from arxpy.hierarchy.io import format_hierarchy_csv, parse_hierarchy_csv
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import InterruptWatch
 from arxpy.project_manifest import ManifestError, validate_manifest
 
 #: Version of the project.json layout this arxpy writes and the newest it reads.
@@ -169,8 +171,9 @@ def _saved_result(reader: _MemberReader, path: Path) -> dict[str, Any] | None:
         return None
     try:
         saved = json.loads(reader.text(_RESULT))
-    except json.JSONDecodeError as exc:
-        raise ProjectError(f"{_RESULT} in '{path}' is damaged ({exc}).") from None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        detail = exc if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        raise ProjectError(f"{_RESULT} in '{path}' is damaged ({detail}).") from None
     if not isinstance(saved, dict):
         raise ProjectError(f"{_RESULT} in '{path}' must hold an object, got "
                            f"{type(saved).__name__}.")
@@ -190,6 +193,7 @@ class ArchiveLimits:
     max_data_bytes: int = 512 * 2**20
     max_manifest_bytes: int = 8 * 2**20
     max_hierarchy_bytes: int = 64 * 2**20
+    max_result_bytes: int = 64 * 2**20
     max_total_bytes: int = 1024 * 2**20
     max_ratio: float = 200.0
     ratio_exempt_bytes: int = 4 * 2**20
@@ -254,6 +258,8 @@ class _MemberReader:
             return self.limits.max_manifest_bytes
         if member.startswith("hierarchies/"):
             return self.limits.max_hierarchy_bytes
+        if member == _RESULT:
+            return self.limits.max_result_bytes
         return self.limits.max_data_bytes
 
     def _check_entry(self, info: zipfile.ZipInfo, limit: int) -> None:
@@ -313,10 +319,13 @@ def _hierarchy_bytes(hierarchy: Hierarchy) -> bytes:
 
 def _table_from_text(text: str, member: str) -> pd.DataFrame:
     _check_row_lengths(text, member)
+    watch = InterruptWatch()
     try:
-        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
-                            na_filter=False)
+        with watch:
+            frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False,
+                                na_filter=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+        watch.reraise()  # a Ctrl-C, not a damaged member
         raise ProjectError(f"Member {member} of the project is not a readable CSV table "
                            f"({str(exc).strip()[:200]}).") from None
     return frame

@@ -430,3 +430,36 @@ def test_subset_readout_warns_about_few_groups(registry):
     assert readout["0"]["records"] == n0 and readout["0"]["groups"] == n0 // K
     assert readout["1"]["warning"] == f"only {(N - n0) // K} groups (fewer than 20)"
     assert subset_readout(registry, None, N + 1)[0]["warning"] == f"fewer records than k = {N + 1}"
+
+
+def _example_kinds(definition_of, **params):
+    from arxpy.example import example_project
+
+    project = example_project(records=300)
+    frame = project.data
+    release = Condensation(k=30, seed=1, **params).run(frame, definition_of(project))
+    return frame, release
+
+
+def test_declared_strings_stay_categorical_and_keep_their_leading_zeros():
+    """The example declares Hospital ID and ZIP code as strings (IDs such as "050134")."""
+    frame, release = _example_kinds(lambda project: project.definition)
+    for name in ("Hospital ID", "ZIP code"):
+        assert release.encoded.block(name).kind == "categorical"
+        assert set(release.table[name]) <= set(frame[name])  # released values are inputs
+    assert release.encoded.block("Age").kind == "integer"  # declared integer
+    assert release.table["Hospital ID"].str.fullmatch(r"0\d{5}").all()
+
+
+def test_a_fresh_import_infers_numbers_but_not_codes_with_leading_zeros():
+    frame, release = _example_kinds(lambda project: DataDefinition.for_columns(
+        project.data.columns))
+    assert release.encoded.block("Hospital ID").kind == "categorical"  # "050134": a code
+    assert release.encoded.block("ZIP code").kind == "integer"  # "79401": no type declared
+    assert release.encoded.block("Age").kind == "integer"
+
+
+def test_the_user_may_still_make_a_declared_string_numeric():
+    _, release = _example_kinds(lambda project: project.definition,
+                                types={"ZIP code": "integer"})
+    assert release.encoded.block("ZIP code").kind == "integer"

@@ -284,7 +284,17 @@ def test_export_with_a_path_uses_the_engine_export(window, qtbot, tmp_path):
     assert target.read_text().splitlines()[0] == "age,disease,note"
 
 
-def test_saved_project_keeps_the_result_and_restores_it(window, qtbot, tmp_path, monkeypatch):
+def _lattice_view(result):
+    """Everything Explore shows of a result: checks, node states, range, optimum."""
+    return ([(t.levels, t.state, t.score, t.relative_score, t.suppressed_records)
+             for t in result.checked_transformations()],
+            result.states_array().tolist(), result.score_range, result.optimum,
+            result.transformations_checked, result.optimal)
+
+
+def test_saved_project_keeps_the_result_and_restores_it_without_searching(
+        window, qtbot, tmp_path, monkeypatch):
+    import arxpy.engine.anonymizer
     from arxpy.example import example_project
 
     window.show()
@@ -299,15 +309,22 @@ def test_saved_project_keeps_the_result_and_restores_it(window, qtbot, tmp_path,
     state.pin(result.optimum.levels)
     target = tmp_path / "kept.arxpy"
     assert window.projects.save_to(target)
-    assert Project.load(target).saved_result["optimum"] == list(result.optimum.levels)
+    expected = _lattice_view(result)
 
+    def no_search(*_args, **_kwargs):
+        raise AssertionError("opening a saved project searched the lattice")
+
+    monkeypatch.setattr(arxpy.engine.anonymizer, "run_search", no_search)
     window.projects.new_project()
     assert window.projects.open_project(target)
     qtbot.waitUntil(lambda: window.worker is None and state.result is not None, timeout=30_000)
-    assert state.result.optimum.levels == result.optimum.levels
+    assert state.result is not result
+    assert _lattice_view(state.result) == expected
     assert state.applied == others[0]
     assert state.pinned == [others[1], result.optimum.levels]
     assert "Restored the saved result" in window.statusBar().currentMessage()
+    # Releases are computed afresh from the data: the same table as before saving.
+    assert state.result.release(others[0]).table.equals(result.release(others[0]).table)
 
 
 def test_saved_result_of_changed_data_is_not_restored(window, qtbot, tmp_path):
@@ -323,6 +340,42 @@ def test_saved_result_of_changed_data_is_not_restored(window, qtbot, tmp_path):
     assert window.worker is None and window.state.result is None
     message = window.statusBar().currentMessage()
     assert "not restored" in message and "data or the configuration changed" in message
+
+
+def test_saved_result_of_a_changed_configuration_is_not_restored(window, qtbot, tmp_path):
+    window.set_project(_k_project())
+    _run(window, qtbot)
+    target = tmp_path / "kept.arxpy"
+    assert window.projects.save_to(target)
+    project = Project.load(target)
+    project.settings["privacy_models"] = [{"kind": "k-anonymity", "k": 3}]
+    project.save(target)
+    window.projects.new_project()
+    assert window.projects.open_project(target)
+    assert window.worker is None and window.state.result is None
+    assert "data or the configuration changed" in window.statusBar().currentMessage()
+
+
+def test_a_forged_saved_result_is_refused_when_rechecked(window, qtbot, tmp_path):
+    """The fingerprint can be recomputed by anyone: the optimum's stored verdict is
+    checked against the data before the result is shown."""
+    from arxpy.engine.stored import _pack, _unpack
+
+    window.set_project(_k_project())
+    _run(window, qtbot)
+    target = tmp_path / "kept.arxpy"
+    assert window.projects.save_to(target)
+    project = Project.load(target)
+    checks = project.saved_result["outcome"]["checks"]
+    scores = _unpack(checks["score"], "score", "<f8", None)
+    checks["score"] = _pack(scores + 0.5)
+    project.save(target)
+    window.projects.new_project()
+    assert window.projects.open_project(target)
+    qtbot.waitUntil(lambda: window.worker is None, timeout=30_000)
+    assert window.state.result is None and window.state.has_project
+    message = window.statusBar().currentMessage()
+    assert "does not match this data" in message and "Anonymize again" in message
 
 
 def test_stale_result_is_not_saved(window, qtbot, tmp_path):

@@ -86,8 +86,8 @@ def test_every_dialog_fits_a_laptop_screen(window, qtbot, tmp_path, example):
 
 @pytest.mark.perf
 def test_visiting_the_new_views_keeps_the_event_loop_responsive(window, qtbot, example):
-    """Heartbeat every 10 ms while the Hasse view, the list marks, Utility's data tab and
-    the cumulative risk view are shown and used: no gap over 100 ms."""
+    """Heartbeat every 10 ms while the Hasse view, the list marks, Utility's data tab,
+    the risk analyses and the cumulative risk view are shown and used: no gap over 100 ms."""
     from PySide6.QtCore import QElapsedTimer, QTimer
 
     phase = ["start"]
@@ -112,9 +112,9 @@ def test_visiting_the_new_views_keeps_the_event_loop_responsive(window, qtbot, e
     window.utility.tabs.setCurrentWidget(window.utility.data_tables)
     qtbot.waitUntil(lambda: window.utility.data_tables.tables.output_model.rowCount() > 0,
                     timeout=20_000)
-    # The risk analyses themselves are left out: arxpy.risk.estimators' Pitman fit holds
-    # the GIL (see tests/test_gui_risk.py); what is measured is showing their results.
-    phase[0] = "risk analyses (not judged)"
+    # The analyses run on worker threads (holding the GIL for at most ~35 ms at a time);
+    # their results are drawn over several event-loop turns.
+    phase[0] = "risk analyses"
     window.show_perspective(3)
     qtbot.waitUntil(lambda: window.risk.analysis("output") is not None and not window.risk.busy,
                     timeout=60_000)
@@ -123,5 +123,5 @@ def test_visiting_the_new_views_keeps_the_event_loop_responsive(window, qtbot, e
     window.risk.distribution.set_view("table")
     qtbot.wait(100)
     timer.stop()
-    worst = max(g for g in gaps[1:] if g[1] != "risk analyses (not judged)")
+    worst = max(gaps[1:])
     assert worst[0] < 100, f"the event loop was blocked for {worst[0]} ms ({worst[1]})"

@@ -532,3 +532,69 @@ def test_the_k_anonymity_baseline_runs_from_configure_and_its_claim_is_recounted
     kept = release.table.loc[~release.suppressed]
     assert kept.groupby(release.quasi_identifiers).size().min() >= 5
     assert all(check.holds for check in check_claims(release))
+
+
+# --- a bounded list of runs ----------------------------------------------------------------
+
+
+def test_the_oldest_unpinned_run_goes_never_a_pinned_or_the_current_one():
+    from types import SimpleNamespace
+
+    from arxpy.gui.methods.running import run_to_drop
+
+    a, b, c = (SimpleNamespace(pinned=p) for p in (True, False, False))
+    assert run_to_drop([a, b, c], current=c, limit=4) is None  # room left
+    assert run_to_drop([a, b, c], current=c, limit=3) is b  # a pinned
+    assert run_to_drop([a, b, c], current=b, limit=3) is c  # b current
+    assert run_to_drop([a, b], current=b, limit=2) is None  # nothing droppable: grows
+
+
+def _answer(monkeypatch, answer):
+    from PySide6.QtWidgets import QMessageBox
+
+    asked = []
+
+    def question(_parent, _title, text, *_args):
+        asked.append(text)
+        return getattr(QMessageBox.StandardButton, answer)
+
+    monkeypatch.setattr("arxpy.gui.methods.run_actions.QMessageBox.question", question)
+    return asked
+
+
+def test_a_full_list_warns_before_a_run_and_drops_the_oldest_unpinned(window, qtbot,
+                                                                     monkeypatch):
+    state = window.state
+    state.max_runs = 3
+    first = condensation_run(window, qtbot, k=5)
+    first = state.pin_run(first)
+    second = condensation_run(window, qtbot, k=6)
+    third = condensation_run(window, qtbot, k=7)
+    assert [r.label for r in state.runs] == [first.label, second.label, third.label]
+    asked = _answer(monkeypatch, "No")
+    assert window.anonymize() is None  # declined: nothing runs, nothing goes
+    assert len(asked) == 1 and second.label in html.unescape(asked[0])
+    assert [r.label for r in state.runs] == [first.label, second.label, third.label]
+    asked = _answer(monkeypatch, "Yes")
+    set_k(window, 8)
+    run_and_wait(window, qtbot)
+    fourth = state.runs[-1]
+    # second went: first is pinned, third was current when the run finished.
+    assert [r.label for r in state.runs] == [first.label, third.label, fourth.label]
+    assert state.current_run is fourth and state.runs[0].pinned
+    assert "[pinned]" in window.runs_page.table.item(0, 0).text()
+
+
+def test_the_number_of_kept_runs_is_a_setting(tmp_path, qtbot):
+    from PySide6.QtCore import QSettings
+
+    from arxpy.gui.main_window import MainWindow
+    from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    assert MainWindow(settings=settings).state.max_runs == DEFAULT_KEPT_RUNS == 20
+    for value, kept in ((5, 5), ("nonsense", DEFAULT_KEPT_RUNS), (0, 1)):
+        settings.setValue("runs/keep", value)
+        window = MainWindow(settings=settings)
+        qtbot.addWidget(window)
+        assert window.state.max_runs == kept

@@ -30,6 +30,7 @@ import pandas as pd
 
 from arxpy.data.types import is_missing, looks_typed
 from arxpy.errors import DataImportError
+from arxpy.jobs import InterruptWatch
 
 CANDIDATE_DELIMITERS: tuple[str, ...] = (",", ";", "\t", "|")
 CANDIDATE_QUOTES: tuple[str, ...] = ('"', "'")
@@ -196,26 +197,29 @@ def _read(
                 f"'{file}' has no column {', '.join(repr(c) for c in unknown)}; "
                 f"its columns are: {', '.join(names)}."
             )
+    watch = InterruptWatch()
     try:
-        frame = pd.read_csv(
-            file,
-            sep=fmt.delimiter,
-            quotechar=fmt.quotechar,
-            encoding=fmt.encoding,
-            header=0 if fmt.has_header else None,
-            names=names,
-            usecols=list(columns) if columns is not None else None,
-            nrows=nrows,
-            index_col=False,
-            dtype=str,
-            keep_default_na=False,
-            na_filter=False,
-            skip_blank_lines=True,
-            quoting=csv.QUOTE_MINIMAL,
-            doublequote=True,
-            engine="c",
-        )
+        with watch:
+            frame = pd.read_csv(
+                file,
+                sep=fmt.delimiter,
+                quotechar=fmt.quotechar,
+                encoding=fmt.encoding,
+                header=0 if fmt.has_header else None,
+                names=names,
+                usecols=list(columns) if columns is not None else None,
+                nrows=nrows,
+                index_col=False,
+                dtype=str,
+                keep_default_na=False,
+                na_filter=False,
+                skip_blank_lines=True,
+                quoting=csv.QUOTE_MINIMAL,
+                doublequote=True,
+                engine="c",
+            )
     except pd.errors.ParserError as exc:
+        watch.reraise()  # a Ctrl-C, not a damaged file
         # Only where pandas and the csv module disagree (already checked above).
         raise DataImportError(
             f"'{file}' could not be read: {exc}. Check the delimiter and quote character."

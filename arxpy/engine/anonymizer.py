@@ -18,7 +18,8 @@ from arxpy.engine.prepare import prepare
 from arxpy.engine.result import Result
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
-from arxpy.search import SearchContext, run_search
+from arxpy.lattice.encoding import lattice_size_of
+from arxpy.search import SearchContext, check_lattice_size, run_search
 
 #: Share of the progress bar given to encoding and preparation.
 _PREPARE_SHARE = 0.05
@@ -46,6 +47,11 @@ def anonymize(
     cancel = cancel or CancelToken()
     report = ThrottledProgress(progress)
     report(0.0, "Checking and encoding the data")
+    # Before any per-level array is built: deep hierarchies can take minutes to encode,
+    # only to find the lattice too large for the strategy.
+    size = lattice_size_of(definition, hierarchies)
+    if size is not None:
+        check_lattice_size(size, config.strategy)
     # The run works on its own prepared clones of the models; the Result holds them.
     data, config = prepare(frame, definition, hierarchies, config, cancel, weights)
     cancel.raise_if_cancelled()

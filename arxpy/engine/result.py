@@ -82,6 +82,11 @@ class Result:
     # --- the lattice --------------------------------------------------------------------
 
     @property
+    def outcome(self) -> SearchOutcome:
+        """What the search found (read-only; :mod:`arxpy.engine.stored` keeps it)."""
+        return self._outcome
+
+    @property
     def lattice_size(self) -> int:
         return self.lattice.size
 

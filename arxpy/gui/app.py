@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import metadata, resources
 from pathlib import Path
 
-from PySide6.QtCore import qVersion
+from PySide6.QtCore import QTimer, qVersion
 from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from arxpy._version import __version__
+from arxpy.jobs import INTERRUPTED
 
 #: Libraries whose versions Help > About lists.
 LIBRARIES = ("PySide6", "numpy", "pandas", "pyqtgraph", "scikit-learn", "statsmodels",
@@ -66,20 +71,67 @@ def run_app(project_path: Path | None = None, example: bool = False, *,
     app.setApplicationName("arxpy")
     app.setOrganizationName("arxpy")
     app.setWindowIcon(application_icon())
-    window = MainWindow()
-    window.show()
-    non_interactive = startup_time or smoke_output is not None
-    if non_interactive:  # before the project opens: its errors must not wait for a person
-        from arxpy.gui import smoke
+    with _quit_on_interrupt(app):
+        window = MainWindow()
+        window.show()
+        non_interactive = startup_time or smoke_output is not None
+        if non_interactive:  # before the project opens: errors must not wait for a person
+            from arxpy.gui import smoke
 
-        if smoke_output is not None:
-            smoke.SmokeTest(app, window, smoke_output)
+            if smoke_output is not None:
+                smoke.SmokeTest(app, window, smoke_output)
+            else:
+                smoke.report_startup(app, window)
+        if project_path is not None:
+            window.projects.open_project(project_path)
+        elif example:
+            window.projects.open_example()
+        elif not non_interactive:  # a recovery question would wait for a person
+            window.projects.offer_recovery()
+        code = app.exec()
+    if INTERRUPTED.is_set():
+        raise KeyboardInterrupt  # the CLI prints one line and exits with status 130
+    return code
+
+
+@contextmanager
+def _quit_on_interrupt(app: QApplication) -> Iterator[None]:
+    """Ctrl-C in the terminal ends the application, whatever it is doing.
+
+    Before the event loop runs (start-up, loading a project) the interrupt is raised
+    as usual; a slot called by Qt may swallow it, but the CLI has noted it
+    (:data:`arxpy.jobs.INTERRUPTED`). Once the loop runs, the handler leaves it (nested
+    dialogs included) instead of raising inside whichever slot runs next. Qt runs no
+    Python between events, so a timer gives the handler a turn and leaves a loop that a
+    swallowed interrupt could not. Unsaved work stays in the autosave (see
+    :mod:`arxpy.gui.autosave`), which the next start offers.
+    """
+    looping = [False]
+    previous = signal.getsignal(signal.SIGINT)
+
+    def handle(signum: int, frame: object) -> None:
+        INTERRUPTED.set()
+        if looping[0]:
+            app.exit(1)
+        elif callable(previous):
+            previous(signum, frame)
         else:
-            smoke.report_startup(app, window)
-    if project_path is not None:
-        window.projects.open_project(project_path)
-    elif example:
-        window.projects.open_example()
-    elif not non_interactive:  # a recovery question would wait for a person
-        window.projects.offer_recovery()
-    return app.exec()
+            raise KeyboardInterrupt
+
+    def tick() -> None:
+        looping[0] = True
+        if INTERRUPTED.is_set():
+            app.exit(1)
+
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    if on_main_thread:
+        signal.signal(signal.SIGINT, handle)
+    timer = QTimer()
+    timer.timeout.connect(tick)
+    timer.start(200)
+    try:
+        yield
+    finally:
+        timer.stop()
+        if on_main_thread:
+            signal.signal(signal.SIGINT, previous)

@@ -32,12 +32,12 @@ from arxpy.gui.folders import pick_path
 from arxpy.gui.log_panel import LogPanel
 from arxpy.gui.methods.choice import is_lattice
 from arxpy.gui.methods.explore_switch import ExploreSwitch
-from arxpy.gui.methods.run_actions import MethodRunActions
+from arxpy.gui.methods.run_actions import MethodRunActions, kept_runs
 from arxpy.gui.methods.runs_page import RunsPage
 from arxpy.gui.plain_text import escaped, plain_label
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
-from arxpy.gui.saved_result import mismatch, same_optimum
+from arxpy.gui.saved_result import mismatch, reopen, transformations
 from arxpy.gui.staleness import describe
 from arxpy.gui.start_page import StartPage
 from arxpy.gui.state import AppState, check_hierarchies_of
@@ -73,6 +73,7 @@ class MainWindow(QMainWindow):
         self.resize(1280, 800)
         self.state = AppState(self)
         self.settings = settings if settings is not None else QSettings()
+        self.state.max_runs = kept_runs(self.settings)
         self.autosave = Autosave(self.state, recovery_dir, parent=self)
         self.worker: JobWorker | None = None
         self._run_revision = -1
@@ -335,10 +336,16 @@ class MainWindow(QMainWindow):
         except ArxpyError as exc:
             self.error("Cannot anonymize yet", str(exc))
             return None
+        models = ", ".join(m.describe() for m in config.privacy_models)
+        log.info("Anonymization started: %s", models)
+        return self._start_job(checked_anonymize, config)
+
+    def _start_job(self, function, config, **kwargs) -> JobWorker:
+        """Run ``function`` (a search, or reopening a saved result) on a worker thread;
+        its Result arrives in :meth:`_finished`."""
         state = self.state
-        self.worker = JobWorker(checked_anonymize, self, frame=state.data,
-                                definition=state.definition,
-                                hierarchies=dict(state.hierarchies), config=config)
+        self.worker = JobWorker(function, self, frame=state.data, definition=state.definition,
+                                hierarchies=dict(state.hierarchies), config=config, **kwargs)
         self._run_revision = state.revision
         self.worker.progress.connect(self._progress)
         self.worker.finished.connect(self._finished)
@@ -346,8 +353,6 @@ class MainWindow(QMainWindow):
         self.worker.cancelled.connect(self._cancelled)
         self._show_running(True)
         self.statusBar().clearMessage()  # no word of an earlier run during this one
-        models = ", ".join(m.describe() for m in config.privacy_models)
-        log.info("Anonymization started: %s", models)
         self.worker.start()
         return self.worker
 
@@ -356,37 +361,40 @@ class MainWindow(QMainWindow):
         release joins the state's runs. Returns the worker (None if not started)."""
         return self.method_runs.start()
 
-    def restore_saved_result(self) -> None:
-        """Bring back the result saved in the project: the search runs again (it is
-        deterministic) and, if it finds the saved optimum, the applied and pinned
-        transformations are restored. A record that no longer fits is not used."""
+    def restore_saved_result(self) -> JobWorker | None:
+        """Bring back the result saved in the project without searching: a worker
+        encodes the data, rebuilds the result and checks the saved optimum, applied and
+        pinned transformations again; then they are applied and pinned. A record that
+        no longer fits is not used. Returns the worker (None if nothing is restored)."""
         saved = self.state.project.saved_result if self.state.has_project else None
-        if not saved:
-            return
+        if not saved or self.worker is not None:
+            return None
         why = mismatch(saved, self.state.fingerprint())
         if why is None and not is_lattice(self.state.settings):
             # The saved result is the lattice search's; Run now starts the chosen method.
             why = "it belongs to the lattice search, and another method is chosen"
+        try:
+            config = None if why else self.state.config(check_hierarchies=False)
+        except ArxpyError as exc:
+            why = str(exc).rstrip(".")
         if why is not None:
-            self.statusBar().showMessage(f"The saved result was not restored: {why}. "
-                                         "Anonymize again.")
-            return
+            self._not_restored(f"The saved result was not restored: {why}. Anonymize again.")
+            return None
         self._restoring = saved
-        if self.anonymize() is None:
-            self._restoring = None
-        else:
-            self.progress_label.setText("Restoring the saved result…")
+        worker = self._start_job(reopen, config, saved=saved)
+        self.progress_label.setText("Restoring the saved result…")
+        return worker
+
+    def _not_restored(self, message: str) -> None:
+        log.warning("%s", message)
+        self.statusBar().showMessage(message)
 
     def _restore(self, saved: dict, result) -> str:
         """Apply and pin what was saved; the status message saying what happened."""
-        if not same_optimum(saved, result):
-            return ("The saved result could not be reproduced (the search found another "
-                    "optimum); showing the new result.")
-        applied = saved.get("applied")
-        if applied is not None:
-            self.state.select(tuple(applied), apply=True)
-        for levels in saved.get("pinned", []):
-            self.state.pin(tuple(levels))
+        for levels in transformations(saved, "applied"):
+            self.state.select(levels, apply=True)
+        for levels in transformations(saved, "pinned")[:self.state.MAX_PINNED]:
+            self.state.pin(levels)
         return f"Restored the saved result: {self._result_message(result)}"
 
     def cancel(self) -> None:
@@ -442,8 +450,11 @@ class MainWindow(QMainWindow):
         self.show_perspective(1)
 
     def _failed(self, message: str) -> None:
-        self._restoring = None
+        restoring, self._restoring = self._restoring, None
         self._end_run()
+        if restoring is not None:  # the project opened; only its saved result is refused
+            self._not_restored(message)
+            return
         log.warning("Anonymization failed: %s", message)
         self.statusBar().showMessage("Anonymization failed")
         self.error("Anonymization failed", message)

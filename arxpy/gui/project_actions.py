@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QDialog, QMessageBox
 
+from arxpy.engine.stored import ResultTooLarge
 from arxpy.errors import ArxpyError, ProjectError
 from arxpy.gui.folders import remember
 from arxpy.gui.plain_text import escaped
@@ -155,13 +156,18 @@ class ProjectActions:
     def save_to(self, path: Path) -> bool:
         """Write the project to ``path``; on success it is no longer modified."""
         self.window.configure.settings_panel.commit()
-        self.state.project.saved_result = self.state.saved_result_record()
+        note = ""
+        try:
+            self.state.project.saved_result = self.state.saved_result_record()
+        except ResultTooLarge as exc:
+            self.state.project.saved_result = None
+            note = f" without its result ({exc}); anonymize again after opening it"
         if not self._guarded(lambda: self.state.project.save(path)):
             return False
         self.state.mark_saved(path)
         self.window.autosave.remove()
         self.add_recent(path)
-        self.window.statusBar().showMessage(f"Saved {path}", 5000)
+        self.window.statusBar().showMessage(f"Saved {path}{note}", 5000 if not note else 0)
         log.info("Saved %s", path)
         return True
 

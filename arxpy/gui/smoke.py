@@ -129,7 +129,7 @@ class SmokeTest(QObject):
         if not self.window.state.has_project:
             self._fail("no project is open (pass --example or a project file)")
             return
-        # A project saved with its result is already being searched again on open.
+        # A project saved with its result is already being restored on open.
         worker = self.window.worker or self.window.anonymize()
         if worker is None:
             if not self._done:
@@ -138,6 +138,9 @@ class SmokeTest(QObject):
         # Connected after the window's own slots, so the result is applied when these run.
         worker.finished.connect(lambda _result: QTimer.singleShot(1, self._export))
         worker.cancelled.connect(lambda: self._fail("the anonymization was cancelled"))
+        # A saved result that is refused leaves the project open: anonymize it then (a
+        # failed search has already failed the smoke test through the error dialog).
+        worker.failed.connect(lambda _message: QTimer.singleShot(1, self._start))
 
     def _export(self) -> None:
         state = self.window.state

@@ -26,8 +26,9 @@ from arxpy.engine.result import Result
 from arxpy.errors import ArxpyError, ConfigurationError, DefinitionError, HierarchyError
 from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.methods.choice import LATTICE, chosen_method, lattice_settings, method_parameters
+from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS, run_to_drop
 from arxpy.gui.methods.views import MethodRun
-from arxpy.gui.saved_result import fingerprint, record
+from arxpy.gui.saved_result import MAX_PINNED, fingerprint, record
 from arxpy.gui.staleness import ConfigurationSnapshot
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
@@ -92,8 +93,10 @@ class AppState(QObject):
         self.applied: tuple[int, ...] | None = None
         #: Transformations pinned for side-by-side comparison (at most MAX_PINNED).
         self.pinned: list[tuple[int, ...]] = []
-        #: Finished runs of methods other than the lattice search (not saved).
+        #: Finished runs of methods other than the lattice search (not saved), oldest
+        #: first; at most :attr:`max_runs` unless more are pinned.
         self.runs: list[MethodRun] = []
+        self.max_runs = DEFAULT_KEPT_RUNS
         #: The run Utility, Risk and Export analyse while :attr:`showing_runs`.
         self.current_run: MethodRun | None = None
         #: True: the current release is a method run; False: the applied transformation.
@@ -382,8 +385,16 @@ class AppState(QObject):
                               {**self.hierarchies, **result.hierarchies}, result=result,
                               levels=tuple(self.applied))
 
+    def run_to_drop(self) -> MethodRun | None:
+        """The run the next finished run will push out (see :func:`run_to_drop`)."""
+        return run_to_drop(self.runs, self.current_run, self.max_runs)
+
     def add_run(self, run: MethodRun) -> None:
-        """A finished method run: kept in :attr:`runs` and made the current release."""
+        """A finished method run: kept in :attr:`runs` and made the current release;
+        the oldest unpinned runs beyond :attr:`max_runs` (never the current) go."""
+        while (dropped := self.run_to_drop()) is not None:
+            self.runs = [r for r in self.runs if r is not dropped]
+            self._run_bases.pop(id(dropped), None)
         self.runs.append(run)
         self._run_bases[id(run)] = self._run_snapshot(run.method.name)
         self.runs_changed.emit()
@@ -425,20 +436,27 @@ class AppState(QObject):
             raise ConfigurationError("A run needs a name; type one.")
         if any(r.label == label for r in self.runs if r is not run):
             raise ConfigurationError(f"Another run is called '{label}'; choose another name.")
-        renamed = dataclasses.replace(run, label=label)
-        self.runs = [renamed if r is run else r for r in self.runs]
-        self._run_bases[id(renamed)] = self._run_bases.pop(id(run), self._run_snapshot(
+        return self._replace_run(run, label=label)
+
+    def pin_run(self, run: MethodRun, pinned: bool = True) -> MethodRun:
+        """Keep ``run`` when the list is full (or no longer); the changed run replaces it."""
+        return self._replace_run(run, pinned=pinned) if run.pinned != pinned else run
+
+    def _replace_run(self, run: MethodRun, **changes: Any) -> MethodRun:
+        changed = dataclasses.replace(run, **changes)
+        self.runs = [changed if r is run else r for r in self.runs]
+        self._run_bases[id(changed)] = self._run_bases.pop(id(run), self._run_snapshot(
             run.method.name))
         self.runs_changed.emit()
         if self.current_run is run:
-            self.current_run = renamed
+            self.current_run = changed
             self.release_changed.emit()
-        return renamed
+        return changed
 
     # --- pinned transformations (Compare) ------------------------------------------------
 
     pinned_changed = Signal()
-    MAX_PINNED = 4
+    MAX_PINNED = MAX_PINNED
 
     def pin(self, levels: tuple[int, ...]) -> None:
         """Pin ``levels`` for comparison; raises ConfigurationError beyond MAX_PINNED."""

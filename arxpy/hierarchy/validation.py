@@ -194,9 +194,31 @@ def _duplicates(originals: pd.Series, labels: list[str]) -> list[HierarchyProble
 
 def _non_functional(codes: pd.DataFrame, labels: list[list[str]]) -> list[HierarchyProblem]:
     problems: list[HierarchyProblem] = []
-    for level in range(codes.shape[1] - 1):
+    for level in _levels_with_conflicts(codes.to_numpy()):
         problems += _non_functional_level(codes, labels, level)
     return problems
+
+
+def _levels_with_conflicts(codes: np.ndarray) -> list[int]:
+    """Levels where some value generalizes to two values one level up, in one pass over
+    every level (a 2,000-level hierarchy took 20 ms per level with pandas): each
+    (level, code) gets its own key, and a key whose targets' minimum and maximum
+    differ has more than one target. -1 marks a missing field (ragged rows)."""
+    if codes.shape[1] < 2 or codes.shape[0] == 0:
+        return []
+    source, target = codes[:, :-1], codes[:, 1:]
+    present = (source >= 0) & (target >= 0)
+    sizes = source.max(axis=0, initial=-1) + 1
+    offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    keys = (source + offsets)[present]
+    targets = target[present]
+    total = int(sizes.sum())
+    lowest = np.full(total, np.iinfo(np.int64).max)
+    highest = np.full(total, -1)
+    np.minimum.at(lowest, keys, targets)
+    np.maximum.at(highest, keys, targets)
+    conflicted = np.flatnonzero(highest > lowest)
+    return np.unique(np.searchsorted(offsets, conflicted, side="right") - 1).tolist()
 
 
 def _non_functional_level(

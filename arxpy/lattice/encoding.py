@@ -122,6 +122,21 @@ def _level_bounds(attribute: AttributeDefinition, height: int) -> tuple[int, int
     return low, high
 
 
+def lattice_size_of(definition: DataDefinition, hierarchies: Mapping[str, Hierarchy]
+                    ) -> int | None:
+    """Transformations the quasi-identifiers' level ranges span, from the hierarchies'
+    heights alone (no encoding); None when a hierarchy is missing or empty (encoding
+    then says what is wrong). Raises DefinitionError for a level outside a hierarchy."""
+    size = 1
+    for name in definition.quasi_identifiers:
+        hierarchy = hierarchies.get(name)
+        if hierarchy is None or hierarchy.height == 0:
+            return None
+        low, high = _level_bounds(definition[name], hierarchy.height)
+        size *= max(high - low + 1, 1)
+    return size
+
+
 def encode_generalizable(column: pd.Series, hierarchy: Hierarchy, name: str,
                          check_cancelled: Callable[[], None] | None = None,
                          ) -> tuple[np.ndarray, list[np.ndarray], list[list[str]]]:

@@ -17,7 +17,7 @@ from arxpy.search.base import (
 from arxpy.search.exhaustive import search_exhaustive
 from arxpy.search.flash import arx_choice
 from arxpy.search.heuristic import search_heuristic
-from arxpy.search.optimal import search_optimal
+from arxpy.search.optimal import check_lattice_size, search_optimal
 
 STRATEGIES: dict[str, Callable[[SearchContext], SearchOutcome]] = {
     "optimal": search_optimal,
@@ -45,5 +45,5 @@ def run_search(ctx: SearchContext, strategy: str) -> SearchOutcome:
 
 __all__ = [
     "ANONYMOUS", "NOT_ANONYMOUS", "NOT_CHECKED", "STATE_NAMES", "STRATEGIES", "Check",
-    "SearchContext", "SearchOutcome", "run_search",
+    "SearchContext", "SearchOutcome", "check_lattice_size", "run_search",
 ]

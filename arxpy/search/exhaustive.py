@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from arxpy.errors import ConfigurationError
 from arxpy.search.base import (
     ANONYMOUS,
     NOT_ANONYMOUS,
@@ -13,17 +12,13 @@ from arxpy.search.base import (
     SearchOutcome,
     better,
 )
-from arxpy.search.optimal import MAX_NODES
+from arxpy.search.optimal import check_lattice_size
 
 
 def search_exhaustive(ctx: SearchContext) -> SearchOutcome:
     """Check all transformations bottom-up (so each can roll up from one below)."""
     lattice = ctx.lattice
-    if lattice.size > MAX_NODES:
-        raise ConfigurationError(
-            f"The lattice has {lattice.size} transformations, too many for the exhaustive "
-            "strategy; use the optimal or heuristic strategy."
-        )
+    check_lattice_size(lattice.size, "exhaustive")
     nodes = lattice.nodes()
     order = np.argsort(nodes.sum(axis=1), kind="stable")
     states = np.zeros(len(nodes), dtype=np.int8)

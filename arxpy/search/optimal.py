@@ -262,12 +262,20 @@ class _OptimalSearch:
                            pruned_by_bound=float(self.pruned.sum()))
 
 
+def check_lattice_size(size: int, strategy: str) -> None:
+    """Refuse a lattice of ``size`` transformations too large for ``strategy`` (the
+    optimal and exhaustive strategies hold one state per node; the heuristic does not).
+    Cheap: the engine calls it from the hierarchies' heights before encoding anything."""
+    if strategy in ("optimal", "exhaustive") and size > MAX_NODES:
+        raise ConfigurationError(
+            f"The lattice has {size:,} transformations, too many for the {strategy} "
+            f"strategy (at most {MAX_NODES:,}); use the heuristic strategy with a time "
+            "limit, or narrow the generalization levels (minimum and maximum level) or "
+            "the hierarchies."
+        )
+
+
 def search_optimal(ctx: SearchContext) -> SearchOutcome:
     """Find the transformation with the best score among the anonymous ones."""
-    if ctx.lattice.size > MAX_NODES:
-        raise ConfigurationError(
-            f"The lattice has {ctx.lattice.size} transformations, too many for the optimal "
-            f"strategy (at most {MAX_NODES}); use the heuristic strategy with a time limit "
-            "or narrow the generalization levels."
-        )
+    check_lattice_size(ctx.lattice.size, "optimal")
     return _OptimalSearch(ctx).run()

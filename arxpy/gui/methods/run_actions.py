@@ -8,12 +8,15 @@ import logging
 from typing import TYPE_CHECKING
 
 import pandas as pd
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMessageBox
 
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ArxpyError
 from arxpy.gui.methods.choice import LATTICE, build_method
-from arxpy.gui.methods.running import run_label, run_method_job
+from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS, run_label, run_method_job
 from arxpy.gui.methods.views import MethodRun
+from arxpy.gui.plain_text import escaped
 from arxpy.gui.workers import JobWorker
 from arxpy.methods.base import Method
 from arxpy.release import Release
@@ -22,6 +25,14 @@ if TYPE_CHECKING:
     from arxpy.gui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
+
+
+def kept_runs(settings: QSettings) -> int:
+    """How many runs the window keeps: setting ``runs/keep`` (at least 1), default 20."""
+    try:
+        return max(1, int(settings.value("runs/keep", DEFAULT_KEPT_RUNS)))
+    except (TypeError, ValueError):
+        return DEFAULT_KEPT_RUNS
 
 
 class MethodRunActions:
@@ -38,6 +49,8 @@ class MethodRunActions:
             method = build_method(state.settings)
         except ArxpyError as exc:
             window.error("Cannot run yet", str(exc))
+            return None
+        if not self.may_drop(state.run_to_drop()):
             return None
         # The inputs as they are now: the run's release describes these.
         data, definition = state.data, state.definition
@@ -56,6 +69,20 @@ class MethodRunActions:
         log.info("Method run started: %s", method.to_dict())
         worker.start()
         return worker
+
+    def may_drop(self, run: MethodRun | None) -> bool:
+        """Before a run that will push ``run`` out of the full list: ask (True: go on)."""
+        if run is None:
+            return True
+        keep = self.window.state.max_runs
+        answer = QMessageBox.question(
+            self.window, "Runs list full",
+            escaped(f"The window keeps the last {keep} runs. This run will remove the oldest "
+                    f"one that is not pinned: '{run.label}'. Pin a run in Explore to keep "
+                    "it. Run anyway?"),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     def finished(self, method: Method, data: pd.DataFrame, definition: DataDefinition,
                  release: Release) -> None:

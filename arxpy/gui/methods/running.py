@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -13,6 +14,9 @@ from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress
 from arxpy.methods.base import Method
 from arxpy.release import Release
+
+if TYPE_CHECKING:
+    from arxpy.gui.methods.views import MethodRun
 
 
 def run_method_job(method: Method, frame: pd.DataFrame, definition: DataDefinition,
@@ -37,3 +41,17 @@ def run_label(method: Method, taken: Sequence[str]) -> str:
     while f"{base} (run {number})" in taken:
         number += 1
     return f"{base} (run {number})"
+
+
+#: How many method runs the window keeps by default (setting ``runs/keep``).
+DEFAULT_KEPT_RUNS = 20
+
+
+def run_to_drop(runs: Sequence[MethodRun], current: MethodRun | None,
+                limit: int) -> MethodRun | None:
+    """The run that one more run would push out of a list of at most ``limit``: the
+    oldest that is neither pinned nor current. None while there is room, or when every
+    other run is pinned (the list then grows: pins are the user's word)."""
+    if len(runs) < limit:
+        return None
+    return next((r for r in runs if not r.pinned and r is not current), None)

@@ -49,7 +49,8 @@ EMPTY_TEXT = ("No method run yet. Choose a method in Configure, set its paramete
 def run_row(run: MethodRun) -> tuple[str, ...]:
     """The list's cells for ``run``."""
     statistics = run.release.statistics
-    return (run.label, run.method.label, key_parameters(run.method),
+    label = f"{run.label}  [pinned]" if run.pinned else run.label
+    return (label, run.method.label, key_parameters(run.method),
             f"{statistics.n_classes:,}", f"{statistics.min_size:,}",
             f"{run.release.elapsed_seconds:.2f} s")
 
@@ -78,10 +79,13 @@ class RunsPage(QWidget):
         header.setSectionResizeMode(0, header.ResizeMode.Stretch)
         self.heading = note(EMPTY_TEXT)
         self.buttons = {name: QPushButton(name) for name in
-                        ("Rename…", "Remove", "Compare selected", "Export…")}
+                        ("Pin", "Rename…", "Remove", "Compare selected", "Export…")}
+        self.buttons["Pin"].setToolTip("Keep the selected run when the list is full (it keeps "
+                                       "the last runs; the oldest unpinned one goes first)")
         self.with_lattice = QCheckBox("with the applied transformation")
         self.with_lattice.setToolTip("Add the lattice search's applied transformation to "
                                      "the comparison (same input only)")
+        self.buttons["Pin"].clicked.connect(self._toggle_pin)
         self.buttons["Rename…"].clicked.connect(self._ask_rename)
         self.buttons["Remove"].clicked.connect(self._remove_selected)
         self.buttons["Compare selected"].clicked.connect(self.compare_selected)
@@ -103,7 +107,7 @@ class RunsPage(QWidget):
     def _layout(self) -> None:
         bar = QHBoxLayout()
         bar.addWidget(self.heading, 1)
-        for name in ("Rename…", "Remove", "Compare selected"):
+        for name in ("Pin", "Rename…", "Remove", "Compare selected"):
             bar.addWidget(self.buttons[name])
         bar.addWidget(self.with_lattice)
         bar.addWidget(self.buttons["Export…"])
@@ -140,10 +144,13 @@ class RunsPage(QWidget):
             self.table.selectRow(runs.index(current))
         self._filling = False
         self.heading.setText(
-            EMPTY_TEXT if not runs else f"{len(runs)} run(s). Utility, Risk and Export "
+            EMPTY_TEXT if not runs else f"{len(runs)} run(s); the last "
+            f"{self.state.max_runs} and the pinned ones are kept. Utility, Risk and Export "
             f"analyse the selected run{': ' + html.escape(current.label) if current else ''}.")
         for button in self.buttons.values():
             button.setEnabled(bool(runs))
+        self.buttons["Pin"].setText("Unpin" if current is not None and current.pinned
+                                    else "Pin")
         self.with_lattice.setEnabled(self.state.result is not None
                                      and self.state.applied is not None)
         self._show_run(current if current in runs else None)
@@ -175,6 +182,11 @@ class RunsPage(QWidget):
         label, ok = QInputDialog.getText(self, "Rename run", "Name:", text=run.label)
         if ok:
             self.rename(run, label)
+
+    def _toggle_pin(self) -> None:
+        run = self.state.current_run
+        if run is not None:
+            self.state.pin_run(run, not run.pinned)
 
     def _remove_selected(self) -> None:
         for run in self.selected_runs() or ([self.state.current_run]

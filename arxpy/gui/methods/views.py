@@ -32,6 +32,8 @@ class MethodRun:
     definition: DataDefinition
     #: Shown in lists and Compare, e.g. "Condensation k=10 (run 2)".
     label: str
+    #: Kept when the list of runs is full (see AppState.max_runs).
+    pinned: bool = False
 
 
 ResultViewFactory = Callable[[MethodRun], QWidget]

@@ -13,9 +13,10 @@ project or its definition changes, the output when the applied transformation ch
 from __future__ import annotations
 
 import html
+from collections.abc import Iterator
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
@@ -52,6 +53,11 @@ class RiskPerspective(QWidget):
         self._dirty: set[str] = set(SIDES)
         self.error = ""
         self._shown_output = self._output_key()
+        #: The redraw in progress over several event-loop turns (see _redraw_later).
+        self._steps: Iterator[None] | None = None
+        self._step_timer = QTimer(self)
+        self._step_timer.setInterval(1)  # a zero timer would run before due timers
+        self._step_timer.timeout.connect(self._next_step)
         self._build()
         state.project_changed.connect(self._input_changed)
         state.definition_changed.connect(self._input_changed)
@@ -114,8 +120,8 @@ class RiskPerspective(QWidget):
 
     @property
     def busy(self) -> bool:
-        """An analysis runs or its result has not been taken in yet."""
-        return bool(self.workers)
+        """An analysis runs or its result has not been drawn yet."""
+        return bool(self.workers) or self._steps is not None
 
     def _quasi_identifiers(self) -> list[str]:
         return self.state.definition.quasi_identifiers if self.state.has_project else []
@@ -145,11 +151,13 @@ class RiskPerspective(QWidget):
         self._cancel_side(side)
         if self.isVisible():
             self._run_dirty()
-        self._redraw()
+        self._redraw_later()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self._run_dirty()
+        if self._dirty:
+            self._run_dirty()
+            self._redraw_later()
 
     def _run_dirty(self) -> None:
         for side in sorted(self._dirty):
@@ -167,7 +175,6 @@ class RiskPerspective(QWidget):
         elif self._applied() is not None:
             self._start(side, analyze_current, options, current=self._applied(),
                         options=options)
-        self._redraw()
 
     # --- jobs ----------------------------------------------------------------------------
 
@@ -220,7 +227,7 @@ class RiskPerspective(QWidget):
         if self._current(side, worker):
             self.error = f"The {side} analysis failed: {message}"
         self._forget(side, worker)
-        self._redraw()
+        self._redraw_later()
 
     def _on_finished(self, side: str, worker: JobWorker, found: RiskSide) -> None:
         if not self._current(side, worker):
@@ -234,7 +241,7 @@ class RiskPerspective(QWidget):
         self.sides[side] = found
         if started is not None and started.population != now.population:
             self._start(side, with_population, now, side=found, setting=now.population)
-        self._redraw()
+        self._redraw_later()
 
     def _show_progress(self) -> None:
         if not self._progress:
@@ -255,7 +262,9 @@ class RiskPerspective(QWidget):
             elif not running and self.sides[side] is not None:
                 self._start(side, with_population, options, side=self.sides[side],
                             setting=options.population)
-        self._run_dirty()
+        if self._dirty:
+            self._run_dirty()
+            self._redraw_later()
 
     def _threshold_changed(self) -> None:
         threshold = self.settings_bar.options().threshold
@@ -271,22 +280,49 @@ class RiskPerspective(QWidget):
     # --- drawing -------------------------------------------------------------------------
 
     def _redraw(self) -> None:
-        analyses = {side: self.analysis(side) for side in SIDES}
+        """Redraw everything now (after an edit whose effect must show at once)."""
+        for _ in self._redraw_steps():
+            pass
+        self._steps = None
+        self._step_timer.stop()
+
+    def _redraw_later(self) -> None:
+        """Redraw over several event-loop turns, one view (or a slice of the
+        quasi-identifier table) per turn: drawing everything at once took 60-170 ms of
+        the GUI thread while the other side's analysis still ran. A redraw in progress
+        starts again from the top; :attr:`busy` holds until it is done."""
+        self._steps = self._redraw_steps()
+        self._step_timer.start()
+
+    def _next_step(self) -> None:
+        if self._steps is None or next(self._steps, StopIteration) is StopIteration:
+            self._steps = None
+            self._step_timer.stop()
+
+    def _redraw_steps(self) -> Iterator[None]:
+        """Each step reads the analyses afresh, so a step never draws a stale side."""
         self.heading.setText(self._heading_text())
+        self._redraw_monitors()
+        yield
         threshold = self.settings_bar.options().threshold
+        analyses = {side: self.analysis(side) for side in SIDES}
         self.distribution.show_distributions(
             analyses["input"].distribution if analyses["input"] else None,
             analyses["output"].distribution if analyses["output"] else None, threshold)
+        yield
+        analyses = {side: self.analysis(side) for side in SIDES}
         self.attacker_rows = tables.fill_attacker_table(self.attackers, analyses, threshold)
         self.uniqueness_rows = tables.fill_uniqueness_table(self.uniqueness, analyses)
-        tables.fill_quasi_identifier_table(self.quasi_identifiers, analyses)
+        yield
+        yield from tables.quasi_identifier_table_steps(
+            self.quasi_identifiers, {side: self.analysis(side) for side in SIDES})
         output = self.sides["output"]
         columns = None
         current = self._applied()
         if output is not None and current is not None:
             columns = list(current.release().table.columns)
-        tables.fill_hipaa_table(self.hipaa, analyses, columns)
-        self._redraw_monitors()
+        tables.fill_hipaa_table(self.hipaa, {side: self.analysis(side) for side in SIDES},
+                                columns)
 
     def _redraw_monitors(self) -> None:
         self.monitors.show_analyses(self.analysis("input"), self.analysis("output"))

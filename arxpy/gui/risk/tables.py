@@ -9,7 +9,7 @@ Every function fills a read-only table from one or two :class:`RiskAnalysis` obj
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
@@ -199,6 +199,15 @@ def quasi_identifier_table() -> QTableWidget:
 def fill_quasi_identifier_table(table: QTableWidget,
                                 analyses: dict[str, RiskAnalysis | None]) -> None:
     """One row per combination of the input (ARX's order), output figures beside it."""
+    for _ in quasi_identifier_table_steps(table, analyses):
+        pass
+
+
+def quasi_identifier_table_steps(table: QTableWidget,
+                                 analyses: dict[str, RiskAnalysis | None],
+                                 rows_per_step: int = 25) -> Iterator[None]:
+    """:func:`fill_quasi_identifier_table` in steps of ``rows_per_step`` rows (about
+    10 ms each), so that a redraw can yield to the event loop between them."""
     table.setSortingEnabled(False)
     scored = {side: {r.attributes: r for r in a.quasi_identifier_analysis.risks}
               for side, a in analyses.items()
@@ -206,6 +215,8 @@ def fill_quasi_identifier_table(table: QTableWidget,
     order = list(scored.get("input", scored.get("output", {})))
     table.setRowCount(len(order))
     for row, attributes in enumerate(order):
+        if row and row % rows_per_step == 0:
+            yield
         name = text_item(", ".join(attributes))
         name.setToolTip(name.text())
         table.setItem(row, 0, name)

@@ -63,19 +63,35 @@ def attribute_kind(frame: pd.DataFrame, definition: DataDefinition, name: str,
                    types: Mapping[str, str]) -> str:
     """The encoding of one attribute: the user's choice, else the data type, else inferred.
 
-    [I] A string-typed column whose values all parse as numbers is treated as numeric,
-    because a fresh import types every column as string.
+    [I] A fresh import (:meth:`DataDefinition.for_columns`) types every column as
+    string, so when *no* attribute of the definition has another type, a column whose
+    values all parse as numbers is treated as numeric. A definition that types anything
+    declared its strings on purpose: they stay categorical (identifiers such as a ZIP
+    code or a hospital ID keep their leading zeros) unless ``types`` says otherwise.
+    Values with leading zeros ("0123") are never inferred as numbers: they are codes,
+    and a number would drop the zeros.
     """
     if name in types:
         return types[name]
     data_type = definition[name].data_type if name in definition else DataType()
-    if data_type.kind is DataKind.STRING:
+    if data_type.kind is DataKind.STRING and not _types_anything(definition) \
+            and not _has_leading_zeros(frame[name]):
         data_type = infer_data_type(frame[name])
     if data_type.kind is DataKind.INTEGER:
         return "integer"
     if data_type.kind is DataKind.DECIMAL:
         return "continuous"
     return "categorical"
+
+
+def _types_anything(definition: DataDefinition) -> bool:
+    return any(a.data_type.kind is not DataKind.STRING for a in definition)
+
+
+def _has_leading_zeros(column: pd.Series) -> bool:
+    """Some value is a zero followed by a digit ("007", "-0123"): a code, not a number."""
+    values = pd.Series(pd.unique(column.astype(str)), dtype=object).str.strip()
+    return bool(values.str.match(r"^[+-]?0\d").any())
 
 
 def encode(frame: pd.DataFrame, definition: DataDefinition, attributes: Sequence[str],

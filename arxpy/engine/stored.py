@@ -1,0 +1,261 @@
+"""A search result stored whole and reopened without searching (no Qt).
+
+What a reopened :class:`Result` needs of its search is the :class:`SearchOutcome`:
+every check (levels, verdict, score, ordering key, suppressed records, classes), the
+optimum, the per-node states and the run's figures. They are stored as compressed
+numpy arrays inside one JSON object (exact: floats keep every bit). Reopening encodes
+the data again (cheap next to a search) and rebuilds the Result around the stored
+outcome.
+
+The record comes from a file, so it is untrusted: its layout and every array's dtype,
+shape and range are checked, decompression is bounded by the declared shape, and the
+optimum (plus any transformation the caller names, e.g. applied and pinned ones) is
+checked again against the data; a stored verdict or score that differs refuses the
+record. Releases of a reopened result are always computed and judged afresh.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from arxpy.data.definition import DataDefinition
+from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.prepare import prepare
+from arxpy.engine.result import MAX_NODE_ARRAY, Result
+from arxpy.errors import ProjectError
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken, Progress, ThrottledProgress
+from arxpy.lattice.lattice import Lattice
+from arxpy.search import Check, SearchContext, SearchOutcome
+
+#: Layout of the stored outcome; records of another version are not reopened.
+OUTCOME_VERSION = 1
+#: Most checks a stored result keeps (a heuristic search under a long budget may check
+#: more; such a result is not stored). About 80 bytes each before compression.
+MAX_STORED_CHECKS = 500_000
+#: Relative tolerance when re-checked scores are compared with stored ones.
+_SCORE_TOLERANCE = 1e-9
+
+_CHECK_ARRAYS = {  # name -> (dtype, dimensions)
+    "levels": ("<i8", 2), "anonymous": ("|b1", 1), "score": ("<f8", 1), "key": ("<f8", 2),
+    "suppressed": ("<i8", 1), "classes": ("<i8", 1), "fails_downward": ("|b1", 1),
+}
+
+
+class ResultTooLarge(ProjectError):
+    """The result holds more than a project file keeps (see MAX_STORED_CHECKS)."""
+
+
+def store_outcome(result: Result) -> dict[str, Any]:
+    """The JSON-able record of ``result``'s search; raises :class:`ResultTooLarge`."""
+    outcome = result.outcome
+    checks = list(outcome.checks.values())
+    if len(checks) > MAX_STORED_CHECKS:
+        raise ResultTooLarge(
+            f"the search checked {len(checks):,} transformations, more than the "
+            f"{MAX_STORED_CHECKS:,} a project file keeps")
+    width = len(result.quasi_identifiers)
+    key_width = len(checks[0].key) if checks else 1
+    if any(len(c.key) != key_width for c in checks):
+        raise ResultTooLarge("the quality model's ordering keys differ in length")
+    arrays = {
+        "levels": np.array([c.levels for c in checks], dtype="<i8").reshape(-1, width),
+        "anonymous": np.array([c.anonymous for c in checks], dtype="|b1"),
+        "score": np.array([c.score for c in checks], dtype="<f8"),
+        "key": np.array([c.key for c in checks], dtype="<f8").reshape(-1, key_width),
+        "suppressed": np.array([c.suppressed_records for c in checks], dtype="<i8"),
+        "classes": np.array([c.n_classes for c in checks], dtype="<i8"),
+        "fails_downward": np.array([c.fails_downward for c in checks], dtype="|b1"),
+    }
+    lattice = result.lattice
+    return {
+        "version": OUTCOME_VERSION,
+        "quasi_identifiers": list(lattice.names),
+        "bottom": list(lattice.bottom),
+        "top": list(lattice.top),
+        "checks": {name: _pack(array) for name, array in arrays.items()},
+        "optimum": None if outcome.optimum is None else list(outcome.optimum.levels),
+        "optimal": bool(outcome.optimal),
+        "transformations_checked": int(outcome.transformations_checked),
+        "rollups": int(outcome.rollups),
+        "states": None if outcome.states is None else _pack(
+            np.asarray(outcome.states, dtype="|i1")),
+        "notes": {str(k): float(v) for k, v in outcome.notes.items()},
+        "elapsed_seconds": float(result.elapsed_seconds),
+    }
+
+
+def reopen_result(frame: pd.DataFrame, definition: DataDefinition,
+                  hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
+                  stored: Mapping[str, Any], *, verify: Sequence[Sequence[int]] = (),
+                  progress: Progress | None = None,
+                  cancel: CancelToken | None = None) -> Result:
+    """The :class:`Result` ``stored`` describes, for this data and configuration,
+    without searching.
+
+    Costs one encoding plus one grouping per re-checked transformation (the optimum and
+    ``verify``). Raises :class:`~arxpy.errors.ProjectError` when the record is damaged
+    or does not fit (another lattice, a verdict or score that differs), and any error
+    :func:`~arxpy.engine.prepare.prepare` raises for the configuration.
+    """
+    cancel = cancel or CancelToken()
+    report = ThrottledProgress(progress)
+    report(0.0, "Checking and encoding the data")
+    data, config = prepare(frame, definition, hierarchies, config, cancel)
+    context = SearchContext(data, config.privacy_models, config.quality_model,
+                            config.suppression_limit, cancel=cancel)
+    outcome = _outcome(stored, context.lattice)
+    wanted = [] if outcome.optimum is None else [outcome.optimum.levels]
+    wanted += [tuple(int(v) for v in levels) for levels in verify]
+    for done, levels in enumerate(dict.fromkeys(wanted)):
+        report(0.2 + 0.8 * done / len(wanted), "Checking the saved transformations")
+        _verify(context, outcome, levels)
+    context.detach()
+    result = Result(frame, definition, config, context, outcome,
+                    _number(stored, "elapsed_seconds", float))
+    report(1.0, "Done")
+    return result
+
+
+def _verify(context: SearchContext, outcome: SearchOutcome, levels: tuple[int, ...]) -> None:
+    """Check ``levels`` again; refuse the record if its stored check says otherwise."""
+    if not context.lattice.contains(levels):
+        raise _damaged(f"transformation {list(levels)} lies outside the lattice")
+    saved = outcome.checks.get(levels)
+    if saved is None:
+        return  # not checked by the search: nothing stored to contradict
+    now = context.evaluate(levels, context.classes(levels))
+    context.cancel.raise_if_cancelled()
+    if (now.anonymous != saved.anonymous or now.suppressed_records != saved.suppressed_records
+            or not math.isclose(now.score, saved.score, rel_tol=_SCORE_TOLERANCE,
+                                abs_tol=_SCORE_TOLERANCE)):
+        raise ProjectError(
+            f"The saved result does not match this data: transformation {list(levels)} was "
+            f"saved as {_verdict(saved)} and is now {_verdict(now)}. Anonymize again.")
+
+
+def _verdict(check: Check) -> str:
+    state = "anonymous" if check.anonymous else "not anonymous"
+    return f"{state} (score {check.score:.6g}, {check.suppressed_records} suppressed)"
+
+
+def _outcome(stored: Mapping[str, Any], lattice: Lattice) -> SearchOutcome:
+    """The stored outcome, checked against ``lattice`` before any of it is used."""
+    if not isinstance(stored, Mapping) or stored.get("version") != OUTCOME_VERSION:
+        raise _damaged("it has an unknown layout")
+    for name, expected in (("quasi_identifiers", lattice.names),
+                           ("bottom", list(lattice.bottom)), ("top", list(lattice.top))):
+        if stored.get(name) != list(expected):
+            raise _damaged(f"its {name.replace('_', ' ')} are {stored.get(name)!r}, the "
+                           f"project's are {list(expected)!r}")
+    checks = _checks(stored.get("checks"), lattice)
+    optimum_levels = stored.get("optimum")
+    optimum = None
+    if optimum_levels is not None:
+        optimum = checks.get(_levels_of(optimum_levels, lattice))
+        if optimum is None or not optimum.anonymous:
+            raise _damaged("its optimum is not among its anonymous checked transformations")
+    states = None
+    if stored.get("states") is not None:
+        if lattice.size > MAX_NODE_ARRAY:
+            raise _damaged("it holds node states for a lattice too large for them")
+        states = _unpack(stored["states"], "states", "|i1", (lattice.size,))
+        if states.size and (states.min() < 0 or states.max() > 2):
+            raise _damaged("its node states hold unknown codes")
+    notes = stored.get("notes", {})
+    if not isinstance(notes, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in notes.values()):
+        raise _damaged("its notes are not numbers")
+    optimal = stored.get("optimal")
+    if not isinstance(optimal, bool):
+        raise _damaged("'optimal' is not true or false")
+    return SearchOutcome(
+        lattice=lattice, checks=checks, optimum=optimum, optimal=optimal,
+        transformations_checked=_number(stored, "transformations_checked", int),
+        rollups=_number(stored, "rollups", int), states=states,
+        notes={str(k): float(v) for k, v in notes.items()})
+
+
+def _checks(packed: Any, lattice: Lattice) -> dict[tuple[int, ...], Check]:
+    if not isinstance(packed, dict) or set(packed) != set(_CHECK_ARRAYS):
+        raise _damaged(f"its checks must hold exactly {', '.join(_CHECK_ARRAYS)}")
+    arrays = {name: _unpack(packed[name], name, dtype, None, dimensions)
+              for name, (dtype, dimensions) in _CHECK_ARRAYS.items()}
+    n = len(arrays["levels"])
+    if n > MAX_STORED_CHECKS or any(len(a) != n for a in arrays.values()):
+        raise _damaged("its check arrays differ in length or are too long")
+    levels = arrays["levels"]
+    if levels.shape[1] != len(lattice.names) or (n and (
+            (levels < np.array(lattice.bottom)).any() or (levels > np.array(lattice.top)).any())):
+        raise _damaged("a checked transformation lies outside the lattice")
+    if n and (arrays["suppressed"].min() < 0 or arrays["classes"].min() < 0):
+        raise _damaged("a check counts fewer than zero records or classes")
+    rows = zip(map(tuple, levels.tolist()), arrays["anonymous"].tolist(),
+               arrays["score"].tolist(), map(tuple, arrays["key"].tolist()),
+               arrays["suppressed"].tolist(), arrays["classes"].tolist(),
+               arrays["fails_downward"].tolist(), strict=True)
+    checks = {row[0]: Check(*row) for row in rows}
+    if len(checks) != n:
+        raise _damaged("a transformation is checked twice")
+    return checks
+
+
+def _levels_of(value: Any, lattice: Lattice) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value) \
+            or not lattice.contains(value):
+        raise _damaged(f"{value!r} is not a transformation of the lattice")
+    return tuple(value)
+
+
+def _number(stored: Mapping[str, Any], name: str, kind: Callable[[Any], Any]) -> Any:
+    value = stored.get(name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (
+            kind is int and not isinstance(value, int)):
+        raise _damaged(f"'{name}' is not a non-negative number")
+    return kind(value)
+
+
+def _pack(array: np.ndarray) -> dict[str, Any]:
+    array = np.ascontiguousarray(array)
+    return {"dtype": array.dtype.str, "shape": list(array.shape),
+            "data": base64.b64encode(zlib.compress(array.tobytes(), 6)).decode("ascii")}
+
+
+def _unpack(packed: Any, name: str, dtype: str, shape: tuple[int, ...] | None,
+            dimensions: int = 1) -> np.ndarray:
+    """One stored array, checked: the dtype expected, a bounded shape, and exactly the
+    bytes that shape needs (decompression stops there, so no zip bomb inflates)."""
+    if not isinstance(packed, dict) or packed.get("dtype") != dtype:
+        raise _damaged(f"array '{name}' is not of type {dtype}")
+    declared = packed.get("shape")
+    if not isinstance(declared, list) or len(declared) != dimensions or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in declared):
+        raise _damaged(f"array '{name}' has no valid shape")
+    if shape is not None and tuple(declared) != shape:
+        raise _damaged(f"array '{name}' has shape {declared}, expected {list(shape)}")
+    itemsize = np.dtype(dtype).itemsize
+    size = math.prod(declared) * itemsize
+    if size > max(MAX_NODE_ARRAY, MAX_STORED_CHECKS * 64) * 8:
+        raise _damaged(f"array '{name}' is too large")
+    try:
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(base64.b64decode(packed.get("data", ""), validate=True),
+                                  size + 1)
+    except (binascii.Error, zlib.error, TypeError, ValueError) as exc:
+        raise _damaged(f"array '{name}' cannot be decoded ({exc})") from None
+    if len(raw) != size or not inflater.eof:
+        raise _damaged(f"array '{name}' holds {len(raw)} bytes, not the {size} its shape needs")
+    return np.frombuffer(raw, dtype=dtype).reshape(declared).copy()
+
+
+def _damaged(problem: str) -> ProjectError:
+    return ProjectError(f"The saved result is damaged: {problem}. Anonymize again.")
