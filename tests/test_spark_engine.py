@@ -47,6 +47,15 @@ def example(tmp_path_factory):
     return project, RecordSource.of_file(path)
 
 
+@pytest.fixture(scope="module")
+def plan(example):
+    """The memory engine's output plan of the example's optimum."""
+    project, source = example
+    config = AnonymizationConfig.from_dict(project.settings)
+    return anonymize_source(source, project.definition, project.hierarchies, config,
+                            MemoryEngine()).output_plan()
+
+
 def assert_same_histogram(source, attributes, engine):
     expected = MemoryEngine().histogram(source, attributes)
     got = engine.histogram(source, attributes)
@@ -93,7 +102,8 @@ def test_histogram_of_awkward_csv_equals_the_memory_engines(engine, tmp_path, na
     assert_same_histogram(source, list(columns)[::-1][:1], engine)
 
 
-@pytest.mark.parametrize("remove_suppressed", [False, True])
+@pytest.mark.parametrize("remove_suppressed", [
+    False, pytest.param(True, marks=pytest.mark.slow)])
 def test_spark_writes_what_the_memory_engine_writes(engine, example, tmp_path,
                                                     remove_suppressed):
     project, source = example
@@ -112,27 +122,21 @@ def test_spark_writes_what_the_memory_engine_writes(engine, example, tmp_path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["memory.csv", "spark.csv"]
 
 
-def test_cancel_leaves_nothing_behind(engine, example, tmp_path):
-    project, source = example
-    config = AnonymizationConfig.from_dict(project.settings)
-    run = anonymize_source(source, project.definition, project.hierarchies, config,
-                           MemoryEngine())
+def test_cancel_leaves_nothing_behind(engine, example, plan, tmp_path):
+    _, source = example
     cancel = CancelToken()
 
     def progress(fraction, message):
         cancel.cancel()
 
     with pytest.raises(CancelledError):
-        engine.write(source, run.output_plan(), tmp_path / "out.csv", progress=progress,
+        engine.write(source, plan, tmp_path / "out.csv", progress=progress,
                      cancel=cancel)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_value_no_hierarchy_covers_is_refused(engine, example, tmp_path):
-    project, source = example
-    config = AnonymizationConfig.from_dict(project.settings)
-    plan = anonymize_source(source, project.definition, project.hierarchies, config,
-                            MemoryEngine()).output_plan()
+def test_a_value_no_hierarchy_covers_is_refused(engine, example, plan, tmp_path):
+    _, source = example
     attr = next(iter(plan.labels))
     labels = {**plan.labels, attr: plan.labels[attr].iloc[1:]}
     broken = type(plan)(columns=plan.columns, labels=labels, suppressed=plan.suppressed)

@@ -99,6 +99,7 @@ class SparkEngine:
         self._session: Any = None
         self._scratch: Path | None = None
         self._lock = threading.Lock()
+        self._headers: dict[tuple, tuple[str, ...]] = {}
 
     # -- session ---------------------------------------------------------------------
 
@@ -164,7 +165,7 @@ class SparkEngine:
 
     def columns(self, source: RecordSource) -> tuple[str, ...]:
         if source.format == "csv" and source.frame is None:
-            return tuple(read_csv(_existing(source), _csv_format(source), nrows=0).columns)
+            return self._csv_names(_existing(source), _csv_format(source))
         return self._records(source)[1]
 
     def histogram(self, source: RecordSource, attributes: Sequence[str], *,
@@ -251,7 +252,7 @@ class SparkEngine:
             records = records.toDF(*[f"_c{i}" for i in range(len(names))])
         else:
             fmt = _csv_format(source)
-            names = tuple(read_csv(path, fmt, nrows=0).columns)
+            names = self._csv_names(path, fmt)
             schema = T.StructType([T.StructField(f"_c{i}", T.StringType())
                                    for i in range(len(names))])
             records = (spark.read.schema(schema).options(**_csv_read_options(fmt))
@@ -260,6 +261,15 @@ class SparkEngine:
         records = records.select(*[F.coalesce(F.col(c).cast("string"), F.lit("")).alias(c)
                                    for c in records.columns])
         return records, names
+
+    def _csv_names(self, path: Path, fmt: CsvFormat) -> tuple[str, ...]:
+        """Column names as arxpy's reader gives them (unique, BOM removed); remembered
+        per file version, as the reader scans the whole file for NUL bytes."""
+        stat = path.stat()
+        key = (path.resolve(), stat.st_size, stat.st_mtime_ns, fmt)
+        if key not in self._headers:
+            self._headers[key] = tuple(read_csv(path, fmt, nrows=0).columns)
+        return self._headers[key]
 
     def _released(self, records: Any, names: tuple[str, ...], plan: OutputPlan,
                   source: RecordSource) -> tuple[Any, Any]:
