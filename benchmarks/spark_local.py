@@ -4,12 +4,14 @@ Run from the repository root (once, niced: it starts a JVM and reads 10^6 record
 
     nice -n 10 python3 benchmarks/spark_local.py --records 1000000 --master 'local[2]'
 
-Records are rows of ``arxpy.example.generate_example`` (40,000 rows) sampled with
-replacement and written as Parquet; the example's settings (k = 5, 2 % suppression,
-Loss). Each engine runs in its own process (peak memory = the largest resident set of
-that process and its children, the JVM included, sampled every 0.1 s); the script
-then checks that optimum, score, suppressed records and the written table (parsed,
-row by row) are identical, and prints one JSON report.
+Records are rows of ``arxpy.example.generate_example(N)`` sampled N times with
+replacement and written as Parquet, with the example's hierarchies built from those
+rows and its settings (k = 5, 2 % suppression, Loss). (Sampling 10^6 records from the
+40,000-row default example would give every combination about 25 copies, and the
+optimum would be the original table.) Each engine runs in its own process (peak
+memory = the largest resident set of that process and its children, the JVM included,
+sampled every 0.1 s); the script then checks that optimum, score, suppressed records
+and the written table (parsed, row by row) are identical, and prints one JSON report.
 """
 
 from __future__ import annotations
@@ -26,16 +28,17 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's arxpy
 
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 
 from arxpy.engine import AnonymizationConfig  # noqa: E402
 from arxpy.example import example_project  # noqa: E402
 
 
-def replicated_records(records: int, seed: int) -> pd.DataFrame:
-    base = example_project().data
-    rows = np.random.default_rng(seed).integers(0, len(base), size=records)
-    return base.iloc[rows].reset_index(drop=True)
+def replicated_project(records: int, seed: int):
+    """The example project over ``records`` rows sampled with replacement."""
+    project = example_project(records)
+    rows = np.random.default_rng(seed).integers(0, records, size=records)
+    project.data = project.data.iloc[rows].reset_index(drop=True)
+    return project
 
 
 def tree_rss_bytes(pid: int) -> int:
@@ -75,13 +78,15 @@ class PeakMemory:
 def run_engine(name: str, data: Path, output: Path, master: str) -> dict:
     """One engine end to end; called in a child process."""
     import os
+    import pickle
 
     from arxpy.engine.backends import MemoryEngine, RecordSource
     from arxpy.engine.scaled import anonymize_source
 
     memory = PeakMemory(os.getpid())
-    project = example_project()
-    config = AnonymizationConfig.from_dict(project.settings)
+    with open(data.with_suffix(".project.pickle"), "rb") as handle:
+        definition, hierarchies, settings = pickle.load(handle)
+    config = AnonymizationConfig.from_dict(settings)
     if name == "spark":
         from arxpy.engine.backends.spark_engine import SparkEngine
 
@@ -93,7 +98,7 @@ def run_engine(name: str, data: Path, output: Path, master: str) -> dict:
         engine, startup = MemoryEngine(), 0.0
     source = RecordSource.of_file(data)
     started = time.perf_counter()
-    run = anonymize_source(source, project.definition, project.hierarchies, config, engine)
+    run = anonymize_source(source, definition, hierarchies, config, engine)
     total = time.perf_counter() - started
     written = run.write(output, delimiter=";")
     if name == "spark":
@@ -129,7 +134,12 @@ def main() -> None:
         return
     args.folder.mkdir(parents=True, exist_ok=True)
     if not data.exists():
-        replicated_records(args.records, args.seed).to_parquet(data, index=False)
+        import pickle
+
+        project = replicated_project(args.records, args.seed)
+        project.data.to_parquet(data, index=False)
+        with open(data.with_suffix(".project.pickle"), "wb") as handle:
+            pickle.dump((project.definition, project.hierarchies, project.settings), handle)
     reports, outputs = {}, {}
     for name in ("memory", "spark"):
         outputs[name] = args.folder / f"out-{name}.csv"

@@ -24,7 +24,7 @@ from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.engine.backends import MemoryEngine, RecordSource
 from arxpy.engine.backends.spark_engine import SparkEngine
 from arxpy.engine.scaled import anonymize_source
-from arxpy.errors import CancelledError, ConfigurationError
+from arxpy.errors import CancelledError, ConfigurationError, DataExportError
 from arxpy.example import example_project
 from arxpy.jobs import CancelToken
 
@@ -145,6 +145,13 @@ def test_a_value_no_hierarchy_covers_is_refused(engine, example, plan, tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
+def test_no_folder_is_created_for_the_output(engine, example, plan, tmp_path):
+    _, source = example
+    with pytest.raises(DataExportError, match="does not exist"):
+        engine.write(source, plan, tmp_path / "missing" / "out.csv")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_no_spark_folders_in_the_working_directory(engine, example, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     project, source = example
@@ -198,15 +205,23 @@ def socket_closed_port():
 def test_parquet_source(engine, example, tmp_path, output):
     project, _ = example
     path = tmp_path / "example.parquet"
-    project.data.to_parquet(path, index=False)
+    # Small row groups and splits: several partitions, so the output order is tested.
+    project.data.to_parquet(path, index=False, row_group_size=250)
     source = RecordSource.of_file(path)
     config = AnonymizationConfig.from_dict(project.settings)
-    assert_same_histogram(source, project.definition.quasi_identifiers, engine)
-    reference = anonymize_source(source, project.definition, project.hierarchies, config,
-                                 MemoryEngine())
-    run = anonymize_source(source, project.definition, project.hierarchies, config, engine)
-    expected = reference.write(tmp_path / f"memory-{output}")
-    got = run.write(tmp_path / output)
+    settings = engine.session.conf
+    settings.set("spark.sql.files.maxPartitionBytes", "2048")
+    try:
+        assert engine._records(source)[0].rdd.getNumPartitions() > 1
+        assert_same_histogram(source, project.definition.quasi_identifiers, engine)
+        reference = anonymize_source(source, project.definition, project.hierarchies,
+                                     config, MemoryEngine())
+        run = anonymize_source(source, project.definition, project.hierarchies, config,
+                               engine)
+        expected = reference.write(tmp_path / f"memory-{output}")
+        got = run.write(tmp_path / output)
+    finally:
+        settings.unset("spark.sql.files.maxPartitionBytes")
     assert (got.records, got.suppressed) == (expected.records, expected.suppressed)
     pd.testing.assert_frame_equal(read_output(got.path), read_output(expected.path))
 

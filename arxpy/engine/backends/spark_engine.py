@@ -29,7 +29,6 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import numpy as np
-import pandas as pd
 
 from arxpy.data.atomic import atomic_path
 from arxpy.data.csv_io import CsvFormat, read_csv, sniff_csv
@@ -39,6 +38,12 @@ from arxpy.engine.backends.base import (
     RecordSource,
     WriteSummary,
     missing_extra,
+)
+from arxpy.engine.backends.spark_files import (
+    csv_read_options,
+    csv_write_options,
+    join_csv_parts,
+    join_parquet_parts,
 )
 from arxpy.errors import (
     CancelledError,
@@ -55,14 +60,14 @@ _DEFAULT_CONF = {
     "spark.ui.showConsoleProgress": "false",
     # Small local runs: a few shuffle partitions instead of 200 (AQE merges them anyway).
     "spark.sql.shuffle.partitions": "8",
+    # The histogram comes to the driver as Arrow batches, not pickled rows (pyarrow is
+    # in the extra; Spark falls back to rows without it).
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
 }
 _JAVA_HINT = ("install a Java 17 runtime (e.g. 'apt-get install openjdk-17-jre-headless') "
               "or set JAVA_HOME to one")
 #: Marks the error a worker raises for a value no hierarchy covers.
 _UNCOVERED = "arxpy-uncovered-value:"
-#: Python codec names -> Java charset names Spark understands.
-_JAVA_CHARSETS = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "cp1252": "windows-1252",
-                  "iso8859-1": "ISO-8859-1", "latin-1": "ISO-8859-1", "utf-16": "UTF-16"}
 _LOG_CONFIG = """\
 rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = console
@@ -71,6 +76,9 @@ appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
+# At the root's level, so Spark does not announce a shell log level on start-up.
+logger.repl.name = org.apache.spark.repl.Main
+logger.repl.level = error
 """
 
 
@@ -176,9 +184,8 @@ class SparkEngine:
         records, names = self._records(source)
         internal = [_internal(names, a, source) for a in attributes]
         grouped = records.groupBy(*internal).count()
-        rows = self._run(grouped.collect, progress, cancel, "Counting distinct records")
-        table = pd.DataFrame([tuple(r) for r in rows], columns=[*attributes, "__count"],
-                             dtype=object)
+        table = self._run(grouped.toPandas, progress, cancel, "Counting distinct records")
+        table.columns = [*attributes, "__count"]
         # The memory engine's order (pandas' groupby sorts), so the histograms are equal.
         table = table.sort_values(attributes, kind="stable", ignore_index=True)
         counts = table.pop("__count").to_numpy(dtype=np.int64)
@@ -198,6 +205,10 @@ class SparkEngine:
             raise DataExportError(
                 f"Delimiter {delimiter!r} cannot be used; choose one character such as "
                 ", ; | or tab.")
+        if not path.parent.is_dir():  # Spark would create it
+            raise DataExportError(
+                f"Cannot write '{path}': the folder '{path.parent}' does not exist. Choose "
+                "an existing folder.")
         records, names = self._records(source)
         released, suppressed = self._released(records, names, plan, source)
         tally = Observation("arxpy-write")
@@ -214,13 +225,13 @@ class SparkEngine:
                     writer = released.write.mode("overwrite").parquet
                     self._run(lambda: writer(parts.resolve().as_uri()), progress, cancel,
                               "Writing the output")
-                    _join_parquet_parts(parts, temporary, plan.columns)
+                    join_parquet_parts(parts, temporary, plan.columns)
                 else:
-                    writer = released.write.mode("overwrite").options(**_csv_write_options(
+                    writer = released.write.mode("overwrite").options(**csv_write_options(
                         delimiter)).csv
                     self._run(lambda: writer(parts.resolve().as_uri()), progress, cancel,
                               "Writing the output")
-                    _join_csv_parts(parts, temporary, plan.columns, delimiter)
+                    join_csv_parts(parts, temporary, plan.columns, delimiter)
             finally:
                 shutil.rmtree(parts, ignore_errors=True)
         counts = tally.get
@@ -255,7 +266,7 @@ class SparkEngine:
             names = self._csv_names(path, fmt)
             schema = T.StructType([T.StructField(f"_c{i}", T.StringType())
                                    for i in range(len(names))])
-            records = (spark.read.schema(schema).options(**_csv_read_options(fmt))
+            records = (spark.read.schema(schema).options(**csv_read_options(fmt))
                        .csv(path.resolve().as_uri()))
         # Spark reads an empty cell (and casts a Parquet null) as null; arxpy as "".
         records = records.select(*[F.coalesce(F.col(c).cast("string"), F.lit("")).alias(c)
@@ -426,72 +437,6 @@ def _existing(source: RecordSource) -> Path:
 def _csv_format(source: RecordSource) -> CsvFormat:
     # The same detection the memory engine uses, so both read the same table.
     return sniff_csv(_existing(source), delimiter=source.delimiter, encoding=source.encoding)
-
-
-def _csv_read_options(fmt: CsvFormat) -> dict[str, str]:
-    """Spark's CSV reader set up to read what arxpy's reader reads."""
-    import codecs
-
-    charset = codecs.lookup(fmt.encoding).name
-    return {
-        "header": str(fmt.has_header).lower(),  # the names come from arxpy's reader
-        "enforceSchema": "true",
-        "sep": fmt.delimiter,
-        "quote": fmt.quotechar,
-        "escape": fmt.quotechar,  # a doubled quote is a quote, as in RFC 4180
-        "multiLine": "true",  # quoted cells may hold line breaks
-        "mode": "FAILFAST",  # a ragged record is an error, as in arxpy's reader
-        "encoding": _JAVA_CHARSETS.get(charset, charset),
-        "ignoreLeadingWhiteSpace": "false",
-        "ignoreTrailingWhiteSpace": "false",
-    }
-
-
-def _csv_write_options(delimiter: str) -> dict[str, str]:
-    return {
-        "header": "false",  # written once by _join_csv_parts
-        "sep": delimiter,
-        "quote": '"',
-        "escape": '"',
-        # Every cell quoted: no reader (nor arxpy's sniffer) can take a ' or a
-        # leading space in a label for syntax.
-        "quoteAll": "true",
-        "ignoreLeadingWhiteSpace": "false",
-        "ignoreTrailingWhiteSpace": "false",
-        "lineSep": "\n",
-        "encoding": "UTF-8",
-    }
-
-
-def _part_files(folder: Path, suffix: str) -> list[Path]:
-    # part-00000-..., part-00001-...: name order is partition order, i.e. input order.
-    return sorted(p for p in folder.glob(f"part-*{suffix}") if p.is_file())
-
-
-def _join_csv_parts(folder: Path, target: Path, columns: Sequence[str],
-                    delimiter: str) -> None:
-    """One CSV file: the header, then the part files' bytes in partition order."""
-    header = delimiter.join('"' + c.replace('"', '""') + '"' for c in columns) + "\n"
-    with open(target, "xb") as out:
-        out.write(header.encode("utf-8"))
-        for part in _part_files(folder, ".csv"):
-            with open(part, "rb") as handle:
-                shutil.copyfileobj(handle, out, 1 << 20)
-        out.flush()
-        os.fsync(out.fileno())
-
-
-def _join_parquet_parts(folder: Path, target: Path, columns: Sequence[str]) -> None:
-    """One Parquet file from the part files, row group by row group (bounded memory)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    schema = pa.schema([(c, pa.string()) for c in columns])
-    with pq.ParquetWriter(target, schema) as writer:
-        for part in _part_files(folder, ".parquet"):
-            file = pq.ParquetFile(part)
-            for group in range(file.num_row_groups):
-                writer.write_table(file.read_row_group(group).cast(schema))
 
 
 def _internal(names: Sequence[str], name: str, source: RecordSource) -> str:
