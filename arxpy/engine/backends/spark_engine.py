@@ -76,9 +76,13 @@ appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
-# At the root's level, so Spark does not announce a shell log level on start-up.
-logger.repl.name = org.apache.spark.repl.Main
-logger.repl.level = error
+# Spark announces a shell log level unless its own loggers are configured at the
+# root's level; its and Hadoop's start-up warnings (loopback address, native library)
+# are noise here.
+logger.apache.name = org.apache
+logger.apache.level = error
+logger.shaded.name = org.sparkproject
+logger.shaded.level = error
 """
 
 
@@ -179,6 +183,7 @@ class SparkEngine:
     def histogram(self, source: RecordSource, attributes: Sequence[str], *,
                   progress: Progress | None = None,
                   cancel: CancelToken | None = None) -> Histogram:
+        self.session  # noqa: B018 - the session's start is not part of the pass
         started = time.perf_counter()
         attributes = list(dict.fromkeys(attributes))
         records, names = self._records(source)
