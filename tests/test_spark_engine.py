@@ -24,7 +24,12 @@ from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.engine.backends import MemoryEngine, RecordSource
 from arxpy.engine.backends.spark_engine import SparkEngine
 from arxpy.engine.scaled import anonymize_source
-from arxpy.errors import CancelledError, ConfigurationError, DataExportError
+from arxpy.errors import (
+    CancelledError,
+    ConfigurationError,
+    DataExportError,
+    DataImportError,
+)
 from arxpy.example import example_project
 from arxpy.jobs import CancelToken
 
@@ -88,18 +93,29 @@ AWKWARD = {
               'd,東京,back\\slash\n'
               'e,,"x;y"\n'),
     "semicolon": 'a;b\n"1;2";\n;""\n"1;2";\nÅ;"multi\n\nline"\n',
+    # a line of only spaces is blank; Windows text
+    "tab-cp1252": 'a\tb\n€\t"x\ty"\n   \n\t\né\t€\n',
 }
+DELIMITERS = {"semicolon": ";", "tab-cp1252": "\t"}
 
 
 @pytest.mark.parametrize("name", sorted(AWKWARD))
 def test_histogram_of_awkward_csv_equals_the_memory_engines(engine, tmp_path, name):
     path = tmp_path / f"{name}.csv"
-    path.write_text(AWKWARD[name], encoding="utf-8")
-    source = RecordSource.of_file(path, delimiter=";" if name == "semicolon" else None)
+    encoding = "cp1252" if name.endswith("cp1252") else "utf-8"
+    path.write_text(AWKWARD[name], encoding=encoding)
+    source = RecordSource.of_file(path, delimiter=DELIMITERS.get(name), encoding=encoding)
     columns = MemoryEngine().columns(source)
     assert engine.columns(source) == columns
     assert_same_histogram(source, list(columns), engine)
     assert_same_histogram(source, list(columns)[::-1][:1], engine)
+
+
+def test_a_ragged_record_is_refused(engine, tmp_path):
+    path = tmp_path / "ragged.csv"
+    path.write_text("a,b\n1,2\n3\n4,5\n", encoding="utf-8")
+    with pytest.raises(DataImportError, match="different number of fields"):
+        engine.histogram(RecordSource.of_file(path), ["a"])
 
 
 @pytest.mark.parametrize("remove_suppressed", [

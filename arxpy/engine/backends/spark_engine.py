@@ -23,6 +23,7 @@ import socket
 import tempfile
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -63,11 +64,18 @@ _DEFAULT_CONF = {
     # The histogram comes to the driver as Arrow batches, not pickled rows (pyarrow is
     # in the extra; Spark falls back to rows without it).
     "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # Spark 4 reads CSV only in the UTF and Latin-1 charsets unless Java's are allowed
+    # (Windows files are often cp1252).
+    "spark.sql.legacy.javaCharsets": "true",
+    # Every field of every CSV record is parsed, so a ragged record is always seen.
+    "spark.sql.csv.parser.columnPruning.enabled": "false",
 }
 _JAVA_HINT = ("install a Java 17 runtime (e.g. 'apt-get install openjdk-17-jre-headless') "
               "or set JAVA_HOME to one")
-#: Marks the error a worker raises for a value no hierarchy covers.
-_UNCOVERED = "arxpy-uncovered-value:"
+#: Wraps the message of an error an executor raises for the user (raise_error), so the
+#: driver can show it as the project error it is.
+_USER_ERROR = "[arxpy:{kind}:{message}:arxpy]"
+_USER_ERROR_PATTERN = re.compile(r"\[arxpy:(\w+):(.*?):arxpy\]", re.DOTALL)
 _LOG_CONFIG = """\
 rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = console
@@ -189,7 +197,12 @@ class SparkEngine:
         records, names = self._records(source)
         internal = [_internal(names, a, source) for a in attributes]
         grouped = records.groupBy(*internal).count()
-        table = self._run(grouped.toPandas, progress, cancel, "Counting distinct records")
+        with warnings.catch_warnings():
+            # On a failed job pyspark warns that Arrow "can not continue"; the error says
+            # what went wrong.
+            warnings.filterwarnings("ignore", "toPandas attempted Arrow", UserWarning)
+            table = self._run(grouped.toPandas, progress, cancel,
+                              "Counting distinct records")
         table.columns = [*attributes, "__count"]
         # The memory engine's order (pandas' groupby sorts), so the histograms are equal.
         table = table.sort_values(attributes, kind="stable", ignore_index=True)
@@ -270,9 +283,19 @@ class SparkEngine:
             fmt = _csv_format(source)
             names = self._csv_names(path, fmt)
             schema = T.StructType([T.StructField(f"_c{i}", T.StringType())
-                                   for i in range(len(names))])
-            records = (spark.read.schema(schema).options(**csv_read_options(fmt))
+                                   for i in range(len(names))]
+                                  + [T.StructField("_corrupt", T.StringType())])
+            records = (spark.read.schema(schema).options(**csv_read_options(fmt, "_corrupt"))
                        .csv(path.resolve().as_uri()))
+            # arxpy's reader skips lines of only spaces and tabs and refuses ragged ones.
+            corrupt = F.col("_corrupt")
+            ragged = _user_error(
+                "import", f"'{path}': a record has a different number of fields than the "
+                "header, or a quote that does not close. Check the delimiter and quote "
+                "character, or fix the record.")
+            records = records.where(F.when(corrupt.isNull(), True)
+                                    .when(corrupt.rlike(r"^[ \t]*$"), False)
+                                    .otherwise(F.raise_error(ragged))).drop("_corrupt")
         # Spark reads an empty cell (and casts a Parquet null) as null; arxpy as "".
         records = records.select(*[F.coalesce(F.col(c).cast("string"), F.lit("")).alias(c)
                                    for c in records.columns])
@@ -302,9 +325,10 @@ class SparkEngine:
             column = _internal(names, attr, source)
             records = records.join(F.broadcast(lookup), F.col(column) == F.col(f"_v{j}"),
                                    "left")
-            message = (f"{_UNCOVERED}'{attr}' has a value its hierarchy does not cover; "
-                       "the data changed since the histogram was built.")
-            label_of[attr] = F.when(F.col(f"_l{j}").isNull(), F.raise_error(F.lit(message))
+            message = _user_error(
+                "config", f"'{attr}' has a value its hierarchy does not cover; the data "
+                "changed since the histogram was built.")
+            label_of[attr] = F.when(F.col(f"_l{j}").isNull(), F.raise_error(message)
                                     ).otherwise(F.col(f"_l{j}"))
         suppressed = F.lit(False)
         if len(plan.suppressed) and plan.labels:
@@ -405,15 +429,18 @@ def _start_error(master: str, exc: Exception) -> ConfigurationError:
 
 def _action_error(exc: Exception) -> Exception:
     """A user's error inside a Spark action as the project error it is."""
-    text = str(exc)
-    uncovered = re.search(re.escape(_UNCOVERED) + r"(.*?does not cover;[^.]*\.)", text)
-    if uncovered:
-        return ConfigurationError(uncovered.group(1))
-    if "Malformed" in text or "MALFORMED_RECORD" in text:
-        return DataImportError(
-            "A record has a different number of fields than the header, or its quoting "
-            "does not close; check the delimiter and quote character, or fix the record.")
-    return exc
+    found = _USER_ERROR_PATTERN.search(str(exc))
+    if found is None:
+        return exc
+    kind, message = found.groups()
+    return (DataImportError if kind == "import" else ConfigurationError)(message)
+
+
+def _user_error(kind: str, message: str) -> Any:
+    """A literal for ``raise_error``: an error of ``kind`` ("import" or "config")."""
+    from pyspark.sql import functions as F
+
+    return F.lit(_USER_ERROR.format(kind=kind, message=message))
 
 
 def _task_fraction(context: Any) -> float:

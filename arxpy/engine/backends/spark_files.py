@@ -16,8 +16,9 @@ JAVA_CHARSETS = {"utf-8": "UTF-8", "utf-8-sig": "UTF-8", "cp1252": "windows-1252
                  "iso8859-1": "ISO-8859-1", "latin-1": "ISO-8859-1", "utf-16": "UTF-16"}
 
 
-def csv_read_options(fmt: CsvFormat) -> dict[str, str]:
-    """Spark's CSV reader set up to read what arxpy's reader reads."""
+def csv_read_options(fmt: CsvFormat, corrupt_column: str) -> dict[str, str]:
+    """Spark's CSV reader set up to read what arxpy's reader reads; a record with the
+    wrong number of fields lands, as text, in ``corrupt_column``."""
     charset = codecs.lookup(fmt.encoding).name
     return {
         "header": str(fmt.has_header).lower(),  # the names come from arxpy's reader
@@ -26,7 +27,8 @@ def csv_read_options(fmt: CsvFormat) -> dict[str, str]:
         "quote": fmt.quotechar,
         "escape": fmt.quotechar,  # a doubled quote is a quote, as in RFC 4180
         "multiLine": "true",  # quoted cells may hold line breaks
-        "mode": "FAILFAST",  # a ragged record is an error, as in arxpy's reader
+        "mode": "PERMISSIVE",
+        "columnNameOfCorruptRecord": corrupt_column,
         "encoding": JAVA_CHARSETS.get(charset, charset),
         "ignoreLeadingWhiteSpace": "false",
         "ignoreTrailingWhiteSpace": "false",
