@@ -364,9 +364,11 @@ class SparkEngine:
         def watch() -> None:
             while not done.wait(0.1):
                 if cancel.cancelled:
+                    # Again until the action returns: it may start further jobs
+                    # (broadcasts, then the write) after one is cancelled.
                     context.cancelAllJobs()
-                    return
-                progress(_task_fraction(context), message)
+                else:
+                    progress(_task_fraction(context), message)
 
         watcher = threading.Thread(target=watch, name="arxpy-spark-watch", daemon=True)
         progress(0.0, message)
