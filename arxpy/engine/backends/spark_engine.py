@@ -235,20 +235,21 @@ class SparkEngine:
         if plan.remove_suppressed:
             released = released.where(~suppressed)
         released = released.select(*[f"_o{i}" for i in range(len(plan.columns))])
+        if parquet:
+            writer = released.toDF(*plan.columns).write.mode("overwrite").parquet
+        else:
+            writer = released.write.mode("overwrite").options(
+                **csv_write_options(delimiter)).csv
         with atomic_path(path) as temporary:
+            # Spark writes part files into a folder beside the target; they are joined
+            # into the temporary file, which atomic_path renames onto the target.
             parts = temporary.with_name(temporary.name + ".d")
             try:
+                self._run(lambda: writer(parts.resolve().as_uri()), progress, cancel,
+                          "Writing the output")
                 if parquet:
-                    released = released.toDF(*plan.columns)
-                    writer = released.write.mode("overwrite").parquet
-                    self._run(lambda: writer(parts.resolve().as_uri()), progress, cancel,
-                              "Writing the output")
                     join_parquet_parts(parts, temporary, plan.columns)
                 else:
-                    writer = released.write.mode("overwrite").options(**csv_write_options(
-                        delimiter)).csv
-                    self._run(lambda: writer(parts.resolve().as_uri()), progress, cancel,
-                              "Writing the output")
                     join_csv_parts(parts, temporary, plan.columns, delimiter)
             finally:
                 shutil.rmtree(parts, ignore_errors=True)
