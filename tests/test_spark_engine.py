@@ -21,7 +21,7 @@ from conftest import load_adult
 from arxpy.data.csv_io import read_csv, sniff_csv
 from arxpy.data.export import export_table
 from arxpy.engine import AnonymizationConfig, anonymize
-from arxpy.engine.backends import MemoryEngine, RecordSource
+from arxpy.engine.backends import MemoryEngine, OutputPlan, RecordSource
 from arxpy.engine.backends.spark_engine import SparkEngine
 from arxpy.engine.scaled import anonymize_source
 from arxpy.errors import (
@@ -116,6 +116,43 @@ def test_a_ragged_record_is_refused(engine, tmp_path):
     path.write_text("a,b\n1,2\n3\n4,5\n", encoding="utf-8")
     with pytest.raises(DataImportError, match="different number of fields"):
         engine.histogram(RecordSource.of_file(path), ["a"])
+
+
+#: Cell texts that trip CSV readers and writers.
+NASTY = ["", " ", "a", "a b", " lead", "trail ", "x,y", "x;y", 'say "hi"', "'quoted'",
+         "two\nlines", "tab\there", "=1+2", "Zürich", "東京", "back\\slash", "NA", "*",
+         '"', "|"]
+
+
+def random_table(seed: int, rows: int = 300) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({f"col {j}": rng.choice(NASTY, size=rows) for j in range(3)})
+
+
+@pytest.mark.filterwarnings("ignore::arxpy.data.formulas.FormulaWarning")  # "=1+2"
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow),
+                                  pytest.param(2, marks=pytest.mark.slow)])
+def test_random_nasty_tables_read_and_write_as_with_the_memory_engine(engine, tmp_path,
+                                                                      seed):
+    """Awkward values both in the input and in the released labels."""
+    frame = random_table(seed)
+    path = tmp_path / "nasty.csv"
+    export_table(frame, path, delimiter=",")
+    source = RecordSource.of_file(path, delimiter=",")
+    assert_same_histogram(source, list(frame.columns), engine)
+    rng = np.random.default_rng(seed + 100)
+    qis = list(frame.columns[:2])
+    labels = {q: pd.DataFrame({"value": NASTY, "label": rng.permutation(NASTY)})
+              for q in qis}
+    released = pd.DataFrame({q: frame[q].map(dict(labels[q].to_numpy())) for q in qis})
+    plan = OutputPlan(columns=tuple(frame.columns), labels=labels,
+                      suppressed=released.drop_duplicates().sample(5, random_state=seed),
+                      remove_suppressed=bool(seed % 2))
+    expected = MemoryEngine().write(source, plan, tmp_path / "memory.csv")
+    got = engine.write(source, plan, tmp_path / "spark.csv")
+    assert (got.records, got.suppressed) == (expected.records, expected.suppressed)
+    assert got.suppressed > 0
+    pd.testing.assert_frame_equal(read_output(got.path), read_output(expected.path))
 
 
 @pytest.mark.parametrize("remove_suppressed", [
