@@ -8,7 +8,8 @@ the suppressed classes, both broadcast to every executor. docs/spark-cluster.md 
 picture and how to point at a cluster.
 
 Values are the strings arxpy's CSV reader gives (every column read as a string, an
-empty cell is ``""``, quoted delimiters and line breaks kept). Two differences remain,
+empty cell is ``""``, quoted delimiters and line breaks kept, lines of only spaces
+skipped, a ragged record refused). Two differences remain,
 both from Spark's CSV parser: a CRLF line break inside a quoted cell is read as LF, and
 in a file mixing LF and CRLF line ends the last cell of a CRLF line keeps its CR.
 Parquet columns are cast to strings; a null becomes ``""``.
