@@ -111,4 +111,5 @@ def output_plan(result: Result, definition: DataDefinition, columns: Sequence[st
     return OutputPlan(columns=tuple(released), labels=labels,
                       suppressed=pd.DataFrame(suppressed, columns=list(labels)),
                       remove_suppressed=result.config.remove_suppressed,
-                      suppressed_value=SUPPRESSED_VALUE)
+                      suppressed_value=SUPPRESSED_VALUE, records=classes.n_records,
+                      suppressed_records=int(classes.sizes[~kept].sum()))

@@ -13,7 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from arxpy.engine.backends.base import Histogram, OutputPlan, RecordSource, WriteSummary
+from arxpy.engine.backends.base import (
+    Histogram,
+    OutputPlan,
+    RecordSource,
+    WriteSummary,
+    is_parquet_path,
+)
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
 
@@ -37,11 +43,12 @@ class MemoryEngine:
         if source.frame is not None:
             return source.frame
         if source.format == "parquet":
-            return pd.read_parquet(source.path).astype(str)
-        from arxpy.data.csv_io import read_csv, sniff_csv
+            # missing values as the CSV reader gives empty cells
+            return pd.read_parquet(source.path).astype(object).fillna("").astype(str)
+        from arxpy.data.csv_io import read_csv
 
-        fmt = sniff_csv(source.path, delimiter=source.delimiter, encoding=source.encoding)
-        return read_csv(source.path, fmt)
+        return read_csv(source.path, source.csv_format(),
+                        guess_encoding=source.encoding is None)
 
     def columns(self, source: RecordSource) -> tuple[str, ...]:
         return tuple(self._frame(source).columns)
@@ -92,7 +99,7 @@ def timed_write(frame: pd.DataFrame, plan: OutputPlan, path: Path, delimiter: st
 
     started = time.perf_counter()
     table, suppressed = apply_plan(frame, plan)
-    if path.suffix.lower() in (".parquet", ".pq"):
+    if is_parquet_path(path):
         from arxpy.data.atomic import atomic_path
 
         with atomic_path(path) as temporary:

@@ -1,0 +1,398 @@
+"""The DuckDB record engine: out of core, one query per step, nothing per record in Python.
+
+The histogram is one ``GROUP BY`` over ``read_csv``/``read_parquet`` with every value as
+text, exactly as arxpy's CSV reader gives it (an empty cell is ``""``); the output is one
+``COPY (SELECT ...) TO`` a temporary file renamed on success. DuckDB spills to a
+temporary folder beyond ``memory_limit``, so neither step needs the records in memory.
+
+The output keeps the input's record order, so it is compared line by line with the
+in-memory engine's. Joins would not keep it (DuckDB's hash joins reorder their probe
+side), so generalization is a projection: each quasi-identifier is cast to an ``ENUM`` of
+its hierarchy's values and the enum code indexes a list of labels; a suppressed class is
+found by its label codes (a mixed-radix class number indexing a list of flags, or, when
+the label combinations are too many for a list, the codes as text cast to an ``ENUM`` of
+the suppressed classes). CSV cells are quoted as :func:`arxpy.data.export.csv_text`
+quotes them and written as one raw line, so the file equals the in-memory export byte
+for byte.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from arxpy.data.atomic import atomic_path
+from arxpy.data.csv_io import CsvFormat, make_unique_names
+from arxpy.data.export import quote_cells, quoting_characters, quoting_pattern
+from arxpy.engine.backends.base import (
+    Histogram,
+    OutputPlan,
+    RecordSource,
+    WriteSummary,
+    is_parquet_path,
+    missing_extra,
+)
+from arxpy.errors import CancelledError, ConfigurationError, DataExportError, DataImportError
+from arxpy.jobs import CancelToken, Progress
+
+#: Encodings DuckDB's CSV reader decodes itself (Python codec name -> DuckDB name).
+_DUCKDB_ENCODINGS = {"utf-8": "utf-8", "utf-8-sig": "utf-8", "ascii": "utf-8",
+                     "latin-1": "latin-1", "iso8859-1": "latin-1", "utf-16": "utf-16"}
+#: Above this many possible label combinations, suppressed classes are found by an ENUM
+#: of their codes instead of a list of flags (a parameter of that many booleans).
+FLAG_LIST_LIMIT = 1 << 22
+_POLL_SECONDS = 0.25
+
+
+def _duckdb() -> Any:
+    try:
+        import duckdb
+    except ImportError as exc:
+        raise missing_extra("duckdb", exc) from None
+    return duckdb
+
+
+def _identifier(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+class DuckDBEngine:
+    """Reads CSV or Parquet files with DuckDB, spilling to disk beyond ``memory_limit``.
+
+    ``memory_limit`` is DuckDB's setting (e.g. ``"2GB"``); ``threads`` None uses every
+    core; ``temp_directory`` None makes a temporary folder per step, removed afterwards.
+    """
+
+    name = "duckdb"
+
+    def __init__(self, memory_limit: str = "2GB", threads: int | None = None,
+                 temp_directory: str | Path | None = None) -> None:
+        self.memory_limit = memory_limit
+        self.threads = threads
+        self.temp_directory = temp_directory
+        _duckdb()  # the missing-extra error now, not in the middle of a run
+
+    # -- connection ------------------------------------------------------------------
+
+    @contextmanager
+    def _connection(self) -> Iterator[Any]:
+        duckdb = _duckdb()
+        spill = Path(tempfile.mkdtemp(prefix="arxpy-duckdb-", dir=self.temp_directory))
+        connection = duckdb.connect(config={"memory_limit": self.memory_limit,
+                                            "temp_directory": str(spill),
+                                            "preserve_insertion_order": True})
+        try:
+            # query_progress needs the progress bar; it must not print
+            connection.execute("SET enable_progress_bar = true")
+            connection.execute("SET enable_progress_bar_print = false")
+            if self.threads:
+                connection.execute(f"SET threads = {int(self.threads)}")
+            yield connection
+        except duckdb.OutOfMemoryException as exc:
+            raise ConfigurationError(
+                f"DuckDB ran out of memory ({exc}); raise the memory limit (now "
+                f"{self.memory_limit}) or free disk space in the temporary folder.") from None
+        finally:
+            connection.close()
+            shutil.rmtree(spill, ignore_errors=True)
+
+    def _run(self, connection: Any, sql: str, parameters: dict[str, Any] | None,
+             message: str, progress: Progress | None, cancel: CancelToken | None) -> Any:
+        """Run ``sql``, reporting DuckDB's progress and interrupting it on cancel."""
+        duckdb = _duckdb()
+        cancel = cancel or CancelToken()
+        cancel.raise_if_cancelled()
+        finished = threading.Event()
+
+        def watch() -> None:
+            while not finished.wait(_POLL_SECONDS):
+                if cancel.cancelled:
+                    connection.interrupt()
+                    return
+                if progress is not None:
+                    percent = connection.query_progress()
+                    if percent >= 0:
+                        progress(min(percent, 100.0) / 100.0, message)
+
+        watcher = threading.Thread(target=watch, name="duckdb-progress", daemon=True)
+        watcher.start()
+        try:
+            return connection.execute(sql, parameters or {}).fetchall()
+        except duckdb.InterruptException:
+            raise CancelledError("Cancelled.") from None
+        except duckdb.IOException as exc:
+            raise DataImportError(f"DuckDB cannot read the data: {exc}") from None
+        except duckdb.InvalidInputException as exc:
+            raise DataImportError(_invalid_input_message(exc)) from None
+        except duckdb.ConversionException as exc:
+            raise ConfigurationError(
+                f"A value of the data is not in its hierarchy ({exc}); the data changed "
+                "since the histogram was built, or the hierarchy does not cover it.") from None
+        finally:
+            finished.set()
+            watcher.join()
+            cancel.raise_if_cancelled()
+
+    # -- reading ---------------------------------------------------------------------
+
+    def columns(self, source: RecordSource) -> tuple[str, ...]:
+        if source.frame is not None:
+            return tuple(str(c) for c in source.frame.columns)
+        if source.format == "parquet":
+            with self._connection() as connection:
+                rows = self._run(connection, f"DESCRIBE SELECT * FROM {self._scan(source)}",
+                                 None, "Reading the columns", None, None)
+            return tuple(row[0] for row in rows)
+        return tuple(_csv_header(source.path, source.csv_format()))
+
+    def _scan(self, source: RecordSource, connection: Any = None) -> str:
+        """The SQL table expression reading ``source`` (a frame is registered first)."""
+        if source.frame is not None:
+            connection.register("arxpy_source", source.frame.astype(str))
+            return "arxpy_source"
+        path = Path(source.path)
+        if not path.is_file():
+            raise DataImportError(f"'{path}' does not exist or is not a file; check the name.")
+        if source.format == "parquet":
+            return f"read_parquet({_literal(str(path))})"
+        fmt = source.csv_format()
+        names = _csv_header(path, fmt)
+        encoding = _DUCKDB_ENCODINGS.get(codecs.lookup(fmt.encoding).name)
+        if encoding is None:
+            raise ConfigurationError(
+                f"DuckDB cannot read '{path}' in the {fmt.encoding} encoding (it reads UTF-8, "
+                "UTF-16 and Latin-1); convert the file to UTF-8 or use the memory engine.")
+        columns = "{" + ", ".join(f"{_literal(n)}: 'VARCHAR'" for n in names) + "}"
+        return (f"read_csv({_literal(str(path))}, auto_detect = false, columns = {columns}, "
+                f"header = {str(fmt.has_header).lower()}, delim = {_literal(fmt.delimiter)}, "
+                f"quote = {_literal(fmt.quotechar)}, escape = {_literal(fmt.quotechar)}, "
+                f"encoding = {_literal(encoding)}, strict_mode = true, "
+                "max_line_size = 100000000)")
+
+    def histogram(self, source: RecordSource, attributes: Sequence[str], *,
+                  progress: Progress | None = None,
+                  cancel: CancelToken | None = None) -> Histogram:
+        started = time.perf_counter()
+        attributes = list(dict.fromkeys(attributes))
+        columns = self.columns(source)
+        _check_known(attributes, columns, source)
+        with self._connection() as connection:
+            scan = self._scan(source, connection)
+            values = ", ".join(f"{_text(a)} AS {_identifier(a)}" for a in attributes)
+            grouped = ", ".join(_identifier(a) for a in attributes)
+            sql = (f"SELECT {grouped}, count(*) AS arxpy_count FROM "
+                   f"(SELECT {values} FROM {scan}) GROUP BY {grouped} ORDER BY {grouped}")
+            rows = self._run(connection, sql, None, "Counting distinct rows (DuckDB)",
+                             progress, cancel)
+        counts = np.fromiter((row[-1] for row in rows), dtype=np.int64, count=len(rows))
+        frame = pd.DataFrame([row[:-1] for row in rows], columns=attributes, dtype=object)
+        return Histogram(frame=frame.astype(str), counts=counts, columns=columns,
+                         seconds=time.perf_counter() - started)
+
+    # -- writing ---------------------------------------------------------------------
+
+    def write(self, source: RecordSource, plan: OutputPlan, path: Path, *,
+              delimiter: str = ";", progress: Progress | None = None,
+              cancel: CancelToken | None = None) -> WriteSummary:
+        started = time.perf_counter()
+        path = Path(path)
+        parquet = is_parquet_path(path)
+        _check_known(plan.columns, self.columns(source), source)
+        with self._connection() as connection:
+            scan = self._scan(source, connection)
+            output = _OutputQuery(plan, connection, None if parquet else delimiter)
+            select = output.select(scan)
+            suppressed = plan.suppressed_records
+            if suppressed is None:  # a plan without counts: one pass to count them
+                suppressed = int(self._run(
+                    connection, f"SELECT count(*) FROM ({output.classes(scan)}) "
+                    "WHERE arxpy_suppressed", output.parameters, "Counting suppressed records",
+                    progress, cancel)[0][0])
+            with atomic_path(path) as temporary:
+                if parquet:
+                    options = "FORMAT parquet"
+                else:
+                    # One raw line per record, already quoted; the header is its name.
+                    options = "FORMAT csv, HEADER true, QUOTE '', ESCAPE '', DELIMITER '\x1f'"
+                rows = self._run(connection,
+                                 f"COPY ({select}) TO {_literal(str(temporary))} ({options})",
+                                 output.parameters, f"Writing {path.name} (DuckDB)", progress,
+                                 cancel)
+                written = int(rows[0][0]) if rows else 0
+                expected = plan.expected_rows()
+                if expected is not None and written != expected:
+                    raise DataExportError(
+                        f"Wrote {written} rows to '{path}' but the histogram promised "
+                        f"{expected}; the data changed since the search. Run it again.")
+        return WriteSummary(path, written, suppressed, time.perf_counter() - started)
+
+
+class _OutputQuery:
+    """The ``SELECT`` producing a plan's output, with the types and parameters it needs.
+
+    ``delimiter`` None gives one column per output column (Parquet); a delimiter gives one
+    column holding the CSV line, named by the CSV header line.
+    """
+
+    def __init__(self, plan: OutputPlan, connection: Any, delimiter: str | None) -> None:
+        self.plan, self.delimiter = plan, delimiter
+        self.parameters: dict[str, Any] = {}
+        pattern = (quoting_pattern(delimiter, single_column=len(plan.columns) == 1)
+                   if delimiter is not None else None)
+        self._pattern = pattern
+        self._codes, self._labels = {}, {}
+        strides, stride = [], 1
+        for i, (name, table) in enumerate(plan.labels.items()):
+            values = table["value"].astype(str).tolist()
+            labels = table["label"].astype(str).to_numpy(dtype=object)
+            distinct, codes = np.unique(labels, return_inverse=True)
+            _create_enum(connection, f"arxpy_values_{i}", values)
+            self._codes[name] = f"enum_code({_identifier(name)}::arxpy_values_{i})"
+            self.parameters[f"codes_{i}"] = [int(c) for c in codes]
+            shown = quote_cells(distinct, pattern) if pattern else distinct
+            self.parameters[f"labels_{i}"] = [str(t) for t in shown]
+            self._labels[name] = (i, distinct)
+            strides.append(stride)
+            stride *= max(len(distinct), 1)
+        self._suppressed_expression = self._suppression(connection, strides, stride)
+
+    def _codes_of(self, name: str, labels: pd.Series) -> np.ndarray:
+        """Positions of released ``labels`` of ``name`` among its distinct labels."""
+        distinct = self._labels[name][1]
+        labels = labels.astype(str).to_numpy(dtype=object)
+        codes = np.minimum(np.searchsorted(distinct, labels), len(distinct) - 1)
+        if not (distinct[codes] == labels).all():
+            raise ConfigurationError(
+                f"The output plan suppresses a label of '{name}' that its hierarchy does "
+                "not give at the chosen level.")
+        return codes
+
+    def _label_code(self, name: str) -> str:
+        i, _ = self._labels[name]
+        return f"$codes_{i}[{self._codes[name]} + 1]"
+
+    def _suppression(self, connection: Any, strides: list[int], combinations: int) -> str:
+        """A boolean SQL expression: is the record's class suppressed?"""
+        plan = self.plan
+        if not len(plan.suppressed) or not plan.labels:
+            return "false"
+        codes = np.column_stack([self._codes_of(name, plan.suppressed[name])
+                                 for name in plan.labels])
+        if combinations <= FLAG_LIST_LIMIT:
+            number = " + ".join(f"{self._label_code(n)} * {s}"
+                                for n, s in zip(plan.labels, strides, strict=True))
+            flags = np.zeros(combinations, dtype=bool)
+            flags[(codes * np.asarray(strides)).sum(axis=1)] = True
+            self.parameters["suppressed"] = flags.tolist()
+            return f"$suppressed[{number} + 1]"
+        keys = [",".join(map(str, row)) for row in codes.tolist()]
+        _create_enum(connection, "arxpy_suppressed", keys)
+        text = " || ',' || ".join(f"{self._label_code(n)}::VARCHAR" for n in plan.labels)
+        return f"TRY_CAST({text} AS arxpy_suppressed) IS NOT NULL"
+
+    def _cell(self, name: str) -> str:
+        """The released cell of column ``name`` (quoted for CSV)."""
+        plan = self.plan
+        if name in self._labels:
+            i, _ = self._labels[name]
+            label = f"$labels_{i}[{self._label_code(name)} + 1]"
+            value = self._quoted_literal(plan.suppressed_value)
+            return f"CASE WHEN arxpy_suppressed THEN {value} ELSE {label} END"
+        value = _text(name)
+        if self._pattern is None:
+            return value
+        needs_quotes = _sql_quoting_test(value, self.delimiter, len(plan.columns) == 1)
+        return (f"CASE WHEN {needs_quotes} THEN "
+                f"'\"' || replace({value}, '\"', '\"\"') || '\"' ELSE {value} END")
+
+    def _quoted_literal(self, text: str) -> str:
+        if self._pattern is not None:
+            text = str(quote_cells(np.array([text], dtype=object), self._pattern)[0])
+        return _literal(text)
+
+    def classes(self, scan: str) -> str:
+        """The source with a column ``arxpy_suppressed``."""
+        return f"SELECT *, {self._suppressed_expression} AS arxpy_suppressed FROM {scan}"
+
+    def select(self, scan: str) -> str:
+        plan = self.plan
+        inner = self.classes(scan)
+        where = " WHERE NOT arxpy_suppressed" if plan.remove_suppressed else ""
+        cells = [self._cell(name) for name in plan.columns]
+        if self.delimiter is None:
+            columns = ", ".join(f"{c} AS {_identifier(n)}"
+                                for c, n in zip(cells, plan.columns, strict=True))
+        else:
+            header = self.delimiter.join(quote_cells(
+                np.array([str(n) for n in plan.columns], dtype=object), self._pattern))
+            line = f" || {_literal(self.delimiter)} || ".join(cells)
+            columns = f"{line} AS {_identifier(header)}"
+        return f"SELECT {columns} FROM ({inner}){where}"
+
+
+def _text(name: str) -> str:
+    """A column's value as arxpy's CSV reader gives it: text, empty for a missing cell."""
+    return f"COALESCE(CAST({_identifier(name)} AS VARCHAR), '')"
+
+
+def _sql_quoting_test(value: str, delimiter: str, single_column: bool) -> str:
+    """SQL for "this cell needs quotes", the same rule as :func:`quoting_pattern`."""
+    characters = "".join(f"\\x{{{ord(c):x}}}" for c in quoting_characters(delimiter))
+    pattern = f"[{characters}]|^[ \\t]|[ \\t]$" + ("|^$" if single_column else "")
+    return f"regexp_matches({value}, {_literal(pattern)})"
+
+
+def _create_enum(connection: Any, name: str, values: Sequence[str]) -> None:
+    members = ", ".join(_literal(v) for v in values)
+    connection.execute(f"CREATE TYPE {name} AS ENUM ({members})")
+
+
+def _csv_header(path: Path, fmt: CsvFormat) -> list[str]:
+    """Column names as :func:`arxpy.data.csv_io.read_csv` names them (first record)."""
+    try:
+        with open(path, encoding=fmt.encoding, newline="") as handle:
+            reader = csv.reader(handle, delimiter=fmt.delimiter, quotechar=fmt.quotechar,
+                                doublequote=True, strict=False)
+            first = next((r for r in reader
+                          if r and not (len(r) == 1 and not r[0].strip(" \t"))), None)
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise DataImportError(f"Cannot read the first record of '{path}': {exc}") from None
+    if first is None:
+        raise DataImportError(f"'{path}' is empty; choose a file that contains data.")
+    if first[0].startswith("\ufeff"):
+        first[0] = first[0][1:]
+    if fmt.has_header:
+        return make_unique_names(first)
+    return [f"Column {i}" for i in range(1, len(first) + 1)]
+
+
+def _check_known(names: Sequence[str], columns: Sequence[str], source: RecordSource) -> None:
+    unknown = [n for n in names if n not in set(columns)]
+    if unknown:
+        raise ConfigurationError(
+            f"{source.describe()} has no column {', '.join(repr(n) for n in unknown)}; its "
+            f"columns are: {', '.join(columns)}.")
+
+
+def _invalid_input_message(exc: Exception) -> str:
+    text = str(exc)
+    if "unicode" in text.lower() or "utf" in text.lower():
+        return (f"The data is not valid UTF-8 ({text.splitlines()[0]}); give its encoding, "
+                "convert it to UTF-8, or use the memory engine.")
+    return f"DuckDB cannot read the data: {text}"
+
