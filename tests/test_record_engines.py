@@ -126,18 +126,31 @@ def test_duckdb_output_equals_the_memory_engine_s_byte_for_byte(example, tmp_pat
         assert pd.read_parquet(duck.path).equals(pd.read_parquet(memory.path))
 
 
-def test_duckdb_finds_suppressed_classes_without_a_flag_list(example, tmp_path, monkeypatch):
-    """The fallback for many label combinations gives the same file."""
+def test_duckdb_finds_suppressed_classes_without_class_numbers(example, tmp_path,
+                                                               monkeypatch):
+    """The fallback for too many label combinations to number gives the same file."""
     from arxpy.engine.backends import duckdb_engine
 
     project, config = example
     run = anonymize_source(RecordSource.of_frame(project.data), project.definition,
                            project.hierarchies, config, _engine("duckdb"))
     flags = run.write(tmp_path / "flags.csv")
-    monkeypatch.setattr(duckdb_engine, "FLAG_LIST_LIMIT", 0)
-    enum = run.write(tmp_path / "enum.csv")
-    assert enum.path.read_bytes() == flags.path.read_bytes()
-    assert enum.suppressed == flags.suppressed > 0
+    monkeypatch.setattr(duckdb_engine, "RADIX_LIMIT", 0)
+    index = run.write(tmp_path / "index.csv")
+    assert index.path.read_bytes() == flags.path.read_bytes()
+    assert index.suppressed == flags.suppressed > 0
+
+
+def test_duckdb_refuses_a_value_the_search_never_saw(example, tmp_path):
+    project, config = example
+    run = anonymize_source(RecordSource.of_frame(project.data), project.definition,
+                           project.hierarchies, config, _engine("duckdb"))
+    changed = project.data.copy()
+    changed.loc[5, "Age"] = "999"
+    with pytest.raises(ConfigurationError, match="999.*'Age'.*changed"):
+        run.engine.write(RecordSource.of_frame(changed), run.output_plan(),
+                         tmp_path / "out.csv")
+    assert not list(tmp_path.iterdir())  # nothing left behind
 
 
 def test_duckdb_errors_say_what_to_change(tmp_path):

@@ -7,11 +7,9 @@ temporary folder beyond ``memory_limit``, so neither step needs the records in m
 
 The output keeps the input's record order, so it is compared line by line with the
 in-memory engine's. Joins would not keep it (DuckDB's hash joins reorder their probe
-side), so generalization is a projection: each quasi-identifier is cast to an ``ENUM`` of
-its hierarchy's values and the enum code indexes a list of labels; a suppressed class is
-found by its label codes (a mixed-radix class number indexing a list of flags, or, when
-the label combinations are too many for a list, the codes as text cast to an ``ENUM`` of
-the suppressed classes). CSV cells are quoted as :func:`arxpy.data.export.csv_text`
+side), so generalization and suppression are projections: vectorized functions over
+Arrow batches that look values up in each hierarchy's values and number a record's
+class by its label codes. CSV cells are quoted as :func:`arxpy.data.export.csv_text`
 quotes them and written as one raw line, so the file equals the in-memory export byte
 for byte.
 """
@@ -49,10 +47,9 @@ from arxpy.jobs import CancelToken, Progress
 #: Encodings DuckDB's CSV reader decodes itself (Python codec name -> DuckDB name).
 _DUCKDB_ENCODINGS = {"utf-8": "utf-8", "utf-8-sig": "utf-8", "ascii": "utf-8",
                      "latin-1": "latin-1", "iso8859-1": "latin-1", "utf-16": "utf-16"}
-#: Above this many possible label combinations, suppressed classes are found by an ENUM
-#: of their codes instead of a list of flags (a parameter of that many booleans).
-FLAG_LIST_LIMIT = 1 << 22
 _POLL_SECONDS = 0.25
+#: Classes are numbered in mixed radix of their label codes below this many combinations.
+RADIX_LIMIT = 2**62
 
 
 def _duckdb() -> Any:
@@ -138,11 +135,12 @@ class DuckDBEngine:
         except duckdb.IOException as exc:
             raise DataImportError(f"DuckDB cannot read the data: {exc}") from None
         except duckdb.InvalidInputException as exc:
+            if _NOT_COVERED in str(exc):
+                detail = str(exc)[str(exc).index("the value"):].splitlines()[0]
+                raise ConfigurationError(
+                    f"{detail[0].upper()}{detail[1:]}: the data changed since the histogram "
+                    "was built.") from None
             raise DataImportError(_invalid_input_message(exc)) from None
-        except duckdb.ConversionException as exc:
-            raise ConfigurationError(
-                f"A value of the data is not in its hierarchy ({exc}); the data changed "
-                "since the histogram was built, or the hierarchy does not cover it.") from None
         finally:
             finished.set()
             watcher.join()
@@ -221,7 +219,7 @@ class DuckDBEngine:
             if suppressed is None:  # a plan without counts: one pass to count them
                 suppressed = int(self._run(
                     connection, f"SELECT count(*) FROM ({output.classes(scan)}) "
-                    "WHERE arxpy_suppressed", output.parameters, "Counting suppressed records",
+                    "WHERE arxpy_suppressed", None, "Counting suppressed records",
                     progress, cancel)[0][0])
             with atomic_path(path) as temporary:
                 if parquet:
@@ -231,7 +229,7 @@ class DuckDBEngine:
                     options = "FORMAT csv, HEADER true, QUOTE '', ESCAPE '', DELIMITER '\x1f'"
                 rows = self._run(connection,
                                  f"COPY ({select}) TO {_literal(str(temporary))} ({options})",
-                                 output.parameters, f"Writing {path.name} (DuckDB)", progress,
+                                 None, f"Writing {path.name} (DuckDB)", progress,
                                  cancel)
                 written = int(rows[0][0]) if rows else 0
                 expected = plan.expected_rows()
@@ -243,76 +241,57 @@ class DuckDBEngine:
 
 
 class _OutputQuery:
-    """The ``SELECT`` producing a plan's output, with the types and parameters it needs.
+    """The ``SELECT`` producing a plan's output, and the functions it calls.
 
-    ``delimiter`` None gives one column per output column (Parquet); a delimiter gives one
-    column holding the CSV line, named by the CSV header line.
+    Generalization and suppression are vectorized Python functions over Arrow batches
+    (DuckDB calls them per chunk of rows): a join would reorder the records, and a
+    lookup list in the SQL is copied for every chunk, which is slow for large
+    hierarchies. ``delimiter`` None gives one column per output column (Parquet); a
+    delimiter gives one column holding the CSV line, named by the CSV header line.
     """
 
     def __init__(self, plan: OutputPlan, connection: Any, delimiter: str | None) -> None:
+        import pyarrow as pa
+        from duckdb.sqltypes import BOOLEAN, VARCHAR
+
         self.plan, self.delimiter = plan, delimiter
-        self.parameters: dict[str, Any] = {}
-        pattern = (quoting_pattern(delimiter, single_column=len(plan.columns) == 1)
-                   if delimiter is not None else None)
-        self._pattern = pattern
-        self._codes, self._labels = {}, {}
-        strides, stride = [], 1
+        self._pattern = (quoting_pattern(delimiter, single_column=len(plan.columns) == 1)
+                         if delimiter is not None else None)
+        self._functions: dict[str, str] = {}  # quasi-identifier -> SQL function name
+        lookups = []  # per quasi-identifier: (index of values, label code per value)
+        sizes = []
         for i, (name, table) in enumerate(plan.labels.items()):
-            values = table["value"].astype(str).tolist()
-            labels = table["label"].astype(str).to_numpy(dtype=object)
-            distinct, codes = np.unique(labels, return_inverse=True)
-            _create_enum(connection, f"arxpy_values_{i}", values)
-            self._codes[name] = f"enum_code({_identifier(name)}::arxpy_values_{i})"
-            self.parameters[f"codes_{i}"] = [int(c) for c in codes]
-            shown = quote_cells(distinct, pattern) if pattern else distinct
-            self.parameters[f"labels_{i}"] = [str(t) for t in shown]
-            self._labels[name] = (i, distinct)
-            strides.append(stride)
-            stride *= max(len(distinct), 1)
-        self._suppressed_expression = self._suppression(connection, strides, stride)
-
-    def _codes_of(self, name: str, labels: pd.Series) -> np.ndarray:
-        """Positions of released ``labels`` of ``name`` among its distinct labels."""
-        distinct = self._labels[name][1]
-        labels = labels.astype(str).to_numpy(dtype=object)
-        codes = np.minimum(np.searchsorted(distinct, labels), len(distinct) - 1)
-        if not (distinct[codes] == labels).all():
-            raise ConfigurationError(
-                f"The output plan suppresses a label of '{name}' that its hierarchy does "
-                "not give at the chosen level.")
-        return codes
-
-    def _label_code(self, name: str) -> str:
-        i, _ = self._labels[name]
-        return f"$codes_{i}[{self._codes[name]} + 1]"
-
-    def _suppression(self, connection: Any, strides: list[int], combinations: int) -> str:
-        """A boolean SQL expression: is the record's class suppressed?"""
-        plan = self.plan
-        if not len(plan.suppressed) or not plan.labels:
-            return "false"
-        codes = np.column_stack([self._codes_of(name, plan.suppressed[name])
-                                 for name in plan.labels])
-        if combinations <= FLAG_LIST_LIMIT:
-            number = " + ".join(f"{self._label_code(n)} * {s}"
-                                for n, s in zip(plan.labels, strides, strict=True))
-            flags = np.zeros(combinations, dtype=bool)
-            flags[(codes * np.asarray(strides)).sum(axis=1)] = True
-            self.parameters["suppressed"] = flags.tolist()
-            return f"$suppressed[{number} + 1]"
-        keys = [",".join(map(str, row)) for row in codes.tolist()]
-        _create_enum(connection, "arxpy_suppressed", keys)
-        text = " || ',' || ".join(f"{self._label_code(n)}::VARCHAR" for n in plan.labels)
-        return f"TRY_CAST({text} AS arxpy_suppressed) IS NOT NULL"
+            values = pd.Index(table["value"].astype(str).to_numpy(dtype=object))
+            distinct, codes = np.unique(table["label"].astype(str).to_numpy(dtype=object),
+                                        return_inverse=True)
+            shown = pa.array(quote_cells(distinct, self._pattern) if self._pattern
+                             else distinct, type=pa.string())
+            lookups.append((name, values, codes, distinct))
+            sizes.append(len(distinct))
+            function = f"arxpy_label_{i}"
+            connection.create_function(function, _label_function(name, values, codes, shown),
+                                       [VARCHAR], VARCHAR, type="arrow")
+            self._functions[name] = function
+        self._suppressed = "false"
+        if len(plan.suppressed) and lookups:
+            classes = _SuppressedClasses(plan, lookups, sizes)
+            # one argument, a struct of the values: DuckDB wants a fixed signature
+            fields = connection.struct_type({f"q{i}": VARCHAR for i in range(len(lookups))})
+            connection.create_function("arxpy_suppressed", classes, [fields], BOOLEAN,
+                                       type="arrow")
+            arguments = ", ".join(f"q{i} := {_text(name)}"
+                                  for i, (name, *_) in enumerate(lookups))
+            self._suppressed = f"arxpy_suppressed(struct_pack({arguments}))"
 
     def _cell(self, name: str) -> str:
         """The released cell of column ``name`` (quoted for CSV)."""
         plan = self.plan
-        if name in self._labels:
-            i, _ = self._labels[name]
-            label = f"$labels_{i}[{self._label_code(name)} + 1]"
-            value = self._quoted_literal(plan.suppressed_value)
-            return f"CASE WHEN arxpy_suppressed THEN {value} ELSE {label} END"
+        if name in self._functions:
+            label = f"{self._functions[name]}({_text(name)})"
+            value = plan.suppressed_value
+            if self._pattern is not None:
+                value = str(quote_cells(np.array([value], dtype=object), self._pattern)[0])
+            return f"CASE WHEN arxpy_suppressed THEN {_literal(value)} ELSE {label} END"
         value = _text(name)
         if self._pattern is None:
             return value
@@ -320,18 +299,12 @@ class _OutputQuery:
         return (f"CASE WHEN {needs_quotes} THEN "
                 f"'\"' || replace({value}, '\"', '\"\"') || '\"' ELSE {value} END")
 
-    def _quoted_literal(self, text: str) -> str:
-        if self._pattern is not None:
-            text = str(quote_cells(np.array([text], dtype=object), self._pattern)[0])
-        return _literal(text)
-
     def classes(self, scan: str) -> str:
         """The source with a column ``arxpy_suppressed``."""
-        return f"SELECT *, {self._suppressed_expression} AS arxpy_suppressed FROM {scan}"
+        return f"SELECT *, {self._suppressed} AS arxpy_suppressed FROM {scan}"
 
     def select(self, scan: str) -> str:
         plan = self.plan
-        inner = self.classes(scan)
         where = " WHERE NOT arxpy_suppressed" if plan.remove_suppressed else ""
         cells = [self._cell(name) for name in plan.columns]
         if self.delimiter is None:
@@ -342,7 +315,74 @@ class _OutputQuery:
                 np.array([str(n) for n in plan.columns], dtype=object), self._pattern))
             line = f" || {_literal(self.delimiter)} || ".join(cells)
             columns = f"{line} AS {_identifier(header)}"
-        return f"SELECT {columns} FROM ({inner}){where}"
+        return f"SELECT {columns} FROM ({self.classes(scan)}){where}"
+
+
+_NOT_COVERED = "is not in its hierarchy"
+
+
+def _value_codes(name: str, values: pd.Index, batch: Any) -> np.ndarray:
+    """Positions of a batch's values among a hierarchy's values (error if absent)."""
+    positions = values.get_indexer(batch.to_numpy(zero_copy_only=False))
+    if (positions < 0).any():
+        missing = batch[int(np.flatnonzero(positions < 0)[0])]
+        raise ValueError(f"arxpy: the value {missing} of '{name}' {_NOT_COVERED}")
+    return positions
+
+
+def _label_function(name: str, values: pd.Index, codes: np.ndarray, shown: Any) -> Any:
+    """An Arrow function: values of ``name`` -> their released labels (``shown``)."""
+    def label(batch: Any) -> Any:
+        return shown.take(codes[_value_codes(name, values, batch)])
+    return label
+
+
+class _SuppressedClasses:
+    """An Arrow function: quasi-identifier values -> is the record's class suppressed?
+
+    A class is the combination of its label codes, numbered in mixed radix, and looked
+    up in the sorted numbers of the suppressed classes (a MultiIndex when the numbers
+    would not fit 63 bits)."""
+
+    def __init__(self, plan: OutputPlan, lookups: list, sizes: list[int]) -> None:
+        self._lookups = lookups
+        self._strides = np.cumprod([1, *sizes[:-1]], dtype=object)
+        self._radix = int(np.prod(np.asarray(sizes, dtype=object))) < RADIX_LIMIT
+        suppressed = [self._label_codes(distinct, plan.suppressed[name], name)
+                      for name, _, _, distinct in lookups]
+        if self._radix:
+            self._keys = np.unique(self._numbers(suppressed))
+        else:
+            self._index = pd.MultiIndex.from_arrays(suppressed)
+
+    @staticmethod
+    def _label_codes(distinct: np.ndarray, labels: pd.Series, name: str) -> np.ndarray:
+        labels = labels.astype(str).to_numpy(dtype=object)
+        codes = np.minimum(np.searchsorted(distinct, labels), len(distinct) - 1)
+        if not (distinct[codes] == labels).all():
+            raise ConfigurationError(
+                f"The output plan suppresses a label of '{name}' that its hierarchy does "
+                "not give at the chosen level.")
+        return codes
+
+    def _numbers(self, codes: list[np.ndarray]) -> np.ndarray:
+        total = np.zeros(len(codes[0]), dtype=np.int64)
+        for column, stride in zip(codes, self._strides, strict=True):
+            total += column.astype(np.int64) * np.int64(stride)
+        return total
+
+    def __call__(self, batch: Any) -> Any:
+        import pyarrow as pa
+
+        if hasattr(batch, "combine_chunks"):
+            batch = batch.combine_chunks()
+        codes = [label_codes[_value_codes(name, values, batch.field(i))]
+                 for i, (name, values, label_codes, _) in enumerate(self._lookups)]
+        if self._radix:
+            numbers = self._numbers(codes)
+            at = np.minimum(np.searchsorted(self._keys, numbers), len(self._keys) - 1)
+            return pa.array(self._keys[at] == numbers)
+        return pa.array(pd.MultiIndex.from_arrays(codes).isin(self._index))
 
 
 def _text(name: str) -> str:
@@ -355,11 +395,6 @@ def _sql_quoting_test(value: str, delimiter: str, single_column: bool) -> str:
     characters = "".join(f"\\x{{{ord(c):x}}}" for c in quoting_characters(delimiter))
     pattern = f"[{characters}]|^[ \\t]|[ \\t]$" + ("|^$" if single_column else "")
     return f"regexp_matches({value}, {_literal(pattern)})"
-
-
-def _create_enum(connection: Any, name: str, values: Sequence[str]) -> None:
-    members = ", ".join(_literal(v) for v in values)
-    connection.execute(f"CREATE TYPE {name} AS ENUM ({members})")
 
 
 def _csv_header(path: Path, fmt: CsvFormat) -> list[str]:
