@@ -147,7 +147,7 @@ def test_duckdb_refuses_a_value_the_search_never_saw(example, tmp_path):
                            project.hierarchies, config, _engine("duckdb"))
     changed = project.data.copy()
     changed.loc[5, "Age"] = "999"
-    with pytest.raises(ConfigurationError, match="999.*'Age'.*changed"):
+    with pytest.raises(ConfigurationError, match="'999'.*changed"):
         run.engine.write(RecordSource.of_frame(changed), run.output_plan(),
                          tmp_path / "out.csv")
     assert not list(tmp_path.iterdir())  # nothing left behind

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import re
 import shutil
 import tempfile
 import threading
@@ -135,12 +136,14 @@ class DuckDBEngine:
         except duckdb.IOException as exc:
             raise DataImportError(f"DuckDB cannot read the data: {exc}") from None
         except duckdb.InvalidInputException as exc:
-            if _NOT_COVERED in str(exc):
-                detail = str(exc)[str(exc).index("the value"):].splitlines()[0]
-                raise ConfigurationError(
-                    f"{detail[0].upper()}{detail[1:]}: the data changed since the histogram "
-                    "was built.") from None
             raise DataImportError(_invalid_input_message(exc)) from None
+        except duckdb.ConversionException as exc:
+            # a cast to the ENUM of a hierarchy's values failed
+            value = re.search(r"convert string ('.*?') to ENUM", str(exc))
+            raise ConfigurationError(
+                f"The value {value.group(1) if value else ''} of a quasi-identifier is not "
+                "in its hierarchy: the data changed since the histogram was built. Run the "
+                "search again.") from None
         finally:
             finished.set()
             watcher.join()
@@ -218,8 +221,8 @@ class DuckDBEngine:
             suppressed = plan.suppressed_records
             if suppressed is None:  # a plan without counts: one pass to count them
                 suppressed = int(self._run(
-                    connection, f"SELECT count(*) FROM ({output.classes(scan)}) "
-                    "WHERE arxpy_suppressed", None, "Counting suppressed records",
+                    connection, f"SELECT count(*) FROM ({output.released(scan)}) "
+                    "WHERE r.arxpy_suppressed", None, "Counting suppressed records",
                     progress, cancel)[0][0])
             with atomic_path(path) as temporary:
                 if parquet:
@@ -241,129 +244,91 @@ class DuckDBEngine:
 
 
 class _OutputQuery:
-    """The ``SELECT`` producing a plan's output, and the functions it calls.
+    """The ``SELECT`` producing a plan's output, and the Arrow function it calls.
 
-    Generalization and suppression are vectorized Python functions over Arrow batches
-    (DuckDB calls them per chunk of rows): a join would reorder the records, and a
-    lookup list in the SQL is copied for every chunk, which is slow for large
-    hierarchies. ``delimiter`` None gives one column per output column (Parquet); a
-    delimiter gives one column holding the CSV line, named by the CSV header line.
+    DuckDB turns each quasi-identifier's values into codes (a cast to an ``ENUM`` of the
+    hierarchy's values: an unknown value fails the cast); one vectorized function per
+    chunk of rows (:class:`_Release`) does the rest with Arrow kernels. A join would
+    reorder the records, and lookup lists in the SQL are copied for every chunk, which
+    is slow for large hierarchies. ``delimiter`` None gives one column per output column
+    (Parquet); a delimiter gives one column holding the CSV line, named by the header.
     """
 
     def __init__(self, plan: OutputPlan, connection: Any, delimiter: str | None) -> None:
-        import pyarrow as pa
-        from duckdb.sqltypes import BOOLEAN, VARCHAR
+        from duckdb.sqltypes import BOOLEAN, INTEGER, VARCHAR
 
         self.plan, self.delimiter = plan, delimiter
-        self._pattern = (quoting_pattern(delimiter, single_column=len(plan.columns) == 1)
-                         if delimiter is not None else None)
-        self._functions: dict[str, str] = {}  # quasi-identifier -> SQL function name
-        lookups = []  # per quasi-identifier: (index of values, label code per value)
-        sizes = []
+        self._codes = []  # SQL of each quasi-identifier's value codes
         for i, (name, table) in enumerate(plan.labels.items()):
-            values = pd.Index(table["value"].astype(str).to_numpy(dtype=object))
-            distinct, codes = np.unique(table["label"].astype(str).to_numpy(dtype=object),
-                                        return_inverse=True)
-            shown = pa.array(quote_cells(distinct, self._pattern) if self._pattern
-                             else distinct, type=pa.string())
-            lookups.append((name, values, codes, distinct))
-            sizes.append(len(distinct))
-            function = f"arxpy_label_{i}"
-            connection.create_function(function, _label_function(name, values, codes, shown),
-                                       [VARCHAR], VARCHAR, type="arrow")
-            self._functions[name] = function
-        self._suppressed = "false"
-        if len(plan.suppressed) and lookups:
-            classes = _SuppressedClasses(plan, lookups, sizes)
-            # one argument, a struct of the values: DuckDB wants a fixed signature
-            fields = connection.struct_type({f"q{i}": VARCHAR for i in range(len(lookups))})
-            connection.create_function("arxpy_suppressed", classes, [fields], BOOLEAN,
-                                       type="arrow")
-            arguments = ", ".join(f"q{i} := {_text(name)}"
-                                  for i, (name, *_) in enumerate(lookups))
-            self._suppressed = f"arxpy_suppressed(struct_pack({arguments}))"
+            _create_enum(connection, f"arxpy_values_{i}", table["value"].astype(str))
+            self._codes.append(f"enum_code(CAST({_text(name)} AS arxpy_values_{i}))::INTEGER")
+        self._passed = [c for c in plan.columns if c not in plan.labels]
+        release = _Release(plan, self._passed, delimiter)
+        fields = {**{f"q{i}": INTEGER for i in range(len(self._codes))},
+                  **{f"c{j}": VARCHAR for j in range(len(self._passed))}}
+        outputs = {**{name: VARCHAR for name in release.output_names},
+                   "arxpy_suppressed": BOOLEAN}
+        # one struct argument and result: DuckDB wants a fixed signature
+        connection.create_function("arxpy_release", release,
+                                   [connection.struct_type(fields)],
+                                   connection.struct_type(outputs), type="arrow")
+        self._output_names = release.output_names
 
-    def _cell(self, name: str) -> str:
-        """The released cell of column ``name`` (quoted for CSV)."""
-        plan = self.plan
-        if name in self._functions:
-            label = f"{self._functions[name]}({_text(name)})"
-            value = plan.suppressed_value
-            if self._pattern is not None:
-                value = str(quote_cells(np.array([value], dtype=object), self._pattern)[0])
-            return f"CASE WHEN arxpy_suppressed THEN {_literal(value)} ELSE {label} END"
-        value = _text(name)
-        if self._pattern is None:
-            return value
-        needs_quotes = _sql_quoting_test(value, self.delimiter, len(plan.columns) == 1)
-        return (f"CASE WHEN {needs_quotes} THEN "
-                f"'\"' || replace({value}, '\"', '\"\"') || '\"' ELSE {value} END")
-
-    def classes(self, scan: str) -> str:
-        """The source with a column ``arxpy_suppressed``."""
-        return f"SELECT *, {self._suppressed} AS arxpy_suppressed FROM {scan}"
+    def released(self, scan: str) -> str:
+        """One struct per record: the released columns and ``arxpy_suppressed``."""
+        arguments = [f"q{i} := {sql}" for i, sql in enumerate(self._codes)]
+        arguments += [f"c{j} := {_text(name)}" for j, name in enumerate(self._passed)]
+        return (f"SELECT arxpy_release(struct_pack({', '.join(arguments)})) AS r "
+                f"FROM {scan}")
 
     def select(self, scan: str) -> str:
-        plan = self.plan
-        where = " WHERE NOT arxpy_suppressed" if plan.remove_suppressed else ""
-        cells = [self._cell(name) for name in plan.columns]
-        if self.delimiter is None:
-            columns = ", ".join(f"{c} AS {_identifier(n)}"
-                                for c, n in zip(cells, plan.columns, strict=True))
-        else:
-            header = self.delimiter.join(quote_cells(
-                np.array([str(n) for n in plan.columns], dtype=object), self._pattern))
-            line = f" || {_literal(self.delimiter)} || ".join(cells)
-            columns = f"{line} AS {_identifier(header)}"
-        return f"SELECT {columns} FROM ({self.classes(scan)}){where}"
+        where = " WHERE NOT r.arxpy_suppressed" if self.plan.remove_suppressed else ""
+        columns = ", ".join(f"r.{_identifier(n)} AS {_identifier(n)}"
+                            for n in self._output_names)
+        return f"SELECT {columns} FROM ({self.released(scan)}){where}"
 
 
-_NOT_COVERED = "is not in its hierarchy"
+class _Release:
+    """An Arrow function: a chunk of value codes and passed-through values -> the
+    released columns (or the CSV line) and whether each record is suppressed.
 
+    Labels are taken by code; a class is the combination of its label codes, numbered
+    in mixed radix and looked up in the sorted numbers of the suppressed classes (a
+    MultiIndex when the numbers would not fit 63 bits)."""
 
-def _value_codes(name: str, values: pd.Index, batch: Any) -> np.ndarray:
-    """Positions of a batch's values among a hierarchy's values (error if absent)."""
-    positions = values.get_indexer(batch.to_numpy(zero_copy_only=False))
-    if (positions < 0).any():
-        missing = batch[int(np.flatnonzero(positions < 0)[0])]
-        raise ValueError(f"arxpy: the value {missing} of '{name}' {_NOT_COVERED}")
-    return positions
+    def __init__(self, plan: OutputPlan, passed: list[str], delimiter: str | None) -> None:
+        import pyarrow as pa
 
-
-def _label_function(name: str, values: pd.Index, codes: np.ndarray, shown: Any) -> Any:
-    """An Arrow function: values of ``name`` -> their released labels (``shown``)."""
-    def label(batch: Any) -> Any:
-        return shown.take(codes[_value_codes(name, values, batch)])
-    return label
-
-
-class _SuppressedClasses:
-    """An Arrow function: quasi-identifier values -> is the record's class suppressed?
-
-    A class is the combination of its label codes, numbered in mixed radix, and looked
-    up in the sorted numbers of the suppressed classes (a MultiIndex when the numbers
-    would not fit 63 bits)."""
-
-    def __init__(self, plan: OutputPlan, lookups: list, sizes: list[int]) -> None:
-        self._lookups = lookups
+        self.plan, self.passed, self.delimiter = plan, passed, delimiter
+        single = len(plan.columns) == 1
+        self._pattern = quoting_pattern(delimiter, single) if delimiter is not None else None
+        self._re2 = _re2_quoting_pattern(delimiter, single) if delimiter is not None else None
+        self._label_codes, self._shown, distincts = [], [], []
+        for table in plan.labels.values():
+            distinct, codes = np.unique(table["label"].astype(str).to_numpy(dtype=object),
+                                        return_inverse=True)
+            self._label_codes.append(codes)
+            # the suppressed value last: suppression is one more index, not an if_else
+            shown = np.append(distinct, plan.suppressed_value).astype(object)
+            self._shown.append(pa.array(self._quoted(shown), type=pa.string()))
+            distincts.append(distinct)
+        sizes = [len(d) for d in distincts]
         self._strides = np.cumprod([1, *sizes[:-1]], dtype=object)
         self._radix = int(np.prod(np.asarray(sizes, dtype=object))) < RADIX_LIMIT
-        suppressed = [self._label_codes(distinct, plan.suppressed[name], name)
-                      for name, _, _, distinct in lookups]
+        suppressed = [_label_positions(d, plan.suppressed[name], name)
+                      for d, name in zip(distincts, plan.labels, strict=True)]
         if self._radix:
-            self._keys = np.unique(self._numbers(suppressed))
+            self._keys = np.unique(self._numbers(suppressed)) if len(plan.suppressed) else None
         else:
             self._index = pd.MultiIndex.from_arrays(suppressed)
+        if delimiter is None:
+            self.output_names = list(plan.columns)
+        else:
+            self.output_names = [delimiter.join(self._quoted(
+                np.array([str(n) for n in plan.columns], dtype=object)))]
 
-    @staticmethod
-    def _label_codes(distinct: np.ndarray, labels: pd.Series, name: str) -> np.ndarray:
-        labels = labels.astype(str).to_numpy(dtype=object)
-        codes = np.minimum(np.searchsorted(distinct, labels), len(distinct) - 1)
-        if not (distinct[codes] == labels).all():
-            raise ConfigurationError(
-                f"The output plan suppresses a label of '{name}' that its hierarchy does "
-                "not give at the chosen level.")
-        return codes
+    def _quoted(self, texts: np.ndarray) -> np.ndarray:
+        return quote_cells(texts, self._pattern) if self._pattern is not None else texts
 
     def _numbers(self, codes: list[np.ndarray]) -> np.ndarray:
         total = np.zeros(len(codes[0]), dtype=np.int64)
@@ -371,18 +336,59 @@ class _SuppressedClasses:
             total += column.astype(np.int64) * np.int64(stride)
         return total
 
-    def __call__(self, batch: Any) -> Any:
-        import pyarrow as pa
-
-        if hasattr(batch, "combine_chunks"):
-            batch = batch.combine_chunks()
-        codes = [label_codes[_value_codes(name, values, batch.field(i))]
-                 for i, (name, values, label_codes, _) in enumerate(self._lookups)]
+    def _is_suppressed(self, codes: list[np.ndarray], rows: int) -> np.ndarray:
+        if not codes or not len(self.plan.suppressed):
+            return np.zeros(rows, dtype=bool)
         if self._radix:
             numbers = self._numbers(codes)
             at = np.minimum(np.searchsorted(self._keys, numbers), len(self._keys) - 1)
-            return pa.array(self._keys[at] == numbers)
-        return pa.array(pd.MultiIndex.from_arrays(codes).isin(self._index))
+            return self._keys[at] == numbers
+        return pd.MultiIndex.from_arrays(codes).isin(self._index)
+
+    def _pass(self, values: Any) -> Any:
+        """A passed-through column, quoted for CSV like the exporter quotes."""
+        import pyarrow.compute as pc
+
+        if self._re2 is None:
+            return values
+        needs = pc.match_substring_regex(values, self._re2)
+        if not pc.any(needs).as_py():  # the common case: nothing to quote
+            return values
+        quoted = pc.binary_join_element_wise(
+            '"', pc.replace_substring(values, '"', '""'), '"', "")
+        return pc.if_else(needs, quoted, values)
+
+    def __call__(self, batch: Any) -> Any:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if hasattr(batch, "combine_chunks"):
+            batch = batch.combine_chunks()
+        rows = len(batch)
+        codes = [label_codes[batch.field(f"q{i}").to_numpy()]
+                 for i, label_codes in enumerate(self._label_codes)]
+        suppressed = self._is_suppressed(codes, rows)
+        cells = {name: shown.take(np.where(suppressed, len(shown) - 1, code))
+                 for name, shown, code in zip(self.plan.labels, self._shown, codes,
+                                              strict=True)}
+        for j, name in enumerate(self.passed):
+            cells[name] = self._pass(batch.field(f"c{j}"))
+        columns = [cells[name] for name in self.plan.columns]
+        if self.delimiter is not None:
+            columns = [pc.binary_join_element_wise(*columns, self.delimiter)]
+        return pa.StructArray.from_arrays([*columns, pa.array(suppressed)],
+                                          names=[*self.output_names, "arxpy_suppressed"])
+
+
+def _label_positions(distinct: np.ndarray, labels: pd.Series, name: str) -> np.ndarray:
+    """Positions of released ``labels`` of ``name`` among its sorted ``distinct`` labels."""
+    labels = labels.astype(str).to_numpy(dtype=object)
+    codes = np.minimum(np.searchsorted(distinct, labels), max(len(distinct) - 1, 0))
+    if len(labels) and not (distinct[codes] == labels).all():
+        raise ConfigurationError(
+            f"The output plan suppresses a label of '{name}' that its hierarchy does not "
+            "give at the chosen level.")
+    return codes
 
 
 def _text(name: str) -> str:
@@ -390,11 +396,15 @@ def _text(name: str) -> str:
     return f"COALESCE(CAST({_identifier(name)} AS VARCHAR), '')"
 
 
-def _sql_quoting_test(value: str, delimiter: str, single_column: bool) -> str:
-    """SQL for "this cell needs quotes", the same rule as :func:`quoting_pattern`."""
+def _re2_quoting_pattern(delimiter: str, single_column: bool) -> str:
+    """:func:`quoting_pattern` for Arrow's RE2 engine (characters as ``\\x{..}``)."""
     characters = "".join(f"\\x{{{ord(c):x}}}" for c in quoting_characters(delimiter))
-    pattern = f"[{characters}]|^[ \\t]|[ \\t]$" + ("|^$" if single_column else "")
-    return f"regexp_matches({value}, {_literal(pattern)})"
+    return f"[{characters}]|^[ \\t]|[ \\t]$" + ("|^$" if single_column else "")
+
+
+def _create_enum(connection: Any, name: str, values: Sequence[str]) -> None:
+    members = ", ".join(_literal(v) for v in values)
+    connection.execute(f"CREATE TYPE {name} AS ENUM ({members})")
 
 
 def _csv_header(path: Path, fmt: CsvFormat) -> list[str]:
