@@ -10,7 +10,8 @@ Data: a base of ``--base`` records (default 10^6) from
 base with replacement (a hash of the row number picks the base row), written as Parquet
 by DuckDB in one streaming ``COPY`` (never all rows in memory). The example's
 distributions are kept; the number of distinct quasi-identifier combinations is at most
-the base's (generating 10^8 fresh records would take about an hour here). Hierarchies are
+the base's (generating 10^8 fresh records would take about an hour here), and sizes
+above 10^7 repeat one draw of 10^7 rows (the join that draws is slow). Hierarchies are
 the example's, built from the base and written next to the data.
 
 Each run (size x engine) is a child process: ``anonymize_source`` (histogram, search),
@@ -38,6 +39,8 @@ REPO = Path(__file__).resolve().parents[1]
 BASE_SEED = 2026
 #: The in-memory engine reads every cell into a Python string: not beyond this.
 MEMORY_ENGINE_MAX = 10**7
+#: Rows drawn from the base at most; larger sizes repeat the draw.
+BLOCK = 10**7
 
 
 def generate_base(folder: Path, base_records: int) -> None:
@@ -46,6 +49,8 @@ def generate_base(folder: Path, base_records: int) -> None:
     from arxpy.hierarchy.io import write_hierarchy
 
     folder.mkdir(parents=True, exist_ok=True)
+    if (folder / "base.parquet").exists():  # a kept folder (--keep)
+        return
     base = generate_example(records=base_records, seed=BASE_SEED)
     for name, hierarchy in example_hierarchies(base).items():
         write_hierarchy(hierarchy, folder / f"{name}.csv")
@@ -53,22 +58,34 @@ def generate_base(folder: Path, base_records: int) -> None:
 
 
 def generate_records(folder: Path, size: int) -> Path:
-    """``size`` rows drawn from the base with replacement, streamed to Parquet by DuckDB."""
+    """``size`` rows drawn from the base with replacement, streamed to Parquet by DuckDB.
+
+    At most :data:`BLOCK` rows are drawn (the draw is a join, slow on this machine);
+    a larger size repeats that block (10^8 = ten copies of a 10^7 draw)."""
     import duckdb
 
     target = folder / f"records-{size}.parquet"
     started = time.perf_counter()
     connection = duckdb.connect(config={"memory_limit": "2GB",
                                         "temp_directory": str(folder / "spill")})
-    connection.execute(f"CREATE TABLE base AS SELECT row_number() OVER () - 1 AS arxpy_row, "
-                       f"* FROM read_parquet('{folder / 'base.parquet'}')")
-    base_records = connection.execute("SELECT count(*) FROM base").fetchone()[0]
-    columns = ", ".join(f'b."{c}"' for c in connection.execute(
-        f"SELECT * FROM read_parquet('{folder / 'base.parquet'}') LIMIT 0").df().columns)
-    connection.execute(
-        f"COPY (SELECT {columns} FROM range({size}) r(i) JOIN base b "
-        f"ON b.arxpy_row = hash(r.i, {BASE_SEED}) % {base_records}) "
-        f"TO '{target}' (FORMAT parquet, ROW_GROUP_SIZE 1000000)")
+    base = folder / "base.parquet"
+    block = min(size, BLOCK)
+    drawn = folder / f"block-{block}.parquet"
+    if not drawn.exists():
+        connection.execute(f"CREATE TABLE base AS SELECT row_number() OVER () - 1 AS "
+                           f"arxpy_row, * FROM read_parquet('{base}')")
+        base_records = connection.execute("SELECT count(*) FROM base").fetchone()[0]
+        columns = ", ".join(f'b."{c}"' for c in connection.execute(
+            f"SELECT * FROM read_parquet('{base}') LIMIT 0").df().columns)
+        connection.execute(
+            f"COPY (SELECT {columns} FROM range({block}) r(i) JOIN base b "
+            f"ON b.arxpy_row = hash(r.i, {BASE_SEED}) % {base_records}) "
+            f"TO '{drawn}' (FORMAT parquet, ROW_GROUP_SIZE 1000000)")
+    if size % block:
+        raise SystemExit(f"--sizes above {BLOCK:,} must be multiples of it")
+    copies = ", ".join([f"'{drawn}'"] * (size // block))
+    connection.execute(f"COPY (SELECT * FROM read_parquet([{copies}])) TO '{target}' "
+                       "(FORMAT parquet, ROW_GROUP_SIZE 1000000)")
     connection.close()
     shutil.rmtree(folder / "spill", ignore_errors=True)
     print(f"generated {size:,} records in {time.perf_counter() - started:.1f} s "
