@@ -129,20 +129,14 @@ def _print_summary(result: Any, report: dict[str, Any], config: Any) -> None:
 
 def make_engine(args: argparse.Namespace) -> Any:
     """The record engine ``--engine`` names, with its options."""
-    import importlib
+    from arxpy.engine.backends.base import create_engine
 
-    from arxpy.engine.backends.base import missing_extra
-
-    module, cls, extra, _ = ENGINES[args.engine]
-    try:
-        engine_class = getattr(importlib.import_module(module), cls)
-    except ImportError as exc:  # the engine's module itself imports its extra
-        raise missing_extra(args.engine, exc) from None
+    options: dict[str, Any] = {}
     if args.engine == "duckdb":
-        return engine_class(memory_limit=args.memory_limit)
-    if args.engine == "spark":
-        return engine_class(master=args.spark_master) if args.spark_master else engine_class()
-    return engine_class()
+        options["memory_limit"] = args.memory_limit
+    if args.engine == "spark" and args.spark_master:
+        options["master"] = args.spark_master
+    return create_engine(args.engine, **options)
 
 
 def run_on_engine(args: argparse.Namespace) -> int:

@@ -167,6 +167,34 @@ ENGINES: dict[str, tuple[str, str, str | None, str]] = {
 }
 
 
+#: The module each optional engine imports (to tell whether it is installed).
+_REQUIRES = {"duckdb": "duckdb", "spark": "pyspark"}
+
+
+def engine_missing(name: str) -> str | None:
+    """None if engine ``name`` can run here, else what to install (for a greyed choice)."""
+    import importlib.util
+
+    module = _REQUIRES.get(check_engine_name(name))
+    if module is None or importlib.util.find_spec(module) is not None:
+        return None
+    _, _, extra, more = ENGINES[name]
+    return f"pip install 'arxpy[{extra}]'{more}"
+
+
+def create_engine(name: str, **options: object) -> RecordEngine:
+    """The record engine ``name`` with ``options`` (e.g. DuckDB's ``memory_limit``);
+    the install hint as a ConfigurationError when its extra is missing."""
+    import importlib
+
+    module, cls, _, _ = ENGINES[check_engine_name(name)]
+    try:
+        engine_class = getattr(importlib.import_module(module), cls)
+    except ImportError as exc:
+        raise missing_extra(name, exc) from None
+    return engine_class(**options)
+
+
 def check_engine_name(name: str) -> str:
     if name not in ENGINES:
         raise ConfigurationError(
