@@ -110,7 +110,7 @@ class LargeFileDialog(QDialog):
         layout.addWidget(self.results)
         layout.addStretch(1)
         layout.addWidget(self.buttons)
-        self.resize(640, 420)
+        self.resize(640, self.heightForWidth(640))
 
     def _path_row(self, text: str, slot) -> tuple[QLineEdit, QWidget]:
         edit = QLineEdit()
@@ -209,13 +209,12 @@ class LargeFileDialog(QDialog):
                            zip(result.quasi_identifiers, best.levels, strict=True))
         rows = [
             ("Transformation:", levels),
-            ("Score:", f"{best.score:.6g} (relative {best.relative_score:.4f}, "
-                       f"{self._config.quality_model.label})"),
+            ("Score:", f"{best.score:.6g} ({self._config.quality_model.label})"),
             ("Suppressed:", f"{written.suppressed:,} of {result.records:,} records"),
             ("Distinct rows:", f"{len(outcome.run.histogram.counts):,} "
                                f"(the search ran on these)"),
-            ("Seconds:", ", ".join(f"{step} {seconds:.1f}"
-                                   for step, seconds in outcome.seconds.items())),
+            ("Time:", ", ".join(f"{step} {seconds:.1f} s"
+                                for step, seconds in outcome.seconds.items())),
             ("Written:", f"{written.path} ({written.records:,} rows)"),
         ]
         for label, text in rows:
@@ -224,6 +223,7 @@ class LargeFileDialog(QDialog):
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.result_form.addRow(label, value)
         self.results.show()
+        self.resize(self.width(), max(self.height(), self.heightForWidth(self.width())))
 
 
 def _run_file(data: str, output: str, engine_name: str, definition: Any, hierarchies: dict,
