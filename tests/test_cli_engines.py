@@ -96,6 +96,10 @@ def test_duckdb_reads_parquet_and_writes_parquet(example_dir, tmp_path):
     _assert_same_answers(memory, duck)
     expected = read_csv(memory_out, sniff_csv(memory_out, delimiter=";"))
     assert pd.read_parquet(out).equals(expected)
+    # the in-memory engine reads Parquet too, through the same path
+    memory_parquet, _ = _run(args, tmp_path, "memory")
+    _assert_same_answers(memory, memory_parquet)
+    assert memory_parquet["engine"]["name"] == "memory"
 
 
 @pytest.mark.slow

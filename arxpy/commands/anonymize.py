@@ -25,7 +25,7 @@ from arxpy.commands.options import (
     load_inputs,
     write_json,
 )
-from arxpy.engine.backends.base import ENGINES
+from arxpy.engine.backends.base import ENGINES, is_parquet_path
 from arxpy.errors import ConfigurationError
 
 
@@ -91,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
     import arxpy.quality  # noqa: F401  (registers every quality model)
     from arxpy.engine import AnonymizationConfig, anonymize
 
-    if args.engine != "memory":
-        return run_on_engine(args)
+    if args.engine != "memory" or (args.data is not None and is_parquet_path(args.data)):
+        return run_on_engine(args)  # (the in-memory engine reads Parquet too)
     frame, definition, hierarchies, settings = load_inputs(args)
     config = AnonymizationConfig.from_dict(settings)
     bar = ProgressBar()
