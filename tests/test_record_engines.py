@@ -188,3 +188,27 @@ def test_duckdb_cancel_interrupts_a_running_query():
                     "WHERE i % 7 = 3", None, "counting", lambda f, m: seen.append(f), token)
     assert time.perf_counter() - started < 5  # the query alone runs for minutes
     assert seen and all(0 <= f <= 1 for f in seen)
+
+
+def test_a_missing_engine_names_its_extra(monkeypatch):
+    import importlib.util
+
+    from arxpy.engine.backends.base import create_engine, engine_missing
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "pyspark" else real_find_spec(name, *a))
+    assert engine_missing("memory") is None
+    assert "arxpy[spark]" in engine_missing("spark") and "Java" in engine_missing("spark")
+    real_import = importlib.import_module
+
+    def no_duckdb(name, *args):
+        if "duckdb" in name:
+            raise ImportError("No module named 'duckdb'")
+        return real_import(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", no_duckdb)
+    with pytest.raises(ConfigurationError, match=r"arxpy\[duckdb\]"):
+        create_engine("duckdb")
+    with pytest.raises(ConfigurationError, match="Unknown engine 'polars'"):
+        create_engine("polars")
