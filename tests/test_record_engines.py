@@ -185,7 +185,7 @@ def test_duckdb_cancel_interrupts_a_running_query():
     started = time.perf_counter()
     with engine._connection() as connection, pytest.raises(CancelledError):
         engine._run(connection, "SELECT count(*) FROM range(10000000000) t(i) "
-                    "WHERE i % 7 = 3", None, "counting", lambda f, m: seen.append(f), token)
+                    "WHERE i % 7 = 3", "counting", lambda f, m: seen.append(f), token)
     assert time.perf_counter() - started < 5  # the query alone runs for minutes
     assert seen and all(0 <= f <= 1 for f in seen)
 
@@ -212,3 +212,16 @@ def test_a_missing_engine_names_its_extra(monkeypatch):
         create_engine("duckdb")
     with pytest.raises(ConfigurationError, match="Unknown engine 'polars'"):
         create_engine("polars")
+
+
+def test_duckdb_counts_the_suppressed_records_of_a_plan_without_counts(example, tmp_path):
+    import dataclasses
+
+    project, config = example
+    run = anonymize_source(RecordSource.of_frame(project.data), project.definition,
+                           project.hierarchies, config, _engine("duckdb"))
+    plan = run.output_plan()
+    bare = dataclasses.replace(plan, records=None, suppressed_records=None)
+    summary = run.engine.write(run.source, bare, tmp_path / "out.csv")
+    assert summary.suppressed == plan.suppressed_records == run.result.optimum.suppressed_records
+    assert summary.records == len(project.data)

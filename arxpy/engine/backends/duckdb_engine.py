@@ -109,8 +109,8 @@ class DuckDBEngine:
             connection.close()
             shutil.rmtree(spill, ignore_errors=True)
 
-    def _run(self, connection: Any, sql: str, parameters: dict[str, Any] | None,
-             message: str, progress: Progress | None, cancel: CancelToken | None) -> Any:
+    def _run(self, connection: Any, sql: str, message: str, progress: Progress | None,
+             cancel: CancelToken | None) -> Any:
         """Run ``sql``, reporting DuckDB's progress and interrupting it on cancel."""
         duckdb = _duckdb()
         cancel = cancel or CancelToken()
@@ -130,7 +130,7 @@ class DuckDBEngine:
         watcher = threading.Thread(target=watch, name="duckdb-progress", daemon=True)
         watcher.start()
         try:
-            return connection.execute(sql, parameters or {}).fetchall()
+            return connection.execute(sql).fetchall()
         except duckdb.InterruptException:
             raise CancelledError("Cancelled.") from None
         except duckdb.IOException as exc:
@@ -157,7 +157,7 @@ class DuckDBEngine:
         if source.format == "parquet":
             with self._connection() as connection:
                 rows = self._run(connection, f"DESCRIBE SELECT * FROM {self._scan(source)}",
-                                 None, "Reading the columns", None, None)
+                                 "Reading the columns", None, None)
             return tuple(row[0] for row in rows)
         return tuple(_csv_header(source.path, source.csv_format()))
 
@@ -198,7 +198,7 @@ class DuckDBEngine:
             grouped = ", ".join(_identifier(a) for a in attributes)
             sql = (f"SELECT {grouped}, count(*) AS arxpy_count FROM "
                    f"(SELECT {values} FROM {scan}) GROUP BY {grouped} ORDER BY {grouped}")
-            rows = self._run(connection, sql, None, "Counting distinct rows (DuckDB)",
+            rows = self._run(connection, sql, "Counting distinct rows (DuckDB)",
                              progress, cancel)
         counts = np.fromiter((row[-1] for row in rows), dtype=np.int64, count=len(rows))
         frame = pd.DataFrame([row[:-1] for row in rows], columns=attributes, dtype=object)
@@ -222,7 +222,7 @@ class DuckDBEngine:
             if suppressed is None:  # a plan without counts: one pass to count them
                 suppressed = int(self._run(
                     connection, f"SELECT count(*) FROM ({output.released(scan)}) "
-                    "WHERE r.arxpy_suppressed", None, "Counting suppressed records",
+                    "WHERE r.arxpy_suppressed", "Counting suppressed records",
                     progress, cancel)[0][0])
             with atomic_path(path) as temporary:
                 if parquet:
@@ -232,7 +232,7 @@ class DuckDBEngine:
                     options = "FORMAT csv, HEADER true, QUOTE '', ESCAPE '', DELIMITER '\x1f'"
                 rows = self._run(connection,
                                  f"COPY ({select}) TO {_literal(str(temporary))} ({options})",
-                                 None, f"Writing {path.name} (DuckDB)", progress,
+                                 f"Writing {path.name} (DuckDB)", progress,
                                  cancel)
                 written = int(rows[0][0]) if rows else 0
                 expected = plan.expected_rows()
