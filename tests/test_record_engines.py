@@ -8,8 +8,6 @@ for reading is :func:`arxpy.data.csv_io.read_csv`.
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -25,14 +23,23 @@ from arxpy.jobs import CancelToken
 
 
 def _engine(name: str, **options):
-    module, cls, extra, _ = ENGINES[name]
-    if extra is not None:
-        pytest.importorskip(extra if extra != "spark" else "pyspark",
-                            reason=f"the {name} engine needs arxpy[{extra}]")
+    import importlib.util
+    import shutil
+
+    from arxpy.engine.backends.base import engine_missing
+
+    module, cls, _, _ = ENGINES[name]
+    missing = engine_missing(name)
+    if missing:
+        pytest.skip(f"the {name} engine is not installed: {missing}")
+    if importlib.util.find_spec(module) is None:
+        pytest.skip(f"{module} is not in this checkout")
+    if name == "spark" and shutil.which("java") is None:
+        pytest.skip("the spark engine needs a Java runtime")
     return getattr(importlib.import_module(module), cls)(**options)
 
 
-#: The engines tested here (Spark has tests of its own: it needs a Java runtime).
+#: The engines the detailed tests use (Spark starts a JVM: only the main test runs it).
 ENGINE_NAMES = ["memory", "duckdb"]
 
 
@@ -42,7 +49,7 @@ def example():
     return project, AnonymizationConfig.from_dict(project.settings)
 
 
-@pytest.mark.parametrize("engine_name", ENGINE_NAMES)
+@pytest.mark.parametrize("engine_name", list(ENGINES))
 @pytest.mark.parametrize("remove_suppressed", [False, True])
 def test_engine_writes_what_the_default_path_exports(example, tmp_path, engine_name,
                                                      remove_suppressed):
