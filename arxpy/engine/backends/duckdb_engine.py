@@ -110,8 +110,9 @@ class DuckDBEngine:
             shutil.rmtree(spill, ignore_errors=True)
 
     def _run(self, connection: Any, sql: str, message: str, progress: Progress | None,
-             cancel: CancelToken | None) -> Any:
-        """Run ``sql``, reporting DuckDB's progress and interrupting it on cancel."""
+             cancel: CancelToken | None, numpy: bool = False) -> Any:
+        """Run ``sql``, reporting DuckDB's progress and interrupting it on cancel; the
+        rows as tuples, or with ``numpy`` as one array per column."""
         duckdb = _duckdb()
         cancel = cancel or CancelToken()
         cancel.raise_if_cancelled()
@@ -130,7 +131,8 @@ class DuckDBEngine:
         watcher = threading.Thread(target=watch, name="duckdb-progress", daemon=True)
         watcher.start()
         try:
-            return connection.execute(sql).fetchall()
+            cursor = connection.execute(sql)
+            return cursor.fetchnumpy() if numpy else cursor.fetchall()
         except duckdb.InterruptException:
             raise CancelledError("Cancelled.") from None
         except duckdb.IOException as exc:
@@ -198,12 +200,12 @@ class DuckDBEngine:
             grouped = ", ".join(_identifier(a) for a in attributes)
             sql = (f"SELECT {grouped}, count(*) AS arxpy_count FROM "
                    f"(SELECT {values} FROM {scan}) GROUP BY {grouped} ORDER BY {grouped}")
-            rows = self._run(connection, sql, "Counting distinct rows (DuckDB)",
-                             progress, cancel)
-        counts = np.fromiter((row[-1] for row in rows), dtype=np.int64, count=len(rows))
-        frame = pd.DataFrame([row[:-1] for row in rows], columns=attributes, dtype=object)
-        return Histogram(frame=frame.astype(str), counts=counts, columns=columns,
-                         seconds=time.perf_counter() - started)
+            arrays = self._run(connection, sql, "Counting distinct rows (DuckDB)",
+                               progress, cancel, numpy=True)
+        frame = pd.DataFrame({a: np.asarray(arrays[a], dtype=object) for a in attributes},
+                             columns=attributes)
+        return Histogram(frame=frame, counts=np.asarray(arrays["arxpy_count"], dtype=np.int64),
+                         columns=columns, seconds=time.perf_counter() - started)
 
     # -- writing ---------------------------------------------------------------------
 
