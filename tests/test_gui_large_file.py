@@ -60,3 +60,25 @@ def test_large_file_reports_a_failure(dialog, qtbot, tmp_path):
     qtbot.waitUntil(lambda: dialog.worker is None, timeout=30_000)
     assert dialog.status.text().startswith("Failed:") and "missing.csv" in dialog.status.text()
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_large_file_cancel_stops_the_job(dialog, qtbot, tmp_path, monkeypatch):
+    import time
+
+    def endless(*args, progress=None, cancel=None, **kwargs):
+        while True:
+            progress(0.3, "Counting distinct rows")
+            cancel.raise_if_cancelled()
+            time.sleep(0.01)
+
+    monkeypatch.setattr("arxpy.gui.large_file.anonymize_file", endless)
+    _, dialog = dialog
+    dialog.data_edit.setText(str(tmp_path / "d.parquet"))
+    dialog.output_edit.setText(str(tmp_path / "out.csv"))
+    dialog.run()
+    qtbot.waitUntil(lambda: dialog.progress.value() == 30, timeout=10_000)
+    assert "Counting distinct rows" in dialog.status.text()
+    dialog.cancel()
+    qtbot.waitUntil(lambda: dialog.worker is None, timeout=10_000)
+    assert dialog.status.text() == "Cancelled; nothing was written."
+    assert dialog.run_button.isEnabled() and not dialog.cancel_button.isEnabled()
