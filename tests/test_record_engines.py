@@ -232,3 +232,10 @@ def test_duckdb_counts_the_suppressed_records_of_a_plan_without_counts(example, 
     summary = run.engine.write(run.source, bare, tmp_path / "out.csv")
     assert summary.suppressed == plan.suppressed_records == run.result.optimum.suppressed_records
     assert summary.records == len(project.data)
+
+
+def test_duckdb_refuses_a_bad_memory_limit_and_leaves_no_spill_folder(tmp_path):
+    engine = _engine("duckdb", memory_limit="lots", temp_directory=tmp_path)
+    with pytest.raises(ConfigurationError, match="memory limit 'lots'"):
+        engine.histogram(RecordSource.of_frame(pd.DataFrame({"a": ["1"]})), ["a"])
+    assert not list(tmp_path.iterdir())

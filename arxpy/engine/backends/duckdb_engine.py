@@ -91,9 +91,15 @@ class DuckDBEngine:
     def _connection(self) -> Iterator[Any]:
         duckdb = _duckdb()
         spill = Path(tempfile.mkdtemp(prefix="arxpy-duckdb-", dir=self.temp_directory))
-        connection = duckdb.connect(config={"memory_limit": self.memory_limit,
-                                            "temp_directory": str(spill),
-                                            "preserve_insertion_order": True})
+        try:
+            connection = duckdb.connect(config={"memory_limit": self.memory_limit,
+                                                "temp_directory": str(spill),
+                                                "preserve_insertion_order": True})
+        except duckdb.Error as exc:
+            shutil.rmtree(spill, ignore_errors=True)
+            raise ConfigurationError(
+                f"Cannot start DuckDB ({exc}); check the memory limit "
+                f"'{self.memory_limit}' (e.g. 2GB).") from None
         try:
             # query_progress needs the progress bar; it must not print
             connection.execute("SET enable_progress_bar = true")
