@@ -21,9 +21,11 @@ from arxpy.commands.options import (
     add_data_arguments,
     add_privacy_arguments,
     add_search_arguments,
+    load_configuration,
     load_inputs,
     write_json,
 )
+from arxpy.engine.backends.base import ENGINES, is_parquet_path
 from arxpy.errors import ConfigurationError
 
 
@@ -44,6 +46,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--neutralize-formulas", action="store_true",
                         help="prefix with ' the output cells a spreadsheet would run as "
                         "formulas (values starting with =, +, -, @, tab or CR)")
+    engines = parser.add_argument_group(
+        "record engines", "--engine duckdb or spark reads --data (CSV or Parquet) without "
+        "loading it: the search runs on the histogram of distinct rows, the engine writes "
+        "--output (CSV, or Parquet for a .parquet name)")
+    engines.add_argument("--engine", choices=tuple(ENGINES), default="memory",
+                         help="where the records are processed (default memory: in this "
+                         "process, as before)")
+    engines.add_argument("--memory-limit", metavar="SIZE", default="2GB",
+                         help="DuckDB's memory limit, beyond which it spills to a temporary "
+                         "folder (default 2GB)")
+    engines.add_argument("--spark-master", metavar="URL",
+                         help="Spark master URL (default local[*], this machine)")
     parser.set_defaults(func=run)
 
 
@@ -56,11 +70,10 @@ def _write_outputs(args: argparse.Namespace, result: Any, report: dict[str, Any]
         release = result.release()
         if args.output:
             # The export code the GUI uses; a script's output file is replaced on each run.
-            tsv = args.output.suffix.lower() == ".tsv"
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", FormulaWarning)
                 export_release(release, args.output, overwrite=True,
-                               delimiter="	" if tsv else args.delimiter or ";",
+                               delimiter=_output_delimiter(args),
                                neutralize_formulas=args.neutralize_formulas)
             for warning in caught:
                 if issubclass(warning.category, FormulaWarning):
@@ -78,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     import arxpy.quality  # noqa: F401  (registers every quality model)
     from arxpy.engine import AnonymizationConfig, anonymize
 
+    if args.engine != "memory" or (args.data is not None and is_parquet_path(args.data)):
+        return run_on_engine(args)  # (the in-memory engine reads Parquet too)
     frame, definition, hierarchies, settings = load_inputs(args)
     config = AnonymizationConfig.from_dict(settings)
     bar = ProgressBar()
@@ -87,6 +102,11 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     report = result.to_dict()
     _write_outputs(args, result, report)
+    _print_summary(result, report, config)
+    return 0
+
+
+def _print_summary(result: Any, report: dict[str, Any], config: Any) -> None:
     best = result.optimum
     if best is None:
         raise ConfigurationError(
@@ -105,4 +125,96 @@ def run(args: argparse.Namespace) -> int:
               "(tied_optima in the report); this one is ARX's choice among them")
     print(f"Checked {result.transformations_checked} of {result.lattice_size} transformations "
           f"in {result.elapsed_seconds:.3f} s ({'optimal' if result.optimal else 'heuristic'})")
+
+
+def make_engine(args: argparse.Namespace) -> Any:
+    """The record engine ``--engine`` names, with its options."""
+    from arxpy.engine.backends.base import create_engine
+
+    options: dict[str, Any] = {}
+    if args.engine == "duckdb":
+        options["memory_limit"] = args.memory_limit
+    if args.engine == "spark" and args.spark_master:
+        options["master"] = args.spark_master
+    return create_engine(args.engine, **options)
+
+
+def run_on_engine(args: argparse.Namespace) -> int:
+    """``anonymize`` with a record engine: histogram, search, output written by the engine.
+
+    The report has today's keys (from the histogram's result), ``engine`` (name,
+    histogram rows, seconds per step) and a ``release`` with the keys a histogram gives
+    (:meth:`~arxpy.engine.scaled.ScaledRun.release_summary`) plus the written file's
+    ``output_file_sha256`` and ``output_records``.
+    """
+    import time
+
+    import arxpy.privacy  # noqa: F401  (registers every privacy model)
+    import arxpy.quality  # noqa: F401  (registers every quality model)
+    from arxpy.engine import AnonymizationConfig
+    from arxpy.engine.backends.base import RecordSource
+    from arxpy.engine.scaled import anonymize_source
+
+    if args.neutralize_formulas:
+        raise ConfigurationError(
+            f"--neutralize-formulas works with --engine memory only; the {args.engine} "
+            "engine writes cells as they are.")
+    if args.spark_master and args.engine != "spark":
+        raise ConfigurationError("--spark-master is an option of --engine spark.")
+    engine = make_engine(args)
+    if args.data is not None:
+        source = RecordSource.of_file(args.data, delimiter=args.delimiter,
+                                      encoding=args.encoding)
+        definition, hierarchies, settings = load_configuration(args, engine.columns(source))
+    else:  # a project's data are in memory already
+        frame, definition, hierarchies, settings = load_inputs(args)
+        source = RecordSource.of_frame(frame)
+    config = AnonymizationConfig.from_dict(settings)
+    bar = ProgressBar()
+    started = time.perf_counter()
+    try:
+        run = anonymize_source(source, definition, hierarchies, config, engine, progress=bar)
+    finally:
+        bar.close()
+    search_seconds = time.perf_counter() - started - run.histogram.seconds
+    result = run.result
+    report = result.to_dict()
+    report["engine"] = {"name": engine.name, "histogram_rows": len(run.histogram.counts),
+                        "seconds": {"histogram": run.histogram.seconds,
+                                    "search": search_seconds, "write": None}}
+    if result.optimum is not None and (args.output or args.report):
+        report["release"] = run.release_summary()
+        if args.output:
+            bar = ProgressBar()
+            try:
+                summary = run.write(args.output, delimiter=_output_delimiter(args),
+                                    progress=bar)
+            finally:
+                bar.close()
+            report["engine"]["seconds"]["write"] = summary.seconds
+            report["release"]["output_records"] = summary.records
+            report["release"]["output_file_sha256"] = file_sha256(summary.path)
+    if args.report:
+        write_json(args.report, report)
+    _print_summary(result, report, config)
+    seconds = report["engine"]["seconds"]
+    timings = ", ".join(f"{step} {value:.1f} s" for step, value in seconds.items()
+                        if value is not None)
+    print(f"Engine {engine.name}: {report['engine']['histogram_rows']} distinct rows of "
+          f"{result.records} records; {timings}")
     return 0
+
+
+def _output_delimiter(args: argparse.Namespace) -> str:
+    return "\t" if args.output.suffix.lower() == ".tsv" else args.delimiter or ";"
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes, read in blocks (the output may be larger than memory)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()

@@ -334,13 +334,28 @@ def settings_from_args(args: argparse.Namespace, base: dict[str, Any]) -> dict[s
 
 
 def _load_files(args: argparse.Namespace):
+    frame = read_data_option(args.data, args.delimiter, getattr(args, "encoding", None))
+    definition, hierarchies = definition_from_options(args, frame.columns, frame)
+    return frame, definition, hierarchies, {}
+
+
+def load_configuration(args: argparse.Namespace, columns):
+    """(definition, hierarchies, settings) of ``--data`` whose ``columns`` a record engine
+    read, without loading the records (``--type`` then needs no inference: a date
+    needs its format)."""
+    definition, hierarchies = definition_from_options(args, columns, None)
+    return definition, hierarchies, settings_from_args(args, {})
+
+
+def definition_from_options(args: argparse.Namespace, columns, frame):
+    """The attribute definition and hierarchies the options give for ``columns``;
+    ``frame`` (or None) holds the values ``--type`` infers formats from."""
     from arxpy.data.definition import AttributeType, DataDefinition
 
-    frame = read_data_option(args.data, args.delimiter, getattr(args, "encoding", None))
     hierarchies = read_hierarchy_options(args.hierarchy, args.delimiter)
     specs = privacy_specs(args)
     sensitive = set(args.sensitive) | {s["attribute"] for s in specs if "attribute" in s}
-    definition = DataDefinition.for_columns(frame.columns)
+    definition = DataDefinition.for_columns(columns)
     for name in list(hierarchies) + list(sensitive) + list(args.identifying):
         definition[name]  # DefinitionError naming an unknown attribute
     quasi_identifiers = set(hierarchies) - _hierarchical_t_closeness(specs)
@@ -351,7 +366,7 @@ def _load_files(args: argparse.Namespace):
         definition = definition.with_attribute(name, type=AttributeType.SENSITIVE)
     for name in args.identifying:
         definition = definition.with_attribute(name, type=AttributeType.IDENTIFYING)
-    return frame, apply_attribute_options(args, frame, definition), hierarchies, {}
+    return apply_attribute_options(args, frame, definition), hierarchies
 
 
 def _hierarchical_t_closeness(specs: list[dict[str, Any]]) -> set[str]:
@@ -424,7 +439,7 @@ def apply_attribute_options(args: argparse.Namespace, frame, definition):
     for name, value in _assignments(getattr(args, "data_type", []), "--type"):
         definition[name]
         definition = definition.with_attribute(
-            name, data_type=_data_type(name, value, frame[name]))
+            name, data_type=_data_type(name, value, None if frame is None else frame[name]))
     return definition
 
 
@@ -441,6 +456,12 @@ def _data_type(name: str, text: str, values):
         return DataType()
     if form:
         return DataType(DataKind(kind), form)
+    if values is None:  # the records stay with a record engine: nothing to infer from
+        if kind == "date":
+            raise ConfigurationError(
+                f"Give the date format of '{name}' (--type {name}=date:%Y-%m-%d): with a "
+                "record engine the values are not read to infer it.")
+        return DataType(DataKind(kind))
     inferred = infer_data_type(values)
     if inferred.kind.value == kind or (kind == "decimal" and inferred.kind is DataKind.INTEGER):
         return DataType(DataKind(kind), inferred.format if inferred.kind.value == kind else None)

@@ -93,20 +93,31 @@ def csv_text(names: Sequence[str], columns: Sequence[pd.Series], delimiter: str 
         raise DataExportError(
             f"Delimiter {delimiter!r} cannot be used; choose one character such as , ; | or tab."
         )
-    specials = set(CANDIDATE_DELIMITERS) | set(CANDIDATE_QUOTES) | {delimiter, "\r", "\n"}
-    pattern = "[" + re.escape("".join(sorted(specials))) + r"]|^[ \t]|[ \t]$"
-    if len(names) == 1:
-        pattern += "|^$"
-    header = delimiter.join(_quote(np.array(names, dtype=object), pattern))
+    pattern = quoting_pattern(delimiter, single_column=len(names) == 1)
+    header = delimiter.join(quote_cells(np.array(names, dtype=object), pattern))
     cells = []
     for column in columns:
         codes, texts = _distinct_texts(column)
         if neutralize_formulas:
             texts = np.array([neutralize(t) for t in texts], dtype=object)
-        cells.append(_quote(texts, pattern)[codes])
+        cells.append(quote_cells(texts, pattern)[codes])
     # join in C: one tuple per record, no Python-level loop body
     records = map(delimiter.join, zip(*cells, strict=True))
     return "\n".join([header, *records]) + "\n"
+
+
+def quoting_characters(delimiter: str) -> str:
+    """The characters that put a CSV cell in double quotes (so that any reader, whatever
+    delimiter it guesses, reads the cell back); a leading or trailing space or tab does
+    too, and so does an empty cell in a one-column file."""
+    specials = set(CANDIDATE_DELIMITERS) | set(CANDIDATE_QUOTES) | {delimiter, "\r", "\n"}
+    return "".join(sorted(specials))
+
+
+def quoting_pattern(delimiter: str, single_column: bool = False) -> str:
+    """A regular expression matching the cells to quote (see :func:`quoting_characters`)."""
+    pattern = "[" + re.escape(quoting_characters(delimiter)) + r"]|^[ \t]|[ \t]$"
+    return pattern + "|^$" if single_column else pattern
 
 
 def _choose_format(target: Path, format: str | None) -> str:
@@ -131,7 +142,7 @@ def _distinct_texts(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return np.where(codes < 0, len(uniques), codes), texts
 
 
-def _quote(texts: np.ndarray, pattern: str) -> np.ndarray:
+def quote_cells(texts: np.ndarray, pattern: str) -> np.ndarray:
     """Texts matching ``pattern`` in double quotes, embedded quotes doubled."""
     series = pd.Series(texts, dtype=object)
     needs = series.str.contains(pattern, regex=True).to_numpy(dtype=bool)

@@ -182,6 +182,9 @@ class MainWindow(QMainWindow):
             "export": self._action("&Export anonymized data…", p.export_data, "Ctrl+E",
                                    sp.SP_DialogApplyButton, "Write the current release (applied "
                                    "transformation or method run) to CSV or Excel"),
+            "large_file": self._action("Anonymize a &large file…", self.anonymize_large_file,
+                                       None, None, "Run this configuration on a CSV or "
+                                       "Parquet file too large to open, with DuckDB or Spark"),
             "quit": self._action("&Quit", self.close, QKeySequence.StandardKey.Quit),
             "anonymize": self._action("&Anonymize", self.anonymize, "Ctrl+R", sp.SP_MediaPlay,
                                       "Search for the best transformation"),
@@ -202,7 +205,7 @@ class MainWindow(QMainWindow):
             file_menu.addAction(a[key])
         self.recent_menu = file_menu.addMenu("Open &recent")
         file_menu.addSeparator()
-        for key in ("save", "save_as", "export"):
+        for key in ("save", "save_as", "export", "large_file"):
             file_menu.addAction(a[key])
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
@@ -355,6 +358,25 @@ class MainWindow(QMainWindow):
         self.statusBar().clearMessage()  # no word of an earlier run during this one
         self.worker.start()
         return self.worker
+
+    def anonymize_large_file(self):
+        """File > Anonymize a large file…: the dialog with this project's configuration
+        (returned, shown non-modally; None without a project or a valid configuration)."""
+        from arxpy.gui.large_file import LargeFileDialog
+
+        if not self.state.has_project:
+            return None
+        self.configure.settings_panel.commit()
+        try:
+            config = self.state.config(check_hierarchies=False)
+        except ArxpyError as exc:
+            self.error("Cannot anonymize yet", str(exc))
+            return None
+        dialog = LargeFileDialog(self.state.definition, dict(self.state.hierarchies), config,
+                                 self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     def run_method(self) -> JobWorker | None:
         """Run the chosen method (not the lattice search) on a worker thread; its

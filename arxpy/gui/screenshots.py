@@ -127,7 +127,29 @@ def _dialogs(window, output: Path, scratch: Path, suffix: str = "") -> list[Path
         importer.next()
         written.append(save_png(importer, output / f"{name}{suffix}.png", show=True))
     importer.close()
+    written += _large_file(window, output, scratch, suffix)
     return written
+
+
+def _large_file(window, output: Path, scratch: Path, suffix: str) -> list[Path]:
+    """File > Anonymize a large file…, after a run on the example (Parquet, DuckDB)."""
+    from arxpy.engine.backends.base import engine_missing
+
+    if engine_missing("duckdb"):
+        return []
+    dialog = window.anonymize_large_file()
+    data = scratch / "discharges.parquet"
+    window.state.data.to_parquet(data, index=False)
+    dialog.data_edit.setText(str(data))
+    dialog.output_edit.setText(str(scratch / "discharges-anonymized.csv"))
+    dialog.run()
+    wait_until(lambda: dialog.worker is None)
+    # wider on a wider screen, as a user would make it; as tall as its content
+    width = int(window.width() * 0.6)
+    dialog.resize(width, dialog.heightForWidth(width))
+    path = save_png(dialog, output / f"large_file{suffix}.png", show=True)
+    dialog.close()
+    return [path]
 
 
 def main(argv: list[str] | None = None) -> int:

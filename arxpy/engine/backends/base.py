@@ -27,10 +27,16 @@ from typing import Literal, Protocol
 import numpy as np
 import pandas as pd
 
+from arxpy.data.csv_io import CsvFormat, sniff_csv
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
 
 SourceFormat = Literal["csv", "parquet"]
+
+
+def is_parquet_path(path: str | os.PathLike[str]) -> bool:
+    """Is ``path`` named as a Parquet file (``.parquet`` or ``.pq``)?"""
+    return Path(path).suffix.lower() in (".parquet", ".pq")
 
 
 @dataclass(frozen=True)
@@ -40,18 +46,26 @@ class RecordSource:
 
     path: Path | None = None
     format: SourceFormat = "csv"
-    delimiter: str = ","
-    encoding: str = "utf-8"
-    has_header: bool = True
+    delimiter: str | None = None  # None: detected (CSV)
+    encoding: str | None = None  # None: detected (CSV)
+    has_header: bool | None = None  # None: detected (CSV)
     frame: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of_file(cls, path: str | os.PathLike[str], delimiter: str | None = None,
-                encoding: str = "utf-8") -> RecordSource:
+                encoding: str | None = None) -> RecordSource:
         """A file source; ``.parquet``/``.pq`` files are Parquet, anything else CSV."""
         path = Path(path)
-        fmt: SourceFormat = "parquet" if path.suffix.lower() in (".parquet", ".pq") else "csv"
-        return cls(path=path, format=fmt, delimiter=delimiter or ",", encoding=encoding)
+        fmt: SourceFormat = "parquet" if is_parquet_path(path) else "csv"
+        return cls(path=path, format=fmt, delimiter=delimiter, encoding=encoding)
+
+    def csv_format(self) -> CsvFormat:
+        """The CSV format as arxpy's reader sees it: the given delimiter and encoding, the
+        rest detected from the start of the file (:func:`~arxpy.data.csv_io.sniff_csv`)."""
+        if self.path is None or self.format != "csv":
+            raise ConfigurationError(f"{self.describe()} is not a CSV file.")
+        return sniff_csv(self.path, delimiter=self.delimiter, encoding=self.encoding,
+                         has_header=self.has_header)
 
     @classmethod
     def of_frame(cls, frame: pd.DataFrame) -> RecordSource:
@@ -92,7 +106,10 @@ class OutputPlan:
     released labels of the suppressed classes. Records of those classes get
     ``suppressed_value`` in every quasi-identifier, or are left out when
     ``remove_suppressed``. ``columns`` are written in order (identifying attributes are
-    not among them).
+    not among them). ``records`` and ``suppressed_records`` are the counts of the
+    histogram the plan was made from (None: unknown); an engine that cannot count the
+    suppressed records while writing reports these, after checking that it wrote as
+    many rows as they imply.
     """
 
     columns: tuple[str, ...]
@@ -100,6 +117,14 @@ class OutputPlan:
     suppressed: pd.DataFrame
     remove_suppressed: bool = False
     suppressed_value: str = "*"
+    records: int | None = None
+    suppressed_records: int | None = None
+
+    def expected_rows(self) -> int | None:
+        """Rows the output should have, if the counts are known."""
+        if self.records is None or self.suppressed_records is None:
+            return None
+        return self.records - (self.suppressed_records if self.remove_suppressed else 0)
 
 
 @dataclass(frozen=True)
@@ -140,6 +165,34 @@ ENGINES: dict[str, tuple[str, str, str | None, str]] = {
     "spark": ("arxpy.engine.backends.spark_engine", "SparkEngine", "spark",
               " and a Java runtime (Java 17; e.g. 'apt-get install openjdk-17-jre-headless')"),
 }
+
+
+#: The module each optional engine imports (to tell whether it is installed).
+_REQUIRES = {"duckdb": "duckdb", "spark": "pyspark"}
+
+
+def engine_missing(name: str) -> str | None:
+    """None if engine ``name`` can run here, else what to install (for a greyed choice)."""
+    import importlib.util
+
+    module = _REQUIRES.get(check_engine_name(name))
+    if module is None or importlib.util.find_spec(module) is not None:
+        return None
+    _, _, extra, more = ENGINES[name]
+    return f"pip install 'arxpy[{extra}]'{more}"
+
+
+def create_engine(name: str, **options: object) -> RecordEngine:
+    """The record engine ``name`` with ``options`` (e.g. DuckDB's ``memory_limit``);
+    the install hint as a ConfigurationError when its extra is missing."""
+    import importlib
+
+    module, cls, _, _ = ENGINES[check_engine_name(name)]
+    try:
+        engine_class = getattr(importlib.import_module(module), cls)
+    except ImportError as exc:
+        raise missing_extra(name, exc) from None
+    return engine_class(**options)
 
 
 def check_engine_name(name: str) -> str:

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from arxpy.engine.backends.base import Histogram, OutputPlan, RecordSource, WriteSummary
+from arxpy.engine.backends.base import (
+    Histogram,
+    OutputPlan,
+    RecordSource,
+    WriteSummary,
+    is_parquet_path,
+)
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
 
@@ -29,27 +36,49 @@ def histogram_of_frame(frame: pd.DataFrame, attributes: Sequence[str]) -> Histog
 
 
 class MemoryEngine:
-    """Reads the whole table into memory (CSV through arxpy's reader)."""
+    """Reads the whole table into memory (CSV through arxpy's reader), once per source:
+    the histogram and the write of the same unchanged file share one read."""
 
     name = "memory"
+
+    def __init__(self) -> None:
+        self._loaded: tuple[tuple, pd.DataFrame] | None = None
 
     def _frame(self, source: RecordSource) -> pd.DataFrame:
         if source.frame is not None:
             return source.frame
-        if source.format == "parquet":
-            return pd.read_parquet(source.path).astype(str)
-        from arxpy.data.csv_io import read_csv, sniff_csv
+        stat = Path(source.path).stat()
+        key = (source, stat.st_mtime_ns, stat.st_size)
+        if self._loaded is None or self._loaded[0] != key:
+            self._loaded = None  # the old table goes before the new one is read
+            self._loaded = (key, self._read(source))
+        return self._loaded[1]
 
-        fmt = sniff_csv(source.path, delimiter=source.delimiter, encoding=source.encoding)
-        return read_csv(source.path, fmt)
+    @staticmethod
+    def _read(source: RecordSource, nrows: int | None = None) -> pd.DataFrame:
+        if source.format == "parquet":
+            # missing values as the CSV reader gives empty cells
+            return pd.read_parquet(source.path).astype(object).fillna("").astype(str)
+        from arxpy.data.csv_io import read_csv
+
+        return read_csv(source.path, source.csv_format(), nrows=nrows,
+                        guess_encoding=source.encoding is None)
 
     def columns(self, source: RecordSource) -> tuple[str, ...]:
-        return tuple(self._frame(source).columns)
+        if source.frame is not None:
+            return tuple(source.frame.columns)
+        if source.format == "parquet":
+            import pyarrow.parquet as pq
+
+            return tuple(pq.read_schema(source.path).names)
+        return tuple(self._read(source, nrows=1).columns)
 
     def histogram(self, source: RecordSource, attributes: Sequence[str], *,
                   progress: Progress | None = None,
                   cancel: CancelToken | None = None) -> Histogram:
-        return histogram_of_frame(self._frame(source), attributes)
+        started = time.perf_counter()  # reading the file is part of this step
+        histogram = histogram_of_frame(self._frame(source), attributes)
+        return replace(histogram, seconds=time.perf_counter() - started)
 
     def write(self, source: RecordSource, plan: OutputPlan, path: Path, *,
               delimiter: str = ";", progress: Progress | None = None,
@@ -92,7 +121,7 @@ def timed_write(frame: pd.DataFrame, plan: OutputPlan, path: Path, delimiter: st
 
     started = time.perf_counter()
     table, suppressed = apply_plan(frame, plan)
-    if path.suffix.lower() in (".parquet", ".pq"):
+    if is_parquet_path(path):
         from arxpy.data.atomic import atomic_path
 
         with atomic_path(path) as temporary:
