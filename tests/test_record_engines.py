@@ -39,7 +39,8 @@ def _engine(name: str, **options):
     return getattr(importlib.import_module(module), cls)(**options)
 
 
-#: The engines the detailed tests use (Spark starts a JVM: only the main test runs it).
+#: The engines tested here. Spark starts a JVM and allows one session per process:
+#: tests/test_spark_engine.py runs the same comparisons on one shared session.
 ENGINE_NAMES = ["memory", "duckdb"]
 
 
@@ -49,7 +50,7 @@ def example():
     return project, AnonymizationConfig.from_dict(project.settings)
 
 
-@pytest.mark.parametrize("engine_name", list(ENGINES))
+@pytest.mark.parametrize("engine_name", ENGINE_NAMES)
 @pytest.mark.parametrize("remove_suppressed", [False, True])
 def test_engine_writes_what_the_default_path_exports(example, tmp_path, engine_name,
                                                      remove_suppressed):

@@ -1,7 +1,9 @@
 """The Spark record engine (issue 17) gives what the in-memory engine gives: the same
 histogram (awkward CSVs included), the same search answers, the same written table.
 
-One local Spark session serves the whole module (the JVM takes seconds to start). The
+One local Spark session serves the whole module. Every test that starts it is ``slow``
+(the JVM and the first query take 20-60 s on the 2-core machine, a sixth of the default
+suite's budget): run them with ``python3 -m pytest -m slow tests/test_spark_engine.py``. The
 reference is always the in-memory engine or the default path over arxpy's CSV reader,
 never the Spark engine's own plan.
 """
@@ -75,6 +77,7 @@ def read_output(path: Path) -> pd.DataFrame:
     return read_csv(path, sniff_csv(path, delimiter=";"))
 
 
+@pytest.mark.slow
 def test_histogram_of_the_example_equals_the_memory_engines(engine, example):
     project, source = example
     assert engine.columns(source) == tuple(project.data.columns)
@@ -99,6 +102,7 @@ AWKWARD = {
 DELIMITERS = {"semicolon": ";", "tab-cp1252": "\t"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(AWKWARD))
 def test_histogram_of_awkward_csv_equals_the_memory_engines(engine, tmp_path, name):
     path = tmp_path / f"{name}.csv"
@@ -111,6 +115,7 @@ def test_histogram_of_awkward_csv_equals_the_memory_engines(engine, tmp_path, na
     assert_same_histogram(source, list(columns)[::-1][:1], engine)
 
 
+@pytest.mark.slow
 def test_a_ragged_record_is_refused(engine, tmp_path):
     path = tmp_path / "ragged.csv"
     path.write_text("a,b\n1,2\n3\n4,5\n", encoding="utf-8")
@@ -129,9 +134,10 @@ def random_table(seed: int, rows: int = 300) -> pd.DataFrame:
     return pd.DataFrame({f"col {j}": rng.choice(NASTY, size=rows) for j in range(3)})
 
 
+@pytest.mark.slow
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::arxpy.data.formulas.FormulaWarning")  # "=1+2"
-@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow),
-                                  pytest.param(2, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
 def test_random_nasty_tables_read_and_write_as_with_the_memory_engine(engine, tmp_path,
                                                                       seed):
     """Awkward values both in the input and in the released labels."""
@@ -155,8 +161,8 @@ def test_random_nasty_tables_read_and_write_as_with_the_memory_engine(engine, tm
     pd.testing.assert_frame_equal(read_output(got.path), read_output(expected.path))
 
 
-@pytest.mark.parametrize("remove_suppressed", [
-    False, pytest.param(True, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("remove_suppressed", [False, True])
 def test_spark_writes_what_the_memory_engine_writes(engine, example, tmp_path,
                                                     remove_suppressed):
     project, source = example
@@ -175,6 +181,7 @@ def test_spark_writes_what_the_memory_engine_writes(engine, example, tmp_path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["memory.csv", "spark.csv"]
 
 
+@pytest.mark.slow
 def test_cancel_leaves_nothing_behind(engine, example, plan, tmp_path):
     _, source = example
     cancel = CancelToken()
@@ -188,6 +195,7 @@ def test_cancel_leaves_nothing_behind(engine, example, plan, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_value_no_hierarchy_covers_is_refused(engine, example, plan, tmp_path):
     _, source = example
     attr = next(iter(plan.labels))
@@ -198,6 +206,7 @@ def test_a_value_no_hierarchy_covers_is_refused(engine, example, plan, tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_no_folder_is_created_for_the_output(engine, example, plan, tmp_path):
     _, source = example
     with pytest.raises(DataExportError, match="does not exist"):
@@ -205,6 +214,7 @@ def test_no_folder_is_created_for_the_output(engine, example, plan, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_no_spark_folders_in_the_working_directory(engine, example, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     project, source = example

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from arxpy.data.atomic import atomic_path
-from arxpy.data.csv_io import CsvFormat, read_csv, sniff_csv
+from arxpy.data.csv_io import CsvFormat, read_csv
 from arxpy.engine.backends.base import (
     Histogram,
     OutputPlan,
@@ -472,7 +472,8 @@ def _existing(source: RecordSource) -> Path:
 
 def _csv_format(source: RecordSource) -> CsvFormat:
     # The same detection the memory engine uses, so both read the same table.
-    return sniff_csv(_existing(source), delimiter=source.delimiter, encoding=source.encoding)
+    _existing(source)
+    return source.csv_format()
 
 
 def _internal(names: Sequence[str], name: str, source: RecordSource) -> str:
