@@ -4,8 +4,8 @@ The executors read the records, group them and write the output; the driver (thi
 process) receives only the histogram of distinct (quasi-identifier, tracked) value
 combinations with their counts, runs the search on it, and sends back the lookup tables
 (original value -> released label per quasi-identifier) and the label combinations of
-the suppressed classes, both broadcast to every executor. docs/spark-cluster.md has the
-picture and how to point at a cluster.
+the suppressed classes, both broadcast to every executor. docs/scale-out.md ("Spark on
+a cluster") has the picture and how to point at a cluster.
 
 Values are the strings arxpy's CSV reader gives (every column read as a string, an
 empty cell is ``""``, quoted delimiters and line breaks kept, lines of only spaces
