@@ -46,35 +46,21 @@ def atomic_write(
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write mode must be 'w' or 'wb', not {mode!r}")
-    target = Path(path)
-    _refuse_read_only(target, error_type)
-    remove_stale_temporaries(target)
-    # The writer's process id in the name tells a later write whether it is still alive.
-    temporary = target.with_name(
-        f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}{_TEMPORARY_SUFFIX}")
-    try:
-        # Exclusive create ("x") so the new file gets the usual permissions (umask).
-        handle = open(
-            temporary,
-            mode.replace("w", "x"),
-            encoding=encoding if mode == "w" else None,
-            newline=newline if mode == "w" else None,
-        )
-    except OSError as exc:
-        raise error_type(_describe(target, exc)) from exc
-    try:
+    with atomic_path(path, error_type=error_type) as temporary:
+        try:
+            # Exclusive create ("x") so the new file gets the usual permissions (umask).
+            handle = open(
+                temporary,
+                mode.replace("w", "x"),
+                encoding=encoding if mode == "w" else None,
+                newline=newline if mode == "w" else None,
+            )
+        except OSError as exc:
+            raise error_type(_describe(Path(path), exc)) from exc
         with handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        _keep_permissions(target, temporary)
-        os.replace(temporary, target)
-    except BaseException as exc:
-        with suppress(OSError):
-            os.unlink(temporary)
-        if isinstance(exc, OSError):
-            raise error_type(_describe(target, exc)) from exc
-        raise
 
 
 @contextmanager

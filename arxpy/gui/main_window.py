@@ -333,15 +333,22 @@ class MainWindow(QMainWindow):
         self.configure.method_panel.commit()  # a pending edit belongs to this run
         if not is_lattice(self.state.settings):
             return self.run_method()
-        self.configure.settings_panel.commit()
-        try:
-            config = self.state.config(check_hierarchies=False)
-        except ArxpyError as exc:
-            self.error("Cannot anonymize yet", str(exc))
+        config = self._lattice_config()
+        if config is None:
             return None
         models = ", ".join(m.describe() for m in config.privacy_models)
         log.info("Anonymization started: %s", models)
         return self._start_job(checked_anonymize, config)
+
+    def _lattice_config(self):
+        """The lattice search's configuration with pending settings committed, or None
+        after telling the user what is missing."""
+        self.configure.settings_panel.commit()
+        try:
+            return self.state.config(check_hierarchies=False)
+        except ArxpyError as exc:
+            self.error("Cannot anonymize yet", str(exc))
+            return None
 
     def _start_job(self, function, config, **kwargs) -> JobWorker:
         """Run ``function`` (a search, or reopening a saved result) on a worker thread;
@@ -366,11 +373,8 @@ class MainWindow(QMainWindow):
 
         if not self.state.has_project:
             return None
-        self.configure.settings_panel.commit()
-        try:
-            config = self.state.config(check_hierarchies=False)
-        except ArxpyError as exc:
-            self.error("Cannot anonymize yet", str(exc))
+        config = self._lattice_config()
+        if config is None:
             return None
         dialog = LargeFileDialog(self.state.definition, dict(self.state.hierarchies), config,
                                  self)
