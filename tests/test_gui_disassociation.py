@@ -392,3 +392,32 @@ def test_utility_job_keeps_the_event_loop_responsive(qtbot):
         view.show()  # starts the job (R = 5 against B-gen)
         qtbot.waitUntil(lambda: view.result is not None, timeout=300_000)
     assert max(gaps) < 0.3, f"event loop blocked for {max(gaps):.3f} s"
+
+
+def test_the_form_previews_the_policy_constraints_and_the_records_at_risk():
+    # Before a run (spec 002 §6): the constraints of the policy on these codes, and the
+    # share of records holding a combination of <= m codes that < k records share,
+    # recounted here by brute force.
+    import itertools
+    from collections import Counter
+
+    import pandas as pd
+
+    from arxpy.data.definition import AttributeDefinition, DataDefinition, DataKind, DataType
+    from arxpy.gui.methods.form_hints import form_hint
+
+    rows = ["401.9;250.00", "401.9;250.00", "401.9;250.00", "401.9;272.4", "401.9",
+            "250.00;272.4", "401.1;250.01"]
+    data = pd.DataFrame({"codes": rows})
+    definition = DataDefinition([AttributeDefinition(
+        "codes", data_type=DataType(DataKind.SET))])
+    sets = [set(r.split(";")) for r in rows]
+    counts = Counter(c for s in sets for n in (1, 2)
+                     for c in itertools.combinations(sorted(s), n))
+    at_risk = sum(any(counts[c] < 3 for n in (1, 2) for c in itertools.combinations(sorted(s), n))
+                  for s in sets)
+    text = form_hint("disassociation", {"k": 3, "m": 2, "codes_column": "codes",
+                                        "policy": "hierarchy:1"}, data, definition)
+    assert f"{at_risk / len(rows) * 100:.1f} % of {len(rows)} records" in text
+    # level 1 = the 3-digit categories 401, 250, 272: three constraints over five codes
+    assert "Policy preview: 3 constraints over 5 of 5 codes (largest 2)" in text

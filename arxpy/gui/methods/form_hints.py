@@ -8,7 +8,7 @@ discretization preview) registers with :func:`register_data_hint`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -146,6 +146,50 @@ def kpbms_cuts_hint(values: Mapping[str, Any], data: pd.DataFrame,
     return _PREVIEW[key]
 
 
+#: Most records a disassociation preview counts itemsets of while the user types.
+PREVIEW_RECORDS = 20_000
+
+
+def disassociation_preview_hint(values: Mapping[str, Any], data: pd.DataFrame,
+                                definition: DataDefinition) -> str:
+    """Before the run (spec 002 §6): the constraints the utility policy makes on these
+    codes, and the records a k^m attacker could single out today."""
+    from arxpy.data.itemsets import records_with_rare_itemsets
+    from arxpy.data.utility_policy import policy_constraints
+
+    method = method_from_dict({"name": "disassociation", **values})
+    key = ("disassociation", id(data), id(definition), method.codes_column, method.delimiter,
+           method.policy, method.k, method.m)
+    if key not in _PREVIEW:
+        if len(data) > PREVIEW_RECORDS:
+            return ("Policy constraints and records at risk: shown after the run (large data; "
+                    "see the run's Combination risk and MRE views).")
+        sets = method.read_codes(data)
+        constraints = policy_constraints(method.policy, sets)
+        at_risk = records_with_rare_itemsets(sets, method.m, method.k)
+        _PREVIEW.clear()
+        _PREVIEW[key] = "\n".join([
+            constraints_text(constraints, len(sets.vocabulary)),
+            f"Before disassociation: {at_risk.mean() * 100 if len(sets) else 0.0:.1f} % of "
+            f"{len(sets):,} records hold a combination of up to {method.m} codes that fewer "
+            f"than {method.k} records share.",
+        ])
+    return _PREVIEW[key]
+
+
+def constraints_text(constraints: Sequence[Sequence[str]], codes: int, most: int = 3) -> str:
+    """Plain text: how many constraints, the codes they cover, the first ``most``."""
+    if not constraints:
+        return "Policy preview: no constraints (codes are grouped by support alone)."
+    covered = len({c for constraint in constraints for c in constraint})
+    largest = max(len(c) for c in constraints)
+    shown = "; ".join("{" + ", ".join(list(c)[:5]) + (", …" if len(c) > 5 else "") + "}"
+                      for c in constraints[:most])
+    more = f" and {len(constraints) - most:,} more" if len(constraints) > most else ""
+    return (f"Policy preview: {len(constraints):,} constraints over {covered:,} of {codes:,} "
+            f"codes (largest {largest}): {shown}{more}.")
+
+
 def cuts_text(cuts: Mapping[str, Any], how: str, bins: int, most: int = 6) -> str:
     """Plain text: per discretized attribute (at most ``most``) its cuts and the
     categories they make, then the attributes without a cut on one line."""
@@ -168,3 +212,4 @@ register_form_hint(["disassociation"], disassociation_hint)
 register_form_hint(["kpbms"], kpbms_hint)
 register_form_hint(["improved-condensation"], improved_condensation_hint)
 register_data_hint(["kpbms"], kpbms_cuts_hint)
+register_data_hint(["disassociation"], disassociation_preview_hint)
