@@ -23,6 +23,7 @@ import os
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -70,7 +71,6 @@ def _wait_for_threads(count: int, timeout: float = 60.0) -> None:
 
 
 def event_loop_pause() -> None:
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from arxpy.gui.methods.preservation_view import ModelPreservationView
@@ -83,6 +83,20 @@ def event_loop_pause() -> None:
     view.show()
     app.processEvents()
     view.repeats.setValue(4)
+    with event_loop_gaps() as gaps:
+        started = time.perf_counter()
+        view.start()
+        wait_until(lambda: not view.controls.running and not view.report.drawing)
+    print(f"comparison R = 4 on 3,000 records: {time.perf_counter() - started:.1f} s, "
+          f"longest event-loop pause {1000 * max(gaps):.0f} ms")
+
+
+@contextmanager
+def event_loop_gaps():
+    """Seconds between the beats of a 10 ms Qt timer while the block runs (a list,
+    filled as it runs): the longest is the longest pause of the event loop."""
+    from PySide6.QtCore import QTimer
+
     gaps, last = [], [time.perf_counter()]
 
     def tick() -> None:
@@ -93,12 +107,10 @@ def event_loop_pause() -> None:
     timer = QTimer()
     timer.timeout.connect(tick)
     timer.start(10)
-    started = time.perf_counter()
-    view.start()
-    wait_until(lambda: not view.controls.running and not view.report.drawing)
-    timer.stop()
-    print(f"comparison R = 4 on 3,000 records: {time.perf_counter() - started:.1f} s, "
-          f"longest event-loop pause {1000 * max(gaps):.0f} ms")
+    try:
+        yield gaps
+    finally:
+        timer.stop()
 
 
 _DISASSOCIATION = []
@@ -114,7 +126,6 @@ def _large_disassociation():
 
 
 def disassociation_pause() -> None:
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from arxpy.gui.methods.cluster_browser import ClusterBrowser
@@ -125,30 +136,20 @@ def disassociation_pause() -> None:
     run = _large_disassociation()
     print(f"{run.label}, {len(run.data):,} records (method ran "
           f"{run.release.elapsed_seconds:.2f} s)")
-    gaps, last = [], [time.perf_counter()]
-
-    def tick() -> None:
-        now = time.perf_counter()
-        gaps.append(now - last[0])
-        last[0] = now
-
-    timer = QTimer()
-    timer.timeout.connect(tick)
-    timer.start(10)
-    views = [PublicationView(run), ClusterBrowser(run.release.published)]
-    started = time.perf_counter()
-    for view in views:
-        view.resize(1280, 720)
-        view.show()
-    wait_until(lambda: views[0].summary is not None and views[1].grid_model is not None,
-               timeout=300)
-    check = time.perf_counter() - started
-    utility = UtilityView(run)
-    utility.resize(1280, 720)
-    started = time.perf_counter()
-    utility.show()
-    wait_until(lambda: utility.result is not None, timeout=600)
-    timer.stop()
+    with event_loop_gaps() as gaps:
+        views = [PublicationView(run), ClusterBrowser(run.release.published)]
+        started = time.perf_counter()
+        for view in views:
+            view.resize(1280, 720)
+            view.show()
+        wait_until(lambda: views[0].summary is not None and views[1].grid_model is not None,
+                   timeout=300)
+        check = time.perf_counter() - started
+        utility = UtilityView(run)
+        utility.resize(1280, 720)
+        started = time.perf_counter()
+        utility.show()
+        wait_until(lambda: utility.result is not None, timeout=600)
     app.processEvents()
     print(f"  k^m check and cluster index {check:.1f} s, ARE/MRE (R = 5, B-gen) "
           f"{time.perf_counter() - started:.1f} s; longest event-loop pause "
