@@ -111,6 +111,24 @@ def test_stale_temporaries_of_killed_writes_are_removed_on_the_next_write(tmp_pa
     assert target.read_bytes() == b"complete"
 
 
+def test_a_killed_distributed_write_leaves_a_parts_folder_that_the_next_write_removes(tmp_path):
+    """Spark fills ``.NAME.PID-HEX.tmp.d`` with parts before joining them; a killed run
+    leaves that folder behind."""
+    target = tmp_path / "out.csv"
+    dead = _dead_pid()
+    parts = tmp_path / f".out.csv.{dead}-0123abcd.tmp.d"
+    (parts / "nested").mkdir(parents=True)
+    (parts / "nested" / "part-0000.csv").write_text("a\n1\n")
+    live = tmp_path / f".out.csv.{os.getpid()}-0123abcd.tmp.d"  # a write in progress
+    live.mkdir()
+    lookalike = tmp_path / f".out.csv.{dead}-0123abcd.tmp.dx"  # not ours
+    lookalike.mkdir()
+    with atomic_write(target) as handle:
+        handle.write("done")
+    assert not parts.exists() and live.exists() and lookalike.exists()
+    assert target.read_text() == "done"
+
+
 def test_stale_temporaries_are_removed_when_a_project_is_opened(tmp_path):
     frame = pd.DataFrame({"a": ["1", "2"]})
     path = Project(frame, DataDefinition.for_columns(["a"])).save(tmp_path / "p.arxpy")

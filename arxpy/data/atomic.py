@@ -11,6 +11,7 @@ import errno
 import os
 import re
 import secrets
+import shutil
 import stat
 import time
 from collections.abc import Iterator
@@ -92,19 +93,24 @@ def remove_stale_temporaries(target: str | os.PathLike[str]) -> list[Path]:
     """Remove temporaries of earlier writes of ``target`` whose writer has died.
 
     A killed save cannot remove its own temporary file; the next write or open of the
-    same target does. Only names this module creates are touched (``.NAME.PID-HEX.tmp``)
-    and only when process PID no longer runs on this machine. Returns the files removed.
+    same target does. Only names this module creates are touched (``.NAME.PID-HEX.tmp``,
+    and ``.NAME.PID-HEX.tmp.d``: the folder of parts a distributed writer such as Spark
+    fills before joining them into the temporary) and only when process PID no longer
+    runs on this machine. Returns the files and folders removed.
     """
     target = Path(target)
     removed = []
     pattern = re.compile(re.escape(f".{target.name}.") + r"(\d+)-[0-9a-f]{8}"
-                         + re.escape(_TEMPORARY_SUFFIX))
+                         + re.escape(_TEMPORARY_SUFFIX) + r"(\.d)?")
     with suppress(OSError):
         for candidate in target.parent.iterdir():
             match = pattern.fullmatch(candidate.name)
             if match and _is_stale(candidate, int(match.group(1))):
                 with suppress(OSError):
-                    candidate.unlink()
+                    if match.group(2) and candidate.is_dir() and not candidate.is_symlink():
+                        shutil.rmtree(candidate)
+                    else:
+                        candidate.unlink()
                     removed.append(candidate)
     return removed
 
