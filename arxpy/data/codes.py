@@ -44,6 +44,18 @@ def combine_codes(columns: Sequence[np.ndarray], radices: Sequence[int] | None =
     return key, exact and span < KEY_LIMIT
 
 
+def decode_codes(values: np.ndarray, radices: Sequence[int]) -> np.ndarray:
+    """Invert :func:`combine_codes` for exact keys: (len(values), len(radices)) codes,
+    Fortran order."""
+    out = np.empty((len(values), len(radices)), dtype=np.int64, order="F")
+    rest = values  # divmod returns new arrays: the input is left alone
+    for q in range(len(radices) - 1, 0, -1):
+        rest, out[:, q] = np.divmod(rest, radices[q])
+    if len(radices):
+        out[:, 0] = rest  # exact keys: what is left is below the first radix
+    return out
+
+
 def group_codes(columns: Sequence[np.ndarray], cancel: CancelToken | None = None
                 ) -> tuple[np.ndarray, int]:
     """Group index (0..groups-1, in order of first appearance) of each row, and the count."""

@@ -4,8 +4,11 @@ Grouping from the records costs one pass over every record. Roll-up computes the
 classes of a transformation from the classes of any transformation below it: each
 class key is mapped up level by level with a precomputed code map, equal keys are
 merged, and sizes and the sparse per-class distributions are summed. That costs a
-pass over the *classes*, which are usually far fewer than the records. A bounded
-:class:`SnapshotCache` keeps checked transformations as roll-up sources.
+pass over the *classes*, which are usually far fewer than the records. Keys travel
+packed, one exact mixed-radix int64 per class, so roll-up rewrites only the digits of
+the attributes whose level changes, and the key matrix is decoded only for models that
+read it. A bounded :class:`SnapshotCache` keeps checked
+transformations as roll-up sources.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.codes import combine_codes
-from arxpy.lattice.classes import Distribution, EquivalenceClasses
+from arxpy.lattice.classes import Distribution, EquivalenceClasses, PackedKeys
 from arxpy.lattice.encoding import EncodedData
 
 
@@ -26,46 +29,45 @@ class _Grouped:
     """The result of merging rows with equal keys."""
 
     inverse: np.ndarray  # row -> class index
-    keys: np.ndarray  # (n_classes, n_qi) codes, Fortran order
     n_classes: int
+    packed: PackedKeys | None  # the classes' exact keys, when they fit one int64
+    keys: np.ndarray | None = None  # (n_classes, n_qi) codes, when not packed
 
 
-def _decode(values: np.ndarray, radices: Sequence[int]) -> np.ndarray:
-    """Invert :func:`_combine` for exact keys: (len(values), n_qi) codes."""
-    out = np.empty((len(values), len(radices)), dtype=np.int64, order="F")
-    rest = values  # divmod returns new arrays: the input is left alone
-    for q in range(len(radices) - 1, 0, -1):
-        rest, out[:, q] = np.divmod(rest, radices[q])
-    if len(radices):
-        out[:, 0] = rest  # exact keys: what is left is below the first radix
-    return out
+def _span(radices: Sequence[int]) -> int:
+    """Number of possible keys (a Python int: it may exceed int64)."""
+    return int(np.prod(np.asarray(radices, dtype=object)))
+
+
+def _group_exact(key: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's group index and the distinct keys, for exact keys below ``span``."""
+    if span <= max(4 * len(key), 1 << 16):
+        # Small key space: a dense table beats hashing (and lists the keys sorted).
+        present = np.zeros(span, dtype=bool)
+        present[key] = True
+        distinct = np.flatnonzero(present)
+        lookup = np.empty(span, dtype=np.int64)
+        lookup[distinct] = np.arange(len(distinct), dtype=np.int64)
+        return lookup[key], distinct
+    inverse, uniques = pd.factorize(key, sort=False)
+    return inverse.astype(np.int64, copy=False), np.asarray(uniques, dtype=np.int64)
 
 
 def _merge(columns: Sequence[np.ndarray], radices: Sequence[int]) -> _Grouped:
     """Merge rows whose codes agree in every column."""
     if not columns:
         raise ValueError("grouping needs at least one quasi-identifier")
-    n = len(columns[0])
     key, exact = combine_codes(columns, radices)
-    span = int(np.prod(np.asarray(radices, dtype=object)))
-    if exact and span <= max(4 * n, 1 << 16):
-        # Small key space: a dense table beats hashing.
-        present = np.zeros(span, dtype=bool)
-        present[key] = True
-        distinct = np.flatnonzero(present)
-        lookup = np.empty(span, dtype=np.int64)
-        lookup[distinct] = np.arange(len(distinct), dtype=np.int64)
-        return _Grouped(lookup[key], _decode(distinct, radices), len(distinct))
+    if exact:
+        inverse, distinct = _group_exact(key, _span(radices))
+        return _Grouped(inverse, len(distinct), PackedKeys(distinct, tuple(radices)))
     inverse, uniques = pd.factorize(key, sort=False)
     inverse = inverse.astype(np.int64)
-    if exact:
-        keys = _decode(np.asarray(uniques, dtype=np.int64), radices)
-    else:
-        # Any member represents its class: all members share the codes.
-        member = np.empty(len(uniques), dtype=np.int64)
-        member[inverse] = np.arange(n, dtype=np.int64)
-        keys = np.asfortranarray(np.column_stack([c[member] for c in columns]))
-    return _Grouped(inverse, keys, len(uniques))
+    # Any member represents its class: all members share the codes.
+    member = np.empty(len(uniques), dtype=np.int64)
+    member[inverse] = np.arange(len(key), dtype=np.int64)
+    keys = np.asfortranarray(np.column_stack([c[member] for c in columns]))
+    return _Grouped(inverse, len(uniques), None, keys)
 
 
 def dense_enough(cells: int, entries: int) -> bool:
@@ -154,34 +156,77 @@ class Grouper:
         sums = {name: np.bincount(merged.inverse, weights=values, minlength=merged.n_classes)
                 for name, values in self.record_sums.items()}
         self.groupings += 1
-        return EquivalenceClasses(levels, merged.keys, sizes, distributions, sums), merged.inverse
+        classes = EquivalenceClasses(levels, merged.keys, sizes, distributions, sums,
+                                     merged.packed)
+        return classes, merged.inverse
 
     def roll_up(self, source: EquivalenceClasses, levels: Sequence[int]) -> EquivalenceClasses:
         """Classes of ``levels`` from those of ``source`` (``source.levels <= levels``)."""
         levels = tuple(int(v) for v in levels)
+        if any(low > high for low, high in zip(source.levels, levels, strict=True)):
+            raise ValueError(f"cannot roll up from {source.levels} to {levels}")
+        if source.packed is None:
+            return self._roll_up_columns(source, levels)
+        key, radices = source.packed.values, list(source.packed.radices)
+        place = _span(radices)
+        for q, (low, high) in enumerate(zip(source.levels, levels)):
+            place //= radices[q]  # what a unit of q's digit is worth
+            if low == high:
+                continue
+            # key = (above * radix + digit) * place + below: only q's digit and radix change.
+            # Floor division by a scalar is several times cheaper in numpy than divmod.
+            head, below = key, None
+            if place > 1:
+                head = key // place
+                below = key - head * place
+            radix = self.data.quasi_identifiers[q].domain_size(high)
+            if q > 0:
+                above = head // radices[q]
+                head = above * radix + self.up_map(q, low, high)[head - above * radices[q]]
+            else:
+                head = self.up_map(q, low, high)[head]
+            key = head * place + below if below is not None else head
+            radices[q] = radix
+        inverse, distinct = _group_exact(key, _span(radices))
+        return self._summed(source, levels, inverse, len(distinct), None,
+                            PackedKeys(distinct, tuple(radices)))
+
+    def _roll_up_columns(self, source: EquivalenceClasses,
+                         levels: tuple[int, ...]) -> EquivalenceClasses:
+        """Roll-up over the key matrix, when keys do not fit one packed int64."""
         columns = []
         for q, (low, high) in enumerate(zip(source.levels, levels, strict=True)):
-            if low > high:
-                raise ValueError(f"cannot roll up from {source.levels} to {levels}")
             column = source.keys[:, q]
             columns.append(column if low == high else self.up_map(q, low, high)[column])
         merged = _merge(columns, self.radices(levels))
-        sizes = np.rint(np.bincount(merged.inverse, weights=source.sizes,
-                                    minlength=merged.n_classes)).astype(np.int64)
+        return self._summed(source, levels, merged.inverse, merged.n_classes, merged.keys,
+                            merged.packed)
+
+    def _summed(self, source: EquivalenceClasses, levels: tuple[int, ...], inverse: np.ndarray,
+                n_classes: int, keys: np.ndarray | None,
+                packed: PackedKeys | None) -> EquivalenceClasses:
+        """Classes of ``levels``: ``source``'s sizes, distributions and sums added up by
+        ``inverse`` (source class -> new class)."""
+        sizes = np.rint(np.bincount(inverse, weights=source.sizes,
+                                    minlength=n_classes)).astype(np.int64)
         distributions = {
-            name: _merge_distribution(merged.inverse[d.class_index], d.value, d.count, d.n_values,
-                                      merged.n_classes)
+            name: _merge_distribution(inverse[d.class_index], d.value, d.count, d.n_values,
+                                      n_classes)
             for name, d in source.distributions.items()
         }
-        sums = {name: np.bincount(merged.inverse, weights=values, minlength=merged.n_classes)
+        sums = {name: np.bincount(inverse, weights=values, minlength=n_classes)
                 for name, values in source.sums.items()}
         self.rollups += 1
-        return EquivalenceClasses(levels, merged.keys, sizes, distributions, sums)
+        return EquivalenceClasses(levels, keys, sizes, distributions, sums, packed)
 
 
 def classes_nbytes(classes: EquivalenceClasses) -> int:
     """Memory held by the arrays of ``classes``, in bytes."""
-    total = classes.keys.nbytes + classes.sizes.nbytes
+    total = classes.sizes.nbytes
+    if classes.keys_decoded:  # packed keys are decoded only when a model reads them
+        total += classes.keys.nbytes
+    if classes.packed is not None:
+        total += classes.packed.values.nbytes
     for d in classes.distributions.values():
         total += d.class_index.nbytes + d.value.nbytes + d.count.nbytes
     total += sum(s.nbytes for s in classes.sums.values())
@@ -203,6 +248,8 @@ class SnapshotCache:
         self._used = np.zeros(self.max_entries, dtype=np.int64)  # last-use tick, 0 = free
         self._pinned = np.zeros(self.max_entries, dtype=bool)
         self._items: list[EquivalenceClasses | None] = [None] * self.max_entries
+        self._counts = [0] * self.max_entries  # classes per slot, for Python-level choices
+        self._bytes = [0] * self.max_entries  # what each slot adds to ``nbytes``
         self._slot: dict[tuple[int, ...], int] = {}
         self._end = 0  # one past the highest slot ever used: lookups scan no further
         self._tick = 0
@@ -219,17 +266,31 @@ class SnapshotCache:
         return self._items[slot]
 
     def best_source(self, levels: Sequence[int]) -> EquivalenceClasses | None:
-        """The cached snapshot below or at ``levels`` with the fewest classes."""
+        """A cached snapshot below or at ``levels`` with few classes.
+
+        Classes only merge going up, so a direct predecessor has no more classes than
+        anything cached below it, and differs from ``levels`` in one attribute (the
+        cheapest roll-up): the cached predecessor with the fewest classes is taken. Only
+        when none is cached does the whole cache get scanned for the fewest classes.
+        """
         if not self._slot:
             return None
-        end = self._end
-        below = self._used[:end] > 0
-        below &= (self._levels[:, :end] <= np.asarray(levels, dtype=np.int64)[:, None]).all(axis=0)
-        if not below.any():
-            return None
-        slot = int(np.flatnonzero(below)[np.argmin(self._classes[:end][below])])
-        self._touch(slot)
-        return self._items[slot]
+        levels = tuple(int(v) for v in levels)
+        best, fewest = None, 0
+        for q, level in enumerate(levels):
+            slot = self._slot.get(levels[:q] + (level - 1,) + levels[q + 1:])
+            if slot is not None and (best is None or self._counts[slot] < fewest):
+                best, fewest = slot, self._counts[slot]
+        if best is None:
+            end = self._end
+            below = self._used[:end] > 0
+            below &= (self._levels[:, :end] <= np.asarray(levels, dtype=np.int64)[:, None]
+                      ).all(axis=0)
+            if not below.any():
+                return None
+            best = int(np.flatnonzero(below)[np.argmin(self._classes[:end][below])])
+        self._touch(best)
+        return self._items[best]
 
     def put(self, classes: EquivalenceClasses, pinned: bool = False) -> None:
         key = tuple(classes.levels)
@@ -249,11 +310,26 @@ class SnapshotCache:
         self._end = max(self._end, slot + 1)
         self._items[slot] = classes
         self._levels[:, slot] = key
-        self._classes[slot] = classes.n_classes
+        self._classes[slot] = self._counts[slot] = classes.n_classes
         self._pinned[slot] = pinned
         self._slot[key] = slot
+        self._bytes[slot] = size
         self.nbytes += size
         self._touch(slot)
+
+    def remeasure(self, classes: EquivalenceClasses) -> None:
+        """Account for arrays ``classes`` gained since it was put (a model decoded its
+        keys), evicting others if the cache is now over its budget."""
+        slot = self._slot.get(tuple(classes.levels))
+        if slot is None or self._items[slot] is not classes:
+            return
+        size = classes_nbytes(classes)
+        if size == self._bytes[slot]:
+            return
+        self.nbytes += size - self._bytes[slot]
+        self._bytes[slot] = size
+        while self.nbytes > self.max_bytes and self._evict():
+            pass
 
     def clear(self) -> None:
         """Drop every snapshot that is not pinned."""
@@ -271,7 +347,7 @@ class SnapshotCache:
         slot = int(candidates[np.argmin(self._used[candidates])])
         item = self._items[slot]
         assert item is not None
-        self.nbytes -= classes_nbytes(item)
+        self.nbytes -= self._bytes[slot]
         del self._slot[tuple(item.levels)]
         self._items[slot] = None
         self._used[slot] = 0

@@ -201,6 +201,7 @@ class SearchContext:
         self.cancel.raise_if_cancelled()  # strategies may check many in a row
         classes = classes if classes is not None else self.classes(levels)
         result = self.evaluate(levels, classes)
+        self.cache.remeasure(classes)  # the models may have decoded its keys
         self.checks[levels] = result
         if self.on_check is not None:
             self.on_check(result, classes)
