@@ -167,29 +167,53 @@ class Grouper:
             raise ValueError(f"cannot roll up from {source.levels} to {levels}")
         if source.packed is None:
             return self._roll_up_columns(source, levels)
-        key, radices = source.packed.values, list(source.packed.radices)
-        place = _span(radices)
-        for q, (low, high) in enumerate(zip(source.levels, levels)):
-            place //= radices[q]  # what a unit of q's digit is worth
-            if low == high:
-                continue
-            # key = (above * radix + digit) * place + below: only q's digit and radix change.
-            # Floor division by a scalar is several times cheaper in numpy than divmod.
-            head, below = key, None
-            if place > 1:
-                head = key // place
-                below = key - head * place
-            radix = self.data.quasi_identifiers[q].domain_size(high)
-            if q > 0:
-                above = head // radices[q]
-                head = above * radix + self.up_map(q, low, high)[head - above * radices[q]]
-            else:
-                head = self.up_map(q, low, high)[head]
-            key = head * place + below if below is not None else head
-            radices[q] = radix
+        key, radices = self._rewrite_digits(source.packed, source.levels, levels)
         inverse, distinct = _group_exact(key, _span(radices))
         return self._summed(source, levels, inverse, len(distinct), None,
-                            PackedKeys(distinct, tuple(radices)))
+                            PackedKeys(distinct, radices))
+
+    def _rewrite_digits(self, packed: PackedKeys, low: tuple[int, ...],
+                        high: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+        """``packed``'s keys (at levels ``low``) re-expressed at levels ``high``.
+
+        key = (above * span(first..last) + middle) * place + below, where first..last are
+        the quasi-identifiers whose level changes: ``above`` and ``below`` keep their
+        digits, the middle is taken apart digit by digit, its changed digits are mapped
+        up and it is reassembled in the new radices. (A floor division by a scalar, a
+        multiply and a subtract cost less in numpy than one divmod.)
+        """
+        changed = [q for q, (a, b) in enumerate(zip(low, high)) if a != b]
+        key = packed.values
+        if not changed:
+            return key, packed.radices
+        radices = list(packed.radices)
+        first, last = changed[0], changed[-1]
+        place = _span(radices[last + 1:])
+        below = None
+        if place > 1:
+            head = key // place
+            below = key - head * place
+            key = head
+        digits: dict[int, np.ndarray] = {}
+        for q in range(last, first, -1):
+            head = key // radices[q]
+            digits[q] = key - head * radices[q]
+            key = head
+        if first > 0:
+            head = key // radices[first]
+            digits[first] = key - head * radices[first]
+            key = head
+        else:  # nothing above the first attribute
+            digits[first], key = key, None
+        for q in range(first, last + 1):
+            digit = digits[q]
+            if low[q] != high[q]:
+                digit = self.up_map(q, low[q], high[q])[digit]
+                radices[q] = self.data.quasi_identifiers[q].domain_size(high[q])
+            key = digit if key is None else key * radices[q] + digit
+        if below is not None:
+            key = key * place + below
+        return key, tuple(radices)
 
     def _roll_up_columns(self, source: EquivalenceClasses,
                          levels: tuple[int, ...]) -> EquivalenceClasses:
