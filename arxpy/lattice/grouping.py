@@ -102,6 +102,10 @@ def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.nd
     )
 
 
+#: Memory for the roll-up root's key columns at other levels (:meth:`Grouper.roll_up`).
+LEVEL_COLUMNS_BYTES = 64 << 20
+
+
 class Grouper:
     """Computes equivalence classes of transformations for one encoded table.
 
@@ -116,6 +120,11 @@ class Grouper:
         #: value covers all the records it stands for).
         self.record_sums = dict(record_sums or {})
         self._up: dict[tuple[int, int, int], np.ndarray] = {}
+        #: The last classes grouped from the records (the search's bottom, its usual
+        #: roll-up root) and their key columns mapped up to other levels, kept while they
+        #: fit ``LEVEL_COLUMNS_BYTES``: rolling up from the root then takes no lookups.
+        self._root: EquivalenceClasses | None = None
+        self._root_columns: dict[tuple[int, int], np.ndarray] = {}
         #: Number of transformations computed by roll-up / from the records.
         self.rollups = 0
         self.groupings = 0
@@ -156,8 +165,11 @@ class Grouper:
         sums = {name: np.bincount(merged.inverse, weights=values, minlength=merged.n_classes)
                 for name, values in self.record_sums.items()}
         self.groupings += 1
-        classes = EquivalenceClasses(levels, merged.keys, sizes, distributions, sums,
-                                     merged.packed)
+        # Decoded once here: grouping from the records is rare (the bottom, mostly), and a
+        # source's key columns make rolling up many attributes at once cheaper.
+        keys = merged.keys if merged.packed is None else merged.packed.decode()
+        classes = EquivalenceClasses(levels, keys, sizes, distributions, sums, merged.packed)
+        self._root, self._root_columns = classes, {}
         return classes, merged.inverse
 
     def roll_up(self, source: EquivalenceClasses, levels: Sequence[int]) -> EquivalenceClasses:
@@ -165,7 +177,10 @@ class Grouper:
         levels = tuple(int(v) for v in levels)
         if any(low > high for low, high in zip(source.levels, levels, strict=True)):
             raise ValueError(f"cannot roll up from {source.levels} to {levels}")
-        if source.packed is None:
+        changed = sum(low != high for low, high in zip(source.levels, levels))
+        # Rewriting a digit costs about six array operations, recombining the key columns
+        # two per attribute: with columns at hand and many changes, recombine.
+        if source.packed is None or (source.keys_decoded and 6 * changed > 2 * len(levels)):
             return self._roll_up_columns(source, levels)
         key, radices = self._rewrite_digits(source.packed, source.levels, levels)
         inverse, distinct = _group_exact(key, _span(radices))
@@ -208,7 +223,7 @@ class Grouper:
         for q in range(first, last + 1):
             digit = digits[q]
             if low[q] != high[q]:
-                digit = self.up_map(q, low[q], high[q])[digit]
+                digit = np.take(self.up_map(q, low[q], high[q]), digit)
                 radices[q] = self.data.quasi_identifiers[q].domain_size(high[q])
             key = digit if key is None else key * radices[q] + digit
         if below is not None:
@@ -217,14 +232,27 @@ class Grouper:
 
     def _roll_up_columns(self, source: EquivalenceClasses,
                          levels: tuple[int, ...]) -> EquivalenceClasses:
-        """Roll-up over the key matrix, when keys do not fit one packed int64."""
-        columns = []
-        for q, (low, high) in enumerate(zip(source.levels, levels, strict=True)):
-            column = source.keys[:, q]
-            columns.append(column if low == high else self.up_map(q, low, high)[column])
+        """Roll-up over the key columns (when keys do not fit one packed int64, or many
+        attributes change and the columns are at hand)."""
+        columns = [self._key_column(source, q, level) for q, level in enumerate(levels)]
         merged = _merge(columns, self.radices(levels))
         return self._summed(source, levels, merged.inverse, merged.n_classes, merged.keys,
                             merged.packed)
+
+    def _key_column(self, source: EquivalenceClasses, q: int, level: int) -> np.ndarray:
+        """Quasi-identifier ``q``'s code at ``level`` for each class of ``source``."""
+        low = source.levels[q]
+        if low == level:
+            return source.keys[:, q]
+        if source is not self._root:
+            return np.take(self.up_map(q, low, level), source.keys[:, q])
+        column = self._root_columns.get((q, level))
+        if column is None:
+            column = np.take(self.up_map(q, low, level), source.keys[:, q])
+            held = sum(c.nbytes for c in self._root_columns.values())
+            if held + column.nbytes <= LEVEL_COLUMNS_BYTES:
+                self._root_columns[(q, level)] = column
+        return column
 
     def _summed(self, source: EquivalenceClasses, levels: tuple[int, ...], inverse: np.ndarray,
                 n_classes: int, keys: np.ndarray | None,
