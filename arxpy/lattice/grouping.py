@@ -13,6 +13,7 @@ transformations as roll-up sources.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -36,7 +37,7 @@ class _Grouped:
 
 def _span(radices: Sequence[int]) -> int:
     """Number of possible keys (a Python int: it may exceed int64)."""
-    return int(np.prod(np.asarray(radices, dtype=object)))
+    return math.prod(int(r) for r in radices)
 
 
 def _group_exact(key: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
@@ -385,8 +386,8 @@ class SnapshotCache:
 
     def clear(self) -> None:
         """Drop every snapshot that is not pinned."""
-        while self._evict():
-            pass
+        for slot in np.flatnonzero((self._used > 0) & ~self._pinned).tolist():
+            self._drop(slot)
 
     def _touch(self, slot: int) -> None:
         self._tick += 1
@@ -396,7 +397,10 @@ class SnapshotCache:
         candidates = np.flatnonzero((self._used > 0) & ~self._pinned)
         if len(candidates) == 0:
             return False
-        slot = int(candidates[np.argmin(self._used[candidates])])
+        self._drop(int(candidates[np.argmin(self._used[candidates])]))
+        return True
+
+    def _drop(self, slot: int) -> None:
         item = self._items[slot]
         assert item is not None
         self.nbytes -= self._bytes[slot]
@@ -404,4 +408,3 @@ class SnapshotCache:
         self._items[slot] = None
         self._used[slot] = 0
         self._pinned[slot] = False
-        return True
