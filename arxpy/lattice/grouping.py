@@ -44,9 +44,17 @@ def _group_exact(key: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
     """Each row's group index and the distinct keys, for exact keys below ``span``."""
     if span <= max(4 * len(key), 1 << 16):
         # Small key space: a dense table beats hashing (and lists the keys sorted).
-        present = np.zeros(span, dtype=bool)
-        present[key] = True
-        distinct = np.flatnonzero(present)
+        if span > 32 * len(key) and len(key):
+            # Few keys in a large table: sorting them is cheaper than scanning the table.
+            ordered = np.sort(key)
+            first = np.empty(len(key), dtype=bool)
+            first[0] = True
+            np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+            distinct = ordered[first]
+        else:
+            present = np.zeros(span, dtype=bool)
+            present[key] = True
+            distinct = np.flatnonzero(present)
         lookup = np.empty(span, dtype=np.int64)
         lookup[distinct] = np.arange(len(distinct), dtype=np.int64)
         return lookup[key], distinct

@@ -130,6 +130,10 @@ class SearchContext:
         #: suppression; failing them alone settles a transformation's down-set.
         self.monotonic_per_class = [i for i, m in enumerate(self.models)
                                     if getattr(m, attr) and _judges_classes_only(m)]
+        #: The models that suppress beyond their per-class verdicts (the others' enforce
+        #: returns what it is given).
+        self.enforcing = [m for m in self.models
+                          if type(m).enforce is not PrivacyModel.enforce]
 
     def detach(self) -> None:
         """Forget the run's progress callback, cancel token and observer, so what is kept
@@ -176,22 +180,33 @@ class SearchContext:
         """
         return self._judge(classes)[0]
 
-    def _judge(self, classes: EquivalenceClasses) -> tuple[np.ndarray, bool]:
-        """Kept classes, and whether the monotonic per-class models alone already need
-        more suppression than allowed (then every model together does too)."""
-        kept = np.ones(classes.n_classes, dtype=bool)
+    def _judge(self, classes: EquivalenceClasses) -> tuple[np.ndarray, int, bool]:
+        """Kept classes, the records suppressed, and whether the monotonic per-class models
+        alone already need more suppression than allowed (then every model together
+        does too). Each sum over the classes is taken once (this runs per check)."""
+        sizes = classes.sizes
+        kept: np.ndarray | None = None
         for i in self.monotonic_per_class:
-            kept &= np.asarray(self.models[i].satisfied(classes), dtype=bool)
-        fails_downward = bool(self.monotonic_per_class) and \
-            int(classes.sizes[~kept].sum()) > self.max_suppressed
+            verdict = np.asarray(self.models[i].satisfied(classes), dtype=bool)
+            kept = verdict if kept is None else kept & verdict  # never the model's array
+        suppressed = 0 if kept is None else int(sizes[~kept].sum())
+        fails_downward = kept is not None and suppressed > self.max_suppressed
+        others = False
         for i, model in enumerate(self.models):
             if i not in self.monotonic_per_class:
-                kept &= np.asarray(model.satisfied(classes), dtype=bool)
-        for model in self.models:
-            budget = self.max_suppressed - int(classes.sizes[~kept].sum())
-            if budget > 0:
-                kept = np.asarray(model.enforce(classes, kept, budget), dtype=bool)
-        return kept, fails_downward
+                verdict = np.asarray(model.satisfied(classes), dtype=bool)
+                kept = verdict if kept is None else kept & verdict
+                others = True
+        if kept is None:
+            kept = np.ones(classes.n_classes, dtype=bool)
+        elif others:
+            suppressed = int(sizes[~kept].sum())
+        for model in self.enforcing:
+            if suppressed < self.max_suppressed:
+                kept = np.asarray(model.enforce(classes, kept, self.max_suppressed - suppressed),
+                                  dtype=bool)
+                suppressed = int(sizes[~kept].sum())
+        return kept, suppressed, fails_downward
 
     def check(self, levels: Sequence[int], classes: EquivalenceClasses | None = None) -> Check:
         """Check one transformation and remember the outcome."""
@@ -210,8 +225,7 @@ class SearchContext:
     def evaluate(self, levels: tuple[int, ...], classes: EquivalenceClasses) -> Check:
         """The outcome of checking ``levels`` with its ``classes``, not remembered (so
         looking at a transformation after the search leaves the search's record alone)."""
-        kept, fails_downward = self._judge(classes)
-        suppressed = int(classes.sizes[~kept].sum())
+        kept, suppressed, fails_downward = self._judge(classes)
         anonymous = suppressed <= self.max_suppressed and all(
             m.dataset_satisfied(classes, kept) for m in self.models)
         score, key = self.quality.evaluate(classes, ~kept)
