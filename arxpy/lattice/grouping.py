@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from arxpy.data.codes import combine_codes
+from arxpy.data.codes import KEY_LIMIT, combine_codes
 from arxpy.lattice.classes import Distribution, EquivalenceClasses, PackedKeys
 from arxpy.lattice.encoding import EncodedData
 
@@ -111,7 +111,8 @@ def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.nd
     )
 
 
-#: Memory for the roll-up root's key columns at other levels (:meth:`Grouper.roll_up`).
+#: Memory for the roll-up root's key columns at other levels and their adjacent pairs
+#: (:meth:`Grouper.roll_up`).
 LEVEL_COLUMNS_BYTES = 64 << 20
 
 
@@ -133,7 +134,8 @@ class Grouper:
         #: roll-up root) and their key columns mapped up to other levels, kept while they
         #: fit ``LEVEL_COLUMNS_BYTES``: rolling up from the root then takes no lookups.
         self._root: EquivalenceClasses | None = None
-        self._root_columns: dict[tuple[int, int], np.ndarray] = {}
+        self._root_columns: dict[tuple[int, ...], np.ndarray] = {}
+        self._root_bytes = 0
         #: Number of transformations computed by roll-up / from the records.
         self.rollups = 0
         self.groupings = 0
@@ -178,7 +180,7 @@ class Grouper:
         # source's key columns make rolling up many attributes at once cheaper.
         keys = merged.keys if merged.packed is None else merged.packed.decode()
         classes = EquivalenceClasses(levels, keys, sizes, distributions, sums, merged.packed)
-        self._root, self._root_columns = classes, {}
+        self._root, self._root_columns, self._root_bytes = classes, {}, 0
         return classes, merged.inverse
 
     def roll_up(self, source: EquivalenceClasses, levels: Sequence[int]) -> EquivalenceClasses:
@@ -243,10 +245,37 @@ class Grouper:
                          levels: tuple[int, ...]) -> EquivalenceClasses:
         """Roll-up over the key columns (when keys do not fit one packed int64, or many
         attributes change and the columns are at hand)."""
+        radices = self.radices(levels)
+        if source is self._root and _span(radices) < KEY_LIMIT:
+            # The root's columns combined two by two (kept, bounded): half the work.
+            key = self._root_pairs(levels, radices)
+            inverse, distinct = _group_exact(key, _span(radices))
+            return self._summed(source, levels, inverse, len(distinct), None,
+                                PackedKeys(distinct, tuple(radices)))
         columns = [self._key_column(source, q, level) for q, level in enumerate(levels)]
-        merged = _merge(columns, self.radices(levels))
+        merged = _merge(columns, radices)
         return self._summed(source, levels, merged.inverse, merged.n_classes, merged.keys,
                             merged.packed)
+
+    def _root_pairs(self, levels: tuple[int, ...], radices: Sequence[int]) -> np.ndarray:
+        """The root's classes' exact key at ``levels`` (whose span fits an int64), built
+        from pairs of adjacent key columns: the same mixed-radix number, in radices
+        ``radices[q] * radices[q + 1]``."""
+        assert self._root is not None
+        key = None
+        for q in range(0, len(levels), 2):
+            if q + 1 < len(levels):
+                part = self._root_columns.get((q, levels[q], levels[q + 1]))
+                if part is None:
+                    part = self._key_column(self._root, q, levels[q]) * radices[q + 1] + \
+                        self._key_column(self._root, q + 1, levels[q + 1])
+                    self._keep_root_column((q, levels[q], levels[q + 1]), part)
+                radix = radices[q] * radices[q + 1]
+            else:
+                part, radix = self._key_column(self._root, q, levels[q]), radices[q]
+            key = part if key is None else key * radix + part
+        assert key is not None
+        return key
 
     def _key_column(self, source: EquivalenceClasses, q: int, level: int) -> np.ndarray:
         """Quasi-identifier ``q``'s code at ``level`` for each class of ``source``."""
@@ -258,10 +287,13 @@ class Grouper:
         column = self._root_columns.get((q, level))
         if column is None:
             column = np.take(self.up_map(q, low, level), source.keys[:, q])
-            held = sum(c.nbytes for c in self._root_columns.values())
-            if held + column.nbytes <= LEVEL_COLUMNS_BYTES:
-                self._root_columns[(q, level)] = column
+            self._keep_root_column((q, level), column)
         return column
+
+    def _keep_root_column(self, name: tuple[int, ...], column: np.ndarray) -> None:
+        if self._root_bytes + column.nbytes <= LEVEL_COLUMNS_BYTES:
+            self._root_columns[name] = column
+            self._root_bytes += column.nbytes
 
     def _summed(self, source: EquivalenceClasses, levels: tuple[int, ...], inverse: np.ndarray,
                 n_classes: int, keys: np.ndarray | None,
