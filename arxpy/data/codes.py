@@ -48,9 +48,12 @@ def decode_codes(values: np.ndarray, radices: Sequence[int]) -> np.ndarray:
     """Invert :func:`combine_codes` for exact keys: (len(values), len(radices)) codes,
     Fortran order."""
     out = np.empty((len(values), len(radices)), dtype=np.int64, order="F")
-    rest = values  # divmod returns new arrays: the input is left alone
+    rest = values  # new arrays each step: the input is left alone
     for q in range(len(radices) - 1, 0, -1):
-        rest, out[:, q] = np.divmod(rest, radices[q])
+        # Floor division by a scalar, a multiply and a subtract beat numpy's divmod.
+        head = rest // radices[q]
+        np.subtract(rest, head * radices[q], out=out[:, q])
+        rest = head
     if len(radices):
         out[:, 0] = rest  # exact keys: what is left is below the first radix
     return out

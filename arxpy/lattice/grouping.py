@@ -290,6 +290,10 @@ class Grouper:
             self._keep_root_column((q, level), column)
         return column
 
+    def forget_level_columns(self) -> None:
+        """Free the root's columns kept for roll-up (they come back when needed)."""
+        self._root_columns, self._root_bytes = {}, 0
+
     def _keep_root_column(self, name: tuple[int, ...], column: np.ndarray) -> None:
         if self._root_bytes + column.nbytes <= LEVEL_COLUMNS_BYTES:
             self._root_columns[name] = column

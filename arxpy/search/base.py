@@ -137,10 +137,12 @@ class SearchContext:
 
     def detach(self) -> None:
         """Forget the run's progress callback, cancel token and observer, so what is kept
-        after the search (a Result) holds no reference to the caller (a GUI worker)."""
+        after the search (a Result) holds no reference to the caller (a GUI worker), and
+        the roll-up root's columns kept for the search."""
         self.progress = ThrottledProgress(None)
         self.cancel = CancelToken()
         self.on_check = None
+        self.grouper.forget_level_columns()  # the search's working memory
 
     @property
     def elapsed(self) -> float:
