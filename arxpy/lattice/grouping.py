@@ -330,6 +330,11 @@ def classes_nbytes(classes: EquivalenceClasses) -> int:
     return int(total)
 
 
+def _as_key(levels: Sequence[int]) -> tuple[int, ...]:
+    """``levels`` as a cache key (tuples of NumPy integers hash and compare like ints)."""
+    return levels if isinstance(levels, tuple) else tuple(int(v) for v in levels)
+
+
 class SnapshotCache:
     """Bounded LRU cache of equivalence classes, used as roll-up sources.
 
@@ -355,8 +360,11 @@ class SnapshotCache:
     def __len__(self) -> int:
         return len(self._slot)
 
+    def __contains__(self, levels: Sequence[int]) -> bool:
+        return _as_key(levels) in self._slot
+
     def get(self, levels: Sequence[int]) -> EquivalenceClasses | None:
-        slot = self._slot.get(tuple(int(v) for v in levels))
+        slot = self._slot.get(_as_key(levels))
         if slot is None:
             return None
         self._touch(slot)
@@ -372,7 +380,7 @@ class SnapshotCache:
         """
         if not self._slot:
             return None
-        levels = tuple(int(v) for v in levels)
+        levels = _as_key(levels)
         best, fewest = None, 0
         for q, level in enumerate(levels):
             slot = self._slot.get(levels[:q] + (level - 1,) + levels[q + 1:])

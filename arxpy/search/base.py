@@ -157,7 +157,7 @@ class SearchContext:
         cached = self.cache.get(levels)
         if cached is not None:
             return cached
-        if self.cache.get(self.lattice.bottom) is None:
+        if self.lattice.bottom not in self.cache:
             # The bottom is below every transformation: pin it as the roll-up root.
             bottom, _ = self.grouper.group_records(self.lattice.bottom)
             self.cancel.raise_if_cancelled()
