@@ -13,6 +13,7 @@ transformations as roll-up sources.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -354,6 +355,7 @@ class SnapshotCache:
         self._bytes = [0] * self.max_entries  # what each slot adds to ``nbytes``
         self._slot: dict[tuple[int, ...], int] = {}
         self._end = 0  # one past the highest slot ever used: lookups scan no further
+        self._free: list[int] = []  # freed slots below ``_end`` (a heap: lowest first)
         self._tick = 0
         self.nbytes = 0
 
@@ -411,8 +413,10 @@ class SnapshotCache:
                 break
         if len(self._slot) >= self.max_entries:
             return
-        slot = int(np.flatnonzero(self._used == 0)[0])
-        self._end = max(self._end, slot + 1)
+        if self._free:
+            slot = heapq.heappop(self._free)
+        else:
+            slot, self._end = self._end, self._end + 1
         self._items[slot] = classes
         self._levels[:, slot] = key
         self._classes[slot] = self._counts[slot] = classes.n_classes
@@ -460,3 +464,4 @@ class SnapshotCache:
         self._items[slot] = None
         self._used[slot] = 0
         self._pinned[slot] = False
+        heapq.heappush(self._free, slot)

@@ -66,6 +66,9 @@ class SearchOutcome:
 
 def exceeds(bound: Sequence[float], best: Sequence[float]) -> bool:
     """Is ``bound`` surely worse than ``best`` (lexicographically, with float slack)?"""
+    if len(bound) == 1 and len(best) == 1:  # the usual case, per check: no tuples built
+        b = bound[0]
+        return b - _SLACK * max(1.0, abs(b)) > best[0]
     relaxed = tuple(b - _SLACK * max(1.0, abs(b)) for b in bound)
     return relaxed > tuple(best)
 
