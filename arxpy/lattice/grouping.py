@@ -189,7 +189,7 @@ class Grouper:
         levels = tuple(int(v) for v in levels)
         if any(low > high for low, high in zip(source.levels, levels, strict=True)):
             raise ValueError(f"cannot roll up from {source.levels} to {levels}")
-        changed = sum(low != high for low, high in zip(source.levels, levels))
+        changed = sum(low != high for low, high in zip(source.levels, levels, strict=True))
         # Rewriting a digit costs about six array operations, recombining the key columns
         # two per attribute: with columns at hand and many changes, recombine.
         if source.packed is None or (source.keys_decoded and 6 * changed > 2 * len(levels)):
@@ -209,7 +209,7 @@ class Grouper:
         up and it is reassembled in the new radices. (A floor division by a scalar, a
         multiply and a subtract cost less in numpy than one divmod.)
         """
-        changed = [q for q, (a, b) in enumerate(zip(low, high)) if a != b]
+        changed = [q for q, (a, b) in enumerate(zip(low, high, strict=True)) if a != b]
         key = packed.values
         if not changed:
             return key, packed.radices

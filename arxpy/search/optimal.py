@@ -22,7 +22,6 @@ import numpy as np
 
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
-from arxpy.lattice.lattice import Lattice
 from arxpy.search.base import (
     ANONYMOUS,
     NOT_ANONYMOUS,
@@ -45,10 +44,11 @@ def _tag(grid: np.ndarray, bottom: Sequence[int], levels: Sequence[int],
     lattice's widths, so the up-set and the down-set of a node are boxes of it.
     """
     if anonymous:
-        box = grid[tuple(slice(v - b, None) for v, b in zip(levels, bottom))]
+        box = grid[tuple(slice(v - b, None) for v, b in zip(levels, bottom, strict=True))]
         box[box == 0] = ANONYMOUS
     else:
-        grid[tuple(slice(0, v - b + 1) for v, b in zip(levels, bottom))] = NOT_ANONYMOUS
+        below = tuple(slice(0, v - b + 1) for v, b in zip(levels, bottom, strict=True))
+        grid[below] = NOT_ANONYMOUS
 
 
 def _path_up(start: tuple[int, ...], bottom: tuple[int, ...],
@@ -191,7 +191,7 @@ class _OptimalSearch:
             self.ctx.cancel.raise_if_cancelled()
             here = self.index(current)
             # The direct successors in Lattice.successors' order, indexed incrementally.
-            for q, (level, highest) in enumerate(zip(current, top)):
+            for q, (level, highest) in enumerate(zip(current, top, strict=True)):
                 if level >= highest:
                     continue
                 index = here + self._places[q][1]
