@@ -44,6 +44,21 @@ def combine_codes(columns: Sequence[np.ndarray], radices: Sequence[int] | None =
     return key, exact and span < KEY_LIMIT
 
 
+def decode_codes(values: np.ndarray, radices: Sequence[int]) -> np.ndarray:
+    """Invert :func:`combine_codes` for exact keys: (len(values), len(radices)) codes,
+    Fortran order."""
+    out = np.empty((len(values), len(radices)), dtype=np.int64, order="F")
+    rest = values  # new arrays each step: the input is left alone
+    for q in range(len(radices) - 1, 0, -1):
+        # Floor division by a scalar, a multiply and a subtract beat numpy's divmod.
+        head = rest // radices[q]
+        np.subtract(rest, head * radices[q], out=out[:, q])
+        rest = head
+    if len(radices):
+        out[:, 0] = rest  # exact keys: what is left is below the first radix
+    return out
+
+
 def group_codes(columns: Sequence[np.ndarray], cancel: CancelToken | None = None
                 ) -> tuple[np.ndarray, int]:
     """Group index (0..groups-1, in order of first appearance) of each row, and the count."""

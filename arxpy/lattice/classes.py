@@ -9,9 +9,11 @@ a classification model's class attribute), the frequency of each value per class
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
+
+from arxpy.data.codes import decode_codes
 
 
 @dataclass(frozen=True)
@@ -41,16 +43,61 @@ class Distribution:
 
 
 @dataclass(frozen=True)
-class EquivalenceClasses:
-    """The equivalence classes of the records under one transformation."""
+class PackedKeys:
+    """Class keys packed into one int64 per class: the exact mixed-radix number of the
+    codes at the classes' levels (the first quasi-identifier most significant), as
+    :func:`~arxpy.data.codes.combine_codes` computes it.
 
-    levels: tuple[int, ...]  # generalization level per quasi-identifier
-    keys: np.ndarray  # (n_classes, n_qi) generalized codes at ``levels``
-    sizes: np.ndarray  # (n_classes,) int64 record counts, all > 0
-    distributions: Mapping[str, Distribution] = field(default_factory=dict)
-    #: Per-class sums of per-record values a quality model asked for
-    #: (:meth:`~arxpy.quality.base.QualityModel.record_sums`); float64, added on roll-up.
-    sums: Mapping[str, np.ndarray] = field(default_factory=dict)
+    Roll-up rewrites only the digits of the attributes whose level changes
+    (:meth:`~arxpy.lattice.grouping.Grouper.roll_up`), and the key matrix is decoded
+    only when a model reads it.
+    """
+
+    values: np.ndarray  # (n_classes,) int64
+    radices: tuple[int, ...]  # domain size of each quasi-identifier at the levels
+
+    def decode(self) -> np.ndarray:
+        """(n_classes, n_qi) codes, Fortran order (columns are read one at a time)."""
+        return decode_codes(self.values, self.radices)
+
+
+class EquivalenceClasses:
+    """The equivalence classes of the records under one transformation.
+
+    The key matrix is given, or decoded from ``packed`` on first use and kept: models
+    that only read sizes (discernibility, AECS, k-anonymity) never pay for it.
+    Read-only by convention, like the frozen dataclass it replaces.
+    """
+
+    __slots__ = ("levels", "sizes", "distributions", "sums", "packed", "_keys")
+
+    def __init__(self, levels: tuple[int, ...], keys: np.ndarray | None, sizes: np.ndarray,
+                 distributions: Mapping[str, Distribution] | None = None,
+                 sums: Mapping[str, np.ndarray] | None = None,
+                 packed: PackedKeys | None = None) -> None:
+        if keys is None and packed is None:
+            raise ValueError("equivalence classes need their keys or packed keys")
+        self.levels = levels  # generalization level per quasi-identifier
+        self.sizes = sizes  # (n_classes,) int64 record counts, all > 0
+        self.distributions: Mapping[str, Distribution] = distributions or {}
+        #: Per-class sums of per-record values a quality model asked for
+        #: (:meth:`~arxpy.quality.base.QualityModel.record_sums`); float64, added on roll-up.
+        self.sums: Mapping[str, np.ndarray] = sums or {}
+        self.packed = packed
+        self._keys = keys
+
+    @property
+    def keys(self) -> np.ndarray:
+        """(n_classes, n_qi) generalized codes at ``levels``."""
+        if self._keys is None:
+            assert self.packed is not None
+            self._keys = self.packed.decode()
+        return self._keys
+
+    @property
+    def keys_decoded(self) -> bool:
+        """Is the key matrix in memory (given, or decoded by a reader)?"""
+        return self._keys is not None
 
     @property
     def n_classes(self) -> int:
@@ -59,3 +106,6 @@ class EquivalenceClasses:
     @property
     def n_records(self) -> int:
         return int(self.sizes.sum())
+
+    def __repr__(self) -> str:
+        return f"EquivalenceClasses(levels={self.levels}, n_classes={self.n_classes})"

@@ -66,6 +66,9 @@ class SearchOutcome:
 
 def exceeds(bound: Sequence[float], best: Sequence[float]) -> bool:
     """Is ``bound`` surely worse than ``best`` (lexicographically, with float slack)?"""
+    if len(bound) == 1 and len(best) == 1:  # the usual case, per check: no tuples built
+        b = bound[0]
+        return b - _SLACK * max(1.0, abs(b)) > best[0]
     relaxed = tuple(b - _SLACK * max(1.0, abs(b)) for b in bound)
     return relaxed > tuple(best)
 
@@ -130,13 +133,19 @@ class SearchContext:
         #: suppression; failing them alone settles a transformation's down-set.
         self.monotonic_per_class = [i for i, m in enumerate(self.models)
                                     if getattr(m, attr) and _judges_classes_only(m)]
+        #: The models that suppress beyond their per-class verdicts (the others' enforce
+        #: returns what it is given).
+        self.enforcing = [m for m in self.models
+                          if type(m).enforce is not PrivacyModel.enforce]
 
     def detach(self) -> None:
         """Forget the run's progress callback, cancel token and observer, so what is kept
-        after the search (a Result) holds no reference to the caller (a GUI worker)."""
+        after the search (a Result) holds no reference to the caller (a GUI worker), and
+        the roll-up root's columns kept for the search."""
         self.progress = ThrottledProgress(None)
         self.cancel = CancelToken()
         self.on_check = None
+        self.grouper.forget_level_columns()  # the search's working memory
 
     @property
     def elapsed(self) -> float:
@@ -151,7 +160,7 @@ class SearchContext:
         cached = self.cache.get(levels)
         if cached is not None:
             return cached
-        if self.cache.get(self.lattice.bottom) is None:
+        if self.lattice.bottom not in self.cache:
             # The bottom is below every transformation: pin it as the roll-up root.
             bottom, _ = self.grouper.group_records(self.lattice.bottom)
             self.cancel.raise_if_cancelled()
@@ -176,22 +185,33 @@ class SearchContext:
         """
         return self._judge(classes)[0]
 
-    def _judge(self, classes: EquivalenceClasses) -> tuple[np.ndarray, bool]:
-        """Kept classes, and whether the monotonic per-class models alone already need
-        more suppression than allowed (then every model together does too)."""
-        kept = np.ones(classes.n_classes, dtype=bool)
+    def _judge(self, classes: EquivalenceClasses) -> tuple[np.ndarray, int, bool]:
+        """Kept classes, the records suppressed, and whether the monotonic per-class models
+        alone already need more suppression than allowed (then every model together
+        does too). Each sum over the classes is taken once (this runs per check)."""
+        sizes = classes.sizes
+        kept: np.ndarray | None = None
         for i in self.monotonic_per_class:
-            kept &= np.asarray(self.models[i].satisfied(classes), dtype=bool)
-        fails_downward = bool(self.monotonic_per_class) and \
-            int(classes.sizes[~kept].sum()) > self.max_suppressed
+            verdict = np.asarray(self.models[i].satisfied(classes), dtype=bool)
+            kept = verdict if kept is None else kept & verdict  # never the model's array
+        suppressed = 0 if kept is None else int(sizes[~kept].sum())
+        fails_downward = kept is not None and suppressed > self.max_suppressed
+        others = False
         for i, model in enumerate(self.models):
             if i not in self.monotonic_per_class:
-                kept &= np.asarray(model.satisfied(classes), dtype=bool)
-        for model in self.models:
-            budget = self.max_suppressed - int(classes.sizes[~kept].sum())
-            if budget > 0:
-                kept = np.asarray(model.enforce(classes, kept, budget), dtype=bool)
-        return kept, fails_downward
+                verdict = np.asarray(model.satisfied(classes), dtype=bool)
+                kept = verdict if kept is None else kept & verdict
+                others = True
+        if kept is None:
+            kept = np.ones(classes.n_classes, dtype=bool)
+        elif others:
+            suppressed = int(sizes[~kept].sum())
+        for model in self.enforcing:
+            if suppressed < self.max_suppressed:
+                kept = np.asarray(model.enforce(classes, kept, self.max_suppressed - suppressed),
+                                  dtype=bool)
+                suppressed = int(sizes[~kept].sum())
+        return kept, suppressed, fails_downward
 
     def check(self, levels: Sequence[int], classes: EquivalenceClasses | None = None) -> Check:
         """Check one transformation and remember the outcome."""
@@ -201,6 +221,7 @@ class SearchContext:
         self.cancel.raise_if_cancelled()  # strategies may check many in a row
         classes = classes if classes is not None else self.classes(levels)
         result = self.evaluate(levels, classes)
+        self.cache.remeasure(classes)  # the models may have decoded its keys
         self.checks[levels] = result
         if self.on_check is not None:
             self.on_check(result, classes)
@@ -209,8 +230,7 @@ class SearchContext:
     def evaluate(self, levels: tuple[int, ...], classes: EquivalenceClasses) -> Check:
         """The outcome of checking ``levels`` with its ``classes``, not remembered (so
         looking at a transformation after the search leaves the search's record alone)."""
-        kept, fails_downward = self._judge(classes)
-        suppressed = int(classes.sizes[~kept].sum())
+        kept, suppressed, fails_downward = self._judge(classes)
         anonymous = suppressed <= self.max_suppressed and all(
             m.dataset_satisfied(classes, kept) for m in self.models)
         score, key = self.quality.evaluate(classes, ~kept)

@@ -22,7 +22,6 @@ import numpy as np
 
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
-from arxpy.lattice.lattice import Lattice
 from arxpy.search.base import (
     ANONYMOUS,
     NOT_ANONYMOUS,
@@ -37,19 +36,19 @@ from arxpy.search.base import (
 MAX_NODES = 5_000_000
 
 
-def _tag(states: np.ndarray, lattice: Lattice, levels: Sequence[int], anonymous: bool) -> None:
+def _tag(grid: np.ndarray, bottom: Sequence[int], levels: Sequence[int],
+         anonymous: bool) -> None:
     """Predictive tagging of everything above (anonymous) or below (not) ``levels``.
 
-    ``states`` is indexed like :meth:`Lattice.index`, so the up-set and the down-set of
-    a node are boxes of the reshaped array.
+    ``grid`` is a node-state array indexed like :meth:`Lattice.index`, reshaped to the
+    lattice's widths, so the up-set and the down-set of a node are boxes of it.
     """
-    grid = states.reshape(tuple(int(w) for w in lattice.widths))
-    offsets = [int(v) - b for v, b in zip(levels, lattice.bottom, strict=True)]
     if anonymous:
-        box = grid[tuple(slice(o, None) for o in offsets)]
+        box = grid[tuple(slice(v - b, None) for v, b in zip(levels, bottom, strict=True))]
         box[box == 0] = ANONYMOUS
     else:
-        grid[tuple(slice(0, o + 1) for o in offsets)] = NOT_ANONYMOUS
+        below = tuple(slice(0, v - b + 1) for v, b in zip(levels, bottom, strict=True))
+        grid[below] = NOT_ANONYMOUS
 
 
 def _path_up(start: tuple[int, ...], bottom: tuple[int, ...],
@@ -93,6 +92,11 @@ class _OptimalSearch:
         self.candidates: list[tuple[tuple[float, ...], tuple[int, ...]]] = []
         self._places = [(b, int(p)) for b, p in zip(self.lattice.bottom,
                                                      self.lattice.place_values, strict=True)]
+        # The state arrays as grids of the lattice's shape (views), for tagging boxes.
+        shape = tuple(int(w) for w in self.lattice.widths)
+        self._states_grid = self.states.reshape(shape)
+        self._known_grid = self.known.reshape(shape)
+        self._pruned_grid = self.pruned.reshape(shape)
 
     def index(self, levels: Sequence[int]) -> int:
         """:meth:`Lattice.index` in plain Python (called per check and per successor)."""
@@ -125,9 +129,9 @@ class _OptimalSearch:
             return holds
         self.known[index] = known
         if not tagged:
-            _tag(self.known, self.lattice, levels, holds)
+            _tag(self._known_grid, self.lattice.bottom, levels, holds)
             if self.partial and not holds:
-                _tag(self.states, self.lattice, levels, anonymous=False)
+                _tag(self._states_grid, self.lattice.bottom, levels, anonymous=False)
         return holds
 
     def note_bound(self, levels: tuple[int, ...], classes: EquivalenceClasses,
@@ -182,13 +186,19 @@ class _OptimalSearch:
         The node reached is maximal among the non-anonymous ones along the climb, so
         its down-set (all tagged) is as large as it gets.
         """
+        top = self.lattice.top
         while True:
             self.ctx.cancel.raise_if_cancelled()
-            for successor in self.lattice.successors(current):
-                index = self.index(successor)
+            here = self.index(current)
+            # The direct successors in Lattice.successors' order, indexed incrementally.
+            for q, (level, highest) in enumerate(zip(current, top, strict=True)):
+                if level >= highest:
+                    continue
+                index = here + self._places[q][1]
                 if self.known[index] == ANONYMOUS or self.pruned[index] or \
                         not self.relevant(index):
                     continue
+                successor = current[:q] + (level + 1,) + current[q + 1:]
                 if self.known[index] == 0:
                     self.classify(successor)
                 if self.known[index] == NOT_ANONYMOUS:
@@ -198,9 +208,8 @@ class _OptimalSearch:
                 return
 
     def prune_above(self, levels: Sequence[int]) -> None:
-        grid = self.pruned.reshape(tuple(int(w) for w in self.lattice.widths))
-        grid[tuple(slice(int(v) - b, None)
-                   for v, b in zip(levels, self.lattice.bottom, strict=True))] = True
+        self._pruned_grid[tuple(slice(int(v) - b, None)
+                                for v, b in zip(levels, self.lattice.bottom, strict=True))] = True
 
     def visit(self, index: int) -> None:
         """Settle one node: classify it, and score it if it is anonymous."""
