@@ -42,18 +42,27 @@ def class_sums(class_index: np.ndarray, values: np.ndarray, n_classes: int) -> n
     return running[ends] - running[np.concatenate(([0], ends[:-1]))]
 
 
+def class_totals(class_index: np.ndarray, values: np.ndarray, n_classes: int,
+                 largest: int) -> np.ndarray:
+    """Exact per-class sums of non-negative int64 ``values`` (``class_index`` non-decreasing)
+    whose class totals are at most ``largest``: one float64 ``bincount``, exact while
+    ``largest`` is below 2**53, else :func:`class_sums` in int64."""
+    if largest < 2**53:
+        return np.bincount(class_index, weights=values, minlength=n_classes)
+    return class_sums(class_index, values, n_classes)
+
+
 def equal_distance_emd(
     dist: Distribution, sizes: np.ndarray, global_counts: np.ndarray
 ) -> np.ndarray:
     """Per class, EMD with equal ground distance: (1/2) sum_v |p_v - q_v|, in [0, 1]."""
     n_records = int(global_counts.sum())
-    n_classes = sizes.size
-    g = global_counts[dist.value]
-    deviation = np.abs(dist.count * n_records - g * sizes[dist.class_index])
-    # Values absent from a class each contribute q_v: together size * (N - sum_present G).
-    absent = sizes * (n_records - class_sums(dist.class_index, g, n_classes))
-    numerator = class_sums(dist.class_index, deviation, n_classes) + absent
-    return numerator / (2.0 * n_records * sizes)
+    # sum_v (p_v - q_v) = 0, so half the L1 distance is the sum of the positive
+    # differences; absent values (p_v = 0) have none, so the present triples suffice.
+    excess = dist.count * n_records - global_counts[dist.value] * sizes[dist.class_index]
+    np.maximum(excess, 0, out=excess)
+    numerator = class_totals(dist.class_index, excess, sizes.size, n_records**2)
+    return numerator / (float(n_records) * sizes)
 
 
 @dataclass(frozen=True)
@@ -163,10 +172,9 @@ def _sum_children(key: np.ndarray, positive: np.ndarray, count: np.ndarray, n_ke
     """
     if dense_enough(n_keys, key.size) and n_records**2 < 2**53:
         counts = np.bincount(key, weights=count, minlength=n_keys)
-        present = np.flatnonzero(counts)  # every touched key holds records
+        present = np.flatnonzero(counts > 0)  # every touched key holds records
         sums = np.bincount(key, weights=positive, minlength=n_keys)[present]
-        return (np.rint(sums).astype(np.int64), np.rint(counts[present]).astype(np.int64),
-                present)
+        return sums.astype(np.int64), counts[present].astype(np.int64), present
     order = np.argsort(key, kind="stable")
     key = key[order]
     starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))

@@ -38,11 +38,6 @@ from arxpy.quality.registry import register_quality_model
 AGGREGATES = ("sum", "max", "arithmetic_mean", "geometric_mean", "rank")
 
 
-def _arx_round(value: float) -> float:
-    """ARX keeps 10 decimals of each normalized value (``Metric.round``)."""
-    return math.floor(value * 1e10) / 1e10
-
-
 @register_quality_model
 class Loss(QualityModel):
     """ARX's Loss metric (lower is better; 0 = no loss, 1 = everything generalized away)."""
@@ -58,8 +53,9 @@ class Loss(QualityModel):
     gs_factor: float
     aggregate: str
     # Per-run state, set by prepare() on the run's clone.
-    _shares: Sequence[list[np.ndarray]] = ()
-    _domain: Sequence[float] = ()
+    _row_counts = np.zeros(0, dtype=np.int64)  # hierarchy rows under each generalized value
+    _offsets = np.zeros((0, 0), dtype=np.int64)  # [qi, level]: start of its table above
+    _domain = np.zeros(0)  # [qi] hierarchy rows (leaves), float
     _weights: Sequence[float] = ()
     _bounds: Sequence[np.ndarray] = ()  # [qi][level] normalized generalization bound
     _n = 0.0
@@ -76,53 +72,71 @@ class Loss(QualityModel):
 
     def prepare(self, data: EncodedData) -> None:
         self._n = float(data.n_records)
-        top = max((q.weight for q in data.quasi_identifiers), default=1.0)
-        self._weights = [q.weight / top for q in data.quasi_identifiers]
-        self._shares, self._domain, self._bounds = [], [], []
-        for q in data.quasi_identifiers:
-            rows = float(len(q.level_maps[0]))
-            shares = [np.bincount(m, minlength=q.domain_size(lv)) / rows
-                      for lv, m in enumerate(q.level_maps)]
-            counts = q.value_counts.astype(float)
-            self._shares.append(shares)
-            self._domain.append(rows)
-            self._bounds.append(np.array([
-                self._normalize(self.g_factor * float(np.dot(counts, s[m])), rows)
-                for s, m in zip(shares, q.level_maps, strict=True)
-            ]))
+        qis = data.quasi_identifiers
+        top = max((q.weight for q in qis), default=1.0)
+        self._weights = [q.weight / top for q in qis]
+        # A value's share of the domain is (its hierarchy rows) / (all rows): keeping the
+        # integer row counts makes every sum of shares exact up to one final division.
+        tables = [np.bincount(m, minlength=q.domain_size(lv))
+                  for q in qis for lv, m in enumerate(q.level_maps)]
+        heights = [len(q.level_maps) for q in qis]
+        starts = np.concatenate(([0], np.cumsum([t.size for t in tables])))[:-1]
+        self._offsets = np.zeros((len(qis), max(heights, default=0)), dtype=np.int64)
+        first = np.concatenate(([0], np.cumsum(heights)))
+        for i, h in enumerate(heights):
+            self._offsets[i, :h] = starts[first[i]:first[i] + h]
+        self._row_counts = (np.concatenate(tables).astype(np.int64) if tables
+                            else np.zeros(0, dtype=np.int64))
+        self._domain = np.array([float(len(q.level_maps[0])) for q in qis])
+        self._bounds = [
+            self._normalized(self.g_factor * np.array(
+                [float(np.dot(q.value_counts, self._rows_of(i, lv, m)))
+                 for lv, m in enumerate(q.level_maps)]) / self._domain[i], self._domain[i])
+            for i, q in enumerate(qis)
+        ]
 
-    def _normalize(self, total: float, domain: float) -> float:
+    def _rows_of(self, q: int, level: int, codes: np.ndarray) -> np.ndarray:
+        """Hierarchy rows under each of ``codes`` (quasi-identifier ``q`` at ``level``)."""
+        return self._row_counts[self._offsets[q, level] + codes]
+
+    def _normalized(self, total: np.ndarray, domain: np.ndarray | float) -> np.ndarray:
+        """ARX's normalization of loss sums, clamped at 0 and floored to 10 decimals."""
         low = self.g_factor * self._n / domain
         span = self._n - low
-        result = (total - low) / span if span != 0 else 0.0
-        return _arx_round(result if result >= 0.0 else 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            result = np.where(span != 0, (total - low) / span, 0.0)
+        return np.floor(np.maximum(result, 0.0) * 1e10) / 1e10
 
     def _require_prepared(self, classes: EquivalenceClasses) -> None:
-        if len(self._shares) != len(classes.levels):
+        if len(self._domain) != len(classes.levels):
             raise RuntimeError("Loss.prepare(data) must be called before scoring.")
+
+    def _class_rows(self, classes: EquivalenceClasses) -> np.ndarray:
+        """(classes, quasi-identifiers) hierarchy rows under each class's values: one
+        gather for all attributes."""
+        levels = np.asarray(classes.levels, dtype=np.int64)
+        starts = self._offsets[np.arange(len(levels)), levels]
+        return self._row_counts[classes.keys + starts]
 
     def values(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> list[float]:
         """Normalized loss per quasi-identifier, each in [0, 1]."""
         self._require_prepared(classes)
-        sizes = classes.sizes.astype(float)
-        out = []
-        for q, level in enumerate(classes.levels):
-            general = sizes * self._shares[q][level][classes.keys[:, q]]
-            if self.s_factor == 1.0:
-                lost = sizes
-            else:
-                lost = general + self.s_factor * (sizes - general)
-            total = float(np.where(suppressed, lost, general * self.g_factor).sum())
-            out.append(self._normalize(total, self._domain[q]))
-        return out
+        rows = self._class_rows(classes)
+        # Exact int64 sums of size x rows over kept and over suppressed classes.
+        suppressed_sizes = np.where(suppressed, classes.sizes, 0)
+        kept = (classes.sizes - suppressed_sizes) @ rows
+        lost = suppressed_sizes @ rows
+        s = self.s_factor
+        # Kept records lose g * share; suppressed ones share + s * (1 - share), 1 at s = 1.
+        total = (self.g_factor * kept + (1.0 - s) * lost) / self._domain \
+            + s * float(suppressed_sizes.sum())
+        return self._normalized(total, self._domain).tolist()
 
     def bound_values(self, classes: EquivalenceClasses) -> list[float]:
         """Per quasi-identifier generalization loss only: ARX's lower bound components."""
         self._require_prepared(classes)
-        sizes = classes.sizes.astype(float)
-        return [self._normalize(self.g_factor * float(np.dot(
-            sizes, self._shares[q][level][classes.keys[:, q]])), self._domain[q])
-            for q, level in enumerate(classes.levels)]
+        general = classes.sizes @ self._class_rows(classes)
+        return self._normalized(self.g_factor * general / self._domain, self._domain).tolist()
 
     def aggregate_values(self, values: list[float]) -> tuple[float, tuple[float, ...]]:
         """ARX's aggregate of per-attribute values: raw score and ordering key."""
