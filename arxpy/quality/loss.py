@@ -54,8 +54,11 @@ class Loss(QualityModel):
     aggregate: str
     # Per-run state, set by prepare() on the run's clone.
     _row_counts = np.zeros(0, dtype=np.int64)  # hierarchy rows under each generalized value
-    _offsets = np.zeros((0, 0), dtype=np.int64)  # [qi, level]: start of its table above
+    _starts: Sequence[Sequence[int]] = ()  # [qi][level]: where its values start above
     _domain = np.zeros(0)  # [qi] hierarchy rows (leaves), float
+    _low = np.zeros(0)  # [qi] loss of the bottom: g * n / domain
+    _span = np.zeros(0)  # [qi] n - low (1 where that is 0)
+    _flat = np.zeros(0, dtype=bool)  # [qi] n == low: the loss is 0 at every level
     _weights: Sequence[float] = ()
     _bounds: Sequence[np.ndarray] = ()  # [qi][level] normalized generalization bound
     _n = 0.0
@@ -77,34 +80,35 @@ class Loss(QualityModel):
         self._weights = [q.weight / top for q in qis]
         # A value's share of the domain is (its hierarchy rows) / (all rows): keeping the
         # integer row counts makes every sum of shares exact up to one final division.
-        tables = [np.bincount(m, minlength=q.domain_size(lv))
-                  for q in qis for lv, m in enumerate(q.level_maps)]
-        heights = [len(q.level_maps) for q in qis]
-        starts = np.concatenate(([0], np.cumsum([t.size for t in tables])))[:-1]
-        self._offsets = np.zeros((len(qis), max(heights, default=0)), dtype=np.int64)
-        first = np.concatenate(([0], np.cumsum(heights)))
-        for i, h in enumerate(heights):
-            self._offsets[i, :h] = starts[first[i]:first[i] + h]
-        self._row_counts = (np.concatenate(tables).astype(np.int64) if tables
-                            else np.zeros(0, dtype=np.int64))
+        tables: list[np.ndarray] = []
+        starts: list[list[int]] = []
+        for q in qis:
+            starts.append([])
+            for level, codes in enumerate(q.level_maps):
+                starts[-1].append(sum(t.size for t in tables))
+                tables.append(np.bincount(codes, minlength=q.domain_size(level)))
+        self._row_counts = np.concatenate(tables or [np.zeros(0)]).astype(np.int64)
+        self._starts = starts
         self._domain = np.array([float(len(q.level_maps[0])) for q in qis])
-        self._bounds = [
-            self._normalized(self.g_factor * np.array(
-                [float(np.dot(q.value_counts, self._rows_of(i, lv, m)))
-                 for lv, m in enumerate(q.level_maps)]) / self._domain[i], self._domain[i])
-            for i, q in enumerate(qis)
-        ]
+        self._low = self.g_factor * self._n / self._domain
+        span = self._n - self._low
+        self._flat = span == 0
+        self._span = np.where(self._flat, 1.0, span)
+        # Level bounds: every record generalized to the level, none suppressed.
+        general = np.zeros((len(qis), max((len(s) for s in starts), default=0)))
+        for i, q in enumerate(qis):
+            for level, codes in enumerate(q.level_maps):
+                rows = self._row_counts[starts[i][level] + codes]
+                general[i, level] = float(np.dot(q.value_counts, rows))
+        bounds = self._normalized(self.g_factor * general.T / self._domain).T
+        self._bounds = [bounds[i, :len(q.level_maps)] for i, q in enumerate(qis)]
 
-    def _rows_of(self, q: int, level: int, codes: np.ndarray) -> np.ndarray:
-        """Hierarchy rows under each of ``codes`` (quasi-identifier ``q`` at ``level``)."""
-        return self._row_counts[self._offsets[q, level] + codes]
-
-    def _normalized(self, total: np.ndarray, domain: np.ndarray | float) -> np.ndarray:
-        """ARX's normalization of loss sums, clamped at 0 and floored to 10 decimals."""
-        low = self.g_factor * self._n / domain
-        span = self._n - low
-        with np.errstate(divide="ignore", invalid="ignore"):
-            result = np.where(span != 0, (total - low) / span, 0.0)
+    def _normalized(self, total: np.ndarray) -> np.ndarray:
+        """ARX's normalization of per-attribute loss sums (last axis: quasi-identifiers),
+        clamped at 0 and floored to 10 decimals (ARX's ``Metric.round``)."""
+        result = (total - self._low) / self._span
+        if self._flat.any():
+            result = np.where(self._flat, 0.0, result)
         return np.floor(np.maximum(result, 0.0) * 1e10) / 1e10
 
     def _require_prepared(self, classes: EquivalenceClasses) -> None:
@@ -114,9 +118,8 @@ class Loss(QualityModel):
     def _class_rows(self, classes: EquivalenceClasses) -> np.ndarray:
         """(classes, quasi-identifiers) hierarchy rows under each class's values: one
         gather for all attributes."""
-        levels = np.asarray(classes.levels, dtype=np.int64)
-        starts = self._offsets[np.arange(len(levels)), levels]
-        return self._row_counts[classes.keys + starts]
+        starts = [self._starts[q][level] for q, level in enumerate(classes.levels)]
+        return self._row_counts[classes.keys + np.array(starts, dtype=np.int64)]
 
     def values(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> list[float]:
         """Normalized loss per quasi-identifier, each in [0, 1]."""
@@ -130,13 +133,13 @@ class Loss(QualityModel):
         # Kept records lose g * share; suppressed ones share + s * (1 - share), 1 at s = 1.
         total = (self.g_factor * kept + (1.0 - s) * lost) / self._domain \
             + s * float(suppressed_sizes.sum())
-        return self._normalized(total, self._domain).tolist()
+        return self._normalized(total).tolist()
 
     def bound_values(self, classes: EquivalenceClasses) -> list[float]:
         """Per quasi-identifier generalization loss only: ARX's lower bound components."""
         self._require_prepared(classes)
         general = classes.sizes @ self._class_rows(classes)
-        return self._normalized(self.g_factor * general / self._domain, self._domain).tolist()
+        return self._normalized(self.g_factor * general / self._domain).tolist()
 
     def aggregate_values(self, values: list[float]) -> tuple[float, tuple[float, ...]]:
         """ARX's aggregate of per-attribute values: raw score and ordering key."""
