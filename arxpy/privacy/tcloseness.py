@@ -7,10 +7,14 @@ the sensitive values and their distribution in the whole dataset must be at most
 - ordered distance: |i - j| / (m - 1) on the m sorted values, so
   EMD = sum_k |r_1 + ... + r_k| / (m - 1) with r = p - q in value order;
 - hierarchical distance: level(lowest common ancestor) / H over a generalization hierarchy
-  of height H, computed bottom-up from the extras of each node (ARX's algorithm).
+  of height H. ARX's algorithm matches the extras of each node bottom-up; its costs
+  telescope to (1/H) times the sum, over the nodes of every level below the root, of
+  each node's positive extra, which is how it is computed here.
 
-All three work on the sparse per-class triples, with exact integer numerators: class
-frequencies p = n / size and global frequencies q = G / N are both scaled by N * size.
+Each EMD is computed for all classes at once from the sparse per-class triples (ordered
+distance from a (classes x values) table when that is small), with exact integer
+numerators: class frequencies p = n / size and global frequencies q = G / N are both
+scaled by N * size.
 """
 
 from __future__ import annotations

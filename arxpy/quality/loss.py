@@ -19,6 +19,9 @@ is the aggregate over attributes; for ``rank`` the search orders by the weighted
 sorted in descending order (lexicographically) and the reported raw score is their
 unweighted geometric mean, which ARX uses to place a rank result between minimum and
 maximum. The lower bound is ARX's: the generalization part alone, over all records.
+
+Shares are held as integer row counts, so each attribute's sum over the classes is exact
+until one final division (and a score with nothing suppressed equals its bound exactly).
 """
 
 from __future__ import annotations
@@ -125,14 +128,14 @@ class Loss(QualityModel):
         """Normalized loss per quasi-identifier, each in [0, 1]."""
         self._require_prepared(classes)
         rows = self._class_rows(classes)
-        # Exact int64 sums of size x rows over kept and over suppressed classes.
+        # Exact int64 sums of size x rows over kept and over suppressed classes. Kept
+        # records lose g * share; suppressed ones share + s * (1 - share), 1 at s = 1.
         suppressed_sizes = np.where(suppressed, classes.sizes, 0)
-        kept = (classes.sizes - suppressed_sizes) @ rows
-        lost = suppressed_sizes @ rows
+        loss = self.g_factor * ((classes.sizes - suppressed_sizes) @ rows)
         s = self.s_factor
-        # Kept records lose g * share; suppressed ones share + s * (1 - share), 1 at s = 1.
-        total = (self.g_factor * kept + (1.0 - s) * lost) / self._domain \
-            + s * float(suppressed_sizes.sum())
+        if s < 1.0:
+            loss = loss + (1.0 - s) * (suppressed_sizes @ rows)
+        total = loss / self._domain + s * float(suppressed_sizes.sum())
         return self._normalized(total).tolist()
 
     def bound_values(self, classes: EquivalenceClasses) -> list[float]:
