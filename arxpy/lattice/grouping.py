@@ -84,9 +84,10 @@ def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.nd
         # mask is several times faster than on the float table itself.
         summed = np.bincount(pair, weights=count, minlength=n_classes * width)
         present = np.flatnonzero(summed > 0)
+        owner = present // width
         return Distribution(
-            class_index=present // width,
-            value=present % width,
+            class_index=owner,
+            value=present - owner * width,  # cheaper than a second integer division
             count=summed[present].astype(np.int64, copy=False),
             n_values=n_values,
         )
@@ -94,9 +95,10 @@ def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.nd
     summed = np.bincount(inverse, weights=count, minlength=len(uniques))
     order = np.argsort(uniques, kind="stable")
     uniques = np.asarray(uniques, dtype=np.int64)[order]
+    owner = uniques // width
     return Distribution(
-        class_index=uniques // width,
-        value=uniques % width,
+        class_index=owner,
+        value=uniques - owner * width,
         count=summed[order].astype(np.int64, copy=False),
         n_values=n_values,
     )
