@@ -58,6 +58,7 @@ class Loss(QualityModel):
     # Per-run state, set by prepare() on the run's clone.
     _row_counts = np.zeros(0, dtype=np.int64)  # hierarchy rows under each generalized value
     _starts: Sequence[Sequence[int]] = ()  # [qi][level]: where its values start above
+    _level_rows: Sequence[Sequence[int]] = ()  # [qi][level]: sum of rows over all records
     _domain = np.zeros(0)  # [qi] hierarchy rows (leaves), float
     _low = np.zeros(0)  # [qi] loss of the bottom: g * n / domain
     _span = np.zeros(0)  # [qi] n - low (1 where that is 0)
@@ -97,12 +98,15 @@ class Loss(QualityModel):
         span = self._n - self._low
         self._flat = span == 0
         self._span = np.where(self._flat, 1.0, span)
-        # Level bounds: every record generalized to the level, none suppressed.
+        # Every record generalized to each level: the sum a score starts from, and with
+        # nothing suppressed the level's bound.
+        self._level_rows = [
+            [int(np.dot(q.value_counts, self._row_counts[starts[i][level] + codes]))
+             for level, codes in enumerate(q.level_maps)]
+            for i, q in enumerate(qis)]
         general = np.zeros((len(qis), max((len(s) for s in starts), default=0)))
-        for i, q in enumerate(qis):
-            for level, codes in enumerate(q.level_maps):
-                rows = self._row_counts[starts[i][level] + codes]
-                general[i, level] = float(np.dot(q.value_counts, rows))
+        for i, totals in enumerate(self._level_rows):
+            general[i, :len(totals)] = totals
         bounds = self._normalized(self.g_factor * general.T / self._domain).T
         self._bounds = [bounds[i, :len(q.level_maps)] for i, q in enumerate(qis)]
 
@@ -115,34 +119,44 @@ class Loss(QualityModel):
         return np.floor(np.maximum(result, 0.0) * 1e10) / 1e10
 
     def _require_prepared(self, classes: EquivalenceClasses) -> None:
-        if len(self._domain) != len(classes.levels):
-            raise RuntimeError("Loss.prepare(data) must be called before scoring.")
+        if len(self._domain) != len(classes.levels) or classes.n_records != self._n:
+            raise RuntimeError("Loss.prepare(data) must be called, on the data of these "
+                               "classes, before scoring.")
 
-    def _class_rows(self, classes: EquivalenceClasses) -> np.ndarray:
-        """(classes, quasi-identifiers) hierarchy rows under each class's values: one
-        gather for all attributes."""
-        starts = [self._starts[q][level] for q, level in enumerate(classes.levels)]
-        return self._row_counts[classes.keys + np.array(starts, dtype=np.int64)]
+    def _all_rows(self, levels: Sequence[int]) -> np.ndarray:
+        """Per quasi-identifier, size x rows summed over every record at ``levels`` (int64)."""
+        return np.array([self._level_rows[q][level] for q, level in enumerate(levels)],
+                        dtype=np.int64)
 
     def values(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> list[float]:
         """Normalized loss per quasi-identifier, each in [0, 1]."""
         self._require_prepared(classes)
-        rows = self._class_rows(classes)
-        # Exact int64 sums of size x rows over kept and over suppressed classes. Kept
-        # records lose g * share; suppressed ones share + s * (1 - share), 1 at s = 1.
-        suppressed_sizes = np.where(suppressed, classes.sizes, 0)
-        loss = self.g_factor * ((classes.sizes - suppressed_sizes) @ rows)
+        # Exact int64 sums of size x rows: over all records, known from prepare(), and
+        # over the kept or the suppressed classes, whichever are fewer (the other side is
+        # the difference). Kept records lose g * share; suppressed ones
+        # share + s * (1 - share), which is 1 at s = 1.
+        suppressed = np.asarray(suppressed, dtype=bool)
+        everything = self._all_rows(classes.levels)
+        few = int(np.count_nonzero(suppressed)) * 2 <= classes.n_classes
+        picked = np.flatnonzero(suppressed if few else ~suppressed)
+        sizes = classes.sizes[picked]
+        starts = np.array([self._starts[q][level] for q, level in enumerate(classes.levels)],
+                          dtype=np.int64)
+        summed = sizes @ self._row_counts[classes.keys[picked] + starts]
+        lost = summed if few else everything - summed
+        n_lost = int(sizes.sum()) if few else classes.n_records - int(sizes.sum())
+        loss = self.g_factor * (everything - lost)
         s = self.s_factor
         if s < 1.0:
-            loss = loss + (1.0 - s) * (suppressed_sizes @ rows)
-        total = loss / self._domain + s * float(suppressed_sizes.sum())
+            loss = loss + (1.0 - s) * lost
+        total = loss / self._domain + s * float(n_lost)
         return self._normalized(total).tolist()
 
     def bound_values(self, classes: EquivalenceClasses) -> list[float]:
         """Per quasi-identifier generalization loss only: ARX's lower bound components."""
         self._require_prepared(classes)
-        general = classes.sizes @ self._class_rows(classes)
-        return self._normalized(self.g_factor * general / self._domain).tolist()
+        general = self.g_factor * self._all_rows(classes.levels)
+        return self._normalized(general / self._domain).tolist()
 
     def aggregate_values(self, values: list[float]) -> tuple[float, tuple[float, ...]]:
         """ARX's aggregate of per-attribute values: raw score and ordering key."""
