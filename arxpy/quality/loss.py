@@ -19,6 +19,9 @@ is the aggregate over attributes; for ``rank`` the search orders by the weighted
 sorted in descending order (lexicographically) and the reported raw score is their
 unweighted geometric mean, which ARX uses to place a rank result between minimum and
 maximum. The lower bound is ARX's: the generalization part alone, over all records.
+
+Shares are held as integer row counts, so each attribute's sum over the classes is exact
+until one final division (and a score with nothing suppressed equals its bound exactly).
 """
 
 from __future__ import annotations
@@ -38,11 +41,6 @@ from arxpy.quality.registry import register_quality_model
 AGGREGATES = ("sum", "max", "arithmetic_mean", "geometric_mean", "rank")
 
 
-def _arx_round(value: float) -> float:
-    """ARX keeps 10 decimals of each normalized value (``Metric.round``)."""
-    return math.floor(value * 1e10) / 1e10
-
-
 @register_quality_model
 class Loss(QualityModel):
     """ARX's Loss metric (lower is better; 0 = no loss, 1 = everything generalized away)."""
@@ -58,8 +56,13 @@ class Loss(QualityModel):
     gs_factor: float
     aggregate: str
     # Per-run state, set by prepare() on the run's clone.
-    _shares: Sequence[list[np.ndarray]] = ()
-    _domain: Sequence[float] = ()
+    _row_counts = np.zeros(0, dtype=np.int64)  # hierarchy rows under each generalized value
+    _starts: Sequence[Sequence[int]] = ()  # [qi][level]: where its values start above
+    _level_rows: Sequence[Sequence[int]] = ()  # [qi][level]: sum of rows over all records
+    _domain = np.zeros(0)  # [qi] hierarchy rows (leaves), float
+    _low = np.zeros(0)  # [qi] loss of the bottom: g * n / domain
+    _span = np.zeros(0)  # [qi] n - low (1 where that is 0)
+    _flat = np.zeros(0, dtype=bool)  # [qi] n == low: the loss is 0 at every level
     _weights: Sequence[float] = ()
     _bounds: Sequence[np.ndarray] = ()  # [qi][level] normalized generalization bound
     _n = 0.0
@@ -76,53 +79,84 @@ class Loss(QualityModel):
 
     def prepare(self, data: EncodedData) -> None:
         self._n = float(data.n_records)
-        top = max((q.weight for q in data.quasi_identifiers), default=1.0)
-        self._weights = [q.weight / top for q in data.quasi_identifiers]
-        self._shares, self._domain, self._bounds = [], [], []
-        for q in data.quasi_identifiers:
-            rows = float(len(q.level_maps[0]))
-            shares = [np.bincount(m, minlength=q.domain_size(lv)) / rows
-                      for lv, m in enumerate(q.level_maps)]
-            counts = q.value_counts.astype(float)
-            self._shares.append(shares)
-            self._domain.append(rows)
-            self._bounds.append(np.array([
-                self._normalize(self.g_factor * float(np.dot(counts, s[m])), rows)
-                for s, m in zip(shares, q.level_maps, strict=True)
-            ]))
+        qis = data.quasi_identifiers
+        top = max((q.weight for q in qis), default=1.0)
+        self._weights = [q.weight / top for q in qis]
+        # A value's share of the domain is (its hierarchy rows) / (all rows): keeping the
+        # integer row counts makes every sum of shares exact up to one final division.
+        tables: list[np.ndarray] = []
+        starts: list[list[int]] = []
+        for q in qis:
+            starts.append([])
+            for level, codes in enumerate(q.level_maps):
+                starts[-1].append(sum(t.size for t in tables))
+                tables.append(np.bincount(codes, minlength=q.domain_size(level)))
+        self._row_counts = np.concatenate(tables or [np.zeros(0)]).astype(np.int64)
+        self._starts = starts
+        self._domain = np.array([float(len(q.level_maps[0])) for q in qis])
+        self._low = self.g_factor * self._n / self._domain
+        span = self._n - self._low
+        self._flat = span == 0
+        self._span = np.where(self._flat, 1.0, span)
+        # Every record generalized to each level: the sum a score starts from, and with
+        # nothing suppressed the level's bound.
+        self._level_rows = [
+            [int(np.dot(q.value_counts, self._row_counts[starts[i][level] + codes]))
+             for level, codes in enumerate(q.level_maps)]
+            for i, q in enumerate(qis)]
+        general = np.zeros((len(qis), max((len(s) for s in starts), default=0)))
+        for i, totals in enumerate(self._level_rows):
+            general[i, :len(totals)] = totals
+        bounds = self._normalized(self.g_factor * general.T / self._domain).T
+        self._bounds = [bounds[i, :len(q.level_maps)] for i, q in enumerate(qis)]
 
-    def _normalize(self, total: float, domain: float) -> float:
-        low = self.g_factor * self._n / domain
-        span = self._n - low
-        result = (total - low) / span if span != 0 else 0.0
-        return _arx_round(result if result >= 0.0 else 0.0)
+    def _normalized(self, total: np.ndarray) -> np.ndarray:
+        """ARX's normalization of per-attribute loss sums (last axis: quasi-identifiers),
+        clamped at 0 and floored to 10 decimals (ARX's ``Metric.round``)."""
+        result = (total - self._low) / self._span
+        if self._flat.any():
+            result = np.where(self._flat, 0.0, result)
+        return np.floor(np.maximum(result, 0.0) * 1e10) / 1e10
 
     def _require_prepared(self, classes: EquivalenceClasses) -> None:
-        if len(self._shares) != len(classes.levels):
-            raise RuntimeError("Loss.prepare(data) must be called before scoring.")
+        if len(self._domain) != len(classes.levels) or classes.n_records != self._n:
+            raise RuntimeError("Loss.prepare(data) must be called, on the data of these "
+                               "classes, before scoring.")
+
+    def _all_rows(self, levels: Sequence[int]) -> np.ndarray:
+        """Per quasi-identifier, size x rows summed over every record at ``levels`` (int64)."""
+        return np.array([self._level_rows[q][level] for q, level in enumerate(levels)],
+                        dtype=np.int64)
 
     def values(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> list[float]:
         """Normalized loss per quasi-identifier, each in [0, 1]."""
         self._require_prepared(classes)
-        sizes = classes.sizes.astype(float)
-        out = []
-        for q, level in enumerate(classes.levels):
-            general = sizes * self._shares[q][level][classes.keys[:, q]]
-            if self.s_factor == 1.0:
-                lost = sizes
-            else:
-                lost = general + self.s_factor * (sizes - general)
-            total = float(np.where(suppressed, lost, general * self.g_factor).sum())
-            out.append(self._normalize(total, self._domain[q]))
-        return out
+        # Exact int64 sums of size x rows: over all records, known from prepare(), and
+        # over the kept or the suppressed classes, whichever are fewer (the other side is
+        # the difference). Kept records lose g * share; suppressed ones
+        # share + s * (1 - share), which is 1 at s = 1.
+        suppressed = np.asarray(suppressed, dtype=bool)
+        everything = self._all_rows(classes.levels)
+        few = int(np.count_nonzero(suppressed)) * 2 <= classes.n_classes
+        picked = np.flatnonzero(suppressed if few else ~suppressed)
+        sizes = classes.sizes[picked]
+        starts = np.array([self._starts[q][level] for q, level in enumerate(classes.levels)],
+                          dtype=np.int64)
+        summed = sizes @ self._row_counts[classes.keys[picked] + starts]
+        lost = summed if few else everything - summed
+        n_lost = int(sizes.sum()) if few else classes.n_records - int(sizes.sum())
+        loss = self.g_factor * (everything - lost)
+        s = self.s_factor
+        if s < 1.0:
+            loss = loss + (1.0 - s) * lost
+        total = loss / self._domain + s * float(n_lost)
+        return self._normalized(total).tolist()
 
     def bound_values(self, classes: EquivalenceClasses) -> list[float]:
         """Per quasi-identifier generalization loss only: ARX's lower bound components."""
         self._require_prepared(classes)
-        sizes = classes.sizes.astype(float)
-        return [self._normalize(self.g_factor * float(np.dot(
-            sizes, self._shares[q][level][classes.keys[:, q]])), self._domain[q])
-            for q, level in enumerate(classes.levels)]
+        general = self.g_factor * self._all_rows(classes.levels)
+        return self._normalized(general / self._domain).tolist()
 
     def aggregate_values(self, values: list[float]) -> tuple[float, tuple[float, ...]]:
         """ARX's aggregate of per-attribute values: raw score and ordering key."""
