@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from arxpy.data.codes import combine_codes
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData, QuasiIdentifier
 from arxpy.quality.base import QualityModel
@@ -33,24 +34,6 @@ def leaves_per_label(qi: QuasiIdentifier) -> list[np.ndarray]:
     """
     return [np.bincount(np.asarray(m), minlength=len(labels)).astype(float)
             for m, labels in zip(qi.level_maps, qi.labels, strict=True)]
-
-
-def row_ids(matrix: np.ndarray, radices: list[int]) -> np.ndarray:
-    """One int64 id per row of a non-negative code matrix; equal rows get equal ids.
-
-    Mixed-radix packing, re-densified whenever the next column could overflow int64.
-    """
-    ids = np.zeros(matrix.shape[0], dtype=np.int64)
-    bound = 1
-    for j, radix in enumerate(radices):
-        radix = max(int(radix), 1)
-        if bound * radix >= 2**62:
-            uniques, ids = np.unique(ids, return_inverse=True)
-            ids = ids.astype(np.int64).reshape(-1)
-            bound = max(len(uniques), 1)
-        ids = ids * radix + matrix[:, j]
-        bound *= radix
-    return ids
 
 
 @register_quality_model
@@ -111,7 +94,7 @@ class KLDivergence(QualityModel):
         )
         radices = [q.domain_size(lvl) for q, lvl in zip(self._qis, classes.levels, strict=True)]
         both = np.vstack([classes.keys.astype(np.int64), generalized.astype(np.int64)])
-        ids = row_ids(both, radices)
+        ids, _ = combine_codes(list(both.T), radices)
         class_ids, tuple_ids = ids[: classes.n_classes], ids[classes.n_classes :]
         order = np.argsort(class_ids, kind="stable")
         position = np.minimum(np.searchsorted(class_ids[order], tuple_ids), classes.n_classes - 1)
