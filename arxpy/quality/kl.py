@@ -59,7 +59,8 @@ class KLDivergence(QualityModel):
         # Each distinct tuple stands for its `counts` records (ARX sums per record).
         self._weight = counts * p
         self._constant = float(np.sum(self._weight * np.log2(p)))
-        self._leaves = [leaves_per_label(q) for q in self._qis]
+        # log2 of the leaves under each label, looked up per class (no log per check).
+        self._log2_leaves = [[np.log2(a) for a in leaves_per_label(q)] for q in self._qis]
         self._log2_domain = float(sum(np.log2(len(q.level_maps[0])) for q in self._qis))
 
     def record_sums(self) -> dict[str, np.ndarray]:
@@ -71,9 +72,10 @@ class KLDivergence(QualityModel):
         assert self._qis is not None
         suppressed = np.asarray(suppressed, dtype=bool)
         sizes = classes.sizes.astype(float)
+        keys = classes.keys  # read once: it may be computed on access
         log2_area = np.zeros(classes.n_classes)
         for j, level in enumerate(classes.levels):
-            log2_area += np.log2(self._leaves[j][level][classes.keys[:, j]])
+            log2_area += self._log2_leaves[j][level][keys[:, j]]
         # log2 q per class: share of records over the leaves it covers.
         log2_q = np.log2(sizes / self._n_records) - log2_area
         if suppressed.any():
