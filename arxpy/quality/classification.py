@@ -49,42 +49,26 @@ class Majorities:
     records: int
 
 
-def _from_tops(total: np.ndarray, top: np.ndarray, ties: np.ndarray) -> Majorities:
-    """Per group: records, records of its top value, values sharing the top (float
-    counts of whole records, exact below 2**53)."""
-    unique = ties == 1
-    records = int(round(float(total.sum())))
-    outside = int(round(float(total.sum() - top.sum())))
-    minority = int(round(float(np.sum(total - top, where=unique))))
-    ambiguous = records - int(round(float(np.sum(total, where=unique))))
-    return Majorities(minority, ambiguous, outside, records)
-
-
-def majorities(group: np.ndarray, value: np.ndarray, weight: np.ndarray, groups: int,
-               width: int) -> Majorities:
-    """:class:`Majorities` of records counted by (group, value) pair.
+def records_outside_top(group: np.ndarray, value: np.ndarray, weight: np.ndarray,
+                        groups: int, width: int) -> int:
+    """Records outside their group's most frequent value.
 
     Entry ``i`` holds ``weight[i]`` records of group ``group[i] < groups`` with value
-    ``value[i] < width``; equal pairs are summed, zero weights count for nothing.
+    ``value[i] < width``; equal (group, value) pairs are summed.
     """
     if group.size == 0:
-        return Majorities(0, 0, 0, 0)
+        return 0
     if dense_enough(groups * width, group.size):
-        # A (values x groups) table by one bincount, no sort; value-major, so each
-        # statistic is an element-wise pass over ``width`` rows.
+        # A (values x groups) table by one bincount, no sort; value-major, so the
+        # maximum is an element-wise pass over ``width`` rows.
         table = np.bincount(value * groups + group, weights=weight,
                             minlength=groups * width).reshape(width, groups)
-        top = table.max(axis=0)
-        ties = (table == top).sum(axis=0)
-        return _from_tops(table.sum(axis=0), top, ties)
+        return int(round(float(table.sum() - table.max(axis=0).sum())))
     codes, inverse = np.unique(group * width + value, return_inverse=True)
     counts = np.bincount(inverse.reshape(-1), weights=weight)
     owner = codes // width  # sorted: each group's pairs are one segment
     starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
-    top = np.maximum.reduceat(counts, starts)
-    segment = np.repeat(np.arange(starts.size), np.diff(np.append(starts, counts.size)))
-    ties = np.bincount(segment, weights=counts == top[segment])
-    return _from_tops(np.add.reduceat(counts, starts), top, ties)
+    return int(round(float(counts.sum() - np.maximum.reduceat(counts, starts).sum())))
 
 
 def _firsts(group: np.ndarray) -> np.ndarray:
@@ -281,9 +265,9 @@ class Classification(QualityModel):
                 outside_top = grouped.everyone.outside_top
             else:  # a class value mapped up: several classes of a group may share it
                 first = _firsts(grouped.group)
-                outside_top = majorities(np.cumsum(first) - 1,
-                                         self._up[low][level][grouped.value], grouped.sizes,
-                                         int(first.sum()), self._radices[j][level]).outside_top
+                outside_top = records_outside_top(
+                    np.cumsum(first) - 1, self._up[low][level][grouped.value], grouped.sizes,
+                    int(first.sum()), self._radices[j][level])
             bounds.append(self._outside_top_bound(outside_top, self._scale[level]))
         return min(bounds)
 
