@@ -113,7 +113,7 @@ class _FeatureGroups:
     group: np.ndarray  # group key per position (non-decreasing)
     value: np.ndarray  # class value code at the classes' level, per position
     sizes: np.ndarray  # class size, per position
-    everyone: Majorities  # over all classes
+    outside_top: int  # records outside their group's most frequent value
 
 
 @register_quality_model
@@ -208,11 +208,15 @@ class Classification(QualityModel):
         suppressed = np.asarray(suppressed, dtype=bool)
         penalty = self.suppressed_penalty * float(classes.sizes[suppressed].sum())
         if self._qi_index is None:
-            counts, scale = self._feature_majorities(classes, suppressed), 0.0
+            penalty += self._penalty(self._feature_majorities(classes, suppressed), 0.0)
+        elif self._scale[classes.levels[self._qi_index]] == 1.0:
+            # A single class value: every kept record costs the largest penalty, no
+            # grouping needed.
+            kept = int(classes.sizes.sum()) - int(classes.sizes[suppressed].sum())
+            penalty += float(kept) * self._max_penalty
         else:
-            counts = self._qi_majorities(classes, suppressed)
             scale = float(self._scale[classes.levels[self._qi_index]])
-        penalty += self._penalty(counts, scale)
+            penalty += self._penalty(self._qi_majorities(classes, suppressed), scale)
         return penalty / (self._max_penalty * self._n_records)
 
     def lower_bound(self, classes: EquivalenceClasses) -> float | None:
@@ -254,15 +258,15 @@ class Classification(QualityModel):
         j = self._qi_index
         assert j is not None
         n = int(classes.sizes.sum())
-        grouped = self._feature_groups(classes)
         low = classes.levels[j]
         bounds = []
         for level in range(low, self._class_top + 1):
             if self._scale[level] == 1.0:
                 bounds.append(self._outside_top_bound(n, 1.0))
                 continue
+            grouped = self._feature_groups(classes)
             if level == low:
-                outside_top = grouped.everyone.outside_top
+                outside_top = grouped.outside_top
             else:  # a class value mapped up: several classes of a group may share it
                 first = _firsts(grouped.group)
                 outside_top = records_outside_top(
@@ -311,7 +315,7 @@ class Classification(QualityModel):
         counted per group."""
         grouped = self._feature_groups(classes)
         if not suppressed.any():
-            return grouped.everyone
+            return _sorted_majorities(grouped.group, grouped.sizes)
         # Dropping entries keeps the order (group, then size descending).
         kept = ~suppressed[grouped.order]
         return _sorted_majorities(grouped.group[kept], grouped.sizes[kept])
@@ -349,8 +353,9 @@ class Classification(QualityModel):
             order = np.lexsort((-sizes, group))
         group, sizes = group[order], sizes[order]
         value = keys[:, j].astype(np.int64, copy=False)[order]
+        tops = sizes[np.flatnonzero(_firsts(group))]  # each group's first is its top
         self._last = _FeatureGroups(classes, order, group, value, sizes,
-                                    _sorted_majorities(group, sizes))
+                                    int(sizes.sum()) - int(tops.sum()))
         return self._last
 
     def _penalty(self, counts: Majorities, scale: float) -> float:
