@@ -38,14 +38,11 @@ class Majorities:
     """Record counts of groups by whether their most frequent class value is unique.
 
     ``minority``: records outside the top value of groups with a unique top;
-    ``ambiguous``: records of groups without one; ``outside_top``: records outside the
-    top value of every group (``minority`` plus the ambiguous groups' non-top records);
-    ``records``: every record counted.
+    ``ambiguous``: records of groups without one; ``records``: every record counted.
     """
 
     minority: int
     ambiguous: int
-    outside_top: int
     records: int
 
 
@@ -84,7 +81,7 @@ def _sorted_majorities(group: np.ndarray, counts: np.ndarray) -> Majorities:
     descending (each entry one distinct value of its group, count > 0): a group's top
     is its first entry, and it is unique unless the next entry of the group equals it."""
     if group.size == 0:
-        return Majorities(0, 0, 0, 0)
+        return Majorities(0, 0, 0)
     first = _firsts(group)
     starts = np.flatnonzero(first)
     top = counts[starts]
@@ -95,8 +92,7 @@ def _sorted_majorities(group: np.ndarray, counts: np.ndarray) -> Majorities:
     # Records of groups without a unique top: every entry whose group's top is tied.
     ambiguous = int(counts[tied[np.cumsum(first) - 1]].sum()) if tied.any() else 0
     ambiguous_tops = int(top[tied].sum())
-    return Majorities(records - ambiguous - (tops - ambiguous_tops), ambiguous,
-                      records - tops, records)
+    return Majorities(records - ambiguous - (tops - ambiguous_tops), ambiguous, records)
 
 
 @dataclass(frozen=True)
@@ -304,10 +300,10 @@ class Classification(QualityModel):
 
     def _feature_majorities(self, classes: EquivalenceClasses,
                             suppressed: np.ndarray) -> Majorities:
-        minority, ambiguous, outside_top = self._per_class(classes)
+        minority, ambiguous, _ = self._per_class(classes)
         kept = ~suppressed
         return Majorities(int(minority[kept].sum()), int(ambiguous[kept].sum()),
-                          int(outside_top[kept].sum()), int(classes.sizes[kept].sum()))
+                          int(classes.sizes[kept].sum()))
 
     def _qi_majorities(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> Majorities:
         """ARX's rule for a quasi-identifying class attribute (MetaHashGroupify): kept
