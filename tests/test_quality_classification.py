@@ -101,3 +101,25 @@ def test_records_outside_top_by_brute_force(groups, width, entries):
         totals[int(g)][int(v)] += int(w)
     expected = sum(sum(c.values()) - max(c.values()) for c in totals.values())
     assert records_outside_top(group, value, weight, groups, width) == expected
+
+
+@pytest.mark.parametrize("model", [Classification("sex", 0.2, 1.0, 0.6), Classification("age")],
+                         ids=lambda m: m.class_attribute)
+def test_groups_too_many_for_one_int64_are_renumbered(model, monkeypatch):
+    # With the key limit at 2 every transformation takes the renumbering and lexsort
+    # paths that very many or very large quasi-identifiers need; same scores and bounds.
+    import arxpy.quality.classification as classification
+
+    rng = np.random.default_rng(5)
+    frame = table(4, 120)
+    config = AnonymizationConfig([KAnonymity(1)], model.clone(), 0.2, "exhaustive")
+    result = anonymize(frame, definition(), HIERARCHIES, config)
+    wide, narrow = result.config.quality_model, result.config.quality_model.clone()
+    narrow.prepare(result._context.data)
+    narrow.suppression_budget = wide.suppression_budget
+    monkeypatch.setattr(classification, "KEY_LIMIT", 2)
+    for index in range(result.lattice.size):
+        classes, _ = result.classes_of(result.lattice.levels(index))
+        suppressed = rng.random(classes.n_classes) < 0.3
+        assert narrow.score(classes, suppressed) == wide.score(classes, suppressed)
+        assert narrow.lower_bound(classes) == wide.lower_bound(classes)
