@@ -18,44 +18,98 @@ and penalties move towards the largest penalty as that attribute is generalized.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
+from arxpy.data.codes import KEY_LIMIT, combine_codes
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
+from arxpy.lattice.grouping import dense_enough
 from arxpy.params import Param
 from arxpy.quality.base import QualityModel
-from arxpy.quality.kl import row_ids
 from arxpy.quality.registry import register_quality_model
 
 
-def top_two(group: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per group present in ``group``: total count, largest and second-largest count.
+@dataclass(frozen=True)
+class Majorities:
+    """Record counts of groups by whether their most frequent class value is unique.
 
-    The second-largest is -1 for a group with a single value (as in ARX's statistics).
-    ``group`` and ``count`` are non-negative.
+    ``minority``: records outside the top value of groups with a unique top;
+    ``ambiguous``: records of groups without one; ``records``: every record counted.
+    """
+
+    minority: int
+    ambiguous: int
+    records: int
+
+
+def records_outside_top(group: np.ndarray, value: np.ndarray, weight: np.ndarray,
+                        groups: int, width: int) -> int:
+    """Records outside their group's most frequent value.
+
+    Entry ``i`` holds ``weight[i]`` records of group ``group[i] < groups`` with value
+    ``value[i] < width``; equal (group, value) pairs are summed.
     """
     if group.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
-    group = group.astype(np.int64, copy=False)
-    count = count.astype(np.int64, copy=False)
-    top = int(count.max())
-    if (int(group.max()) + 1) * (top + 1) < 2**62:
-        # One int64 key (group, then count descending): one argsort instead of a lexsort.
-        order = np.argsort(group * (top + 1) + (top - count))
-    else:
-        order = np.lexsort((-count, group))
-    g, c = group[order], count[order]
-    first = np.empty(g.size, dtype=bool)
-    first[0] = True
-    np.not_equal(g[1:], g[:-1], out=first[1:])
+        return 0
+    if dense_enough(groups * width, group.size):
+        # A (values x groups) table by one bincount, no sort; value-major, so the
+        # maximum is an element-wise pass over ``width`` rows.
+        table = np.bincount(value * groups + group, weights=weight,
+                            minlength=groups * width).reshape(width, groups)
+        return int(round(float(table.sum() - table.max(axis=0).sum())))
+    codes, inverse = np.unique(group * width + value, return_inverse=True)
+    counts = np.bincount(inverse.reshape(-1), weights=weight)
+    owner = codes // width  # sorted: each group's pairs are one segment
+    starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
+    return int(round(float(counts.sum() - np.maximum.reduceat(counts, starts).sum())))
+
+
+def _firsts(group: np.ndarray) -> np.ndarray:
+    """Mask of the entries of a sorted ``group`` array that start a new group."""
+    first = np.empty(group.size, dtype=bool)
+    first[:1] = True
+    np.not_equal(group[1:], group[:-1], out=first[1:])
+    return first
+
+
+def _sorted_majorities(group: np.ndarray, counts: np.ndarray) -> Majorities:
+    """:class:`Majorities` of entries sorted by group and, within a group, by count
+    descending (each entry one distinct value of its group, count > 0): a group's top
+    is its first entry, and it is unique unless the next entry of the group equals it."""
+    if group.size == 0:
+        return Majorities(0, 0, 0)
+    first = _firsts(group)
     starts = np.flatnonzero(first)
-    ends = np.append(starts[1:], g.size)
-    second = np.minimum(starts + 1, g.size - 1)
-    top2 = np.where(starts + 1 < ends, c[second], -1)
-    return np.add.reduceat(c, starts), c[starts], top2
+    top = counts[starts]
+    after = np.minimum(starts + 1, group.size - 1)
+    tied = ~first[after] & (after > starts) & (counts[after] == top)
+    records = int(counts.sum())
+    tops = int(top.sum())
+    # Records of groups without a unique top: every entry whose group's top is tied.
+    ambiguous = int(counts[tied[np.cumsum(first) - 1]].sum()) if tied.any() else 0
+    ambiguous_tops = int(top[tied].sum())
+    return Majorities(records - ambiguous - (tops - ambiguous_tops), ambiguous, records)
+
+
+@dataclass(frozen=True)
+class _FeatureGroups:
+    """One transformation's classes grouped by the quasi-identifiers other than a
+    quasi-identifying class attribute: what its score and bound both read.
+
+    Class keys are distinct, so within a group each class holds one class value and the
+    class sizes are the group's value counts.
+    """
+
+    classes: EquivalenceClasses
+    order: np.ndarray  # class indices sorted by group, then size descending
+    group: np.ndarray  # group key per position (non-decreasing)
+    value: np.ndarray  # class value code at the classes' level, per position
+    sizes: np.ndarray  # class size, per position
+    outside_top: int  # records outside their group's most frequent value
 
 
 @register_quality_model
@@ -85,8 +139,10 @@ class Classification(QualityModel):
     _scale: np.ndarray = np.zeros(0)
     _radices: Sequence[list[int]] = ()
     _class_top: int = 0
-    _features_of: EquivalenceClasses | None = None
-    _features_cache: np.ndarray = np.zeros(0, dtype=np.int64)
+    # What the last classes' score and bound share (the search scores and bounds the
+    # same classes one after the other).
+    _last: _FeatureGroups | None = None
+    _last_per_class: tuple[EquivalenceClasses, np.ndarray, np.ndarray, np.ndarray] | None = None
     _up: Sequence[Sequence[np.ndarray]] = ()
 
     def check_together(self) -> None:
@@ -120,7 +176,8 @@ class Classification(QualityModel):
         self.validate(data)
         self._n_records = data.n_records
         self._qi_index = None
-        self._features_of = None
+        self._last = None
+        self._last_per_class = None
         if self.class_attribute in data.qi_names:
             j = data.qi_names.index(self.class_attribute)
             self._qi_index = j
@@ -147,9 +204,15 @@ class Classification(QualityModel):
         suppressed = np.asarray(suppressed, dtype=bool)
         penalty = self.suppressed_penalty * float(classes.sizes[suppressed].sum())
         if self._qi_index is None:
-            penalty += self._feature_penalty(classes, suppressed)
+            penalty += self._penalty(self._feature_majorities(classes, suppressed), 0.0)
+        elif self._scale[classes.levels[self._qi_index]] == 1.0:
+            # A single class value: every kept record costs the largest penalty, no
+            # grouping needed.
+            kept = int(classes.sizes.sum()) - int(classes.sizes[suppressed].sum())
+            penalty += float(kept) * self._max_penalty
         else:
-            penalty += self._qi_penalty(classes, suppressed)
+            scale = float(self._scale[classes.levels[self._qi_index]])
+            penalty += self._penalty(self._qi_majorities(classes, suppressed), scale)
         return penalty / (self._max_penalty * self._n_records)
 
     def lower_bound(self, classes: EquivalenceClasses) -> float | None:
@@ -168,16 +231,10 @@ class Classification(QualityModel):
             return None
         if self._qi_index is not None:
             return self._qi_bound(classes)
-        distribution = classes.distributions.get(self.class_attribute)
-        if distribution is None:
+        if classes.distributions.get(self.class_attribute) is None:
             return None
-        index, count = distribution.class_index, distribution.count
-        if index.size == 0:
-            return 0.0
-        # Triples are sorted by class: the most frequent count of each is a segment maximum.
-        starts = np.flatnonzero(np.concatenate(([True], index[1:] != index[:-1])))
-        outside_top = int(count.sum()) - int(np.maximum.reduceat(count, starts).sum())
-        return self._outside_top_bound(outside_top, scale=0.0)
+        _, _, outside_top = self._per_class(classes)
+        return self._outside_top_bound(int(outside_top.sum()), scale=0.0)
 
     def _outside_top_bound(self, outside_top: int, scale: float) -> float:
         """Least normalized penalty of ``outside_top`` records outside their group's
@@ -197,73 +254,110 @@ class Classification(QualityModel):
         j = self._qi_index
         assert j is not None
         n = int(classes.sizes.sum())
-        keys = classes.keys.astype(np.int64, copy=False)
-        features = self._features(classes)
         low = classes.levels[j]
         bounds = []
         for level in range(low, self._class_top + 1):
             if self._scale[level] == 1.0:
                 bounds.append(self._outside_top_bound(n, 1.0))
                 continue
-            value = self._up[low][level][keys[:, j]]
-            # Records per (feature group, class value) summed, then each group's top.
-            pair = features * self._radices[j][level] + value
-            pairs, inverse = np.unique(pair, return_inverse=True)
-            counts = np.bincount(inverse.reshape(-1), weights=classes.sizes)
-            groups = pairs // self._radices[j][level]
-            first = np.flatnonzero(np.concatenate(([True], groups[1:] != groups[:-1])))
-            outside_top = n - int(np.rint(np.maximum.reduceat(counts, first).sum()))
+            grouped = self._feature_groups(classes)
+            if level == low:
+                outside_top = grouped.outside_top
+            else:  # a class value mapped up: several classes of a group may share it
+                first = _firsts(grouped.group)
+                outside_top = records_outside_top(
+                    np.cumsum(first) - 1, self._up[low][level][grouped.value], grouped.sizes,
+                    int(first.sum()), self._radices[j][level])
             bounds.append(self._outside_top_bound(outside_top, self._scale[level]))
         return min(bounds)
 
-    def _feature_penalty(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
+    def _per_class(self, classes: EquivalenceClasses) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per class (the groups when the class attribute is tracked): records outside a
+        unique top value, records without a unique top, records outside the top."""
+        last = self._last_per_class
+        if last is not None and last[0] is classes:
+            return last[1:]
         distribution = classes.distributions.get(self.class_attribute)
         if distribution is None:
             raise ConfigurationError(
                 f"The equivalence classes carry no distribution of '{self.class_attribute}'; "
                 "the class attribute must be tracked (see Classification.tracked_attributes)."
             )
-        kept = ~suppressed[distribution.class_index]
-        total, top1, top2 = top_two(distribution.class_index[kept], distribution.count[kept])
-        return self._distribution_penalty(total, top1, top2, scale=0.0)
+        index, count = distribution.class_index, distribution.count
+        sizes = classes.sizes.astype(np.int64, copy=False)
+        top = np.zeros(classes.n_classes, dtype=np.int64)
+        if index.size:
+            # Triples are sorted by class: each class's top is a segment maximum.
+            starts = np.flatnonzero(np.concatenate(([True], index[1:] != index[:-1])))
+            top[index[starts]] = np.maximum.reduceat(count, starts)
+        ties = np.bincount(index, weights=count == top[index], minlength=classes.n_classes)
+        unique = ties == 1
+        outside_top = sizes - top
+        minority = np.where(unique, outside_top, 0)
+        ambiguous = np.where(unique, 0, sizes)
+        self._last_per_class = (classes, minority, ambiguous, outside_top)
+        return minority, ambiguous, outside_top
 
-    def _qi_penalty(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
-        """ARX's rule for a quasi-identifying class attribute (MetaHashGroupify)."""
-        j = self._qi_index
-        assert j is not None
+    def _feature_majorities(self, classes: EquivalenceClasses,
+                            suppressed: np.ndarray) -> Majorities:
+        minority, ambiguous, _ = self._per_class(classes)
         kept = ~suppressed
-        features = self._features(classes)[kept]
-        # Class keys are distinct, so within a feature group each class holds one
-        # generalized class value: the class sizes are the group's value counts.
-        total, top1, top2 = top_two(features, classes.sizes[kept].astype(np.int64))
-        return self._distribution_penalty(total, top1, top2, self._scale[classes.levels[j]])
+        return Majorities(int(minority[kept].sum()), int(ambiguous[kept].sum()),
+                          int(classes.sizes[kept].sum()))
 
-    def _features(self, classes: EquivalenceClasses) -> np.ndarray:
-        """Each class's group over the other quasi-identifiers (one id per group).
+    def _qi_majorities(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> Majorities:
+        """ARX's rule for a quasi-identifying class attribute (MetaHashGroupify): kept
+        classes grouped by the other quasi-identifiers, their generalized class values
+        counted per group."""
+        grouped = self._feature_groups(classes)
+        if not suppressed.any():
+            return _sorted_majorities(grouped.group, grouped.sizes)
+        # Dropping entries keeps the order (group, then size descending).
+        kept = ~suppressed[grouped.order]
+        return _sorted_majorities(grouped.group[kept], grouped.sizes[kept])
+
+    def _feature_groups(self, classes: EquivalenceClasses) -> _FeatureGroups:
+        """The classes sorted by group over the other quasi-identifiers, then size.
 
         Remembered for the last classes: the search scores and bounds the same classes
         one after the other.
         """
-        if self._features_of is classes:
-            return self._features_cache
+        if self._last is not None and self._last.classes is classes:
+            return self._last
         j = self._qi_index
-        keys = classes.keys.astype(np.int64, copy=False)
-        others = [i for i in range(keys.shape[1]) if i != j]
-        radices = [self._radices[i][classes.levels[i]] for i in others]
-        features = row_ids(keys[:, others], radices) if others else \
-            np.zeros(len(keys), np.int64)
-        self._features_of, self._features_cache = classes, features
-        return features
+        assert j is not None
+        keys = classes.keys  # read once: it may be computed on access
+        sizes = classes.sizes.astype(np.int64, copy=False)
+        radices = [r[level] for r, level in zip(self._radices, classes.levels, strict=True)]
+        # One mixed-radix number per class over the other attributes (the group).
+        places, span = [0] * len(radices), 1
+        for i in reversed(range(len(radices))):
+            if i != j:
+                places[i], span = span, span * radices[i]
+        largest = int(sizes.max()) if sizes.size else 0
+        if span < KEY_LIMIT:
+            group = keys.astype(np.int64, copy=False) @ np.asarray(places, dtype=np.int64)
+        else:  # too many combinations for one int64: renumbered
+            others = [i for i in range(len(radices)) if i != j]
+            key, _ = combine_codes([keys[:, i] for i in others], [radices[i] for i in others])
+            group, uniques = pd.factorize(key, sort=False)
+            group, span = group.astype(np.int64), len(uniques)
+        if span * (largest + 1) < KEY_LIMIT:
+            # One int64 key (group, then size descending): one argsort, not a lexsort.
+            order = np.argsort(group * (largest + 1) + (largest - sizes))
+        else:
+            order = np.lexsort((-sizes, group))
+        group, sizes = group[order], sizes[order]
+        value = keys[:, j].astype(np.int64, copy=False)[order]
+        tops = sizes[np.flatnonzero(_firsts(group))]  # each group's first is its top
+        self._last = _FeatureGroups(classes, order, group, value, sizes,
+                                    int(sizes.sum()) - int(tops.sum()))
+        return self._last
 
-    def _distribution_penalty(
-        self, total: np.ndarray, top1: np.ndarray, top2: np.ndarray, scale: float
-    ) -> float:
-        """ARX's getPenaltyDistribution summed over groups (not yet normalized)."""
+    def _penalty(self, counts: Majorities, scale: float) -> float:
+        """ARX's getPenaltyDistribution summed over the kept groups (not normalized)."""
         if scale == 1.0:
-            return float(total.sum()) * self._max_penalty
+            return float(counts.records) * self._max_penalty
         minority = self.minority_penalty * (1 - scale) + self._max_penalty * scale
         ambiguity = self.ambiguity_penalty * (1 - scale) + self._max_penalty * scale
-        has_majority = top1 != top2
-        return float(
-            np.sum(np.where(has_majority, (total - top1) * minority, total * ambiguity))
-        )
+        return minority * counts.minority + ambiguity * counts.ambiguous

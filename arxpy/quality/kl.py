@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from arxpy.data.codes import combine_codes
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData, QuasiIdentifier
 from arxpy.quality.base import QualityModel
@@ -33,24 +34,6 @@ def leaves_per_label(qi: QuasiIdentifier) -> list[np.ndarray]:
     """
     return [np.bincount(np.asarray(m), minlength=len(labels)).astype(float)
             for m, labels in zip(qi.level_maps, qi.labels, strict=True)]
-
-
-def row_ids(matrix: np.ndarray, radices: list[int]) -> np.ndarray:
-    """One int64 id per row of a non-negative code matrix; equal rows get equal ids.
-
-    Mixed-radix packing, re-densified whenever the next column could overflow int64.
-    """
-    ids = np.zeros(matrix.shape[0], dtype=np.int64)
-    bound = 1
-    for j, radix in enumerate(radices):
-        radix = max(int(radix), 1)
-        if bound * radix >= 2**62:
-            uniques, ids = np.unique(ids, return_inverse=True)
-            ids = ids.astype(np.int64).reshape(-1)
-            bound = max(len(uniques), 1)
-        ids = ids * radix + matrix[:, j]
-        bound *= radix
-    return ids
 
 
 @register_quality_model
@@ -76,7 +59,8 @@ class KLDivergence(QualityModel):
         # Each distinct tuple stands for its `counts` records (ARX sums per record).
         self._weight = counts * p
         self._constant = float(np.sum(self._weight * np.log2(p)))
-        self._leaves = [leaves_per_label(q) for q in self._qis]
+        # log2 of the leaves under each label, looked up per class (no log per check).
+        self._log2_leaves = [[np.log2(a) for a in leaves_per_label(q)] for q in self._qis]
         self._log2_domain = float(sum(np.log2(len(q.level_maps[0])) for q in self._qis))
 
     def record_sums(self) -> dict[str, np.ndarray]:
@@ -88,9 +72,10 @@ class KLDivergence(QualityModel):
         assert self._qis is not None
         suppressed = np.asarray(suppressed, dtype=bool)
         sizes = classes.sizes.astype(float)
+        keys = classes.keys  # read once: it may be computed on access
         log2_area = np.zeros(classes.n_classes)
         for j, level in enumerate(classes.levels):
-            log2_area += np.log2(self._leaves[j][level][classes.keys[:, j]])
+            log2_area += self._log2_leaves[j][level][keys[:, j]]
         # log2 q per class: share of records over the leaves it covers.
         log2_q = np.log2(sizes / self._n_records) - log2_area
         if suppressed.any():
@@ -111,7 +96,7 @@ class KLDivergence(QualityModel):
         )
         radices = [q.domain_size(lvl) for q, lvl in zip(self._qis, classes.levels, strict=True)]
         both = np.vstack([classes.keys.astype(np.int64), generalized.astype(np.int64)])
-        ids = row_ids(both, radices)
+        ids, _ = combine_codes(list(both.T), radices)
         class_ids, tuple_ids = ids[: classes.n_classes], ids[classes.n_classes :]
         order = np.argsort(class_ids, kind="stable")
         position = np.minimum(np.searchsorted(class_ids[order], tuple_ids), classes.n_classes - 1)
