@@ -24,6 +24,7 @@ from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.risk import tables
 from arxpy.gui.risk.common import EXCEEDED_COLOR, note, side_label
 from arxpy.gui.risk.controls import SettingsBar
+from arxpy.gui.risk.courtesy import EventLoopBeat, courteous
 from arxpy.gui.risk.histogram_view import RiskDistributionPanel
 from arxpy.gui.risk.jobs import (
     RiskOptions,
@@ -58,6 +59,8 @@ class RiskPerspective(QWidget):
         self._step_timer = QTimer(self)
         self._step_timer.setInterval(1)  # a zero timer would run before due timers
         self._step_timer.timeout.connect(self._next_step)
+        #: Runs while analyses do; they give way to the GUI thread when it falls behind.
+        self._beat = EventLoopBeat(self)
         self._build()
         state.project_changed.connect(self._input_changed)
         state.definition_changed.connect(self._input_changed)
@@ -182,7 +185,7 @@ class RiskPerspective(QWidget):
         """Run ``function(**kwargs)`` as the job of ``slot`` ("input"/"output"), replacing
         (cancelling) the slot's running job; ``settings`` are the options it uses."""
         self._cancel_side(slot)
-        worker = JobWorker(function, self, **kwargs)
+        worker = JobWorker(courteous(function, self._beat), self, **kwargs)
         self.workers[slot] = worker
         self._options[slot] = settings
         self._progress[slot] = (0, "Starting")
@@ -191,6 +194,7 @@ class RiskPerspective(QWidget):
         worker.failed.connect(lambda m, w=worker: self._on_failed(slot, w, m))
         worker.cancelled.connect(lambda w=worker: self._forget(slot, w))
         worker.start()
+        self._beat.start()
         self._show_progress()
 
     def _cancel_side(self, side: str) -> None:
@@ -244,6 +248,8 @@ class RiskPerspective(QWidget):
         self._redraw_later()
 
     def _show_progress(self) -> None:
+        if not self.workers:
+            self._beat.stop()
         if not self._progress:
             self.settings_bar.show_busy(False)
             return
