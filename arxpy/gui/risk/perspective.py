@@ -61,6 +61,13 @@ class RiskPerspective(QWidget):
         self._step_timer.timeout.connect(self._next_step)
         #: Runs while analyses do; they give way to the GUI thread when it falls behind.
         self._beat = EventLoopBeat(self)
+        #: Jobs made while the perspective is being shown, started after its first paint.
+        self._held: list[JobWorker] = []
+        self._holding = False
+        self._release_timer = QTimer(self)
+        self._release_timer.setSingleShot(True)
+        self._release_timer.setInterval(0)  # posted paint events go before timers
+        self._release_timer.timeout.connect(self._start_held)
         self._build()
         state.project_changed.connect(self._input_changed)
         state.definition_changed.connect(self._input_changed)
@@ -159,8 +166,20 @@ class RiskPerspective(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._dirty:
-            self._run_dirty()
+            # Started at once, the analyses would contend for the GIL with the
+            # perspective's first paint (40-50 ms at full HD); they start right after it.
+            self._holding = True
+            try:
+                self._run_dirty()
+            finally:
+                self._holding = False
+            self._release_timer.start()
             self._redraw_later()
+
+    def _start_held(self) -> None:
+        held, self._held = self._held, []
+        for worker in held:
+            worker.start()
 
     def _run_dirty(self) -> None:
         for side in sorted(self._dirty):
@@ -193,7 +212,10 @@ class RiskPerspective(QWidget):
         worker.finished.connect(lambda r, w=worker: self._on_finished(slot, w, r))
         worker.failed.connect(lambda m, w=worker: self._on_failed(slot, w, m))
         worker.cancelled.connect(lambda w=worker: self._forget(slot, w))
-        worker.start()
+        if self._holding:
+            self._held.append(worker)
+        else:
+            worker.start()
         self._beat.start()
         self._show_progress()
 
@@ -201,7 +223,10 @@ class RiskPerspective(QWidget):
         worker = self.workers.pop(side, None)
         self._options.pop(side, None)
         self._progress.pop(side, None)
-        if worker is not None:
+        if worker in self._held:  # never started: no signal will come
+            self._held.remove(worker)
+            worker.deleteLater()
+        elif worker is not None:
             worker.cancel()  # its late signals are ignored: it is no longer current
         self._show_progress()
 
