@@ -5,7 +5,8 @@ Top to bottom: what is compared (or why only the input is shown), the settings b
 (population, record-risk threshold, combination size, progress and Cancel), threshold
 monitors, then the risk distribution beside tabs with the attacker models, population
 uniqueness, quasi-identifiers and HIPAA identifiers. Every analysis runs as a job on a
-worker thread (:class:`~arxpy.gui.workers.JobWorker`); the views only draw results. An
+worker thread (:class:`~arxpy.gui.workers.JobWorker`) that gives way to the GUI thread
+while it is busy (:mod:`arxpy.gui.risk.courtesy`); the views only draw results. An
 analysis runs when the perspective is visible and its input changed: the input when the
 project or its definition changes, the output when the applied transformation changes.
 """
