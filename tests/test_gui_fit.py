@@ -112,8 +112,9 @@ def test_visiting_the_new_views_keeps_the_event_loop_responsive(window, qtbot, e
     window.utility.tabs.setCurrentWidget(window.utility.data_tables)
     qtbot.waitUntil(lambda: window.utility.data_tables.tables.output_model.rowCount() > 0,
                     timeout=20_000)
-    # The analyses run on worker threads (holding the GIL for at most ~35 ms at a time);
-    # their results are drawn over several event-loop turns.
+    # The risk analyses start after the perspective's first paint and run on worker
+    # threads that pause while the GUI thread is busy (arxpy/gui/risk/courtesy.py); their
+    # results are drawn over several event-loop turns into plot items made once.
     phase[0] = "risk analyses"
     window.show_perspective(3)
     qtbot.waitUntil(lambda: window.risk.analysis("output") is not None and not window.risk.busy,

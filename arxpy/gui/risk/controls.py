@@ -148,5 +148,10 @@ class SettingsBar(QWidget):
         """Show progress (and Cancel) while analyses run."""
         self.progress.setVisible(busy)
         self.cancel.setVisible(busy)
+        # QProgressBar.setValue repaints at once (not at the next event-loop turn), and
+        # that paints every other dirty widget of the window with it, the risk plot
+        # included: with updates off the new value is painted with everything else.
+        self.progress.setUpdatesEnabled(False)
         self.progress.setValue(percent)
+        self.progress.setUpdatesEnabled(True)  # schedules an update()
         self.status.setText(message if busy else "")

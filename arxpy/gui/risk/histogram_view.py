@@ -73,7 +73,9 @@ def first_shown(*distributions: RiskDistribution | None) -> int:
 class RiskHistogram(pg.GraphicsLayoutWidget):
     """Paired horizontal bars: percentage of records per risk interval, input and output.
 
-    The legend sits in its own row above the plot so that it never hides a bar.
+    The legend sits in its own row above the plot so that it never hides a bar. The bars,
+    the threshold line and the legend are made once and only get new data on a redraw:
+    clearing and re-adding them cost the GUI thread tens of milliseconds per analysis.
     """
 
     def __init__(self) -> None:
@@ -98,55 +100,87 @@ class RiskHistogram(pg.GraphicsLayoutWidget):
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
         self.setMinimumHeight(240)
+        self.bars = {side: pg.BarGraphItem(x0=0, y=[], height=BAR_HEIGHT * 0.95, width=[],
+                                           brush=pg.mkBrush(color),
+                                           pen=pg.mkPen(QColor(color).darker(130)))
+                     for side, color in (("input", INPUT_COLOR), ("output", OUTPUT_COLOR))}
+        self.threshold_line = pg.PlotDataItem(
+            [], [], pen=pg.mkPen(THRESHOLD_COLOR, width=1.5, style=Qt.PenStyle.DashLine))
+        for item in (*self.bars.values(), self.threshold_line):
+            plot.addItem(item)
         #: What is drawn, per side: the percentages of the intervals shown (for tests).
         self.shown: dict[str, np.ndarray] = {}
         #: "distribution" (records per interval) or "cumulative" (records above each).
         self.mode = "distribution"
+        self._entries: tuple[str, ...] = ()  # the legend's entries, rebuilt when they change
+        self._labels: list[str] = []  # the risk axis's tick labels
+        self._axis_title = ""
 
     def show_distributions(self, input_dist: RiskDistribution | None,
                            output_dist: RiskDistribution | None, threshold: float) -> None:
         """Draw input (blue, upper bar of each pair) and output (orange, lower bar)."""
-        plot = self.plot
-        plot.clear()
-        self.legend.clear()
         self.shown = {}
         start = first_shown(input_dist, output_dist)
         cumulative = self.mode == "cumulative"
         labels = (above_labels() if cumulative else interval_labels())[start:]
-        self.plot.setLabel("left", "Risk of a record above [%]" if cumulative
-                           else "Risk of a record [%]", color="#222")
+        self._set_axis("Risk of a record above [%]" if cumulative else "Risk of a record [%]",
+                       labels)
         positions = np.arange(len(labels), dtype=float)
-        sides = [(s, d, c) for s, d, c in (("input", input_dist, INPUT_COLOR),
-                                           ("output", output_dist, OUTPUT_COLOR))
-                 if d is not None]
+        distributions = {"input": input_dist, "output": output_dist}
+        both = input_dist is not None and output_dist is not None
         top = 1.0
-        for index, (side, distribution, color) in enumerate(sides):
+        for index, (side, bars) in enumerate(self.bars.items()):
+            distribution = distributions[side]
+            bars.setVisible(distribution is not None)
+            if distribution is None:
+                continue
             values = 100.0 * (records_above(distribution) if cumulative
                               else distribution.fraction)[start:]
             self.shown[side] = values
             top = max(top, float(values.max()))
-            offset = (0.5 - index) * BAR_HEIGHT if len(sides) == 2 else 0.0
-            bars = pg.BarGraphItem(x0=0, y=positions + offset, height=BAR_HEIGHT * 0.95,
-                                   width=values, brush=pg.mkBrush(color),
-                                   pen=pg.mkPen(QColor(color).darker(130)))
-            plot.addItem(bars)
-            self.legend.addItem(bars, "Input (original)" if side == "input" else "Output")
-        self._threshold_line(threshold, start, top)
-        plot.getAxis("left").setTicks([[(float(i), t) for i, t in enumerate(labels)]])
-        plot.setYRange(-0.6, len(labels) - 0.4, padding=0)
-        plot.setXRange(0, top * 1.08 if top < 92 else 101.0, padding=0.01)
+            offset = (0.5 - index) * BAR_HEIGHT if both else 0.0
+            bars.setOpts(y=positions + offset, width=values)
+        line = self._threshold_line(threshold, start, top)
+        self._set_legend(tuple(side for side in self.bars if side in self.shown)
+                         + (("threshold",) if line else ()), threshold)
+        self.plot.setYRange(-0.6, len(labels) - 0.4, padding=0)
+        self.plot.setXRange(0, top * 1.08 if top < 92 else 101.0, padding=0.01)
 
-    def _threshold_line(self, threshold: float, start: int, top: float) -> None:
+    def _set_axis(self, title: str, labels: list[str]) -> None:
+        # Unchanged ticks are not set again: that re-lays out and repaints the axis.
+        if title != self._axis_title:
+            self._axis_title = title
+            self.plot.setLabel("left", title, color="#222")
+        if labels != self._labels:
+            self._labels = labels
+            self.plot.getAxis("left").setTicks([[(float(i), t) for i, t in enumerate(labels)]])
+
+    def _threshold_line(self, threshold: float, start: int, top: float) -> bool:
+        """Place the threshold line; False if the threshold is outside the intervals shown."""
         # Between the interval holding the threshold and the next (records above it).
         index = int(np.searchsorted(RISK_BIN_UPPER, threshold, side="left")) - start
-        if not 0 <= index < RISK_BIN_UPPER.size - start:
-            return
-        y = index + 0.5
-        line = pg.PlotDataItem([0, max(top * 1.08, 100.0)], [y, y],
-                               pen=pg.mkPen(THRESHOLD_COLOR, width=1.5,
-                                            style=Qt.PenStyle.DashLine))
-        self.plot.addItem(line)
-        self.legend.addItem(line, f"Record-risk threshold ({_pct(threshold)} %)")
+        shown = 0 <= index < RISK_BIN_UPPER.size - start
+        self.threshold_line.setVisible(shown)
+        if shown:
+            y = index + 0.5
+            self.threshold_line.setData([0, max(top * 1.08, 100.0)], [y, y])
+        return shown
+
+    def _set_legend(self, entries: tuple[str, ...], threshold: float) -> None:
+        """The legend holds ``entries`` ("input", "output", "threshold"); it is rebuilt only
+        when they change (before and after the first run), else its text is updated."""
+        titles = {"input": "Input (original)", "output": "Output",
+                  "threshold": f"Record-risk threshold ({_pct(threshold)} %)"}
+        if entries != self._entries:
+            self._entries = entries
+            self.legend.clear()
+            items = {**self.bars, "threshold": self.threshold_line}
+            for entry in entries:
+                self.legend.addItem(items[entry], titles[entry])
+        elif "threshold" in entries:
+            label = self.legend.items[-1][1]
+            if label.text != titles["threshold"]:
+                label.setText(titles["threshold"])
 
 
 class RiskDistributionPanel(QWidget):
@@ -165,6 +199,7 @@ class RiskDistributionPanel(QWidget):
         self.stack.addWidget(self.table)
         self.buttons: dict[str, QRadioButton] = {}
         self._last: tuple = (None, None, 0.2)
+        self._table_stale = True  # the table does not show self._last yet
         bar = QHBoxLayout()
         for group_keys in (("distribution", "cumulative"), ("plot", "table")):
             group = QButtonGroup(self)
@@ -190,7 +225,10 @@ class RiskDistributionPanel(QWidget):
                            output_dist: RiskDistribution | None, threshold: float) -> None:
         self._last = (input_dist, output_dist, threshold)
         self.plot_view.show_distributions(input_dist, output_dist, threshold)
-        self._fill_table(input_dist, output_dist)
+        # The table is filled when it is shown (one view less to redraw per analysis).
+        self._table_stale = True
+        if self.stack.currentWidget() is self.table:
+            self._fill_table()
 
     def set_mode(self, mode: str) -> None:
         """"distribution" or "cumulative"."""
@@ -203,12 +241,15 @@ class RiskDistributionPanel(QWidget):
     def _mode_changed(self) -> None:
         mode = "cumulative" if self.buttons["cumulative"].isChecked() else "distribution"
         self.stack.setCurrentIndex(1 if self.buttons["table"].isChecked() else 0)
-        if mode != self.plot_view.mode:  # switching plot/table alone redraws nothing
+        if mode != self.plot_view.mode:  # switching plot/table alone leaves the plot be
             self.plot_view.mode = mode
             self.show_distributions(*self._last)
+        elif self._table_stale and self.stack.currentWidget() is self.table:
+            self._fill_table()
 
-    def _fill_table(self, input_dist: RiskDistribution | None,
-                    output_dist: RiskDistribution | None) -> None:
+    def _fill_table(self) -> None:
+        input_dist, output_dist, _ = self._last
+        self._table_stale = False
         cumulative = self.plot_view.mode == "cumulative"
         start = first_shown(input_dist, output_dist)
         labels = (above_labels() if cumulative else interval_labels())[start:]

@@ -170,7 +170,7 @@ class MonitorWidget(QFrame):
         state = self.exceeded
         if state is None:
             self.verdict.setText("<span style='color:#777'>waiting for the analysis…</span>")
-            self.setStyleSheet("")
+            self._set_style("")
             return
         color = EXCEEDED_COLOR if state else MET_COLOR
         word = "✗ exceeded" if state else "✓ met"
@@ -182,8 +182,12 @@ class MonitorWidget(QFrame):
             text += (f" <span style='color:#666'>· {other_side} "
                      f"{percent(other_value)}</span>")
         self.verdict.setText(text)
-        self.setStyleSheet(f"QFrame#monitor {{ border: 2px solid {color}; border-radius: 4px;"
-                           " }")
+        self._set_style(f"QFrame#monitor {{ border: 2px solid {color}; border-radius: 4px; }}")
+
+    def _set_style(self, sheet: str) -> None:
+        # A new style sheet re-polishes the frame and its children: only when it changes.
+        if sheet != self.styleSheet():
+            self.setStyleSheet(sheet)
 
 
 class MonitorStrip(QWidget):

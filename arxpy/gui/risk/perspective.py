@@ -5,7 +5,8 @@ Top to bottom: what is compared (or why only the input is shown), the settings b
 (population, record-risk threshold, combination size, progress and Cancel), threshold
 monitors, then the risk distribution beside tabs with the attacker models, population
 uniqueness, quasi-identifiers and HIPAA identifiers. Every analysis runs as a job on a
-worker thread (:class:`~arxpy.gui.workers.JobWorker`); the views only draw results. An
+worker thread (:class:`~arxpy.gui.workers.JobWorker`) that gives way to the GUI thread
+while it is busy (:mod:`arxpy.gui.risk.courtesy`); the views only draw results. An
 analysis runs when the perspective is visible and its input changed: the input when the
 project or its definition changes, the output when the applied transformation changes.
 """
@@ -24,6 +25,7 @@ from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.risk import tables
 from arxpy.gui.risk.common import EXCEEDED_COLOR, note, side_label
 from arxpy.gui.risk.controls import SettingsBar
+from arxpy.gui.risk.courtesy import EventLoopBeat, courteous
 from arxpy.gui.risk.histogram_view import RiskDistributionPanel
 from arxpy.gui.risk.jobs import (
     RiskOptions,
@@ -58,6 +60,15 @@ class RiskPerspective(QWidget):
         self._step_timer = QTimer(self)
         self._step_timer.setInterval(1)  # a zero timer would run before due timers
         self._step_timer.timeout.connect(self._next_step)
+        #: Runs while analyses do; they give way to the GUI thread when it falls behind.
+        self._beat = EventLoopBeat(self)
+        #: Jobs made while the perspective is being shown, started after its first paint.
+        self._held: list[JobWorker] = []
+        self._holding = False
+        self._release_timer = QTimer(self)
+        self._release_timer.setSingleShot(True)
+        self._release_timer.setInterval(0)  # posted paint events go before timers
+        self._release_timer.timeout.connect(self._start_held)
         self._build()
         state.project_changed.connect(self._input_changed)
         state.definition_changed.connect(self._input_changed)
@@ -156,8 +167,20 @@ class RiskPerspective(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._dirty:
-            self._run_dirty()
+            # Started at once, the analyses would contend for the GIL with the
+            # perspective's first paint (40-50 ms at full HD); they start right after it.
+            self._holding = True
+            try:
+                self._run_dirty()
+            finally:
+                self._holding = False
+            self._release_timer.start()
             self._redraw_later()
+
+    def _start_held(self) -> None:
+        held, self._held = self._held, []
+        for worker in held:
+            worker.start()
 
     def _run_dirty(self) -> None:
         for side in sorted(self._dirty):
@@ -182,7 +205,7 @@ class RiskPerspective(QWidget):
         """Run ``function(**kwargs)`` as the job of ``slot`` ("input"/"output"), replacing
         (cancelling) the slot's running job; ``settings`` are the options it uses."""
         self._cancel_side(slot)
-        worker = JobWorker(function, self, **kwargs)
+        worker = JobWorker(courteous(function, self._beat), self, **kwargs)
         self.workers[slot] = worker
         self._options[slot] = settings
         self._progress[slot] = (0, "Starting")
@@ -190,14 +213,21 @@ class RiskPerspective(QWidget):
         worker.finished.connect(lambda r, w=worker: self._on_finished(slot, w, r))
         worker.failed.connect(lambda m, w=worker: self._on_failed(slot, w, m))
         worker.cancelled.connect(lambda w=worker: self._forget(slot, w))
-        worker.start()
+        if self._holding:
+            self._held.append(worker)
+        else:
+            worker.start()
+        self._beat.start()
         self._show_progress()
 
     def _cancel_side(self, side: str) -> None:
         worker = self.workers.pop(side, None)
         self._options.pop(side, None)
         self._progress.pop(side, None)
-        if worker is not None:
+        if worker in self._held:  # never started: no signal will come
+            self._held.remove(worker)
+            worker.deleteLater()
+        elif worker is not None:
             worker.cancel()  # its late signals are ignored: it is no longer current
         self._show_progress()
 
@@ -244,6 +274,8 @@ class RiskPerspective(QWidget):
         self._redraw_later()
 
     def _show_progress(self) -> None:
+        if not self.workers:
+            self._beat.stop()
         if not self._progress:
             self.settings_bar.show_busy(False)
             return
