@@ -519,3 +519,23 @@ def test_a_superseded_risk_count_stops():
     with pytest.raises(CancelledError):
         risk_preview_job(method, data, cancel=token)
 
+
+
+def test_compare_shows_km_figures_for_disassociation_runs(window, qtbot):
+    from arxpy.project import Project
+
+    first, second = _run(k=3), _run(k=2)
+    window.set_project(Project(first.data, first.definition, {}, {}, name="codes"))
+    for run in (first, dataclasses.replace(second, label="dis k=2")):
+        window.state.add_run(run)
+    page = window.runs_page
+    page.table.selectAll()
+    page.compare_selected()
+    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 3, timeout=WAIT_MS)
+    table = page.compare_table
+    rows = {table.item(r, 0).text(): [table.item(r, c).text() for c in (1, 2)]
+            for r in range(table.rowCount())}
+    assert rows["k^m: k"] == ["3", "2"]
+    assert all(v.startswith("yes") for v in rows["k^m-anonymous (independent check)"])
+    assert all(v.startswith("does not apply") for v in rows["highest prosecutor risk"])
+    assert "do not apply" in page.compare_note.text()
