@@ -5,14 +5,15 @@ Run from the repository root::
     nice python3 benchmarks/disassociation.py                   # everything
     nice python3 benchmarks/disassociation.py --only full       # 58,302 records, k=5, m=2
     nice python3 benchmarks/disassociation.py --only scaling    # 2.5K..58K, log-log slope
-    nice python3 benchmarks/disassociation.py --only m4         # m=4 on 58,302 records
-
+    nice python3 benchmarks/disassociation.py --only m4         # m=4 on 58,302 records,
+                                                                # then the k^m checker
     nice python3 benchmarks/disassociation.py --only protocol   # the paper's protocol
 
 Data: the spec's generator ``arxpy.data.synth_ehr.generate_ehr`` (58,302 records over
 631 real ICD-9-CM codes; the paper's INFORMS data cannot be had). Targets: 58,302
 records at k=5, m=2 in under 30 s; near-linear scaling (slope well below 1.5); m=4 in
-under 2 minutes. ``protocol`` runs the utility study of spec §7 (claims C1-C8, C10; see
+under 2 minutes, and so the independent k^m checker on that output. ``protocol`` runs
+the utility study of spec §7 (claims C1-C8, C10; see
 ``benchmarks/disassociation_protocol.py``). Results go to stdout and, with
 ``--json FILE``, as JSON.
 """

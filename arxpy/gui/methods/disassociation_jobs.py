@@ -38,6 +38,7 @@ from arxpy.data.transactions import CodeSets
 from arxpy.data.utility_policy import policy_constraints
 from arxpy.gui.methods.views import MethodRun
 from arxpy.methods.disassociation import Disassociation, published_figures
+from arxpy.methods.disassociation.method import COSTLY_M
 from arxpy.methods.setvalued_baselines import (
     GeneralizationBaseline,
     global_generalization,
@@ -265,6 +266,7 @@ def risk_preview_job(method: Disassociation, data: pd.DataFrame, *,
     if counts is None:
         report(0.1, "Counting combinations of 1-5 codes")
         counts = combination_counts(sets, check=check)
-    report(0.6, f"Records at risk for k = {method.k}, m = {method.m}")
+    slow = " (m >= 4 on large data: a minute or more)" if method.m >= COSTLY_M else ""
+    report(0.6, f"Records at risk for k = {method.k}, m = {method.m}{slow}")
     percent = records_at_risk_percent(sets, method.k, method.m, check=check)
     return RiskPreview(sets, CombinationRisk.of(counts, method.k, method.m, percent))
