@@ -107,8 +107,7 @@ def at_risk_text(risk: CombinationRisk, records: int) -> str:
 def cap_text(counts: CombinationCounts) -> str:
     if not counts.capped_records:
         return ""
-    return (f"4-5 codes: the {counts.capped_records:,} records of more than {counts.cap} codes "
-            f"are counted on {counts.cap} random codes each.")
+    return f"4-5 codes: {counts.capped_records:,} long records sampled to {counts.cap} codes."
 
 
 class _Counted:
@@ -250,4 +249,6 @@ class RiskChart(QWidget):
         self.legend.setText(bin_legend(risk.k))
         self.cap.setText(cap_text(risk))
         self.cap.setVisible(bool(self.cap.text()))
-        self.cap.setToolTip(self.cap.text())
+        self.cap.setToolTip(f"Combinations of 4-5 codes of the {risk.capped_records:,} records "
+                            f"with more than {risk.cap} codes are counted on a random "
+                            f"{risk.cap} of their codes (the exact count is exponential).")

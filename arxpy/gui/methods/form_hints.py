@@ -175,6 +175,8 @@ def disassociation_preview_hint(values: Mapping[str, Any], data: pd.DataFrame,
     from arxpy.data.utility_policy import policy_constraints
 
     method = method_from_dict({"name": "disassociation", **values})
+    if method.policy == "none":
+        return ""  # the policy's own line already says: no constraints
     key = ("disassociation", id(data), id(definition), method.codes_column, method.delimiter,
            method.multiset, method.policy)
     if key not in _PREVIEW:

@@ -204,7 +204,7 @@ class MethodPanel(QWidget):
         self.form_holder.addWidget(self.form)
         self.companion = form_companion(name)
         if self.companion is not None:
-            self.method_row.addWidget(self.companion, 3)
+            self.method_row.addWidget(self.companion, 2)
         self.check()
 
     def _form_values(self) -> dict[str, Any] | None:
