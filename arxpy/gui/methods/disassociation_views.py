@@ -447,10 +447,9 @@ def _cell(value: Any) -> str:
 
 def _grouped_bars(widget: pg.PlotWidget, labels: list[str],
                   series: dict[str, list[float | None]], colors: tuple[str, ...],
-                  room: int | None = None, ceiling: float | None = None) -> None:
+                  room: int | None = None) -> None:
     """Side-by-side bars per label, one colour per series (None: no bar); with ``room``
-    (pixels along the axis) only as many labels as fit; ``ceiling`` caps the value axis
-    (100 for percentages)."""
+    (pixels along the axis) only as many labels as fit."""
     plot = widget.getPlotItem()
     plot.clear()
     drawn = {name: values for name, values in series.items()
@@ -473,7 +472,7 @@ def _grouped_bars(widget: pg.PlotWidget, labels: list[str],
     plot.getAxis("bottom").setTicks([thinned_ticks(labels, 40, room=room)])
     plot.setXRange(-0.6, len(labels) - 0.4, padding=0)
     high = max(top, 1e-9) * 1.35  # the legend sits in the top band
-    plot.setYRange(0, min(high, ceiling) if ceiling else high, padding=0)
+    plot.setYRange(0, high, padding=0)
 
 
 # --- risk ------------------------------------------------------------------------------------
