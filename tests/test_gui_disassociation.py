@@ -394,16 +394,8 @@ def test_utility_job_keeps_the_event_loop_responsive(qtbot):
     assert max(gaps) < 0.3, f"event loop blocked for {max(gaps):.3f} s"
 
 
-def test_the_form_previews_the_policy_constraints_and_the_records_at_risk():
-    # Before a run (spec 002 §6): the constraints of the policy on these codes, and the
-    # share of records holding a combination of <= m codes that < k records share,
-    # recounted here by brute force.
-    import itertools
-    from collections import Counter
-
-    import pandas as pd
-
-    from arxpy.data.definition import AttributeDefinition, DataDefinition, DataKind, DataType
+def test_the_form_previews_the_policy_constraints():
+    # Before a run (spec 002 §6): the constraints of the policy on these codes.
     from arxpy.gui.methods.form_hints import form_hint
 
     rows = ["401.9;250.00", "401.9;250.00", "401.9;250.00", "401.9;272.4", "401.9",
@@ -411,13 +403,139 @@ def test_the_form_previews_the_policy_constraints_and_the_records_at_risk():
     data = pd.DataFrame({"codes": rows})
     definition = DataDefinition([AttributeDefinition(
         "codes", data_type=DataType(DataKind.SET))])
-    sets = [set(r.split(";")) for r in rows]
-    counts = Counter(c for s in sets for n in (1, 2)
-                     for c in itertools.combinations(sorted(s), n))
-    at_risk = sum(any(counts[c] < 3 for n in (1, 2) for c in itertools.combinations(sorted(s), n))
-                  for s in sets)
     text = form_hint("disassociation", {"k": 3, "m": 2, "codes_column": "codes",
                                         "policy": "hierarchy:1"}, data, definition)
-    assert f"{at_risk / len(rows) * 100:.1f} % of {len(rows)} records" in text
     # level 1 = the 3-digit categories 401, 250, 272: three constraints over five codes
     assert "Policy preview: 3 constraints over 5 of 5 codes (largest 2)" in text
+    assert "records at risk" not in text.lower()  # the risk chart beside the form says it
+
+
+# --- the risk chart beside the form (spec 002 §6, before running) -------------------------------
+
+def _brute_force_risk(sets: list[set[str]], k: int, m: int):
+    """Per size 1..5, % of distinct combinations held by 1..10, >10 records; % of records
+    holding a combination of <= m codes that < k records hold. Plain enumeration."""
+    counts = Counter(c for s in sets for n in range(1, 6)
+                     for c in combinations(sorted(s), n))
+    histogram = {}
+    for size in range(1, 6):
+        held = [n for c, n in counts.items() if len(c) == size]
+        bins = Counter(str(n) if n <= 10 else ">10" for n in held)
+        histogram[size] = {b: bins[b] / len(held) * 100 for b in
+                           [str(i) for i in range(1, 11)] + [">10"]}
+    at_risk = sum(any(counts[c] < k for n in range(1, m + 1)
+                      for c in combinations(sorted(s), n)) for s in sets)
+    return histogram, at_risk / len(sets) * 100
+
+
+def _risk_project(window):
+    import numpy as np
+
+    from arxpy.project import Project
+
+    rng = np.random.default_rng(4)
+    pool = ["401.9", "250.00", "272.4", "414.01", "428.0", "427.31", "599.0", "V58.61"]
+    # Popular codes first, so that combinations fall in several bins; <= 8 codes a
+    # record, so no combination count is capped.
+    weights = np.array([30, 20, 12, 8, 6, 4, 3, 2], dtype=float)
+    sets = [set(rng.choice(pool, size=rng.integers(1, 7), replace=False,
+                           p=weights / weights.sum())) for _ in range(60)]
+    data = pd.DataFrame({"age": ["40"] * len(sets),
+                         CODES: [";".join(sorted(c)) for c in sets]}).astype(object)
+    definition = DataDefinition([AttributeDefinition("age"), AttributeDefinition(
+        CODES, data_type=DataType(DataKind.SET))])
+    window.set_project(Project(data, definition, {}, {}, name="codes"))
+    panel = window.configure.method_panel
+    panel.combo.setCurrentIndex(panel.combo.findData("disassociation"))
+    return panel, sets
+
+
+def _chart_heights(chart) -> dict[int, list[float]]:
+    """Bar heights drawn per x position (combination size - 1), bottom to top."""
+    import pyqtgraph as pg
+
+    drawn: dict[int, list[float]] = {}
+    for item in chart.getPlotItem().items:
+        if isinstance(item, pg.BarGraphItem):
+            for x, height in zip(item.opts["x"], item.opts["height"], strict=True):
+                drawn.setdefault(int(round(x)), []).append(float(height))
+    return drawn
+
+
+def test_risk_chart_beside_the_form_matches_a_brute_force_count(window, qtbot):
+    panel, sets = _risk_project(window)
+    chart = panel.companion
+    assert chart is not None and chart.isVisibleTo(panel)
+    panel.form.widgets["k"].setValue(3)
+    qtbot.waitUntil(lambda: not chart.busy and chart.risk is not None
+                    and chart.risk.k == 3, timeout=WAIT_MS)
+    histogram, percent = _brute_force_risk(sets, 3, 2)
+    for size in range(1, 6):
+        assert chart.risk.histogram[size] == pytest.approx(histogram[size])
+    assert chart.risk.records_at_risk_percent == pytest.approx(percent)
+    assert f"{percent:.1f} %" in chart.figure.text() and "60 records" in chart.figure.text()
+    # The bars drawn are the histogram, stacked bin by bin.
+    drawn = _chart_heights(chart.chart)
+    for size in range(1, 6):
+        assert drawn[size - 1] == pytest.approx(list(histogram[size].values()))
+
+
+def test_risk_chart_follows_k_and_m_and_keeps_what_it_counted(window, qtbot):
+    from arxpy.gui.methods.disassociation_risk_chart import bin_colors
+
+    panel, sets = _risk_project(window)
+    chart = panel.companion
+    qtbot.waitUntil(lambda: not chart.busy and chart.risk is not None, timeout=WAIT_MS)
+    # Two quick edits: the first count is superseded, the chart shows the last k and m.
+    panel.form.widgets["k"].setValue(7)
+    panel.form.widgets["m"].setValue(3)
+    qtbot.waitUntil(lambda: not chart.busy and (chart.risk.k, chart.risk.m) == (7, 3),
+                    timeout=WAIT_MS)
+    _, percent = _brute_force_risk(sets, 7, 3)
+    assert chart.risk.records_at_risk_percent == pytest.approx(percent)
+    assert f"{percent:.1f} %" in chart.figure.text() and "fewer than k = 7" in chart.figure.text()
+    assert "warm: fewer than k = 7" in chart.legend.text()
+    assert bin_colors(7)[5] != bin_colors(7)[6]  # 6 records: at risk; 7: not
+    # Back to k = 5, m = 2 (counted first): drawn at once, without a new count.
+    panel.form.widgets["k"].setValue(5)
+    panel.form.widgets["m"].setValue(2)
+    assert not chart.busy and (chart.risk.k, chart.risk.m) == (5, 2)
+    assert chart.risk.records_at_risk_percent == pytest.approx(_brute_force_risk(sets, 5, 2)[1])
+    # Other data (a new project): counted again, not taken from the cache.
+    panel, _ = _risk_project(window)
+    assert panel.companion.busy
+    qtbot.waitUntil(lambda: not panel.companion.busy, timeout=WAIT_MS)
+
+
+def test_a_superseded_risk_count_stops():
+    from arxpy.errors import CancelledError
+    from arxpy.gui.methods.disassociation_jobs import risk_preview_job
+    from arxpy.jobs import CancelToken
+
+    data = pd.DataFrame({CODES: ["401.9;250.00"] * 10})
+    method = method_from_dict({"name": "disassociation", "k": 2, "m": 2, "codes_column": CODES})
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(CancelledError):
+        risk_preview_job(method, data, cancel=token)
+
+
+
+def test_compare_shows_km_figures_for_disassociation_runs(window, qtbot):
+    from arxpy.project import Project
+
+    first, second = _run(k=3), _run(k=2)
+    window.set_project(Project(first.data, first.definition, {}, {}, name="codes"))
+    for run in (first, dataclasses.replace(second, label="dis k=2")):
+        window.state.add_run(run)
+    page = window.runs_page
+    page.table.selectAll()
+    page.compare_selected()
+    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 3, timeout=WAIT_MS)
+    table = page.compare_table
+    rows = {table.item(r, 0).text(): [table.item(r, c).text() for c in (1, 2)]
+            for r in range(table.rowCount())}
+    assert rows["k^m: k"] == ["3", "2"]
+    assert all(v.startswith("yes") for v in rows["k^m-anonymous (independent check)"])
+    assert all(v.startswith("does not apply") for v in rows["highest prosecutor risk"])
+    assert "do not apply" in page.compare_note.text()

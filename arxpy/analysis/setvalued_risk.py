@@ -14,7 +14,8 @@ risk are exact. The cap is reported with the result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -29,14 +30,12 @@ CAPPED_FROM_SIZE = 4
 
 
 @dataclass
-class CombinationRisk:
-    """Shares (%) of distinct code combinations by the number of records holding them."""
+class CombinationCounts:
+    """Shares (%) of distinct code combinations by the number of records holding them,
+    with the record lengths and the most frequent pairs (independent of k and m)."""
 
-    k: int
-    m: int
     histogram: dict[int, dict[str, float]]  # size -> bin -> % of distinct combinations
     distinct: dict[int, int]  # size -> distinct combinations counted
-    records_at_risk_percent: float
     cap: int
     capped_records: int  # records whose combinations of >= 4 codes were capped
     length_counts: list[int]  # records with 0, 1, 2, ... codes
@@ -45,6 +44,21 @@ class CombinationRisk:
     def unique_share(self, size: int) -> float:
         """% of distinct combinations of ``size`` codes found in exactly one record."""
         return self.histogram[size]["1"]
+
+
+@dataclass(kw_only=True)
+class CombinationRisk(CombinationCounts):
+    """The counts with the records at risk for one k and m."""
+
+    k: int
+    m: int
+    records_at_risk_percent: float
+
+    @classmethod
+    def of(cls, counts: CombinationCounts, k: int, m: int, percent: float
+           ) -> CombinationRisk:
+        shared = {f.name: getattr(counts, f.name) for f in fields(CombinationCounts)}
+        return cls(**shared, k=k, m=m, records_at_risk_percent=percent)
 
     def to_dict(self) -> dict[str, Any]:
         return {"k": self.k, "m": self.m,
@@ -57,14 +71,25 @@ class CombinationRisk:
 
 
 def combination_risk(sets: CodeSets, k: int = 5, m: int = 2, max_size: int = 5,
-                     cap: int = 12, seed: int = 0, top: int = 20) -> CombinationRisk:
+                     cap: int = 12, seed: int = 0, top: int = 20, *,
+                     check: Callable[[], None] | None = None) -> CombinationRisk:
     """The risk view of ``sets`` for k^m-anonymity (see the module docstring), with the
-    record-length distribution and the ``top`` most frequent pairs of codes."""
+    record-length distribution and the ``top`` most frequent pairs of codes. ``check``
+    is called between batches (a cancel token's ``raise_if_cancelled``)."""
+    counts = combination_counts(sets, max_size, cap, seed, top, check=check)
+    return CombinationRisk.of(counts, k, m, records_at_risk_percent(sets, k, m, check=check))
+
+
+def combination_counts(sets: CodeSets, max_size: int = 5, cap: int = 12, seed: int = 0,
+                       top: int = 20, *, check: Callable[[], None] | None = None
+                       ) -> CombinationCounts:
+    """The histogram of combinations of 1..``max_size`` codes by the records holding
+    them (sizes >= 4 over records capped at ``cap`` codes), record lengths, top pairs."""
     histogram: dict[int, dict[str, float]] = {}
     distinct: dict[int, int] = {}
     pairs: list[tuple[tuple[str, str], int]] = []
     exact_sizes = min(max_size, CAPPED_FROM_SIZE - 1)
-    for level in count_itemsets(sets, max(exact_sizes, 2), 1):
+    for level in count_itemsets(sets, max(exact_sizes, 2), 1, check=check):
         if level.size == 2:
             pairs = _top_pairs(sets, level.itemsets, level.counts, top)
         if level.size <= exact_sizes:
@@ -72,14 +97,21 @@ def combination_risk(sets: CodeSets, k: int = 5, m: int = 2, max_size: int = 5,
             distinct[level.size] = len(level.counts)
     capped, capped_records = _capped(sets, cap, np.random.default_rng(seed))
     if max_size >= CAPPED_FROM_SIZE:
-        for level in count_itemsets(capped, max_size, 1)[CAPPED_FROM_SIZE - 1:]:
+        for level in count_itemsets(capped, max_size, 1, check=check)[CAPPED_FROM_SIZE - 1:]:
             histogram[level.size] = _bins(level.counts)
             distinct[level.size] = len(level.counts)
-    at_risk = records_with_rare_itemsets(sets, m, k)
-    percent = float(at_risk.mean() * 100.0) if len(sets) else 0.0
-    return CombinationRisk(k, m, histogram, distinct, percent, cap,
-                           capped_records if max_size >= CAPPED_FROM_SIZE else 0,
-                           np.bincount(sets.lengths).tolist(), pairs)
+    return CombinationCounts(histogram, distinct, cap,
+                             capped_records if max_size >= CAPPED_FROM_SIZE else 0,
+                             np.bincount(sets.lengths).tolist(), pairs)
+
+
+def records_at_risk_percent(sets: CodeSets, k: int, m: int, *,
+                            check: Callable[[], None] | None = None) -> float:
+    """% of records holding a combination of at most ``m`` codes that fewer than ``k``
+    records hold (exact; 0 for no records)."""
+    if not len(sets):
+        return 0.0
+    return float(records_with_rare_itemsets(sets, m, k, check=check).mean() * 100.0)
 
 
 def _top_pairs(sets: CodeSets, itemsets: np.ndarray, counts: np.ndarray, top: int

@@ -17,7 +17,13 @@ from weakref import WeakKeyDictionary
 import numpy as np
 import pandas as pd
 
-from arxpy.analysis.setvalued_risk import CombinationRisk, combination_risk
+from arxpy.analysis.setvalued_risk import (
+    CombinationCounts,
+    CombinationRisk,
+    combination_counts,
+    combination_risk,
+    records_at_risk_percent,
+)
 from arxpy.analysis.setvalued_utility import (
     PAPER_SUPPORTS,
     ConstraintError,
@@ -31,7 +37,8 @@ from arxpy.data.icd9 import normalize_code, normalize_sets
 from arxpy.data.transactions import CodeSets
 from arxpy.data.utility_policy import policy_constraints
 from arxpy.gui.methods.views import MethodRun
-from arxpy.methods.disassociation import published_figures
+from arxpy.methods.disassociation import Disassociation, published_figures
+from arxpy.methods.disassociation.method import COSTLY_M
 from arxpy.methods.setvalued_baselines import (
     GeneralizationBaseline,
     global_generalization,
@@ -232,4 +239,34 @@ def risk_job(run: MethodRun, *, k: int, m: int, progress: Report | None = None,
              cancel: Any = None) -> CombinationRisk:
     """The input's combination risk for k^m-anonymity (Fig. 12 of the paper)."""
     _quiet(progress)(0.0, "Counting code combinations of 1-5 codes")
-    return combination_risk(original_sets(run), k=k, m=m)
+    check = cancel.raise_if_cancelled if cancel is not None else None
+    return combination_risk(original_sets(run), k=k, m=m, check=check)
+
+
+@dataclass
+class RiskPreview:
+    """The combination risk of the data a method is about to disassociate, with the code
+    sets it was counted on (kept so that another k or m need not read them again)."""
+
+    sets: CodeSets
+    risk: CombinationRisk
+
+
+def risk_preview_job(method: Disassociation, data: pd.DataFrame, *,
+                     sets: CodeSets | None = None, counts: CombinationCounts | None = None,
+                     progress: Report | None = None, cancel: Any = None) -> RiskPreview:
+    """Before a run (spec 002 §6): ``data``'s codes as ``method`` reads them, counted
+    as on the runs page, and the records at risk for the method's k and m. ``sets`` and
+    ``counts`` already known for these data and reading settings are reused."""
+    report = _quiet(progress)
+    check = cancel.raise_if_cancelled if cancel is not None else None
+    if sets is None:
+        report(0.0, "Reading the codes")
+        sets = method.read_codes(data)
+    if counts is None:
+        report(0.1, "Counting combinations of 1-5 codes")
+        counts = combination_counts(sets, check=check)
+    slow = " (m >= 4 on large data: a minute or more)" if method.m >= COSTLY_M else ""
+    report(0.6, f"Records at risk for k = {method.k}, m = {method.m}{slow}")
+    percent = records_at_risk_percent(sets, method.k, method.m, check=check)
+    return RiskPreview(sets, CombinationRisk.of(counts, method.k, method.m, percent))

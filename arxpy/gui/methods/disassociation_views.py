@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.analysis.setvalued_risk import OCCURRENCE_BINS, CombinationRisk
+from arxpy.analysis.setvalued_risk import CombinationRisk
 from arxpy.analysis.setvalued_utility import MRE_BINS
 from arxpy.data.disassociated import (
     ITEM_FILLS,
@@ -43,7 +43,6 @@ from arxpy.gui.code_sets import codes_tooltip, display_code
 from arxpy.gui.folders import pick_path
 from arxpy.gui.methods.cluster_browser import ClusterBrowser
 from arxpy.gui.methods.common import (
-    SERIES_COLORS,
     Figures,
     SizeHistogram,
     cancel_jobs_on_destroy,
@@ -59,6 +58,7 @@ from arxpy.gui.methods.disassociation_jobs import (
     summary_job,
     utility_job,
 )
+from arxpy.gui.methods.disassociation_risk_chart import bin_legend, draw_combination_chart
 from arxpy.gui.methods.views import MethodRun, register_result_view
 from arxpy.gui.utility.common import (
     GREEN,
@@ -447,10 +447,9 @@ def _cell(value: Any) -> str:
 
 def _grouped_bars(widget: pg.PlotWidget, labels: list[str],
                   series: dict[str, list[float | None]], colors: tuple[str, ...],
-                  room: int | None = None, ceiling: float | None = None) -> None:
+                  room: int | None = None) -> None:
     """Side-by-side bars per label, one colour per series (None: no bar); with ``room``
-    (pixels along the axis) only as many labels as fit; ``ceiling`` caps the value axis
-    (100 for percentages)."""
+    (pixels along the axis) only as many labels as fit."""
     plot = widget.getPlotItem()
     plot.clear()
     drawn = {name: values for name, values in series.items()
@@ -473,7 +472,7 @@ def _grouped_bars(widget: pg.PlotWidget, labels: list[str],
     plot.getAxis("bottom").setTicks([thinned_ticks(labels, 40, room=room)])
     plot.setXRange(-0.6, len(labels) - 0.4, padding=0)
     high = max(top, 1e-9) * 1.35  # the legend sits in the top band
-    plot.setYRange(0, min(high, ceiling) if ceiling else high, padding=0)
+    plot.setYRange(0, high, padding=0)
 
 
 # --- risk ------------------------------------------------------------------------------------
@@ -497,7 +496,7 @@ class CombinationRiskView(QWidget):
         self.headline.setTextFormat(Qt.TextFormat.RichText)
         self.plot_specs = {
             "chart": ("Distinct combinations of 1-5 codes by the number of records holding "
-                      "them", "records holding the combination", "% of distinct combinations"),
+                      "them", "codes in the combination", "% of distinct combinations"),
             "lengths": ("Codes per record", "codes", "records")}
         self.plot_boxes = {name: QVBoxLayout() for name in self.plot_specs}
         self.chart = self.lengths = None
@@ -513,8 +512,12 @@ class CombinationRiskView(QWidget):
         side = QVBoxLayout()
         side.addLayout(self.plot_boxes["lengths"], 1)
         side.addWidget(self.pairs, 1)
+        self.bins = note()
+        chart = QVBoxLayout()
+        chart.addLayout(self.plot_boxes["chart"], 1)
+        chart.addWidget(self.bins)
         body = QHBoxLayout()
-        body.addLayout(self.plot_boxes["chart"], 3)
+        body.addLayout(chart, 3)
         body.addLayout(side, 2)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -539,11 +542,8 @@ class CombinationRiskView(QWidget):
             f"{result.k}<sup>{result.m}</sup>-anonymity protects. "
             f"{result.unique_share(2):.1f} % of the distinct pairs of codes occur in one "
             "record only.")
-        sizes = sorted(result.histogram)
-        _grouped_bars(self.chart, list(OCCURRENCE_BINS),
-                      {f"{s} code{'s' if s > 1 else ''}": [result.histogram[s][b]
-                                                          for b in OCCURRENCE_BINS]
-                       for s in sizes}, SERIES_COLORS[1:] + SERIES_COLORS[:1], ceiling=100.0)
+        draw_combination_chart(self.chart, result, result.k)
+        self.bins.setText(bin_legend(result.k))
         lengths = result.length_counts
         bar_chart(self.lengths, [str(i) for i in range(len(lengths))], lengths, INPUT_COLOR)
         fill_table(self.pairs, [(" + ".join(display_code(c) for c in pair), f"{n:,}")

@@ -3,7 +3,9 @@ the gradient rule of interval generalisation's target statistic, the privacy cav
 the specifications ask the GUI to show. A hint is a function of the form's values
 returning plain text ("" for nothing); a method registers one with
 :func:`register_form_hint`. A hint that also needs the project's data (kPB-MS's
-discretization preview) registers with :func:`register_data_hint`.
+discretization preview) registers with :func:`register_data_hint`. A method whose form
+needs more than text beside it (disassociation's risk chart) registers a widget factory
+with :func:`register_form_companion`.
 """
 
 from __future__ import annotations
@@ -25,8 +27,12 @@ from arxpy.methods.interval_boxes import gradient_rule, parse_target
 FormHint = Callable[[Mapping[str, Any]], str]
 DataHint = Callable[[Mapping[str, Any], pd.DataFrame, DataDefinition], str]
 
+#: Makes a widget with ``show_values(values, data, definition)``, shown beside the form.
+FormCompanion = Callable[[], Any]
+
 _HINTS: dict[str, FormHint] = {}
 _DATA_HINTS: dict[str, DataHint] = {}
+_COMPANIONS: dict[str, FormCompanion] = {}
 
 #: The interval specification's caveat (spec 001): boxes are not perturbation.
 INTERVAL_CAVEAT = ("Privacy caveat: interval endpoints are real values of the records on the "
@@ -43,6 +49,18 @@ def register_data_hint(methods: Iterable[str], hint: DataHint) -> None:
     """Show ``hint(values, data, definition)`` below the value hint of ``methods``."""
     for name in methods:
         _DATA_HINTS[name] = hint
+
+
+def register_form_companion(methods: Iterable[str], factory: FormCompanion) -> None:
+    """Show ``factory()`` beside the forms of ``methods``."""
+    for name in methods:
+        _COMPANIONS[name] = factory
+
+
+def form_companion(method: str) -> Any | None:
+    """A new companion widget for ``method``'s form, or None."""
+    factory = _COMPANIONS.get(method)
+    return factory() if factory is not None else None
 
 
 def form_hint(method: str, values: Mapping[str, Any], data: pd.DataFrame | None = None,
@@ -105,8 +123,8 @@ def disassociation_hint(values: Mapping[str, Any]) -> str:
     if m >= COSTLY_M:
         lines.append(f"Warning: m = {m} counts every itemset of up to {m} codes in each chunk; "
                      "large clusters of long records may take minutes.")
-    lines.append(f"Only the codes column '{values.get('codes_column') or '?'}' is published "
-                 "(as a document of chunks); the other columns are not part of the release.")
+    lines.append(f"Only the codes column '{values.get('codes_column') or '?'}' is published, "
+                 "as a document of chunks.")
     lines.append(f"Privacy caveat: {DISASSOCIATION_CAVEAT}")
     return "\n".join(lines)
 
@@ -146,34 +164,29 @@ def kpbms_cuts_hint(values: Mapping[str, Any], data: pd.DataFrame,
     return _PREVIEW[key]
 
 
-#: Most records a disassociation preview counts itemsets of while the user types.
+#: Most records a policy preview counts itemsets of while the user types.
 PREVIEW_RECORDS = 20_000
 
 
 def disassociation_preview_hint(values: Mapping[str, Any], data: pd.DataFrame,
                                 definition: DataDefinition) -> str:
     """Before the run (spec 002 §6): the constraints the utility policy makes on these
-    codes, and the records a k^m attacker could single out today."""
-    from arxpy.data.itemsets import records_with_rare_itemsets
+    codes (the records at risk are in the risk chart beside the form)."""
     from arxpy.data.utility_policy import policy_constraints
 
     method = method_from_dict({"name": "disassociation", **values})
+    if method.policy == "none":
+        return ""  # the policy's own line already says: no constraints
     key = ("disassociation", id(data), id(definition), method.codes_column, method.delimiter,
-           method.policy, method.k, method.m)
+           method.multiset, method.policy)
     if key not in _PREVIEW:
         if len(data) > PREVIEW_RECORDS:
-            return ("Policy constraints and records at risk: shown after the run (large data; "
-                    "see the run's Combination risk and MRE views).")
+            return ("Policy constraints: shown after the run (large data; see the run's "
+                    "MRE table).")
         sets = method.read_codes(data)
-        constraints = policy_constraints(method.policy, sets)
-        at_risk = records_with_rare_itemsets(sets, method.m, method.k)
         _PREVIEW.clear()
-        _PREVIEW[key] = "\n".join([
-            constraints_text(constraints, len(sets.vocabulary)),
-            f"Before disassociation: {at_risk.mean() * 100 if len(sets) else 0.0:.1f} % of "
-            f"{len(sets):,} records hold a combination of up to {method.m} codes that fewer "
-            f"than {method.k} records share.",
-        ])
+        _PREVIEW[key] = constraints_text(policy_constraints(method.policy, sets),
+                                         len(sets.vocabulary))
     return _PREVIEW[key]
 
 
@@ -213,3 +226,12 @@ register_form_hint(["kpbms"], kpbms_hint)
 register_form_hint(["improved-condensation"], improved_condensation_hint)
 register_data_hint(["kpbms"], kpbms_cuts_hint)
 register_data_hint(["disassociation"], disassociation_preview_hint)
+
+
+def _disassociation_risk_chart() -> Any:
+    from arxpy.gui.methods.disassociation_risk_chart import RiskChart  # Qt: on first use
+
+    return RiskChart()
+
+
+register_form_companion(["disassociation"], _disassociation_risk_chart)

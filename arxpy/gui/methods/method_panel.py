@@ -34,7 +34,7 @@ from arxpy.gui.methods.choice import (
     selectable_methods,
     with_parameters,
 )
-from arxpy.gui.methods.form_hints import form_hint
+from arxpy.gui.methods.form_hints import form_companion, form_hint
 from arxpy.gui.param_form import ParamForm
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.settings_panel import shrinkable
@@ -58,6 +58,7 @@ class MethodPanel(QWidget):
         self.state = state
         self.choices = selectable_methods()
         self.form: ParamForm | None = None
+        self.companion: QWidget | None = None  # beside the form (see register_form_companion)
         self._form_key: tuple[Any, ...] | None = None
         self._filling = False
         self._timer = QTimer(self, singleShot=True, interval=COMMIT_DELAY_MS)
@@ -87,9 +88,14 @@ class MethodPanel(QWidget):
         self.scroll = QScrollArea(widgetResizable=True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.scroll.setWidget(form_page)
+        # A method's companion (a chart) sits beside the form and scrolls apart from it.
+        method_page = QWidget()
+        self.method_row = QHBoxLayout(method_page)
+        self.method_row.setContentsMargins(0, 0, 0, 0)
+        self.method_row.addWidget(self.scroll, 3)
         self.pages = QStackedWidget()
         self.pages.addWidget(lattice_page)
-        self.pages.addWidget(self.scroll)
+        self.pages.addWidget(method_page)
         # The selector sits in a row of its own, beside the Run button (see selector_row).
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -158,12 +164,18 @@ class MethodPanel(QWidget):
             self._show_form(name)
         self.method_changed.emit(name)
 
+    def _drop_form(self) -> None:
+        """Remove the form and its companion (deleted later; hidden until then so that
+        they do not draw over their successors)."""
+        for widget, holder in ((self.form, self.form_holder), (self.companion, self.method_row)):
+            if widget is not None:
+                holder.removeWidget(widget)
+                widget.hide()
+                widget.deleteLater()
+        self.form, self.companion, self._form_key = None, None, None
+
     def _show_unknown(self, name: str) -> None:
-        if self.form is not None:
-            self.form_holder.removeWidget(self.form)
-            self.form.hide()
-            self.form.deleteLater()
-            self.form, self._form_key = None, None
+        self._drop_form()
         self.summary.setText("")
         self.note.setText("")
         self.hint.setVisible(False)
@@ -184,15 +196,15 @@ class MethodPanel(QWidget):
             return
         self.note.setText("Privacy models, suppression, search settings, level ranges and "
                           "weights apply to the lattice search only.")
-        if self.form is not None:
-            self.form_holder.removeWidget(self.form)
-            self.form.hide()  # deleted later; until then it must not draw over the new one
-            self.form.deleteLater()
+        self._drop_form()
         self.form = ParamForm(params, values, columns)
         attach_code_picker(self.form, self.state.data, self)
         self.form.changed.connect(self._edited)
         self._form_key = key
         self.form_holder.addWidget(self.form)
+        self.companion = form_companion(name)
+        if self.companion is not None:
+            self.method_row.addWidget(self.companion, 2)
         self.check()
 
     def _form_values(self) -> dict[str, Any] | None:
@@ -219,6 +231,8 @@ class MethodPanel(QWidget):
                                  self.state.data if project else None,
                                  self.state.definition if project else None)
                 method_from_dict({"name": self._form_key[0], **values})
+                if self.companion is not None and project:
+                    self.companion.show_values(values, self.state.data, self.state.definition)
             except ConfigurationError as exc:
                 message = str(exc)
         self.hint.setText(hint)

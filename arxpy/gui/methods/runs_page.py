@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from arxpy.analysis.compare import compare_releases
+from arxpy.analysis.setvalued_compare import SETVALUED_ROWS
 from arxpy.errors import ArxpyError
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.methods.choice import key_parameters
@@ -255,10 +256,14 @@ class RunsPage(QWidget):
         self.compare_table.setHorizontalHeaderLabels(["Figure", *map(str, frame.columns)])
         fill_table(self.compare_table, [(name, *(_cell(v) for v in row))
                                         for name, row in frame.iterrows()], bold_first=True)
+        set_valued = (" Set-valued (disassociation) releases publish a document of chunks: "
+                      "classes and prosecutor risks do not apply to them; their k^m rows "
+                      "come from the document and the independent checker."
+                      if SETVALUED_ROWS[0] in frame.index else "")
         self.compare_note.setText(
             "Figures recomputed from each release's published records: classes are records "
             "sharing every quasi-identifier value, so synthetic or interval releases may "
-            "show more classes than the method's groups.")
+            "show more classes than the method's groups." + set_valued)
 
     def _comparison_failed(self, message: str) -> None:
         self.compare_note.setText(f"<span style='color:#b3261e'>{html.escape(message)}</span>")

@@ -265,6 +265,8 @@ def _render_codes(window, output: Path, suffix: str) -> list[Path]:
     path.unlink()
     window.show_perspective(0)
     _choose(window, "disassociation", k=5)
+    chart = window.configure.method_panel.companion  # the risk chart beside the form
+    wait_until(lambda: not chart.busy, what="the risk chart")
     written.append(save_png(window, output / f"methods-configure-disassociation{suffix}.png"))
     picker = CodePickerDialog(code_counts(window.state.data["codes"], ";"), ["296.65"],
                               "Sensitive codes", window)
