@@ -115,10 +115,16 @@ def test_courteous_token_pauses_only_while_the_beat_is_late(qtbot):
     started = time.monotonic()
     token.raise_if_cancelled()  # fresh beat: no pause
     assert time.monotonic() - started < 0.05
-    beat.last = time.monotonic() - 1.0  # the GUI thread is busy (here: this test)
+    beat.last = time.monotonic() - 0.5  # the GUI thread is busy (here: this test)
     started = time.monotonic()
     token.raise_if_cancelled()
     assert MAX_PAUSE * 0.9 <= time.monotonic() - started < MAX_PAUSE + 0.2
+    # A beat older than GONE: its window went away while the job ran; no more pausing
+    # (a job left running would otherwise crawl at MAX_PAUSE per check).
+    beat.last = time.monotonic() - 5.0
+    started = time.monotonic()
+    token.raise_if_cancelled()
+    assert time.monotonic() - started < 0.05
     beat.stop()
 
 

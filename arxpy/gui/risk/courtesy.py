@@ -28,6 +28,9 @@ PAUSE = 0.002
 #: ... but at most this long (s) per check, so a GUI thread blocked outside Python
 #: (which needs no lock) slows a job down without stopping it.
 MAX_PAUSE = 0.25
+#: A beat older than this (s) is not a busy GUI thread but a gone one (its window was
+#: closed while a job still ran, or its loop blocks outside Python): jobs stop pausing.
+GONE = 1.0
 
 
 class EventLoopBeat(QObject):
@@ -57,9 +60,9 @@ class EventLoopBeat(QObject):
 
     @property
     def late(self) -> bool:
-        """True while the GUI thread has not reached its event loop for LATE seconds
-        (read from a job's thread)."""
-        return self._running and time.monotonic() - self.last > LATE
+        """True while the GUI thread has not reached its event loop for LATE seconds, but
+        for less than GONE (read from a job's thread)."""
+        return self._running and LATE < time.monotonic() - self.last < GONE
 
 
 class CourteousToken(CancelToken):
