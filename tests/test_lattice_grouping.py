@@ -31,11 +31,11 @@ def encoded(seed: int, n: int):
     return frame, encode(frame, definition, {"age": AGE, "city": CITY}, tracked=["disease"])
 
 
-def as_table(classes, data):
+def as_table(classes, data, tracked="disease"):
     """Classes as {(label, ...): (size, {value: count})} for comparison."""
     out = {}
-    dist = classes.distributions["disease"]
-    values = data.tracked["disease"].values
+    dist = classes.distributions[tracked]
+    values = data.tracked[tracked].values
     for c in range(classes.n_classes):
         key = tuple(q.labels[lv][classes.keys[c, j]]
                     for j, (q, lv) in enumerate(zip(data.quasi_identifiers, classes.levels,
@@ -128,21 +128,6 @@ def _brute_force(frame, hierarchies, levels, weights):
     return out
 
 
-def _as_labels(classes, data):
-    dist = classes.distributions["s"]
-    values = data.tracked["s"].values
-    out = {}
-    for c in range(classes.n_classes):
-        key = tuple(q.labels[lv][classes.keys[c, j]]
-                    for j, (q, lv) in enumerate(zip(data.quasi_identifiers, classes.levels,
-                                                            strict=True)))
-        mask = dist.class_index == c
-        out[key] = (int(classes.sizes[c]),
-                    {values[v]: int(k) for v, k in zip(dist.value[mask], dist.count[mask],
-                                                       strict=True)})
-    return out
-
-
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(1, 300), n_qi=st.integers(2, 5),
        weighted=st.booleans(), decode=st.lists(st.booleans(), min_size=8, max_size=8))
@@ -164,7 +149,7 @@ def test_chained_roll_ups_equal_a_brute_force_grouping(seed, n, n_qi, weighted, 
             levels[q] = int(rng.integers(levels[q], tops[q] + 1))
         rolled = grouper.roll_up(source, levels)
         assert rolled.packed is not None and not rolled.keys_decoded
-        assert _as_labels(rolled, data) == _brute_force(frame, hierarchies, levels, weights)
+        assert as_table(rolled, data, "s") == _brute_force(frame, hierarchies, levels, weights)
         assert np.all(np.diff(rolled.distributions["s"].class_index) >= 0)
         if decode[step]:
             rolled.keys  # noqa: B018  (as a model reading keys would)
@@ -181,10 +166,10 @@ def test_keys_too_wide_to_pack_take_the_column_path():
     assert bottom.packed is None and bottom.keys_decoded
     middle = grouper.roll_up(bottom, (1, 0, 0, 0, 0, 0, 0))  # 200 * 600**6 > 2**62
     assert middle.packed is None
-    assert _as_labels(middle, data) == _brute_force(frame, hierarchies, middle.levels, None)
+    assert as_table(middle, data, "s") == _brute_force(frame, hierarchies, middle.levels, None)
     high = grouper.roll_up(middle, (2, 2, 2, 2, 1, 1, 0))  # 67**4 * 200**2 * 600 fits
     assert high.packed is not None
-    assert _as_labels(high, data) == _brute_force(frame, hierarchies, high.levels, None)
+    assert as_table(high, data, "s") == _brute_force(frame, hierarchies, high.levels, None)
     top = grouper.roll_up(high, (3,) * 7)
     assert top.n_classes == 1 and top.sizes.tolist() == [700]
 
