@@ -123,3 +123,33 @@ def test_groups_too_many_for_one_int64_are_renumbered(model, monkeypatch):
         suppressed = rng.random(classes.n_classes) < 0.3
         assert narrow.score(classes, suppressed) == wide.score(classes, suppressed)
         assert narrow.lower_bound(classes) == wide.lower_bound(classes)
+
+
+@pytest.mark.parametrize("model", [Classification("sex", 0.2, 1.0, 0.6), Classification("age"),
+                                   Classification("zip", 0.5, 0.7, 1.0)],
+                         ids=lambda m: m.class_attribute)
+def test_packed_keys_give_the_scores_of_the_key_matrix(model):
+    # A quasi-identifying class attribute groups classes straight from their packed keys
+    # when no key matrix was decoded; same scores and bounds as from the matrix.
+    from arxpy.lattice.classes import EquivalenceClasses
+
+    rng = np.random.default_rng(8)
+    frame = table(6, 150)
+    config = AnonymizationConfig([KAnonymity(1)], model.clone(), 0.2, "exhaustive")
+    result = anonymize(frame, definition(), HIERARCHIES, config)
+    prepared = result.config.quality_model
+    packed_seen = 0
+    for index in range(result.lattice.size):
+        classes, _ = result.classes_of(result.lattice.levels(index))
+        if classes.packed is None:
+            continue
+        packed_seen += 1
+        twin = EquivalenceClasses(classes.levels, None, classes.sizes, classes.distributions,
+                                  classes.sums, classes.packed)
+        matrix = EquivalenceClasses(classes.levels, classes.packed.decode(), classes.sizes,
+                                    classes.distributions, classes.sums)
+        suppressed = rng.random(classes.n_classes) < 0.3
+        assert prepared.score(twin, suppressed) == prepared.score(matrix, suppressed)
+        assert prepared.lower_bound(twin) == prepared.lower_bound(matrix)
+        assert not twin.keys_decoded  # the packed path was taken
+    assert packed_seen == result.lattice.size

@@ -94,6 +94,14 @@ class EquivalenceClasses:
             self._keys = self.packed.decode()
         return self._keys
 
+    def keys_of(self, rows: np.ndarray) -> np.ndarray:
+        """The keys of the classes ``rows`` (indices or a mask) only: a model reading a
+        few classes' keys decodes those, not the whole matrix (and keeps nothing)."""
+        if self._keys is not None:
+            return self._keys[rows]
+        assert self.packed is not None
+        return decode_codes(self.packed.values[rows], self.packed.radices)
+
     @property
     def keys_decoded(self) -> bool:
         """Is the key matrix in memory (given, or decoded by a reader)?"""

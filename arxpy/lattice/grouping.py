@@ -55,7 +55,7 @@ def _group_exact(key: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
         else:
             present = np.zeros(span, dtype=bool)
             present[key] = True
-            distinct = np.flatnonzero(present)
+            distinct = present.nonzero()[0]
         lookup = np.empty(span, dtype=np.int64)
         lookup[distinct] = np.arange(len(distinct), dtype=np.int64)
         return lookup[key], distinct
@@ -95,7 +95,7 @@ def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.nd
         # sums of integer counts stay exact), read off in pair order. nonzero on a boolean
         # mask is several times faster than on the float table itself.
         summed = np.bincount(pair, weights=count, minlength=n_classes * width)
-        present = np.flatnonzero(summed > 0)
+        present = (summed > 0).nonzero()[0]
         owner = present // width
         return Distribution(
             class_index=owner,
@@ -239,7 +239,7 @@ class Grouper:
         for q in range(first, last + 1):
             digit = digits[q]
             if low[q] != high[q]:
-                digit = np.take(self.up_map(q, low[q], high[q]), digit)
+                digit = self.up_map(q, low[q], high[q]).take(digit)
                 radices[q] = self.data.quasi_identifiers[q].domain_size(high[q])
             key = digit if key is None else key * radices[q] + digit
         if below is not None:
@@ -288,10 +288,10 @@ class Grouper:
         if low == level:
             return source.keys[:, q]
         if source is not self._root:
-            return np.take(self.up_map(q, low, level), source.keys[:, q])
+            return self.up_map(q, low, level).take(source.keys[:, q])
         column = self._root_columns.get((q, level))
         if column is None:
-            column = np.take(self.up_map(q, low, level), source.keys[:, q])
+            column = self.up_map(q, low, level).take(source.keys[:, q])
             self._keep_root_column((q, level), column)
         return column
 
@@ -399,7 +399,7 @@ class SnapshotCache:
                       ).all(axis=0)
             if not below.any():
                 return None
-            best = int(np.flatnonzero(below)[np.argmin(self._classes[:end][below])])
+            best = int(below.nonzero()[0][np.argmin(self._classes[:end][below])])
         self._touch(best)
         return self._items[best]
 

@@ -204,7 +204,7 @@ def _level_excess(dist: Distribution, sizes: np.ndarray, ancestor: np.ndarray,
         return np.maximum(excess, 0, out=excess).sum(axis=1)
     order = np.argsort(key, kind="stable")
     key = key[order]
-    starts = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+    starts = np.concatenate(([True], key[1:] != key[:-1])).nonzero()[0]
     cls, node = np.divmod(key[starts], n_nodes)
     count = np.add.reduceat(dist.count[order], starts)
     return positive_excess(cls, node, count, sizes, mass, n_records)

@@ -17,6 +17,7 @@ and penalties move towards the largest penalty as that attribute is generalized.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,7 +26,7 @@ import pandas as pd
 
 from arxpy.data.codes import KEY_LIMIT, combine_codes
 from arxpy.errors import ConfigurationError
-from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.lattice.classes import EquivalenceClasses, PackedKeys
 from arxpy.lattice.encoding import EncodedData
 from arxpy.lattice.grouping import dense_enough
 from arxpy.params import Param
@@ -64,7 +65,7 @@ def records_outside_top(group: np.ndarray, value: np.ndarray, weight: np.ndarray
     codes, inverse = np.unique(group * width + value, return_inverse=True)
     counts = np.bincount(inverse.reshape(-1), weights=weight)
     owner = codes // width  # sorted: each group's pairs are one segment
-    starts = np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))
+    starts = np.concatenate(([True], owner[1:] != owner[:-1])).nonzero()[0]
     return int(round(float(counts.sum() - np.maximum.reduceat(counts, starts).sum())))
 
 
@@ -83,7 +84,7 @@ def _sorted_majorities(group: np.ndarray, counts: np.ndarray) -> Majorities:
     if group.size == 0:
         return Majorities(0, 0, 0)
     first = _firsts(group)
-    starts = np.flatnonzero(first)
+    starts = first.nonzero()[0]
     top = counts[starts]
     after = np.minimum(starts + 1, group.size - 1)
     tied = ~first[after] & (after > starts) & (counts[after] == top)
@@ -93,6 +94,19 @@ def _sorted_majorities(group: np.ndarray, counts: np.ndarray) -> Majorities:
     ambiguous = int(counts[tied[np.cumsum(first) - 1]].sum()) if tied.any() else 0
     ambiguous_tops = int(top[tied].sum())
     return Majorities(records - ambiguous - (tops - ambiguous_tops), ambiguous, records)
+
+
+def _without_digit(packed: PackedKeys, j: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Packed keys split into the number over every digit but ``j`` (the same number
+    :meth:`Classification._group_from_keys` computes from the key matrix) and digit
+    ``j``, plus the number of possible groups: a few array operations, no decoding."""
+    radices = packed.radices
+    place = math.prod(radices[j + 1:])
+    high = packed.values // place
+    low = packed.values - high * place
+    above = high // radices[j]
+    value = high - above * radices[j]
+    return above * place + low, value, math.prod(radices) // radices[j]
 
 
 @dataclass(frozen=True)
@@ -288,7 +302,7 @@ class Classification(QualityModel):
         top = np.zeros(classes.n_classes, dtype=np.int64)
         if index.size:
             # Triples are sorted by class: each class's top is a segment maximum.
-            starts = np.flatnonzero(np.concatenate(([True], index[1:] != index[:-1])))
+            starts = np.concatenate(([True], index[1:] != index[:-1])).nonzero()[0]
             top[index[starts]] = np.maximum.reduceat(count, starts)
         ties = np.bincount(index, weights=count == top[index], minlength=classes.n_classes)
         unique = ties == 1
@@ -326,15 +340,33 @@ class Classification(QualityModel):
             return self._last
         j = self._qi_index
         assert j is not None
-        keys = classes.keys  # read once: it may be computed on access
         sizes = classes.sizes.astype(np.int64, copy=False)
+        if classes.packed is not None and not classes.keys_decoded:
+            group, value, span = _without_digit(classes.packed, j)
+        else:
+            group, value, span = self._group_from_keys(classes, j)
+        largest = int(sizes.max()) if sizes.size else 0
+        if span * (largest + 1) < KEY_LIMIT:
+            # One int64 key (group, then size descending): one argsort, not a lexsort.
+            order = np.argsort(group * (largest + 1) + (largest - sizes))
+        else:
+            order = np.lexsort((-sizes, group))
+        group, sizes, value = group[order], sizes[order], value[order]
+        tops = sizes[_firsts(group).nonzero()[0]]  # each group's first is its top
+        self._last = _FeatureGroups(classes, order, group, value, sizes,
+                                    int(sizes.sum()) - int(tops.sum()))
+        return self._last
+
+    def _group_from_keys(self, classes: EquivalenceClasses,
+                         j: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """Per class: one mixed-radix number over the quasi-identifiers other than ``j``
+        (the group), the class value, and the number of possible groups."""
+        keys = classes.keys  # read once: it may be computed on access
         radices = [r[level] for r, level in zip(self._radices, classes.levels, strict=True)]
-        # One mixed-radix number per class over the other attributes (the group).
         places, span = [0] * len(radices), 1
         for i in reversed(range(len(radices))):
             if i != j:
                 places[i], span = span, span * radices[i]
-        largest = int(sizes.max()) if sizes.size else 0
         if span < KEY_LIMIT:
             group = keys.astype(np.int64, copy=False) @ np.asarray(places, dtype=np.int64)
         else:  # too many combinations for one int64: renumbered
@@ -342,17 +374,7 @@ class Classification(QualityModel):
             key, _ = combine_codes([keys[:, i] for i in others], [radices[i] for i in others])
             group, uniques = pd.factorize(key, sort=False)
             group, span = group.astype(np.int64), len(uniques)
-        if span * (largest + 1) < KEY_LIMIT:
-            # One int64 key (group, then size descending): one argsort, not a lexsort.
-            order = np.argsort(group * (largest + 1) + (largest - sizes))
-        else:
-            order = np.lexsort((-sizes, group))
-        group, sizes = group[order], sizes[order]
-        value = keys[:, j].astype(np.int64, copy=False)[order]
-        tops = sizes[np.flatnonzero(_firsts(group))]  # each group's first is its top
-        self._last = _FeatureGroups(classes, order, group, value, sizes,
-                                    int(sizes.sum()) - int(tops.sum()))
-        return self._last
+        return group, keys[:, j].astype(np.int64, copy=False), span
 
     def _penalty(self, counts: Majorities, scale: float) -> float:
         """ARX's getPenaltyDistribution summed over the kept groups (not normalized)."""

@@ -101,7 +101,7 @@ class NonUniformEntropy(QualityModel):
 
 def _suppression_entropy(classes: EquivalenceClasses, suppressed: np.ndarray) -> np.ndarray:
     """Per attribute ``-sum_u c_u log2(c_u / S)`` over the suppressed records' values."""
-    keys = classes.keys[suppressed]
+    keys = classes.keys_of(suppressed)
     sizes = classes.sizes[suppressed].astype(float)
     total = float(sizes.sum())
     out = np.zeros(keys.shape[1])

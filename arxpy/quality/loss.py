@@ -138,11 +138,11 @@ class Loss(QualityModel):
         suppressed = np.asarray(suppressed, dtype=bool)
         everything = self._all_rows(classes.levels)
         few = int(np.count_nonzero(suppressed)) * 2 <= classes.n_classes
-        picked = np.flatnonzero(suppressed if few else ~suppressed)
+        picked = (suppressed if few else ~suppressed).nonzero()[0]
         sizes = classes.sizes[picked]
         starts = np.array([self._starts[q][level] for q, level in enumerate(classes.levels)],
                           dtype=np.int64)
-        summed = sizes @ self._row_counts[classes.keys[picked] + starts]
+        summed = sizes @ self._row_counts[classes.keys_of(picked) + starts]
         lost = summed if few else everything - summed
         n_lost = int(sizes.sum()) if few else classes.n_records - int(sizes.sum())
         loss = self.g_factor * (everything - lost)
