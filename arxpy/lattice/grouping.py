@@ -389,6 +389,8 @@ class SnapshotCache:
         levels = _as_key(levels)
         best, fewest = None, 0
         for q, level in enumerate(levels):
+            if not level:
+                continue
             slot = self._slot.get(levels[:q] + (level - 1,) + levels[q + 1:])
             if slot is not None and (best is None or self._counts[slot] < fewest):
                 best, fewest = slot, self._counts[slot]

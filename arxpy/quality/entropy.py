@@ -100,13 +100,22 @@ class NonUniformEntropy(QualityModel):
 
 
 def _suppression_entropy(classes: EquivalenceClasses, suppressed: np.ndarray) -> np.ndarray:
-    """Per attribute ``-sum_u c_u log2(c_u / S)`` over the suppressed records' values."""
+    """Per attribute ``-sum_u c_u log2(c_u / S)`` over the suppressed records' values.
+
+    One weighted bincount over every attribute's codes (each attribute's codes offset
+    past the previous attribute's), not one per attribute: this runs per check.
+    """
     keys = classes.keys_of(suppressed)
     sizes = classes.sizes[suppressed].astype(float)
     total = float(sizes.sum())
-    out = np.zeros(keys.shape[1])
-    for j in range(keys.shape[1]):
-        counts = np.bincount(keys[:, j], weights=sizes)
-        counts = counts[counts > 0]
-        out[j] = -float(np.sum(counts * np.log2(counts / total)))
-    return out
+    n_qi = keys.shape[1]
+    if not len(keys):
+        return np.zeros(n_qi)
+    widths = keys.max(axis=0) + 1
+    offsets = np.concatenate(([0], np.cumsum(widths)[:-1]))
+    counts = np.bincount((keys + offsets).ravel(order="F"), weights=np.tile(sizes, n_qi),
+                         minlength=int(widths.sum()))
+    owner = np.repeat(np.arange(n_qi), widths)
+    present = counts > 0
+    terms = counts[present] * np.log2(counts[present] / total)
+    return -np.bincount(owner[present], weights=terms, minlength=n_qi)

@@ -220,8 +220,10 @@ class SearchContext:
             return self.checks[levels]
         self.cancel.raise_if_cancelled()  # strategies may check many in a row
         classes = classes if classes is not None else self.classes(levels)
+        decoded = classes.keys_decoded
         result = self.evaluate(levels, classes)
-        self.cache.remeasure(classes)  # the models may have decoded its keys
+        if classes.keys_decoded != decoded:  # a model decoded its keys: more memory held
+            self.cache.remeasure(classes)
         self.checks[levels] = result
         if self.on_check is not None:
             self.on_check(result, classes)
