@@ -44,8 +44,9 @@ def _tag(grid: np.ndarray, bottom: Sequence[int], levels: Sequence[int],
     lattice's widths, so the up-set and the down-set of a node are boxes of it.
     """
     if anonymous:
-        box = grid[tuple(slice(v - b, None) for v, b in zip(levels, bottom, strict=True))]
-        box[box == 0] = ANONYMOUS
+        # Nothing above a node holding a monotonic property can fail it: the whole box
+        # is set, without reading it first.
+        grid[tuple(slice(v - b, None) for v, b in zip(levels, bottom, strict=True))] = ANONYMOUS
     else:
         below = tuple(slice(0, v - b + 1) for v, b in zip(levels, bottom, strict=True))
         grid[below] = NOT_ANONYMOUS
@@ -257,15 +258,19 @@ class _OptimalSearch:
         heights = self.nodes.sum(axis=1)
         order = np.argsort(heights, kind="stable") if self.bounds is None else \
             np.lexsort((heights, self.bounds))
-        skipped = 0
-        for position, index in enumerate(order):
-            ctx.cancel.raise_if_cancelled()
-            ctx.progress(position / len(order), f"Checked {len(ctx.checks)} transformations")
-            if not self.relevant(index):
-                skipped = len(order) - position  # bounds only grow from here on
+        skipped, total = 0, len(order)
+        # Most positions are settled already (tagged or pruned): they cost a lookup, and
+        # only the ones visited report progress and look for a cancel.
+        bounds = None if self.bounds is None else self.bounds.tolist()
+        for position, index in enumerate(order.tolist()):
+            if bounds is not None and self.best is not None and \
+                    exceeds((bounds[index],), self.best.key):
+                skipped = total - position  # bounds only grow from here on
                 break
             if not self.pruned[index] and self.states[index] != NOT_ANONYMOUS:
-                self.visit(int(index))
+                ctx.cancel.raise_if_cancelled()
+                ctx.progress(position / total, f"Checked {len(ctx.checks)} transformations")
+                self.visit(index)
         return ctx.outcome(self.best, optimal=True, states=self.states,
                            skipped_by_bound=float(skipped),
                            pruned_by_bound=float(self.pruned.sum()))
