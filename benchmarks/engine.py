@@ -113,9 +113,7 @@ def child(dataset: str, k: int, suppression: float, records: int) -> dict:
     best = result.optimum
     return {
         "dataset": dataset, "records": result.records, "k": k, "suppression": suppression,
-        "qis": n_qi if kind == "synthetic" else None,
         "search_seconds": round(result.elapsed_seconds, 3),
-        "warm_search_seconds": round(min(warm_seconds), 3) if warm_seconds else None,
         "total_seconds": round(total, 3),
         "transformations_checked": result.transformations_checked,
         "lattice_size": result.lattice_size, "rollups": result.rollups,

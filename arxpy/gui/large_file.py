@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QProgressBar,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -31,7 +30,7 @@ from arxpy.engine.backends.base import ENGINES, create_engine, engine_missing, i
 from arxpy.engine.scaled import FileRun, anonymize_file
 from arxpy.gui.folders import pick_path
 from arxpy.gui.plain_text import plain_label
-from arxpy.gui.workers import JobWorker
+from arxpy.gui.workers import JobProgressBar, JobWorker
 
 ENGINE_LABELS = {"memory": "In memory", "duckdb": "DuckDB (out of core)",
                  "spark": "Spark (distributed)"}
@@ -85,7 +84,7 @@ class LargeFileDialog(QDialog):
             form.addRow("", note)
         form.addRow("Output file:", output_row)
 
-        self.progress = QProgressBar(textVisible=True)
+        self.progress = JobProgressBar(textVisible=True)
         self.status = plain_label(QLabel("Choose the data file and where to write the output."))
         self.status.setWordWrap(True)
         self.results = QGroupBox("Result")

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QProgressBar,
     QPushButton,
     QStackedWidget,
     QStyle,
@@ -42,7 +41,7 @@ from arxpy.gui.staleness import describe
 from arxpy.gui.start_page import StartPage
 from arxpy.gui.state import AppState, check_hierarchies_of
 from arxpy.gui.utility import UtilityPerspective
-from arxpy.gui.workers import JobWorker
+from arxpy.gui.workers import JobProgressBar, JobWorker
 from arxpy.project import Project
 
 log = logging.getLogger(__name__)
@@ -145,7 +144,7 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
-        self.progress = QProgressBar(maximumWidth=220, textVisible=True)
+        self.progress = JobProgressBar(maximumWidth=220, textVisible=True)
         self.progress_label = plain_label(QLabel())
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop the anonymization; nothing it found is kept")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QProgressBar
 
 from arxpy.errors import ArxpyError, CancelledError
 from arxpy.jobs import CancelToken, Job, JobRunner
@@ -134,3 +135,19 @@ class JobWorker(QObject):
             self.failed.emit(f"Unexpected error ({type(exc).__name__}): {exc}")
         else:
             self.finished.emit(result)
+
+
+class JobProgressBar(QProgressBar):
+    """The progress bar of a background job: a new value is painted at the next
+    event-loop turn, with everything else.
+
+    QProgressBar.setValue repaints at once (not at the next turn), and that paints every
+    other dirty widget of the window with it (plots included): with a job reporting every
+    few tens of milliseconds the event loop stalled for a whole window's painting.
+    """
+
+    def setValue(self, value: int) -> None:  # noqa: N802 - Qt's name
+        self.setUpdatesEnabled(False)
+        super().setValue(value)
+        self.setUpdatesEnabled(True)  # schedules an update()
+

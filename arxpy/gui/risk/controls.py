@@ -9,7 +9,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QSizePolicy,
     QSpinBox,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.risk.jobs import RiskOptions
+from arxpy.gui.workers import JobProgressBar
 from arxpy.risk import REGIONS, PopulationSetting
 
 #: Region names as shown, ARX's wording.
@@ -111,7 +111,7 @@ class SettingsBar(QWidget):
         self.qi_size.setKeyboardTracking(False)
         self.qi_size.setToolTip("Quasi-identifier combinations up to this many attributes "
                                 "are scored (more take longer).")
-        self.progress = QProgressBar()
+        self.progress = JobProgressBar()
         self.progress.setRange(0, 100)
         self.progress.setFixedWidth(140)
         self.status = plain_label(QLabel())
@@ -148,10 +148,5 @@ class SettingsBar(QWidget):
         """Show progress (and Cancel) while analyses run."""
         self.progress.setVisible(busy)
         self.cancel.setVisible(busy)
-        # QProgressBar.setValue repaints at once (not at the next event-loop turn), and
-        # that paints every other dirty widget of the window with it, the risk plot
-        # included: with updates off the new value is painted with everything else.
-        self.progress.setUpdatesEnabled(False)
         self.progress.setValue(percent)
-        self.progress.setUpdatesEnabled(True)  # schedules an update()
         self.status.setText(message if busy else "")

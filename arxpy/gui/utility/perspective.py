@@ -12,7 +12,6 @@ import html
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QProgressBar,
     QStackedWidget,
     QTabWidget,
     QVBoxLayout,
@@ -30,7 +29,7 @@ from arxpy.gui.utility.distribution_view import DistributionView
 from arxpy.gui.utility.jobs import Applied, StatisticsBundle, compute_statistics
 from arxpy.gui.utility.study_panel import StudyPanel
 from arxpy.gui.utility.summary_view import SummaryView
-from arxpy.gui.workers import JobWorker
+from arxpy.gui.workers import JobProgressBar, JobWorker
 
 
 class UtilityPerspective(QWidget):
@@ -60,7 +59,7 @@ class UtilityPerspective(QWidget):
             self.tabs.addTab(widget, title)
         self.heading = QLabel()
         self.heading.setWordWrap(True)
-        self.progress = QProgressBar()
+        self.progress = JobProgressBar()
         self.progress.setMaximumWidth(220)
         self.progress.setVisible(False)
         top = QHBoxLayout()

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from arxpy.gui.workers import JobWorker
+from arxpy.gui.workers import JobProgressBar, JobWorker
 
 
 class JobControls(QWidget):
@@ -28,7 +28,7 @@ class JobControls(QWidget):
         self.run_button.setDefault(True)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setEnabled(False)
-        self.progress = QProgressBar()
+        self.progress = JobProgressBar()
         self.progress.setRange(0, 100)
         self.progress.setVisible(False)
         self.status = QLabel("")
