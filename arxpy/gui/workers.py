@@ -150,4 +150,3 @@ class JobProgressBar(QProgressBar):
         self.setUpdatesEnabled(False)
         super().setValue(value)
         self.setUpdatesEnabled(True)  # schedules an update()
-

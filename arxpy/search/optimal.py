@@ -79,6 +79,8 @@ class _OptimalSearch:
         self.lattice = ctx.lattice
         self.nodes = self.lattice.nodes()
         self.bounds = ctx.quality.lower_bounds_for_levels(self.nodes)
+        # Read one node at a time on the hot paths: Python floats, not NumPy scalars.
+        self._bound_list = None if self.bounds is None else self.bounds.tolist()
         self.states = np.zeros(len(self.nodes), dtype=np.int8)
         self.pruned = np.zeros(len(self.nodes), dtype=bool)
         self.best: Check | None = None
@@ -105,8 +107,8 @@ class _OptimalSearch:
 
     def relevant(self, index: int) -> bool:
         """Could the node at ``index`` still beat the best (by its level bound)?"""
-        return self.bounds is None or self.best is None or not exceeds(
-            (self.bounds[index],), self.best.key)
+        return self._bound_list is None or self.best is None or not exceeds(
+            (self._bound_list[index],), self.best.key)
 
     def classify(self, levels: tuple[int, ...]) -> bool:
         """Check ``levels`` and tag by the propagated property; does it hold there?"""
@@ -261,10 +263,8 @@ class _OptimalSearch:
         skipped, total = 0, len(order)
         # Most positions are settled already (tagged or pruned): they cost a lookup, and
         # only the ones visited report progress and look for a cancel.
-        bounds = None if self.bounds is None else self.bounds.tolist()
         for position, index in enumerate(order.tolist()):
-            if bounds is not None and self.best is not None and \
-                    exceeds((bounds[index],), self.best.key):
+            if not self.relevant(index):
                 skipped = total - position  # bounds only grow from here on
                 break
             if not self.pruned[index] and self.states[index] != NOT_ANONYMOUS:
