@@ -18,7 +18,7 @@ from arxpy.gui.risk.controls import SettingsBar
 from arxpy.gui.risk.courtesy import MAX_PAUSE, CourteousToken, EventLoopBeat, courteous
 from arxpy.gui.risk.histogram_view import RiskHistogram
 from arxpy.gui.state import AppState
-from arxpy.gui.workers import JobWorker
+from arxpy.gui.workers import JobProgressBar, JobWorker
 from arxpy.jobs import CancelToken
 from arxpy.risk import ClassSizeHistogram
 from arxpy.risk.sample import RISK_BIN_LOWER, RISK_BIN_UPPER, risk_distribution
@@ -74,9 +74,11 @@ def test_histogram_items_are_made_once_and_take_each_new_analysis(qtbot):
     assert _items(plot) == items
 
 
-def test_progress_does_not_paint_the_rest_of_the_window_at_once(qtbot):
+@pytest.mark.parametrize("kind", ["risk settings bar", "any job's progress bar"])
+def test_progress_does_not_paint_the_rest_of_the_window_at_once(qtbot, kind):
     """QProgressBar.setValue repaints at once, and with it every other dirty widget of the
-    window: the risk plot was painted on every progress report."""
+    window: the risk plot was painted on every progress report (and Utility's views on
+    its statistics' reports)."""
     painted = []
 
     class Probe(QWidget):
@@ -85,22 +87,31 @@ def test_progress_does_not_paint_the_rest_of_the_window_at_once(qtbot):
 
     window = QWidget()
     qtbot.addWidget(window)
-    probe, bar = Probe(), SettingsBar()
+    probe = Probe()
+    if kind == "risk settings bar":
+        widget = SettingsBar()
+        bar = widget.progress
+        widget.show_busy(True, 0, "Starting")
+
+        def report(percent):
+            widget.show_busy(True, percent, "Grouping records")
+    else:
+        widget = bar = JobProgressBar()
+        report = bar.setValue
     probe.setMinimumSize(200, 100)
     layout = QVBoxLayout(window)
     layout.addWidget(probe)
-    layout.addWidget(bar)
+    layout.addWidget(widget)
     window.show()
     qtbot.waitExposed(window)
-    bar.show_busy(True, 0, "Starting")
     qtbot.wait(20)
     for percent in (10, 40, 70):
         painted.clear()
         probe.update()
-        bar.show_busy(True, percent, "Grouping records")
+        report(percent)
         assert not painted, "a progress report painted another widget at once"
         qtbot.waitUntil(lambda: bool(painted))  # ... it is painted at the next turn
-        assert bar.progress.value() == percent
+        assert bar.value() == percent and bar.updatesEnabled()
 
 
 def test_courteous_token_pauses_only_while_the_beat_is_late(qtbot):
