@@ -250,3 +250,13 @@ def test_exact_third_moment_of_a_one_dimensional_release():
     assert lower.flag == upper.flag == S.EXACT
     assert lower.contains(values.mean() - k0 * values.std(ddof=1))
     assert upper.contains(values.mean() + k0 * values.std(ddof=1))
+
+
+def test_a_stationary_point_rounded_below_an_endpoint_does_not_win():
+    # Found by the property test above: the closed form put a stationary point next to
+    # x = (27, 27, 27) 1e-8 below it, though its dataset's value is 4e-9 above -27.
+    lo, hi = np.array([20.0, 20.0, 27.0]), np.array([27.0, 27.0, 29.0])
+    value, x = X.spread_min(lo, hi, -1.0, 1.0)
+    assert value == -27.0 and list(x) == [27.0, 27.0, 27.0]
+    assert value == min(spread(vertices(lo, hi), -1.0, 1.0).min(), value)
+
