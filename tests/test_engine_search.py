@@ -96,3 +96,25 @@ def test_states_are_monotone_for_k_anonymity():
         if result.transformation(levels).state == "anonymous":
             for successor in lattice.successors(levels):
                 assert result.transformation(successor).state == "anonymous"
+
+
+def test_only_anonymous_transformations_are_scored_except_by_the_heuristic():
+    # As ARX's NodeChecker: a check that is not anonymous gets no score (NaN; None in its
+    # state), and the score of an anonymous one is the quality model's, to the last bit.
+    frame = table(5, 250)
+    result = run(frame, 4, 0.02, "exhaustive")
+    model = result.config.quality_model
+    states = [result.transformation(levels) for levels in result._outcome.checks]
+    assert {s.state for s in states} == {"anonymous", "not anonymous"}
+    for state in states:
+        if state.state == "not anonymous":
+            assert state.score is None and state.relative_score is None
+            assert np.isnan(result._outcome.checks[state.levels].score)
+        else:
+            classes, kept = result.classes_of(state.levels)
+            assert state.score == model.score(classes, ~kept)
+    heuristic = anonymize(frame, definition(), HIERARCHIES, AnonymizationConfig(
+        [KAnonymity(4)], Loss(), 0.02, "heuristic", time_limit=2.0))
+    # Its expansion is ordered by the scores of transformations that are not anonymous.
+    assert all(np.isfinite(c.score) for c in heuristic._outcome.checks.values())
+    assert any(not c.anonymous for c in heuristic._outcome.checks.values())

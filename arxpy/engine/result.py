@@ -10,6 +10,7 @@ checked if larger). With Loss and default weights this is 0 for no generalizatio
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -107,7 +108,8 @@ class Result:
             anonymous.append(float(top_score))
         if anonymous:
             return float(min(anonymous)), float(max(anonymous))
-        scores = [c.score for c in self._outcome.checks.values()]  # nothing anonymous
+        scores = [c.score for c in self._outcome.checks.values()  # nothing anonymous
+                  if not math.isnan(c.score)]
         bound = quality.lower_bound(ctx.classes(self.lattice.bottom))
         low = float(bound) if bound is not None else min(scores, default=float(top_score))
         return low, max(scores + [float(top_score)])
@@ -129,8 +131,10 @@ class Result:
         check = self._check(levels)
         if check is not None:
             state = "anonymous" if check.anonymous else "not anonymous"
+            scored = not math.isnan(check.score)  # not anonymous: not scored (as ARX)
             return TransformationState(
-                levels, state, True, check.score, self.relative(check.score),
+                levels, state, True, check.score if scored else None,
+                self.relative(check.score) if scored else None,
                 check.suppressed_records,
                 self._completely_generalized(levels, check.suppressed_records))
         states = self._outcome.states

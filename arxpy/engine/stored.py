@@ -134,9 +134,11 @@ def _verify(context: SearchContext, outcome: SearchOutcome, levels: tuple[int, .
         return  # not checked by the search: nothing stored to contradict
     now = context.evaluate(levels, context.classes(levels))
     context.cancel.raise_if_cancelled()
+    # A transformation that is not anonymous has no score (older records kept one).
+    scored = not (math.isnan(now.score) or math.isnan(saved.score))
     if (now.anonymous != saved.anonymous or now.suppressed_records != saved.suppressed_records
-            or not math.isclose(now.score, saved.score, rel_tol=_SCORE_TOLERANCE,
-                                abs_tol=_SCORE_TOLERANCE)):
+            or scored and not math.isclose(now.score, saved.score, rel_tol=_SCORE_TOLERANCE,
+                                           abs_tol=_SCORE_TOLERANCE)):
         raise ProjectError(
             f"The saved result does not match this data: transformation {list(levels)} was "
             f"saved as {_verdict(saved)} and is now {_verdict(now)}. Anonymize again.")
@@ -144,7 +146,8 @@ def _verify(context: SearchContext, outcome: SearchOutcome, levels: tuple[int, .
 
 def _verdict(check: Check) -> str:
     state = "anonymous" if check.anonymous else "not anonymous"
-    return f"{state} (score {check.score:.6g}, {check.suppressed_records} suppressed)"
+    score = "no score" if math.isnan(check.score) else f"score {check.score:.6g}"
+    return f"{state} ({score}, {check.suppressed_records} suppressed)"
 
 
 def _outcome(stored: Mapping[str, Any], lattice: Lattice) -> SearchOutcome:

@@ -21,6 +21,7 @@ DEFAULT_TIME_LIMIT = 10.0
 def search_heuristic(ctx: SearchContext) -> SearchOutcome:
     """Best-first search until the time limit or until nothing is left to expand."""
     lattice = ctx.lattice
+    ctx.score_all = True  # non-anonymous transformations' scores order the expansion
     budget = ctx.time_limit if ctx.time_limit is not None else DEFAULT_TIME_LIMIT
     best: Check | None = None
     top = ctx.check(lattice.top)

@@ -80,6 +80,10 @@ class PropertiesPanel(QWidget):
         if state.score is not None:
             self._add("Score", f"{state.score:.6g} ({100 * state.relative_score:.1f} % of "
                                "the anonymous transformations' range; lower is better)")
+        elif state.checked and state.state == "not anonymous":
+            # As ARX, the search scores only anonymous transformations; the button below
+            # still computes any transformation's scores.
+            self._add("Score", "none (not anonymous)")
         if result.optimum is not None and result.optimum.levels == levels:
             self._add("Optimum", "yes")
         elif any(t.levels == levels for t in result.tied_optima()):
