@@ -136,6 +136,20 @@ def test_a_forged_verdict_of_a_named_transformation_is_refused(run):
         _reopen(project, config, stored, verify=[tuple(levels[forged])])
 
 
+@pytest.mark.parametrize("forged_score", [0.0, float("nan")], ids=["a number", "none"])
+def test_a_forged_score_of_the_optimum_is_refused(run, forged_score):
+    # Only transformations that are not anonymous go without a score.
+    project, config, result = run
+    stored = _through_json(store_outcome(result))
+    scores = stored_module._unpack(stored["checks"]["score"], "score", "<f8", None).copy()
+    levels = stored_module._unpack(stored["checks"]["levels"], "levels", "<i8", None, 2)
+    optimum = [tuple(row) for row in levels.tolist()].index(result.optimum.levels)
+    scores[optimum] = forged_score
+    stored["checks"]["score"] = stored_module._pack(scores)
+    with pytest.raises(ProjectError, match="does not match this data"):
+        _reopen(project, config, stored)
+
+
 def test_a_result_with_too_many_checks_is_not_stored(run, monkeypatch):
     _project, _config, result = run
     monkeypatch.setattr(stored_module, "MAX_STORED_CHECKS", len(result.outcome.checks) - 1)

@@ -134,11 +134,12 @@ def _verify(context: SearchContext, outcome: SearchOutcome, levels: tuple[int, .
         return  # not checked by the search: nothing stored to contradict
     now = context.evaluate(levels, context.classes(levels))
     context.cancel.raise_if_cancelled()
-    # A transformation that is not anonymous has no score (older records kept one).
-    scored = not (math.isnan(now.score) or math.isnan(saved.score))
+    # A transformation that is not anonymous has no score now (older records kept one);
+    # an anonymous one's score must match (a missing one does not).
     if (now.anonymous != saved.anonymous or now.suppressed_records != saved.suppressed_records
-            or scored and not math.isclose(now.score, saved.score, rel_tol=_SCORE_TOLERANCE,
-                                           abs_tol=_SCORE_TOLERANCE)):
+            or now.anonymous and not math.isclose(now.score, saved.score,
+                                                  rel_tol=_SCORE_TOLERANCE,
+                                                  abs_tol=_SCORE_TOLERANCE)):
         raise ProjectError(
             f"The saved result does not match this data: transformation {list(levels)} was "
             f"saved as {_verdict(saved)} and is now {_verdict(now)}. Anonymize again.")
