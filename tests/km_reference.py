@@ -17,3 +17,17 @@ def rare_itemsets(records, k, m):
 
 def is_km_anonymous(records, k, m):
     return not rare_itemsets(records, k, m)
+
+
+def publication_is_km_anonymous(document) -> bool:
+    """A published disassociation document (the spec's JSON): every cluster holds at least
+    k records and every record chunk and shared chunk is k^m-anonymous."""
+    k, m = document["k"], document["m"]
+    for joint in document["joint_clusters"]:
+        if any(cluster["size"] < k for cluster in joint["clusters"]):
+            return False
+        chunks = [c for cluster in joint["clusters"] for c in cluster["record_chunks"]]
+        if not all(is_km_anonymous(chunk["subrecords"], k, m)
+                   for chunk in chunks + joint["shared_chunks"]):
+            return False
+    return True
