@@ -307,22 +307,29 @@ def test_kpbms_cancels_within_200_ms():
     from arxpy.errors import CancelledError
     from arxpy.jobs import CancelToken
 
-    frame, token, outcome = _wide(), CancelToken(), {}
+    # 40,000 records: about 2 s of work (10,000 took 0.5 s, so a cancel after 0.5 s raced
+    # the run's end).
+    frame, token, outcome = _wide(n=40_000), CancelToken(), {}
     run(frame.head(300), max_loss=1.0)  # imports happen once, before any job
+    started = threading.Event()
 
     def work():
         try:
             run_method("kpbms", frame, DataDefinition.for_columns(frame.columns),
-                       {"class_attribute": "class"}, cancel=token)
+                       {"class_attribute": "class"}, cancel=token,
+                       progress=lambda _fraction, _message: started.set())
+            outcome["finished"] = time.perf_counter()
         except CancelledError:
             outcome["stopped"] = time.perf_counter()
 
     thread = threading.Thread(target=work)
     thread.start()
-    time.sleep(0.5)
+    assert started.wait(30)
+    time.sleep(0.3)  # well into the work, wherever that is
     cancelled = time.perf_counter()
     token.cancel()
     thread.join(30)
+    assert "finished" not in outcome, "the run ended before it could be cancelled"
     assert outcome["stopped"] - cancelled < 0.2
 
 

@@ -172,6 +172,16 @@ def test_mdl_keeps_missing_values_as_a_category():
     assert (out[-5:] == "NA").all()
 
 
+def test_discretize_replaces_the_cut_columns_and_leaves_the_input_alone():
+    from arxpy.data.mdl import discretize
+
+    frame = pd.DataFrame({"x": ["1.5", "2.5", "9.0"], "colour": ["red", "blue", "red"]})
+    out = discretize(frame, {"x": [2.0]})
+    assert out["x"].tolist() == ["<=2", ">2", ">2"]
+    assert out["colour"].tolist() == ["red", "blue", "red"]
+    assert frame["x"].tolist() == ["1.5", "2.5", "9.0"]  # shared columns, not overwritten
+
+
 def test_ordinal_scores_are_categorical_and_measurements_continuous():
     from arxpy.data.mdl import continuous_attributes
 

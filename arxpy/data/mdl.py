@@ -141,9 +141,14 @@ def fit_mdl(frame: pd.DataFrame, attributes: Sequence[str], labels: np.ndarray,
     return cuts
 
 
-def discretize(frame: pd.DataFrame, cuts: Mapping[str, Sequence[float]]) -> pd.DataFrame:
-    """``frame`` with every attribute in ``cuts`` replaced by its interval categories."""
-    out = frame.copy()
+def discretize(frame: pd.DataFrame, cuts: Mapping[str, Sequence[float]],
+               cancel: CancelToken | None = None) -> pd.DataFrame:
+    """``frame`` with every attribute in ``cuts`` replaced by its interval categories
+    (``frame`` itself is left alone; its other columns are shared, not copied: a deep
+    copy of 40,000 × 100 categories took 0.3 s with no way to cancel)."""
+    out = frame.copy(deep=False)
     for name, points in cuts.items():
+        if cancel is not None:
+            cancel.raise_if_cancelled()
         out[name] = apply_cuts(frame[name], points)
     return out

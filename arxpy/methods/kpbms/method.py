@@ -145,7 +145,7 @@ class Kpbms(Method):
         features = self.candidate_features(data, definition)
         report(0.0, "Encoding the class and the features")
         cuts = self.cut_points(data, definition, cancel)
-        table = discretize(data[features + [self.class_attribute]], cuts)
+        table = discretize(data[features + [self.class_attribute]], cuts, cancel)
         codes, labels, classes = encode_table(table, features, self.class_attribute, cancel)
         report(0.05, "Selecting features (PB-FSS)")
         scorer = PatternScorer(codes, labels, self.cv_folds, self.seed, self.unseen)
