@@ -128,6 +128,19 @@ def test_report_names_configuration_verification_and_risk(result, tmp_path):
         write_report(result, levels, path)
 
 
+def test_report_scores_a_transformation_the_search_did_not_score(result):
+    # The search scores only anonymous transformations (as ARX); a report of another one
+    # gives the configured model's score all the same, not "nan".
+    levels = next(t.levels for t in result.checked_transformations()
+                  if t.state == "not anonymous")
+    assert result.transformation(levels).score is None
+    expected = result.score_under(levels, result.config.quality_model)
+    text = report_html(result, levels)
+    quality = text[text.index("Quality (lower is better)"):]
+    row = quality[:quality.index("</tr>", quality.index("(configured)"))]
+    assert "nan" not in row.lower() and f"{expected:.6g}"[:6] in row
+
+
 def test_report_escapes_values(result):
     html_text = report_html(result, None)
     assert "<td><script" not in html_text

@@ -336,14 +336,17 @@ def _verification(summary: OutputSummary) -> str:
 
 
 def _quality(result: Result, levels: tuple[int, ...], state) -> str:
+    scores = quality_scores(result, levels)
+    configured = result.config.quality_model.label
+    # The search scores only anonymous transformations (as ARX): any other is scored here.
+    score = state.score if state.score is not None else scores.get(configured, float("nan"))
     rows: list[tuple[object, ...]] = [
-        (f"{result.config.quality_model.label} (configured)",
-         state.score if state.score is not None else float("nan"),
-         state.relative_score if state.relative_score is not None else float("nan")),
+        (f"{configured} (configured)", score,
+         result.relative(score) if isinstance(score, float) else ""),
     ]
-    for label, score in quality_scores(result, levels).items():
-        if label != result.config.quality_model.label:
-            rows.append((label, score, ""))
+    for label, other in scores.items():
+        if label != configured:
+            rows.append((label, other, ""))
     return ("<h2>Quality (lower is better)</h2>"
             + _table(rows, ["Model", "Score", "Relative to the anonymous transformations' range"]))
 
