@@ -254,3 +254,17 @@ def test_adult_lattice_renders_and_zooms_within_a_second(qtbot):
         lattice.grab()
         assert time.perf_counter() - started < 1.0
         lattice.fit()
+
+
+def test_compare_scores_a_pinned_transformation_the_search_did_not_score(example):
+    # As ARX, the search scores only anonymous transformations; Compare still shows the
+    # configured model's score (and where it falls) for one that is not anonymous.
+    from arxpy.gui.explore.compare import compute_candidates
+
+    _, result = example
+    levels = next(t.levels for t in result.checked_transformations()
+                  if t.state == "not anonymous")
+    (candidate,) = compute_candidates(result, [levels])
+    expected = result.score_under(levels, result.config.quality_model)
+    assert candidate.state == "not anonymous"
+    assert candidate.score == expected and candidate.relative == result.relative(expected)

@@ -231,12 +231,11 @@ def _write_html(text: str, path: str | os.PathLike[str], overwrite: bool) -> Pat
 def report_html(result: Result, levels: Sequence[int] | None) -> str:
     """The lattice search's report of one transformation (see :func:`write_report`)."""
     summary = summarize_output(result, levels)
-    state = result.transformation(summary.levels)
     release = result.release(summary.levels)
     note = (f"{result.transformations_checked:,} of {result.lattice_size:,} transformations "
             "checked.")
     sections = [_configuration(result), _levels_table(result, summary.levels),
-                _verification(summary), _quality(result, summary.levels, state)]
+                _verification(summary), _quality(result, summary.levels)]
     return release_report_html(release, f"transformation {list(summary.levels)}", note,
                                sections)
 
@@ -335,16 +334,13 @@ def _verification(summary: OutputSummary) -> str:
             "</b> under the configuration (models and suppression limit).</p>")
 
 
-def _quality(result: Result, levels: tuple[int, ...], state) -> str:
-    scores = quality_scores(result, levels)
+def _quality(result: Result, levels: tuple[int, ...]) -> str:
     configured = result.config.quality_model.label
-    # The search scores only anonymous transformations (as ARX): any other is scored here.
-    score = state.score if state.score is not None else scores.get(configured, float("nan"))
+    score = result.configured_score(levels)
     rows: list[tuple[object, ...]] = [
-        (f"{configured} (configured)", score,
-         result.relative(score) if isinstance(score, float) else ""),
+        (f"{configured} (configured)", score, result.relative(score)),
     ]
-    for label, other in scores.items():
+    for label, other in quality_scores(result, levels).items():
         if label != configured:
             rows.append((label, other, ""))
     return ("<h2>Quality (lower is better)</h2>"

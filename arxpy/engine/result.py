@@ -260,6 +260,15 @@ class Result:
         suppressed[index] = checked_suppressed
         return scores, suppressed
 
+    def configured_score(self, levels: Sequence[int]) -> float:
+        """Raw score of one transformation under the configured quality model: the
+        search's, or computed now for one it did not score (not anonymous, as in ARX, or
+        not checked)."""
+        check = self._check(self._levels(levels))
+        if check is not None and not math.isnan(check.score):
+            return check.score
+        return self.score_under(levels, self._context.quality)
+
     def score_under(self, levels: Sequence[int], model: QualityModel) -> float:
         """Raw score of one transformation under another quality model (lower is better).
 

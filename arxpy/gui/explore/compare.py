@@ -61,7 +61,8 @@ def compute_candidates(result: Result, pinned: list[tuple[int, ...]]) -> list[Ca
     for levels in pinned:
         state = result.transformation(levels)
         frame = result.release(levels).table
-        out.append(Candidate(levels, state.state, state.score, state.relative_score,
+        score = result.configured_score(levels)  # also one the search did not score
+        out.append(Candidate(levels, state.state, score, result.relative(score),
                              summarize_output(result, levels), quality_scores(result, levels),
                              frame[result.quasi_identifiers].head(EXCERPT_ROWS)))
     return out
