@@ -208,14 +208,15 @@ def test_repeated_runs_do_not_keep_earlier_results(window, qtbot):
         if run == 2:
             gc.collect()
             baseline = _resident_bytes()
+    # A job still finishing (cancelled by the newer result, or left by other tests) holds
+    # its result and the collection pause until it ends: the check starts once all have.
+    qtbot.waitUntil(lambda: not any(t.name == "arxpy-job" and t.is_alive()
+                                    for t in threading.enumerate()), timeout=60_000)
+    assert not gc.get_freeze_count(), "objects stay frozen after the jobs ended"
     gc.collect()
     grown = _resident_bytes() - baseline
     alive = [i for i, ref in enumerate(results) if ref() is not None]
     assert alive == [9], f"results of runs {alive[:-1]} are still referenced"
-    # Jobs other tests left running keep the pause; once every job thread ends, it ends.
-    qtbot.waitUntil(lambda: not any(t.name == "arxpy-job" and t.is_alive()
-                                    for t in threading.enumerate()), timeout=60_000)
-    assert not gc.get_freeze_count(), "objects stay frozen after the jobs ended"
     # Each kept result held 6-11 MiB here before the fix; allocator noise stays well below.
     assert grown < 16 << 20, f"memory grew by {grown / 2**20:.1f} MiB over seven runs"
 
