@@ -177,8 +177,11 @@ def quality_scores(result: Result, levels: Sequence[int] | None) -> dict[str, fl
     for name in quality_model_names():
         label = name
         try:
-            model = configured if name == configured.name else quality_model_from_dict(
-                {"name": name})
+            if name == configured.name:  # the search's score, if it has one
+                label = configured.label
+                scores[label] = result.configured_score(levels)
+                continue
+            model = quality_model_from_dict({"name": name})
             label = model.label
             scores[label] = result.score_under(levels, model)
         except (ArxpyError, TypeError) as exc:
@@ -336,11 +339,12 @@ def _verification(summary: OutputSummary) -> str:
 
 def _quality(result: Result, levels: tuple[int, ...]) -> str:
     configured = result.config.quality_model.label
-    score = result.configured_score(levels)
+    scores = quality_scores(result, levels)
+    score = float(scores[configured])
     rows: list[tuple[object, ...]] = [
         (f"{configured} (configured)", score, result.relative(score)),
     ]
-    for label, other in quality_scores(result, levels).items():
+    for label, other in scores.items():
         if label != configured:
             rows.append((label, other, ""))
     return ("<h2>Quality (lower is better)</h2>"

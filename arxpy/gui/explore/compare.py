@@ -61,9 +61,10 @@ def compute_candidates(result: Result, pinned: list[tuple[int, ...]]) -> list[Ca
     for levels in pinned:
         state = result.transformation(levels)
         frame = result.release(levels).table
-        score = result.configured_score(levels)  # also one the search did not score
+        scores = quality_scores(result, levels)
+        score = float(scores[result.config.quality_model.label])  # also if not searched
         out.append(Candidate(levels, state.state, score, result.relative(score),
-                             summarize_output(result, levels), quality_scores(result, levels),
+                             summarize_output(result, levels), scores,
                              frame[result.quasi_identifiers].head(EXCERPT_ROWS)))
     return out
 
