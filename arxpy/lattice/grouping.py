@@ -23,7 +23,8 @@ import pandas as pd
 
 from arxpy.data.codes import KEY_LIMIT, combine_codes
 from arxpy.lattice.classes import Distribution, EquivalenceClasses, PackedKeys
-from arxpy.lattice.encoding import EncodedData
+from arxpy.lattice.encoding import EncodedData, weighted_counts
+from arxpy.lattice.kernels import group_keys, rewrite_keys, sum_pairs
 
 
 @dataclass(frozen=True)
@@ -31,9 +32,13 @@ class _Grouped:
     """The result of merging rows with equal keys."""
 
     inverse: np.ndarray  # row -> class index
-    n_classes: int
+    sizes: np.ndarray  # the rows' weights summed per class (int64)
     packed: PackedKeys | None  # the classes' exact keys, when they fit one int64
     keys: np.ndarray | None = None  # (n_classes, n_qi) codes, when not packed
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.sizes)
 
 
 def _span(radices: Sequence[int]) -> int:
@@ -41,43 +46,22 @@ def _span(radices: Sequence[int]) -> int:
     return math.prod(int(r) for r in radices)
 
 
-def _group_exact(key: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's group index and the distinct keys, for exact keys below ``span``."""
-    if span <= max(4 * len(key), 1 << 16):
-        # Small key space: a dense table beats hashing (and lists the keys sorted).
-        if span > 32 * len(key) and len(key):
-            # Few keys in a large table: sorting them is cheaper than scanning the table.
-            ordered = np.sort(key)
-            first = np.empty(len(key), dtype=bool)
-            first[0] = True
-            np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-            distinct = ordered[first]
-        else:
-            present = np.zeros(span, dtype=bool)
-            present[key] = True
-            distinct = present.nonzero()[0]
-        lookup = np.empty(span, dtype=np.int64)
-        lookup[distinct] = np.arange(len(distinct), dtype=np.int64)
-        return lookup[key], distinct
-    inverse, uniques = pd.factorize(key, sort=False)
-    return inverse.astype(np.int64, copy=False), np.asarray(uniques, dtype=np.int64)
-
-
-def _merge(columns: Sequence[np.ndarray], radices: Sequence[int]) -> _Grouped:
-    """Merge rows whose codes agree in every column."""
+def _merge(columns: Sequence[np.ndarray], radices: Sequence[int],
+           weights: np.ndarray | None) -> _Grouped:
+    """Merge rows whose codes agree in every column (row i weighing ``weights[i]``)."""
     if not columns:
         raise ValueError("grouping needs at least one quasi-identifier")
     key, exact = combine_codes(columns, radices)
     if exact:
-        inverse, distinct = _group_exact(key, _span(radices))
-        return _Grouped(inverse, len(distinct), PackedKeys(distinct, tuple(radices)))
+        inverse, distinct, sizes = group_keys(key, _span(radices), weights)
+        return _Grouped(inverse, sizes, PackedKeys(distinct, tuple(radices)))
     inverse, uniques = pd.factorize(key, sort=False)
     inverse = inverse.astype(np.int64)
     # Any member represents its class: all members share the codes.
     member = np.empty(len(uniques), dtype=np.int64)
     member[inverse] = np.arange(len(key), dtype=np.int64)
     keys = np.asfortranarray(np.column_stack([c[member] for c in columns]))
-    return _Grouped(inverse, len(uniques), None, keys)
+    return _Grouped(inverse, weighted_counts(inverse, weights, len(uniques)), None, keys)
 
 
 def dense_enough(cells: int, entries: int) -> bool:
@@ -86,11 +70,24 @@ def dense_enough(cells: int, entries: int) -> bool:
 
 
 def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.ndarray | None,
-                        n_values: int, n_classes: int) -> Distribution:
-    """Sum counts of equal (class, value) pairs; result sorted by class, then value."""
+                        n_values: int, n_classes: int,
+                        inverse: np.ndarray | None = None) -> Distribution:
+    """Sum counts of equal (class, value) pairs; result sorted by class, then value.
+
+    With ``inverse``, pair i belongs to class ``inverse[class_index[i]]`` (a roll-up).
+    """
     width = max(n_values, 1)
+    dense = dense_enough(n_classes * width, len(value))
+    if dense:
+        summed_pairs = sum_pairs(class_index, value, count, width, n_classes, inverse)
+        if summed_pairs is not None:
+            owner, values, counts = summed_pairs
+            return Distribution(class_index=owner, value=values, count=counts,
+                                n_values=n_values)
+    if inverse is not None:
+        class_index = inverse[class_index]
     pair = class_index * width + value
-    if dense_enough(n_classes * width, len(pair)):
+    if dense:
         # A (classes x values) table summed by one bincount (int64 when unweighted; float64
         # sums of integer counts stay exact), read off in pair order. nonzero on a boolean
         # mask is several times faster than on the float table itself.
@@ -116,8 +113,8 @@ def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.nd
     )
 
 
-#: Memory for the roll-up root's key columns at other levels and their adjacent pairs
-#: (:meth:`Grouper.roll_up`).
+#: Memory for the roll-up root's key columns at other levels and the keys of runs of
+#: them (:meth:`Grouper._root_key`).
 LEVEL_COLUMNS_BYTES = 64 << 20
 
 
@@ -170,9 +167,9 @@ class Grouper:
         """Classes of ``levels`` from the records, and each record's class index (each
         histogram row's, when the data are weighted)."""
         levels = tuple(int(v) for v in levels)
-        merged = _merge(self.record_codes(levels), self.radices(levels))
         weights = self.data.weights  # histogram rows count their records
-        sizes = self.data.row_counts(merged.inverse, merged.n_classes)
+        merged = _merge(self.record_codes(levels), self.radices(levels), weights)
+        sizes = merged.sizes
         distributions = {
             t.name: _merge_distribution(merged.inverse, t.codes, weights, len(t.values),
                                         merged.n_classes)
@@ -199,9 +196,8 @@ class Grouper:
         if source.packed is None or (source.keys_decoded and 6 * changed > 2 * len(levels)):
             return self._roll_up_columns(source, levels)
         key, radices = self._rewrite_digits(source.packed, source.levels, levels)
-        inverse, distinct = _group_exact(key, _span(radices))
-        return self._summed(source, levels, inverse, len(distinct), None,
-                            PackedKeys(distinct, radices))
+        inverse, distinct, sizes = group_keys(key, _span(radices), source.sizes)
+        return self._summed(source, levels, inverse, sizes, None, PackedKeys(distinct, radices))
 
     def _rewrite_digits(self, packed: PackedKeys, low: tuple[int, ...],
                         high: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -217,9 +213,20 @@ class Grouper:
         key = packed.values
         if not changed:
             return key, packed.radices
-        radices = list(packed.radices)
         first, last = changed[0], changed[-1]
-        place = _span(radices[last + 1:])
+        place = _span(packed.radices[last + 1:])
+        radices = list(packed.radices)
+        maps: list[np.ndarray | None] = []
+        for q in range(first, last + 1):
+            if low[q] != high[q]:
+                maps.append(self.up_map(q, low[q], high[q]))
+                radices[q] = self.data.quasi_identifiers[q].domain_size(high[q])
+            else:
+                maps.append(None)
+        rewritten = rewrite_keys(key, place, packed.radices[first:last + 1],
+                                 radices[first:last + 1], maps)
+        if rewritten is not None:
+            return rewritten, tuple(radices)
         below = None
         if place > 1:
             head = key // place
@@ -227,20 +234,17 @@ class Grouper:
             key = head
         digits: dict[int, np.ndarray] = {}
         for q in range(last, first, -1):
-            head = key // radices[q]
-            digits[q] = key - head * radices[q]
+            head = key // packed.radices[q]
+            digits[q] = key - head * packed.radices[q]
             key = head
         if first > 0:
-            head = key // radices[first]
-            digits[first] = key - head * radices[first]
+            head = key // packed.radices[first]
+            digits[first] = key - head * packed.radices[first]
             key = head
         else:  # nothing above the first attribute
             digits[first], key = key, None
-        for q in range(first, last + 1):
-            digit = digits[q]
-            if low[q] != high[q]:
-                digit = self.up_map(q, low[q], high[q]).take(digit)
-                radices[q] = self.data.quasi_identifiers[q].domain_size(high[q])
+        for q, up in zip(range(first, last + 1), maps, strict=True):
+            digit = digits[q] if up is None else up.take(digits[q])
             key = digit if key is None else key * radices[q] + digit
         if below is not None:
             key = key * place + below
@@ -252,35 +256,46 @@ class Grouper:
         attributes change and the columns are at hand)."""
         radices = self.radices(levels)
         if source is self._root and _span(radices) < KEY_LIMIT:
-            # The root's columns combined two by two (kept, bounded): half the work.
-            key = self._root_pairs(levels, radices)
-            inverse, distinct = _group_exact(key, _span(radices))
-            return self._summed(source, levels, inverse, len(distinct), None,
+            high, place, low = self._root_key(levels, radices)
+            inverse, distinct, sizes = group_keys(high, _span(radices), source.sizes, low, place)
+            return self._summed(source, levels, inverse, sizes, None,
                                 PackedKeys(distinct, tuple(radices)))
         columns = [self._key_column(source, q, level) for q, level in enumerate(levels)]
-        merged = _merge(columns, radices)
-        return self._summed(source, levels, merged.inverse, merged.n_classes, merged.keys,
+        merged = _merge(columns, radices, source.sizes)
+        return self._summed(source, levels, merged.inverse, merged.sizes, merged.keys,
                             merged.packed)
 
-    def _root_pairs(self, levels: tuple[int, ...], radices: Sequence[int]) -> np.ndarray:
-        """The root's classes' exact key at ``levels`` (whose span fits an int64), built
-        from pairs of adjacent key columns: the same mixed-radix number, in radices
-        ``radices[q] * radices[q + 1]``."""
+    def _root_key(self, levels: tuple[int, ...], radices: Sequence[int]
+                  ) -> tuple[np.ndarray, int, np.ndarray | None]:
+        """The root's classes' exact key at ``levels`` (whose span fits an int64), as
+        (high, place, low): key = high * place + low (or high, when low is None).
+
+        High and low are the keys of the first and second half of the quasi-identifiers,
+        each kept once built (while it fits ``LEVEL_COLUMNS_BYTES``) and built the same
+        way from its own halves: a search's roll-ups from the root share few distinct
+        halves (on Adult 575 roll-ups share 52 first and 178 second halves), so most
+        combine two kept arrays (in the grouping kernel, without writing the key out).
+        """
+        if len(levels) == 1:
+            return self._root_part(0, 1, levels, radices), 1, None
+        middle = (len(levels) + 1) // 2
+        return (self._root_part(0, middle, levels, radices), _span(radices[middle:]),
+                self._root_part(middle, len(levels), levels, radices))
+
+    def _root_part(self, first: int, last: int, levels: tuple[int, ...],
+                   radices: Sequence[int]) -> np.ndarray:
+        """The root's classes' key over quasi-identifiers ``first``..``last - 1``."""
         assert self._root is not None
-        key = None
-        for q in range(0, len(levels), 2):
-            if q + 1 < len(levels):
-                part = self._root_columns.get((q, levels[q], levels[q + 1]))
-                if part is None:
-                    part = self._key_column(self._root, q, levels[q]) * radices[q + 1] + \
-                        self._key_column(self._root, q + 1, levels[q + 1])
-                    self._keep_root_column((q, levels[q], levels[q + 1]), part)
-                radix = radices[q] * radices[q + 1]
-            else:
-                part, radix = self._key_column(self._root, q, levels[q]), radices[q]
-            key = part if key is None else key * radix + part
-        assert key is not None
-        return key
+        if last - first == 1:
+            return self._key_column(self._root, first, levels[first])
+        name = (first, last) + levels[first:last]
+        part = self._root_columns.get(name)
+        if part is None:
+            middle = (first + last + 1) // 2
+            part = self._root_part(first, middle, levels, radices) * \
+                _span(radices[middle:last]) + self._root_part(middle, last, levels, radices)
+            self._keep_root_column(name, part)
+        return part
 
     def _key_column(self, source: EquivalenceClasses, q: int, level: int) -> np.ndarray:
         """Quasi-identifier ``q``'s code at ``level`` for each class of ``source``."""
@@ -305,15 +320,14 @@ class Grouper:
             self._root_bytes += column.nbytes
 
     def _summed(self, source: EquivalenceClasses, levels: tuple[int, ...], inverse: np.ndarray,
-                n_classes: int, keys: np.ndarray | None,
+                sizes: np.ndarray, keys: np.ndarray | None,
                 packed: PackedKeys | None) -> EquivalenceClasses:
-        """Classes of ``levels``: ``source``'s sizes, distributions and sums added up by
-        ``inverse`` (source class -> new class)."""
-        sizes = np.rint(np.bincount(inverse, weights=source.sizes,
-                                    minlength=n_classes)).astype(np.int64)
+        """Classes of ``levels`` (of ``sizes``, summed already): ``source``'s
+        distributions and sums added up by ``inverse`` (source class -> new class)."""
+        n_classes = len(sizes)
         distributions = {
-            name: _merge_distribution(inverse[d.class_index], d.value, d.count, d.n_values,
-                                      n_classes)
+            name: _merge_distribution(d.class_index, d.value, d.count, d.n_values, n_classes,
+                                      inverse)
             for name, d in source.distributions.items()
         }
         sums = {name: np.bincount(inverse, weights=values, minlength=n_classes)
@@ -340,6 +354,15 @@ def _as_key(levels: Sequence[int]) -> tuple[int, ...]:
     return levels if isinstance(levels, tuple) else tuple(int(v) for v in levels)
 
 
+_HIGH_BITS = np.uint64(0x8080808080808080)
+
+
+def _level_words(levels: Sequence[int]) -> list[np.uint64]:
+    """``levels`` (each below 128) packed one byte each, eight to a word."""
+    return [np.uint64(int.from_bytes(bytes(levels[i:i + 8]).ljust(8, b"\0"), "little"))
+            for i in range(0, len(levels), 8)]
+
+
 class SnapshotCache:
     """Bounded LRU cache of equivalence classes, used as roll-up sources.
 
@@ -351,6 +374,11 @@ class SnapshotCache:
         self.max_bytes = int(max_bytes)
         self.max_entries = int(max_entries)
         self._levels = np.zeros((n_qi, self.max_entries), dtype=np.int64)  # column per slot
+        #: The same levels eight to a word, one byte each, while every level is below
+        #: 128 (``_bytewise``): a scan for the snapshots below a transformation then
+        #: compares eight attributes per operation.
+        self._level_words = np.zeros(((n_qi + 7) // 8, self.max_entries), dtype=np.uint64)
+        self._bytewise = True
         self._classes = np.zeros(self.max_entries, dtype=np.int64)
         self._used = np.zeros(self.max_entries, dtype=np.int64)  # last-use tick, 0 = free
         self._pinned = np.zeros(self.max_entries, dtype=bool)
@@ -397,8 +425,15 @@ class SnapshotCache:
         if best is None:
             end = self._end
             below = self._used[:end] > 0
-            below &= (self._levels[:, :end] <= np.asarray(levels, dtype=np.int64)[:, None]
-                      ).all(axis=0)
+            if self._bytewise and max(levels) < 0x80:
+                for word, cached in zip(_level_words(levels), self._level_words[:, :end],
+                                        strict=True):
+                    # Per byte, (target | 0x80) - cached keeps its high bit exactly when
+                    # cached <= target; bytes below 0x80 borrow nothing from their neighbours.
+                    below &= ((word | _HIGH_BITS) - cached) & _HIGH_BITS == _HIGH_BITS
+            else:
+                below &= (self._levels[:, :end] <= np.asarray(levels, dtype=np.int64)[:, None]
+                          ).all(axis=0)
             if not below.any():
                 return None
             best = int(below.nonzero()[0][np.argmin(self._classes[:end][below])])
@@ -425,6 +460,10 @@ class SnapshotCache:
             slot, self._end = self._end, self._end + 1
         self._items[slot] = classes
         self._levels[:, slot] = key
+        if max(key, default=0) >= 0x80:
+            self._bytewise = False
+        else:
+            self._level_words[:, slot] = _level_words(key)
         self._classes[slot] = self._counts[slot] = classes.n_classes
         self._pinned[slot] = pinned
         self._slot[key] = slot

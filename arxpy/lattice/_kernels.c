@@ -1,0 +1,454 @@
+/* One-pass grouping kernels for roll-up (arxpy.lattice.kernels wraps them).
+ *
+ * numpy needs about ten passes to group packed class keys and add up the class sizes
+ * (mark, list, look up, count); at the sizes roll-up works on (a few thousand to tens of
+ * thousands of classes) each pass costs its call overhead and a trip through memory.
+ * These kernels do the same work in two or three passes over the keys and give the
+ * same answer as the numpy path, in the same order: distinct keys ascending in the
+ * dense mode (as a table scan lists them), in order of first appearance in the hash
+ * mode (as pandas.factorize does).
+ *
+ * Arrays cross as buffers (int64, C-contiguous); the caller allocates the outputs.
+ * The GIL is held throughout: calls are short, and one scratch table per call keeps
+ * them reentrant.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_int64(const Py_buffer *view) {
+    if (view->itemsize != 8 || view->ndim != 1) return 0;
+    if (view->format == NULL) return 1;
+    const char *f = view->format;
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    return (f[0] == 'l' || f[0] == 'q') && f[1] == '\0';
+}
+
+static int get_array(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t n,
+                     const char *name) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return -1;
+    if (!is_int64(view)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a one-dimensional int64 array", name);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    if (n >= 0 && view->shape[0] < n) {
+        PyErr_Format(PyExc_ValueError, "%s is shorter than the keys", name);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* Keys given as high * place + low (low may be NULL: the keys are high itself), so a
+ * key built from two parts need not be written out first. */
+typedef struct {
+    const int64_t *high;
+    const int64_t *low;
+    int64_t place;
+} Keys;
+
+static inline int64_t key_at(const Keys *keys, Py_ssize_t i) {
+    return keys->low ? keys->high[i] * keys->place + keys->low[i] : keys->high[i];
+}
+
+/* The dense mode's table, zero between calls (a call clears the entries it set), kept
+ * for the next call unless large: roll-up calls it thousands of times per search. */
+static int32_t *scratch = NULL;
+static size_t scratch_len = 0;
+#define SCRATCH_KEPT (1 << 20)
+
+static void release_large_scratch(void) {
+    if (scratch_len > SCRATCH_KEPT) {
+        free(scratch);
+        scratch = NULL;
+        scratch_len = 0;
+    }
+}
+
+/* Dense mode: keys in [0, span). The table marks the keys present, a scan numbers them
+ * in ascending order, a last pass looks every key up and adds its weight. */
+static Py_ssize_t group_dense(const Keys *keys, Py_ssize_t n, int64_t span,
+                              const int64_t *weight, int64_t *inverse, int64_t *distinct,
+                              int64_t *sizes) {
+    if ((size_t)span > scratch_len) {
+        free(scratch);
+        scratch = calloc((size_t)span, sizeof(int32_t));
+        scratch_len = scratch ? (size_t)span : 0;
+        if (scratch == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    int32_t *table = scratch;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t k = key_at(keys, i);
+        if ((uint64_t)k >= (uint64_t)span) {
+            for (Py_ssize_t j = 0; j < i; j++) table[key_at(keys, j)] = 0;
+            release_large_scratch();
+            PyErr_SetString(PyExc_ValueError, "a key lies outside [0, span)");
+            return -1;
+        }
+        table[k] = 1;
+    }
+    Py_ssize_t m = 0;
+    for (int64_t v = 0; v < span; v++) {
+        if (table[v]) {
+            distinct[m] = v;
+            sizes[m] = 0;
+            table[v] = (int32_t)m++;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t c = table[key_at(keys, i)];
+        inverse[i] = c;
+        sizes[c] += weight ? weight[i] : 1;
+    }
+    for (Py_ssize_t j = 0; j < m; j++) table[distinct[j]] = 0;
+    release_large_scratch();
+    return m;
+}
+
+/* Hash mode: any int64 keys. Open addressing (Fibonacci hashing, linear probing) in a
+ * table at most half full; classes are numbered as they first appear. */
+static Py_ssize_t group_hash(const Keys *keys, Py_ssize_t n, const int64_t *weight,
+                             int64_t *inverse, int64_t *distinct, int64_t *sizes) {
+    int shift = 64;
+    size_t capacity = 1;
+    while (capacity < 2 * (size_t)n + 2) {
+        capacity <<= 1;
+        shift--;
+    }
+    int32_t *slot = malloc(capacity * sizeof(int32_t));
+    if (slot == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memset(slot, 0xff, capacity * sizeof(int32_t)); /* -1: empty */
+    size_t mask = capacity - 1;
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t k = key_at(keys, i);
+        size_t h = shift < 64 ? (size_t)(((uint64_t)k * 0x9E3779B97F4A7C15ULL) >> shift) : 0;
+        int32_t c;
+        for (;;) {
+            c = slot[h];
+            if (c < 0) {
+                c = (int32_t)m++;
+                slot[h] = c;
+                distinct[c] = k;
+                sizes[c] = 0;
+                break;
+            }
+            if (distinct[c] == k) break;
+            h = (h + 1) & mask;
+        }
+        inverse[i] = c;
+        sizes[c] += weight ? weight[i] : 1;
+    }
+    free(slot);
+    return m;
+}
+
+static int compare_int64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Pair sums: the (class, value) pairs of a distribution rolled up to new classes
+ * (``cls(i)`` = inverse[class_of[i]], or class_of[i]), equal pairs summed, listed by
+ * class, then value. A counting sort by class, then per class an accumulator over the
+ * values: its touched values sorted when few, else read off in a scan. The caller uses
+ * it where a (classes x values) table would be dense (the numpy path's bincount).
+ * Pairs are written without branches, so each output holds one entry more than pairs. */
+static Py_ssize_t sum_pairs(const int64_t *class_of, Py_ssize_t n_source, const int64_t *inverse,
+                            Py_ssize_t n_inverse, const int64_t *value, const int64_t *count,
+                            int64_t width, int64_t n_classes, int64_t *out_class,
+                            int64_t *out_value, int64_t *out_count) {
+    Py_ssize_t n = n_source;
+    int64_t *end = calloc((size_t)n_classes + 1, sizeof(int64_t));
+    int64_t *sorted_value = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    int64_t *sorted_count = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    int64_t *acc = calloc((size_t)width, sizeof(int64_t));
+    int64_t *touched = malloc((size_t)width * sizeof(int64_t));
+    Py_ssize_t m = -1;
+    if (!end || !sorted_value || !sorted_count || !acc || !touched) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t c = class_of[i];
+        if (inverse) {
+            if ((uint64_t)c >= (uint64_t)n_inverse) goto out_of_range;
+            c = inverse[c];
+        }
+        if ((uint64_t)c >= (uint64_t)n_classes || (uint64_t)value[i] >= (uint64_t)width)
+            goto out_of_range;
+        end[c + 1]++;
+    }
+    for (int64_t c = 0; c < n_classes; c++) end[c + 1] += end[c];
+    /* end[c] is now where class c starts; filling moves it to where class c ends. */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t c = inverse ? inverse[class_of[i]] : class_of[i];
+        int64_t at = end[c]++;
+        sorted_value[at] = value[i];
+        sorted_count[at] = count ? count[i] : 1;
+    }
+    m = 0;
+    int64_t start = 0;
+    /* Narrow domains: every class's accumulator is read off whole, without branches
+     * (which values a class holds is unpredictable). Wide ones: the values touched. */
+    int scan_all = width <= 64;
+    for (int64_t c = 0; c < n_classes; c++) {
+        int64_t stop = end[c], t = 0;
+        if (scan_all) {
+            for (int64_t j = start; j < stop; j++) acc[sorted_value[j]] += sorted_count[j];
+        } else {
+            for (int64_t j = start; j < stop; j++) {
+                int64_t v = sorted_value[j];
+                if (acc[v] == 0) touched[t++] = v;
+                acc[v] += sorted_count[j];
+            }
+        }
+        start = stop;
+        if (scan_all || t * 8 >= width) {
+            for (int64_t v = 0; v < width; v++) {
+                out_class[m] = c;
+                out_value[m] = v;
+                out_count[m] = acc[v];
+                m += acc[v] > 0;
+                acc[v] = 0;
+            }
+            continue;
+        }
+        if (t > 16) {
+            qsort(touched, (size_t)t, sizeof(int64_t), compare_int64);
+        } else {
+            for (int64_t a = 1; a < t; a++) { /* insertion sort: few values */
+                int64_t v = touched[a], b = a - 1;
+                while (b >= 0 && touched[b] > v) {
+                    touched[b + 1] = touched[b];
+                    b--;
+                }
+                touched[b + 1] = v;
+            }
+        }
+        for (int64_t a = 0; a < t; a++) {
+            int64_t v = touched[a];
+            out_class[m] = c;
+            out_value[m] = v;
+            out_count[m] = acc[v];
+            m += acc[v] > 0;
+            acc[v] = 0;
+        }
+    }
+    goto done;
+out_of_range:
+    PyErr_SetString(PyExc_ValueError, "a class or value lies outside its range");
+done:
+    free(end);
+    free(sorted_value);
+    free(sorted_count);
+    free(acc);
+    free(touched);
+    return m;
+}
+
+PyDoc_STRVAR(group_doc,
+"group(key, span, weight, inverse, distinct, sizes, low=None, place=1) -> number of classes\n\n"
+"Number the distinct values of the keys (``key``, or key * place + low) and add up\n"
+"``weight`` (or count, when None) per\n"
+"value. ``span`` > 0 asks for the dense mode (keys in [0, span), ascending order),\n"
+"``span`` = 0 for the hash mode (order of first appearance). Writes each key's class\n"
+"to ``inverse`` and the first m entries of ``distinct`` and ``sizes``.");
+
+static PyObject *group(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *key_o, *weight_o, *inverse_o, *distinct_o, *sizes_o, *low_o = Py_None;
+    long long span, place = 1;
+    if (!PyArg_ParseTuple(args, "OLOOOO|OL", &key_o, &span, &weight_o, &inverse_o, &distinct_o,
+                          &sizes_o, &low_o, &place))
+        return NULL;
+    if (span < 0 || span > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "span must lie in [0, 2**31)");
+        return NULL;
+    }
+    Py_buffer key, low, weight, inverse, distinct, sizes;
+    if (get_array(key_o, &key, 0, -1, "key") < 0) return NULL;
+    Py_ssize_t n = key.shape[0];
+    if (n > INT32_MAX) {
+        PyBuffer_Release(&key);
+        PyErr_SetString(PyExc_ValueError, "too many keys");
+        return NULL;
+    }
+    int have_low = low_o != Py_None, have_weight = weight_o != Py_None;
+    Py_ssize_t m = -1;
+    if (have_low && get_array(low_o, &low, 0, n, "low") < 0) goto release_key;
+    if (have_weight && get_array(weight_o, &weight, 0, n, "weight") < 0) goto release_low;
+    if (get_array(inverse_o, &inverse, 1, n, "inverse") < 0) goto release_weight;
+    if (get_array(distinct_o, &distinct, 1, n, "distinct") < 0) goto release_inverse;
+    if (get_array(sizes_o, &sizes, 1, n, "sizes") < 0) goto release_distinct;
+    const int64_t *w = have_weight ? (const int64_t *)weight.buf : NULL;
+    Keys keys = {key.buf, have_low ? (const int64_t *)low.buf : NULL, place};
+    if (span > 0)
+        m = group_dense(&keys, n, span, w, inverse.buf, distinct.buf, sizes.buf);
+    else
+        m = group_hash(&keys, n, w, inverse.buf, distinct.buf, sizes.buf);
+    PyBuffer_Release(&sizes);
+release_distinct:
+    PyBuffer_Release(&distinct);
+release_inverse:
+    PyBuffer_Release(&inverse);
+release_weight:
+    if (have_weight) PyBuffer_Release(&weight);
+release_low:
+    if (have_low) PyBuffer_Release(&low);
+release_key:
+    PyBuffer_Release(&key);
+    if (m < 0) return NULL;
+    return PyLong_FromSsize_t(m);
+}
+
+PyDoc_STRVAR(sum_pairs_doc,
+"sum_pairs(class_of, inverse, value, count, width, n_classes, out_class, out_value,\n"
+"          out_count) -> number of pairs\n\n"
+"Sum ``count`` (ones, when None) over equal (inverse[class_of] (class_of, when inverse\n"
+"is None), value) pairs, values in [0, width); write the pairs ordered by class, then\n"
+"value, to the first m entries of the outputs (each one longer than ``value``).");
+
+static PyObject *sum_pairs_py(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *class_o, *inverse_o, *value_o, *count_o, *oc_o, *ov_o, *on_o;
+    long long width, n_classes;
+    if (!PyArg_ParseTuple(args, "OOOOLLOOO", &class_o, &inverse_o, &value_o, &count_o, &width,
+                          &n_classes, &oc_o, &ov_o, &on_o))
+        return NULL;
+    if (width < 1 || n_classes < 0 || width > INT32_MAX || n_classes > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "width and n_classes must lie in [1, 2**31)");
+        return NULL;
+    }
+    Py_buffer cls, inv, val, cnt, oc, ov, on;
+    int have_inverse = inverse_o != Py_None, have_count = count_o != Py_None;
+    Py_ssize_t m = -1;
+    if (get_array(value_o, &val, 0, -1, "value") < 0) return NULL;
+    Py_ssize_t n = val.shape[0];
+    if (get_array(class_o, &cls, 0, n, "class_of") < 0) goto r_val;
+    if (have_inverse && get_array(inverse_o, &inv, 0, -1, "inverse") < 0) goto r_cls;
+    if (have_count && get_array(count_o, &cnt, 0, n, "count") < 0) goto r_inv;
+    if (get_array(oc_o, &oc, 1, n + 1, "out_class") < 0) goto r_cnt;
+    if (get_array(ov_o, &ov, 1, n + 1, "out_value") < 0) goto r_oc;
+    if (get_array(on_o, &on, 1, n + 1, "out_count") < 0) goto r_ov;
+    m = sum_pairs(cls.buf, n, have_inverse ? inv.buf : NULL, have_inverse ? inv.shape[0] : 0,
+                  val.buf, have_count ? cnt.buf : NULL, width, n_classes, oc.buf, ov.buf,
+                  on.buf);
+    PyBuffer_Release(&on);
+r_ov:
+    PyBuffer_Release(&ov);
+r_oc:
+    PyBuffer_Release(&oc);
+r_cnt:
+    if (have_count) PyBuffer_Release(&cnt);
+r_inv:
+    if (have_inverse) PyBuffer_Release(&inv);
+r_cls:
+    PyBuffer_Release(&cls);
+r_val:
+    PyBuffer_Release(&val);
+    if (m < 0) return NULL;
+    return PyLong_FromSsize_t(m);
+}
+
+#define MAX_DIGITS 64
+
+PyDoc_STRVAR(rewrite_doc,
+"rewrite(key, place, old_radices, new_radices, maps, out)\n\n"
+"Re-express packed keys with some digits generalized: key = (above * span(old) +\n"
+"middle) * place + below, where the middle's digits have ``old_radices`` (most\n"
+"significant first); each digit d becomes maps[j][d] (d itself when maps[j] is None)\n"
+"in radix new_radices[j]. Writes the new keys to ``out``.");
+
+static PyObject *rewrite(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *key_o, *old_o, *new_o, *maps_o, *out_o;
+    long long place;
+    if (!PyArg_ParseTuple(args, "OLO!O!O!O", &key_o, &place, &PyTuple_Type, &old_o, &PyTuple_Type,
+                          &new_o, &PyTuple_Type, &maps_o, &out_o))
+        return NULL;
+    Py_ssize_t digits = PyTuple_GET_SIZE(old_o);
+    if (digits < 1 || digits > MAX_DIGITS || PyTuple_GET_SIZE(new_o) != digits ||
+        PyTuple_GET_SIZE(maps_o) != digits || place < 1) {
+        PyErr_SetString(PyExc_ValueError, "rewrite needs 1-64 digits, as many radices and maps, "
+                        "and a positive place");
+        return NULL;
+    }
+    int64_t old_radix[MAX_DIGITS], new_radix[MAX_DIGITS];
+    const int64_t *map[MAX_DIGITS];
+    Py_buffer map_view[MAX_DIGITS];
+    int have_map[MAX_DIGITS] = {0};
+    Py_buffer key, out;
+    PyObject *result = NULL;
+    Py_ssize_t mapped = 0;
+    for (Py_ssize_t j = 0; j < digits; j++) {
+        old_radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(old_o, j));
+        new_radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(new_o, j));
+        if (PyErr_Occurred()) return NULL;
+        if (old_radix[j] < 1 || new_radix[j] < 1) {
+            PyErr_SetString(PyExc_ValueError, "radices must be positive");
+            return NULL;
+        }
+    }
+    for (; mapped < digits; mapped++) {
+        PyObject *m = PyTuple_GET_ITEM(maps_o, mapped);
+        map[mapped] = NULL;
+        if (m == Py_None) continue;
+        if (get_array(m, &map_view[mapped], 0, old_radix[mapped], "a map") < 0) goto release_maps;
+        have_map[mapped] = 1;
+        map[mapped] = map_view[mapped].buf;
+    }
+    if (get_array(key_o, &key, 0, -1, "key") < 0) goto release_maps;
+    if (get_array(out_o, &out, 1, key.shape[0], "out") < 0) goto release_key;
+    const int64_t *in = key.buf;
+    int64_t *res = out.buf;
+    int64_t digit[MAX_DIGITS];
+    for (Py_ssize_t i = 0, n = key.shape[0]; i < n; i++) {
+        int64_t k = in[i];
+        if (k < 0) {
+            PyErr_SetString(PyExc_ValueError, "keys must not be negative");
+            goto release_out;
+        }
+        int64_t below = k % place;
+        k /= place;
+        for (Py_ssize_t j = digits - 1; j >= 0; j--) {
+            digit[j] = k % old_radix[j];
+            k /= old_radix[j];
+        }
+        for (Py_ssize_t j = 0; j < digits; j++) {
+            int64_t d = map[j] ? map[j][digit[j]] : digit[j];
+            k = k * new_radix[j] + d;
+        }
+        res[i] = k * place + below;
+    }
+    result = Py_NewRef(Py_None);
+release_out:
+    PyBuffer_Release(&out);
+release_key:
+    PyBuffer_Release(&key);
+release_maps:
+    for (Py_ssize_t j = 0; j < mapped; j++)
+        if (have_map[j]) PyBuffer_Release(&map_view[j]);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"rewrite", rewrite, METH_VARARGS, rewrite_doc},
+    {"group", group, METH_VARARGS, group_doc},
+    {"sum_pairs", sum_pairs_py, METH_VARARGS, sum_pairs_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_kernels", "One-pass grouping kernels for roll-up.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&module); }

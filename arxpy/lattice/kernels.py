@@ -1,0 +1,145 @@
+"""Roll-up's grouping: the compiled kernel where it was built, numpy otherwise.
+
+Roll-up spends most of its time numbering the distinct keys of the source's classes at
+the new levels and adding up their sizes, and, for tracked attributes, summing the
+(class, value) pairs of their distributions. numpy needs about ten passes for each
+(mark, list, look up, count); the optional C extension ``arxpy.lattice._kernels`` does
+them in two or three, several times faster at the sizes roll-up works on. It is built when the
+project is installed with a C compiler at hand (``optional``: without one the install
+still succeeds), and both paths give identical arrays in identical order, so results
+never depend on which one ran (``tests/test_lattice_kernels.py``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from arxpy.lattice.encoding import weighted_counts
+
+try:
+    from arxpy.lattice import _kernels
+except ImportError:  # no compiler when arxpy was installed: the numpy path serves
+    _kernels = None
+
+#: Use the compiled kernel when it is there (``ARXPY_NUMPY_KERNELS=1`` turns it off, to
+#: compare the two paths or rule the kernel out).
+USE_COMPILED = _kernels is not None and not os.environ.get("ARXPY_NUMPY_KERNELS")
+
+
+#: The kernel numbers classes in int32 and its dense table has at most 4 entries per key.
+_COMPILED_MAX_KEYS = 1 << 29
+
+
+def compiled_available() -> bool:
+    """Was the compiled kernel built for this installation?"""
+    return _kernels is not None
+
+
+def dense_keys(span: int, n: int) -> bool:
+    """Are keys below ``span`` numbered through a table of ``span`` entries (ascending
+    order) rather than hashed (order of first appearance)?"""
+    return span <= max(4 * n, 1 << 16)
+
+
+def group_keys(key: np.ndarray, span: int, weights: np.ndarray | None = None,
+               low: np.ndarray | None = None, place: int = 1
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each key's group index, the distinct keys, and the summed ``weights`` per group
+    (the count of keys when None), for exact int64 keys in [0, ``span``): ``key``, or
+    ``key * place + low`` when ``low`` is given (not written out by the kernel).
+
+    Distinct keys come in ascending order when ``dense_keys(span, len(key))``, else in
+    order of first appearance.
+    """
+    n = len(key)
+    if USE_COMPILED and 0 < n < _COMPILED_MAX_KEYS:
+        return _grouped_compiled(key, span, weights, low, place)
+    if low is not None:
+        key = key * place + low
+    inverse, distinct = _group_numpy(key, span)
+    return inverse, distinct, weighted_counts(inverse, weights, len(distinct))
+
+
+def rewrite_keys(key: np.ndarray, place: int, old_radices: Sequence[int],
+                 new_radices: Sequence[int], maps: Sequence[np.ndarray | None]
+                 ) -> np.ndarray | None:
+    """Packed keys with a run of digits generalized, by the compiled kernel; None where
+    it is not used (the caller's numpy path serves).
+
+    key = (above * span(old_radices) + middle) * place + below; the middle's digits
+    (``old_radices``, most significant first) become ``maps[j][digit]`` (unchanged for
+    None) in ``new_radices``.
+    """
+    if not (USE_COMPILED and 0 < len(key) and len(old_radices) <= 64):
+        return None
+    assert _kernels is not None
+    out = np.empty(len(key), dtype=np.int64)
+    _kernels.rewrite(np.ascontiguousarray(key, dtype=np.int64), int(place),
+                     tuple(int(r) for r in old_radices), tuple(int(r) for r in new_radices),
+                     tuple(maps), out)
+    return out
+
+
+def _grouped_compiled(key: np.ndarray, span: int, weights: np.ndarray | None,
+                      low: np.ndarray | None = None, place: int = 1
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    assert _kernels is not None
+    n = len(key)
+    key = np.ascontiguousarray(key, dtype=np.int64)
+    if low is not None:
+        low = np.ascontiguousarray(low, dtype=np.int64)
+    if weights is not None:
+        weights = np.ascontiguousarray(weights, dtype=np.int64)
+    inverse = np.empty(n, dtype=np.int64)
+    distinct = np.empty(n, dtype=np.int64)
+    sizes = np.empty(n, dtype=np.int64)
+    m = _kernels.group(key, int(span) if dense_keys(span, n) else 0, weights, inverse,
+                       distinct, sizes, low, int(place))
+    if m < n:  # hold only what the classes need
+        distinct, sizes = distinct[:m].copy(), sizes[:m].copy()
+    return inverse, distinct, sizes
+
+
+def _group_numpy(key: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`group_keys` without the sums, in numpy."""
+    if dense_keys(span, len(key)):
+        # Small key space: a dense table beats hashing (and lists the keys sorted).
+        if span > 32 * len(key) and len(key):
+            # Few keys in a large table: sorting them is cheaper than scanning the table.
+            ordered = np.sort(key)
+            first = np.empty(len(key), dtype=bool)
+            first[0] = True
+            np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+            distinct = ordered[first]
+        else:
+            present = np.zeros(span, dtype=bool)
+            present[key] = True
+            distinct = present.nonzero()[0]
+        lookup = np.empty(span, dtype=np.int64)
+        lookup[distinct] = np.arange(len(distinct), dtype=np.int64)
+        return lookup[key], distinct
+    inverse, uniques = pd.factorize(key, sort=False)
+    return inverse.astype(np.int64, copy=False), np.asarray(uniques, dtype=np.int64)
+
+
+def sum_pairs(class_index: np.ndarray, value: np.ndarray, count: np.ndarray | None,
+              width: int, n_classes: int, inverse: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(class, value, count) of the distinct pairs (``inverse[class_index]`` or
+    ``class_index``, ``value``), counts summed (ones when ``count`` is None), by class
+    then value, pairs summing to zero left out; None where the compiled kernel is not
+    used (the caller's numpy path serves). For dense (classes x values) tables only."""
+    n = len(value)
+    if not (USE_COMPILED and 0 < n < _COMPILED_MAX_KEYS and n_classes < _COMPILED_MAX_KEYS
+            and width < _COMPILED_MAX_KEYS):
+        return None
+    assert _kernels is not None
+    arrays = [np.ascontiguousarray(a, dtype=np.int64) if a is not None else None
+              for a in (class_index, inverse, value, count)]
+    out = [np.empty(n + 1, dtype=np.int64) for _ in range(3)]  # written without branches
+    m = _kernels.sum_pairs(*arrays, int(width), int(n_classes), *out)
+    return tuple(a[:m].copy() for a in out)  # type: ignore[return-value]

@@ -1,0 +1,236 @@
+"""The compiled roll-up kernels give the numpy path's arrays, in its order.
+
+Results must not depend on whether a C compiler was at hand when arxpy was installed:
+each kernel is compared with the numpy code it replaces on random inputs, and whole
+searches are compared with the kernels on and off.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sysconfig
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
+from arxpy.engine import AnonymizationConfig, anonymize
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.lattice import grouping, kernels
+from arxpy.privacy.kanonymity import KAnonymity
+from arxpy.privacy.ldiversity import DistinctLDiversity
+from arxpy.privacy.tcloseness import TCloseness
+from arxpy.quality.discernibility import Discernibility
+from arxpy.quality.entropy import NonUniformEntropy
+from arxpy.quality.loss import Loss
+
+needs_kernels = pytest.mark.skipif(not kernels.compiled_available(),
+                                   reason="the compiled kernels were not built here")
+
+
+def _both(run):
+    """``run()`` with the kernels, then on the numpy path (as on an installation built
+    without a C compiler)."""
+    saved = kernels.USE_COMPILED
+    try:
+        kernels.USE_COMPILED = True
+        compiled = run()
+        kernels.USE_COMPILED = False
+        return compiled, run()
+    finally:
+        kernels.USE_COMPILED = saved
+
+
+def test_kernels_are_built_where_a_compiler_is():
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}) here: arxpy runs on its numpy path")
+    assert kernels.compiled_available(), (
+        "a C compiler is here but arxpy.lattice._kernels was not built: reinstall with "
+        "'python3 -m pip install -e .' and read its build output")
+
+
+@needs_kernels
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), n=st.integers(1, 400), span=st.integers(1, 300_000),
+       weighted=st.booleans())
+def test_grouping_keys_matches_numpy(data, n, span, weighted):
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    # Few distinct values sometimes, many others: both orders and both modes.
+    pool = rng.integers(0, span, size=data.draw(st.integers(1, n)))
+    key = rng.choice(pool, size=n)
+    weights = rng.integers(0, 7, size=n) if weighted else None
+    compiled, plain = _both(lambda: kernels.group_keys(key, span, weights))
+    for got, want in zip(compiled, plain, strict=True):
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+    # The order the numpy path promises: ascending when dense, else first appearance.
+    _, distinct, _ = compiled
+    if kernels.dense_keys(span, n):
+        assert (np.diff(distinct) > 0).all()
+    else:
+        np.testing.assert_array_equal(distinct, pd.unique(key))
+
+
+@needs_kernels
+def test_grouping_hash_mode_takes_any_int64_keys():
+    key = np.array([2**62 + 5, -3, 7, 2**62 + 5, -3, 0], dtype=np.int64)
+    inverse, distinct, sizes = kernels._grouped_compiled(key, 2**63 - 1, None)
+    np.testing.assert_array_equal(distinct, [2**62 + 5, -3, 7, 0])
+    np.testing.assert_array_equal(inverse, [0, 1, 2, 0, 1, 3])
+    np.testing.assert_array_equal(sizes, [2, 2, 1, 1])
+
+
+@needs_kernels
+def test_kernels_refuse_bad_input_instead_of_writing_out_of_bounds():
+    from arxpy.lattice import _kernels
+
+    out = [np.empty(3, dtype=np.int64) for _ in range(3)]
+    with pytest.raises(ValueError, match="outside"):
+        _kernels.group(np.array([0, 5, 1]), 5, None, *out)  # 5 is not below span 5
+    with pytest.raises(ValueError, match="outside"):
+        _kernels.group(np.array([0, -1, 1]), 5, None, *out)
+    # The table is left clean: the next call is right.
+    assert _kernels.group(np.array([4, 0, 4]), 5, None, *out) == 2
+    np.testing.assert_array_equal(out[1][:2], [0, 4])
+    with pytest.raises(TypeError, match="int64"):
+        _kernels.group(np.array([0, 1, 1], dtype=np.int32), 5, None, *out)
+    with pytest.raises(ValueError, match="shorter"):
+        _kernels.group(np.array([0, 1, 1, 2]), 5, None, *out)
+    pairs = [np.empty(4, dtype=np.int64) for _ in range(3)]
+    with pytest.raises(ValueError, match="outside"):
+        _kernels.sum_pairs(np.array([0, 1, 2]), None, np.array([0, 3, 1]), None, 3, 3, *pairs)
+    with pytest.raises(ValueError, match="outside"):
+        _kernels.sum_pairs(np.array([0, 1, 9]), np.array([0, 0, 1]), np.array([0, 1, 1]),
+                           None, 3, 2, *pairs)
+    with pytest.raises(ValueError, match="negative"):
+        _kernels.rewrite(np.array([3, -1]), 1, (4,), (2,), (None,), np.empty(2, np.int64))
+
+
+@needs_kernels
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), n_source=st.integers(1, 300), n_classes=st.integers(1, 60),
+       width=st.sampled_from([1, 2, 5, 14, 64, 65, 300, 5000]), counted=st.booleans(),
+       rolled=st.booleans())
+def test_pair_sums_match_numpy(data, n_source, n_classes, width, counted,
+                               rolled):
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    entries = data.draw(st.integers(1, 3 * n_source))
+    class_index = np.sort(rng.integers(0, n_source, size=entries))
+    # Narrow value pools per draw: classes holding few values (sorted by insertion)
+    # and classes holding many (read off by a scan, or sorted by qsort when wide).
+    value = rng.choice(rng.integers(0, width, size=data.draw(st.integers(1, 40))),
+                       size=entries)
+    count = rng.integers(0, 4, size=entries) if counted else None  # zero counts drop out
+    inverse = rng.integers(0, n_classes, size=n_source) if rolled else None
+    classes = n_classes if rolled else n_source
+
+    def merged():
+        d = grouping._merge_distribution(class_index, value, count, width, classes, inverse)
+        return d.class_index, d.value, d.count
+
+    if not grouping.dense_enough(classes * width, entries):
+        return  # the kernel serves dense tables only; the numpy path hashes the others
+    compiled, plain = _both(merged)
+    for got, want in zip(compiled, plain, strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert (compiled[2] > 0).all()
+
+
+@needs_kernels
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_digit_rewrite_matches_numpy(data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    radices = data.draw(st.lists(st.integers(1, 40), min_size=1, max_size=7))
+    first = data.draw(st.integers(0, len(radices) - 1))
+    last = data.draw(st.integers(first, len(radices) - 1))
+    new = list(radices)
+    maps: list[np.ndarray | None] = []
+    for q in range(first, last + 1):
+        if data.draw(st.booleans()):
+            new[q] = data.draw(st.integers(1, radices[q]))
+            maps.append(rng.integers(0, new[q], size=radices[q]))
+        else:
+            maps.append(None)
+    span = int(np.prod(radices))
+    key = rng.integers(0, span, size=data.draw(st.integers(1, 200)))
+    place = int(np.prod(radices[last + 1:]))
+    got = kernels.rewrite_keys(key, place, radices[first:last + 1], new[first:last + 1], maps)
+    # Straight from the definition: decode every digit, map the run, re-encode.
+    digits = np.empty((len(key), len(radices)), dtype=np.int64)
+    rest = key.copy()
+    for q in range(len(radices) - 1, -1, -1):
+        digits[:, q] = rest % radices[q]
+        rest //= radices[q]
+    for q, up in zip(range(first, last + 1), maps, strict=True):
+        if up is not None:
+            digits[:, q] = up[digits[:, q]]
+    want = np.zeros(len(key), dtype=np.int64)
+    for q in range(len(radices)):
+        want = want * new[q] + digits[:, q]
+    np.testing.assert_array_equal(got, want)
+
+
+AGE = Hierarchy([[str(a), f"{a // 5 * 5}", f"{a // 20 * 20}", "*"] for a in range(20, 90)])
+ZIP = Hierarchy([[f"{z}", f"{z // 10}*", f"{z // 100}**", "*"] for z in range(1000, 1300)])
+SEX = Hierarchy([["m", "*"], ["f", "*"]])
+STAY = Hierarchy([[str(d), f"w{d // 7}", f"m{d // 28}", "*"] for d in range(1, 91)])
+WARD = Hierarchy([[f"ward{w}", f"block{w // 4}", "*"] for w in range(20)])
+DISEASES = [f"d{i}" for i in range(12)]
+
+
+def _table(n: int = 3000) -> tuple[pd.DataFrame, DataDefinition]:
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({
+        "age": rng.integers(20, 90, n).astype(str),
+        "zip": (1000 + rng.zipf(1.3, n) % 300).astype(str),
+        "sex": rng.choice(["m", "f"], n),
+        "stay": (1 + rng.geometric(0.08, n) % 90).astype(str),
+        "ward": np.char.add("ward", rng.integers(0, 20, n).astype(str)),
+        "disease": rng.choice(DISEASES, n, p=np.linspace(1, 3, 12) / np.linspace(1, 3, 12).sum()),
+    })
+    definition = DataDefinition([
+        AttributeDefinition("age", AttributeType.QUASI_IDENTIFYING),
+        AttributeDefinition("zip", AttributeType.QUASI_IDENTIFYING),
+        AttributeDefinition("sex", AttributeType.QUASI_IDENTIFYING),
+        AttributeDefinition("stay", AttributeType.QUASI_IDENTIFYING),
+        AttributeDefinition("ward", AttributeType.QUASI_IDENTIFYING),
+        AttributeDefinition("disease", AttributeType.SENSITIVE),
+    ])
+    return frame, definition
+
+
+@needs_kernels
+@pytest.mark.parametrize("name", ["dm", "tcloseness", "entropy"])
+def test_searches_are_the_same_with_and_without_kernels(name):
+    frame, definition = _table()
+    privacy, quality = {
+        "dm": ([KAnonymity(5)], Discernibility()),
+        "tcloseness": ([KAnonymity(3), TCloseness("disease", 0.15, "equal")], Loss(0.5)),
+        "entropy": ([KAnonymity(4), DistinctLDiversity("disease", 3)], NonUniformEntropy()),
+    }[name]
+    config = AnonymizationConfig(privacy, quality, suppression_limit=0.05)
+    hierarchies = {"age": AGE, "zip": ZIP, "sex": SEX, "stay": STAY, "ward": WARD}
+
+    def search():
+        result = anonymize(frame, definition, hierarchies, config)
+        checks = {levels: (c.anonymous, c.score, c.suppressed_records)
+                  for levels, c in result.outcome.checks.items()}
+        classes, _ = result.classes_of(result.optimum.levels)
+        return (checks, result.optimum.levels, classes.sizes.tolist(), classes.keys.tolist(),
+                result.rollups)
+
+    compiled, plain = _both(search)
+    assert compiled[0].keys() == plain[0].keys()
+    for levels, (anonymous, score, suppressed) in compiled[0].items():
+        other = plain[0][levels]
+        assert (anonymous, suppressed) == other[:1] + other[2:], levels
+        assert score == other[1] or (np.isnan(score) and np.isnan(other[1])), levels
+    assert compiled[1:] == plain[1:]
+    assert len(compiled[0]) > 40 and compiled[-1] > 40  # a search that rolled up
