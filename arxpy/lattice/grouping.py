@@ -357,10 +357,10 @@ def _as_key(levels: Sequence[int]) -> tuple[int, ...]:
 _HIGH_BITS = np.uint64(0x8080808080808080)
 
 
-def _level_words(levels: Sequence[int]) -> list[np.uint64]:
+def _level_words(levels: tuple[int, ...]) -> tuple[np.uint64, ...]:
     """``levels`` (each below 128) packed one byte each, eight to a word."""
-    return [np.uint64(int.from_bytes(bytes(levels[i:i + 8]).ljust(8, b"\0"), "little"))
-            for i in range(0, len(levels), 8)]
+    return tuple(np.uint64(int.from_bytes(bytes(levels[i:i + 8]).ljust(8, b"\0"), "little"))
+                 for i in range(0, len(levels), 8))
 
 
 class SnapshotCache:

@@ -46,6 +46,6 @@ class Discernibility(QualityModel):
 
 def _sum_of_squares(sizes: np.ndarray) -> float:
     # Exact in int64 (n**2 fits) and free of BLAS: np.dot on floats may start threads,
-    # which cost more than the sum on a busy machine.
+    # which cost more than the sum on a busy machine; on integers it is one plain loop.
     sizes = np.asarray(sizes, dtype=np.int64)
-    return float(np.sum(sizes * sizes))
+    return float(sizes.dot(sizes))

@@ -16,6 +16,7 @@ optimal k-anonymity", 2012), but ordered by the quality model's lower bound:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -36,20 +37,42 @@ from arxpy.search.base import (
 MAX_NODES = 5_000_000
 
 
-def _tag(grid: np.ndarray, bottom: Sequence[int], levels: Sequence[int],
-         anonymous: bool) -> None:
-    """Predictive tagging of everything above (anonymous) or below (not) ``levels``.
+class _Boxes:
+    """Up-sets and down-sets of nodes as boxes of a grid of the lattice's shape.
 
-    ``grid`` is a node-state array indexed like :meth:`Lattice.index`, reshaped to the
-    lattice's widths, so the up-set and the down-set of a node are boxes of it.
+    A node-state array indexed like :meth:`Lattice.index`, reshaped to the lattice's
+    widths, holds the up-set and the down-set of a node as boxes; the slices are made
+    once per attribute and level and picked by ``map`` (this runs per check).
     """
-    if anonymous:
-        # Nothing above a node holding a monotonic property can fail it: the whole box
-        # is set, without reading it first.
-        grid[tuple(slice(v - b, None) for v, b in zip(levels, bottom, strict=True))] = ANONYMOUS
-    else:
-        below = tuple(slice(0, v - b + 1) for v, b in zip(levels, bottom, strict=True))
-        grid[below] = NOT_ANONYMOUS
+
+    def __init__(self, bottom: Sequence[int], top: Sequence[int],
+                 place_values: Sequence[int]) -> None:
+        self._above = [[slice(v - b, None) for v in range(b, t + 1)]
+                       for b, t in zip(bottom, top, strict=True)]
+        self._below = [[slice(0, v - b + 1) for v in range(b, t + 1)]
+                       for b, t in zip(bottom, top, strict=True)]
+        self._bottom = [int(b) for b in bottom]
+        self.places = [int(p) for p in place_values]
+        self._offset = sum(b * p for b, p in zip(self._bottom, self.places, strict=True))
+
+    def index(self, levels: Sequence[int]) -> int:
+        """:meth:`Lattice.index` in plain Python."""
+        return sum(map(operator.mul, levels, self.places)) - self._offset
+
+    def above(self, levels: Sequence[int]) -> tuple[slice, ...]:
+        return tuple(map(operator.getitem, self._above, map(operator.sub, levels, self._bottom)))
+
+    def below(self, levels: Sequence[int]) -> tuple[slice, ...]:
+        return tuple(map(operator.getitem, self._below, map(operator.sub, levels, self._bottom)))
+
+    def tag(self, grid: np.ndarray, levels: Sequence[int], anonymous: bool) -> None:
+        """Predictive tagging of everything above (anonymous) or below (not) ``levels``."""
+        if anonymous:
+            # Nothing above a node holding a monotonic property can fail it: the whole
+            # box is set, without reading it first.
+            grid[self.above(levels)] = ANONYMOUS
+        else:
+            grid[self.below(levels)] = NOT_ANONYMOUS
 
 
 def _path_up(start: tuple[int, ...], bottom: tuple[int, ...],
@@ -93,8 +116,7 @@ class _OptimalSearch:
         #: Without level bounds: checked nodes whose classes-based bound may prune their
         #: up-sets once a good enough optimum is known (ARX's potentiallyInsufficientUtility).
         self.candidates: list[tuple[tuple[float, ...], tuple[int, ...]]] = []
-        self._places = [(b, int(p)) for b, p in zip(self.lattice.bottom,
-                                                     self.lattice.place_values, strict=True)]
+        self._boxes = _Boxes(self.lattice.bottom, self.lattice.top, self.lattice.place_values)
         # The state arrays as grids of the lattice's shape (views), for tagging boxes.
         shape = tuple(int(w) for w in self.lattice.widths)
         self._states_grid = self.states.reshape(shape)
@@ -103,7 +125,7 @@ class _OptimalSearch:
 
     def index(self, levels: Sequence[int]) -> int:
         """:meth:`Lattice.index` in plain Python (called per check and per successor)."""
-        return sum((int(v) - b) * p for v, (b, p) in zip(levels, self._places, strict=True))
+        return self._boxes.index(levels)
 
     def relevant(self, index: int) -> bool:
         """Could the node at ``index`` still beat the best (by its level bound)?"""
@@ -132,9 +154,9 @@ class _OptimalSearch:
             return holds
         self.known[index] = known
         if not tagged:
-            _tag(self._known_grid, self.lattice.bottom, levels, holds)
+            self._boxes.tag(self._known_grid, levels, holds)
             if self.partial and not holds:
-                _tag(self._states_grid, self.lattice.bottom, levels, anonymous=False)
+                self._boxes.tag(self._states_grid, levels, anonymous=False)
         return holds
 
     def note_bound(self, levels: tuple[int, ...], classes: EquivalenceClasses,
@@ -197,7 +219,7 @@ class _OptimalSearch:
             for q, (level, highest) in enumerate(zip(current, top, strict=True)):
                 if level >= highest:
                     continue
-                index = here + self._places[q][1]
+                index = here + self._boxes.places[q]
                 if self.known[index] == ANONYMOUS or self.pruned[index] or \
                         not self.relevant(index):
                     continue
@@ -211,8 +233,7 @@ class _OptimalSearch:
                 return
 
     def prune_above(self, levels: Sequence[int]) -> None:
-        self._pruned_grid[tuple(slice(int(v) - b, None)
-                                for v, b in zip(levels, self.lattice.bottom, strict=True))] = True
+        self._pruned_grid[self._boxes.above(levels)] = True
 
     def visit(self, index: int) -> None:
         """Settle one node: classify it, and score it if it is anonymous."""
