@@ -153,6 +153,37 @@ static Py_ssize_t group_hash(const Keys *keys, Py_ssize_t n, const int64_t *weig
     return m;
 }
 
+/* Pair sums' per-value accumulator (zero between calls: each call clears what it
+ * adds) and list of touched values, kept for the next call unless large. */
+static int64_t *value_acc = NULL, *value_touched = NULL;
+static size_t value_len = 0;
+
+static int reserve_value_scratch(int64_t width) {
+    if ((size_t)width <= value_len) return 0;
+    free(value_acc);
+    free(value_touched);
+    value_acc = calloc((size_t)width, sizeof(int64_t));
+    value_touched = malloc((size_t)width * sizeof(int64_t));
+    value_len = (value_acc && value_touched) ? (size_t)width : 0;
+    if (value_len == 0) {
+        free(value_acc);
+        free(value_touched);
+        value_acc = value_touched = NULL;
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void release_large_value_scratch(void) {
+    if (value_len > SCRATCH_KEPT) {
+        free(value_acc);
+        free(value_touched);
+        value_acc = value_touched = NULL;
+        value_len = 0;
+    }
+}
+
 static int compare_int64(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
@@ -172,8 +203,13 @@ static Py_ssize_t sum_pairs(const int64_t *class_of, Py_ssize_t n_source, const 
     int64_t *end = calloc((size_t)n_classes + 1, sizeof(int64_t));
     int64_t *sorted_value = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     int64_t *sorted_count = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
-    int64_t *acc = calloc((size_t)width, sizeof(int64_t));
-    int64_t *touched = malloc((size_t)width * sizeof(int64_t));
+    if (reserve_value_scratch(width) < 0) {
+        free(end);
+        free(sorted_value);
+        free(sorted_count);
+        return -1;
+    }
+    int64_t *acc = value_acc, *touched = value_touched;
     Py_ssize_t m = -1;
     if (!end || !sorted_value || !sorted_count || !acc || !touched) {
         PyErr_NoMemory();
@@ -185,7 +221,8 @@ static Py_ssize_t sum_pairs(const int64_t *class_of, Py_ssize_t n_source, const 
             if ((uint64_t)c >= (uint64_t)n_inverse) goto out_of_range;
             c = inverse[c];
         }
-        if ((uint64_t)c >= (uint64_t)n_classes || (uint64_t)value[i] >= (uint64_t)width)
+        if ((uint64_t)c >= (uint64_t)n_classes || (uint64_t)value[i] >= (uint64_t)width ||
+            (count && count[i] < 0))
             goto out_of_range;
         end[c + 1]++;
     }
@@ -208,9 +245,11 @@ static Py_ssize_t sum_pairs(const int64_t *class_of, Py_ssize_t n_source, const 
             for (int64_t j = start; j < stop; j++) acc[sorted_value[j]] += sorted_count[j];
         } else {
             for (int64_t j = start; j < stop; j++) {
-                int64_t v = sorted_value[j];
+                /* Zero counts add nothing (and would list a value twice). */
+                int64_t v = sorted_value[j], k = sorted_count[j];
+                if (k == 0) continue;
                 if (acc[v] == 0) touched[t++] = v;
-                acc[v] += sorted_count[j];
+                acc[v] += k;
             }
         }
         start = stop;
@@ -247,13 +286,13 @@ static Py_ssize_t sum_pairs(const int64_t *class_of, Py_ssize_t n_source, const 
     }
     goto done;
 out_of_range:
-    PyErr_SetString(PyExc_ValueError, "a class or value lies outside its range");
+    PyErr_SetString(PyExc_ValueError,
+                    "a class or value lies outside its range, or a count is negative");
 done:
     free(end);
     free(sorted_value);
     free(sorted_count);
-    free(acc);
-    free(touched);
+    release_large_value_scratch();
     return m;
 }
 

@@ -77,17 +77,14 @@ def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.nd
     With ``inverse``, pair i belongs to class ``inverse[class_index[i]]`` (a roll-up).
     """
     width = max(n_values, 1)
-    dense = dense_enough(n_classes * width, len(value))
-    if dense:
-        summed_pairs = sum_pairs(class_index, value, count, width, n_classes, inverse)
-        if summed_pairs is not None:
-            owner, values, counts = summed_pairs
-            return Distribution(class_index=owner, value=values, count=counts,
-                                n_values=n_values)
+    summed_pairs = sum_pairs(class_index, value, count, width, n_classes, inverse)
+    if summed_pairs is not None:
+        owner, values, counts = summed_pairs
+        return Distribution(class_index=owner, value=values, count=counts, n_values=n_values)
     if inverse is not None:
         class_index = inverse[class_index]
     pair = class_index * width + value
-    if dense:
+    if dense_enough(n_classes * width, len(pair)):
         # A (classes x values) table summed by one bincount (int64 when unweighted; float64
         # sums of integer counts stay exact), read off in pair order. nonzero on a boolean
         # mask is several times faster than on the float table itself.
@@ -103,6 +100,7 @@ def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.nd
     inverse, uniques = pd.factorize(pair, sort=False)
     summed = np.bincount(inverse, weights=count, minlength=len(uniques))
     order = np.argsort(uniques, kind="stable")
+    order = order[summed[order] > 0]  # records of weight 0 hold no value
     uniques = np.asarray(uniques, dtype=np.int64)[order]
     owner = uniques // width
     return Distribution(

@@ -34,6 +34,10 @@ USE_COMPILED = _kernels is not None and not os.environ.get("ARXPY_NUMPY_KERNELS"
 _COMPILED_MAX_KEYS = 1 << 29
 
 
+#: Widest value domain whose pairs the kernel sums (its accumulator: 8 bytes a value).
+_COMPILED_MAX_VALUES = 1 << 24
+
+
 def compiled_available() -> bool:
     """Was the compiled kernel built for this installation?"""
     return _kernels is not None
@@ -132,10 +136,14 @@ def sum_pairs(class_index: np.ndarray, value: np.ndarray, count: np.ndarray | No
     """(class, value, count) of the distinct pairs (``inverse[class_index]`` or
     ``class_index``, ``value``), counts summed (ones when ``count`` is None), by class
     then value, pairs summing to zero left out; None where the compiled kernel is not
-    used (the caller's numpy path serves). For dense (classes x values) tables only."""
+    used (the caller's numpy path serves). Counts must not be negative.
+
+    The kernel keeps one accumulator entry per value, so very wide domains (more than
+    ``_COMPILED_MAX_VALUES``) take the numpy path.
+    """
     n = len(value)
     if not (USE_COMPILED and 0 < n < _COMPILED_MAX_KEYS and n_classes < _COMPILED_MAX_KEYS
-            and width < _COMPILED_MAX_KEYS):
+            and width <= _COMPILED_MAX_VALUES):
         return None
     assert _kernels is not None
     arrays = [np.ascontiguousarray(a, dtype=np.int64) if a is not None else None
