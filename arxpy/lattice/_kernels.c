@@ -191,8 +191,10 @@ static int compare_int64(const void *a, const void *b) {
 
 /* Pair sums: the (class, value) pairs of a distribution rolled up to new classes
  * (``cls(i)`` = inverse[class_of[i]], or class_of[i]), equal pairs summed, listed by
- * class, then value. A counting sort by class, then per class an accumulator over the
- * values: its touched values sorted when few, else read off in a scan. The caller uses
+ * class, then value. A counting sort by class (stable: each source class's values stay
+ * ascending), then per class: the values as they are when ascending, else an
+ * accumulator over the values, read off whole when the class has many entries for the
+ * domain, else by its touched values, sorted. The caller uses
  * it where a (classes x values) table would be dense (the numpy path's bincount).
  * Pairs are written without branches, so each output holds one entry more than pairs. */
 static Py_ssize_t sum_pairs(const int64_t *class_of, Py_ssize_t n_source, const int64_t *inverse,
@@ -236,24 +238,30 @@ static Py_ssize_t sum_pairs(const int64_t *class_of, Py_ssize_t n_source, const 
     }
     m = 0;
     int64_t start = 0;
-    /* Narrow domains: every class's accumulator is read off whole, without branches
-     * (which values a class holds is unpredictable). Wide ones: the values touched. */
-    int scan_all = width <= 64;
     for (int64_t c = 0; c < n_classes; c++) {
-        int64_t stop = end[c], t = 0;
-        if (scan_all) {
-            for (int64_t j = start; j < stop; j++) acc[sorted_value[j]] += sorted_count[j];
-        } else {
+        int64_t stop = end[c];
+        Py_ssize_t seg = (Py_ssize_t)(stop - start);
+        if (seg == 0) continue;
+        /* A class from one source class (or from runs that happen to be in order) holds
+         * its values strictly ascending already: copied out as they are. */
+        int ascending = 1;
+        for (int64_t j = start + 1; j < stop && ascending; j++)
+            ascending = sorted_value[j] > sorted_value[j - 1];
+        if (ascending) {
             for (int64_t j = start; j < stop; j++) {
-                /* Zero counts add nothing (and would list a value twice). */
-                int64_t v = sorted_value[j], k = sorted_count[j];
-                if (k == 0) continue;
-                if (acc[v] == 0) touched[t++] = v;
-                acc[v] += k;
+                out_class[m] = c;
+                out_value[m] = sorted_value[j];
+                out_count[m] = sorted_count[j];
+                m += sorted_count[j] > 0;
             }
+            start = stop;
+            continue;
         }
-        start = stop;
-        if (scan_all || t * 8 >= width) {
+        /* Many entries for the domain: accumulate, then read the accumulator off whole,
+         * without branches. Few: accumulate, then sort the values touched. */
+        if (seg * 4 >= width) {
+            for (int64_t j = start; j < stop; j++) acc[sorted_value[j]] += sorted_count[j];
+            start = stop;
             for (int64_t v = 0; v < width; v++) {
                 out_class[m] = c;
                 out_value[m] = v;
@@ -263,7 +271,16 @@ static Py_ssize_t sum_pairs(const int64_t *class_of, Py_ssize_t n_source, const 
             }
             continue;
         }
-        if (t > 16) {
+        int64_t t = 0;
+        for (int64_t j = start; j < stop; j++) {
+            /* Zero counts add nothing (and would list a value twice). */
+            int64_t v = sorted_value[j], k = sorted_count[j];
+            if (k == 0) continue;
+            if (acc[v] == 0) touched[t++] = v;
+            acc[v] += k;
+        }
+        start = stop;
+        if (t > 32) {
             qsort(touched, (size_t)t, sizeof(int64_t), compare_int64);
         } else {
             for (int64_t a = 1; a < t; a++) { /* insertion sort: few values */
@@ -279,8 +296,7 @@ static Py_ssize_t sum_pairs(const int64_t *class_of, Py_ssize_t n_source, const 
             int64_t v = touched[a];
             out_class[m] = c;
             out_value[m] = v;
-            out_count[m] = acc[v];
-            m += acc[v] > 0;
+            out_count[m++] = acc[v];
             acc[v] = 0;
         }
     }
