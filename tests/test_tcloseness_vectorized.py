@@ -170,3 +170,27 @@ def test_hierarchical_telescoping_matches_arx_on_a_deep_tree() -> None:
     expected = [float(f) for f in reference(matrix, labels, hierarchy, "hierarchical")]
     got = engine_emd(matrix, labels, hierarchy, "hierarchical")
     assert got == pytest.approx(expected, abs=1e-15)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_ordered_distance_on_codes_already_in_value_order(seed) -> None:
+    # Codes that ascend with the values (as numbers' and dates' usually do) let the
+    # sorting path skip its sort: it must still give the reference.
+    matrix, labels, hierarchy = random_case(seed)
+    ascending = np.argsort([int(label) for label in labels])
+    matrix, labels = matrix[:, ascending], [labels[i] for i in ascending]
+    expected = [float(f) for f in reference(matrix, labels, hierarchy, "ordered")]
+    seen = []
+    original = tcloseness.OrderedDomain.from_order.__func__
+
+    def from_order(cls, order, counts):
+        domain = original(cls, order, counts)
+        seen.append(domain.codes_in_order)
+        return domain
+
+    with mock.patch.object(tcloseness, "cumulative_table_pays", lambda cells, entries: False), \
+            mock.patch.object(tcloseness.OrderedDomain, "from_order", classmethod(from_order)):
+        got = engine_emd(matrix, labels, hierarchy, "ordered")
+    assert seen == [True]
+    assert got == pytest.approx(expected, abs=1e-12)

@@ -81,6 +81,9 @@ class OrderedDomain:
     rank: np.ndarray  # value code -> position among the m present values (-1 if absent)
     cumulative: np.ndarray  # (m,) global counts summed in value order; last = N
     prefix: np.ndarray  # (m + 1,) prefix[k] = cumulative[0] + ... + cumulative[k - 1]
+    #: Do value codes ascend with the order (codes of numbers and dates usually do)? Then
+    #: triples sorted by (class, value) are sorted by (class, rank) too.
+    codes_in_order: bool = False
 
     @classmethod
     def from_order(cls, order: np.ndarray, global_counts: np.ndarray) -> OrderedDomain:
@@ -89,7 +92,7 @@ class OrderedDomain:
         rank[order] = np.arange(order.size)
         cumulative = np.cumsum(global_counts[order].astype(np.int64))
         prefix = np.concatenate(([0], np.cumsum(cumulative)))
-        return cls(rank, cumulative, prefix)
+        return cls(rank, cumulative, prefix, bool((np.diff(order) > 0).all()))
 
 
 def cumulative_table_pays(cells: int, entries: int) -> bool:
@@ -137,9 +140,12 @@ def _ordered_numerators(dist: Distribution, rank: np.ndarray, sizes: np.ndarray,
     between two of a class's values its running sum S_k is constant."""
     n_classes, m = sizes.size, domain.cumulative.size
     n_records = int(domain.cumulative[-1])
-    # Stable argsort of one int64 key is far faster than lexsort (runs within classes).
-    order = np.argsort(dist.class_index * m + rank, kind="stable")
-    cls, pos, count = dist.class_index[order], rank[order], dist.count[order]
+    if domain.codes_in_order:  # Distribution's (class, value) order is the one needed
+        cls, pos, count = dist.class_index, rank, dist.count
+    else:
+        # Stable argsort of one int64 key is far faster than lexsort (runs within classes).
+        order = np.argsort(dist.class_index * m + rank, kind="stable")
+        cls, pos, count = dist.class_index[order], rank[order], dist.count[order]
     distinct = np.bincount(cls, minlength=n_classes)
     first = np.cumsum(distinct) - distinct
     running = np.cumsum(count)
