@@ -182,6 +182,20 @@ def test_digit_rewrite_matches_numpy(data):
     np.testing.assert_array_equal(got, want)
 
 
+@needs_kernels
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_packing_columns_matches_the_mixed_radix_number(data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    radices = data.draw(st.lists(st.integers(1, 300), min_size=1, max_size=7))
+    n = data.draw(st.integers(1, 300))
+    columns = [rng.integers(0, r, size=n) for r in radices]
+    want = np.zeros(n, dtype=np.int64)
+    for column, radix in zip(columns, radices, strict=True):
+        want = want * radix + column
+    np.testing.assert_array_equal(kernels.pack_columns(columns, radices), want)
+
+
 AGE = Hierarchy([[str(a), f"{a // 5 * 5}", f"{a // 20 * 20}", "*"] for a in range(20, 90)])
 ZIP = Hierarchy([[f"{z}", f"{z // 10}*", f"{z // 100}**", "*"] for z in range(1000, 1300)])
 SEX = Hierarchy([["m", "*"], ["f", "*"]])

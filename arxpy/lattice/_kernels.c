@@ -494,7 +494,51 @@ release_maps:
     return result;
 }
 
+PyDoc_STRVAR(pack_doc,
+"pack(columns, radices, out)\n\n"
+"The mixed-radix number of the columns' codes: out = (...(c0 * r1 + c1) * r2 + ...),\n"
+"radices[j] being column j's radix (radices[0] unused). The caller checks that the\n"
+"radices' product fits an int64.");
+
+static PyObject *pack(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *columns_o, *radices_o, *out_o;
+    if (!PyArg_ParseTuple(args, "O!O!O", &PyTuple_Type, &columns_o, &PyTuple_Type, &radices_o,
+                          &out_o))
+        return NULL;
+    Py_ssize_t k = PyTuple_GET_SIZE(columns_o);
+    if (k < 1 || k > MAX_DIGITS || PyTuple_GET_SIZE(radices_o) != k) {
+        PyErr_SetString(PyExc_ValueError, "pack needs 1-64 columns and as many radices");
+        return NULL;
+    }
+    int64_t radix[MAX_DIGITS];
+    for (Py_ssize_t j = 0; j < k; j++) {
+        radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(radices_o, j));
+        if (PyErr_Occurred()) return NULL;
+    }
+    Py_buffer out, column[MAX_DIGITS];
+    PyObject *result = NULL;
+    Py_ssize_t got = 0;
+    if (get_array(out_o, &out, 1, -1, "out") < 0) return NULL;
+    Py_ssize_t n = out.shape[0];
+    for (; got < k; got++)
+        if (get_array(PyTuple_GET_ITEM(columns_o, got), &column[got], 0, n, "a column") < 0)
+            goto release;
+    int64_t *res = out.buf;
+    memcpy(res, column[0].buf, (size_t)n * sizeof(int64_t));
+    for (Py_ssize_t j = 1; j < k; j++) {
+        const int64_t *c = column[j].buf;
+        int64_t r = radix[j];
+        for (Py_ssize_t i = 0; i < n; i++) res[i] = res[i] * r + c[i];
+    }
+    result = Py_NewRef(Py_None);
+release:
+    for (Py_ssize_t j = 0; j < got; j++) PyBuffer_Release(&column[j]);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"pack", pack, METH_VARARGS, pack_doc},
     {"rewrite", rewrite, METH_VARARGS, rewrite_doc},
     {"group", group, METH_VARARGS, group_doc},
     {"sum_pairs", sum_pairs_py, METH_VARARGS, sum_pairs_doc},

@@ -7,8 +7,9 @@ merged, and sizes and the sparse per-class distributions are summed. That costs 
 pass over the *classes*, which are usually far fewer than the records. Keys travel
 packed, one exact mixed-radix int64 per class, so roll-up rewrites only the digits of
 the attributes whose level changes, and the key matrix is decoded only for models that
-read it. A bounded :class:`SnapshotCache` keeps checked
-transformations as roll-up sources.
+read it. Numbering keys, adding up sizes, summing distributions and rewriting digits
+go through :mod:`arxpy.lattice.kernels` (compiled where built, else numpy). A bounded
+:class:`SnapshotCache` keeps checked transformations as roll-up sources.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import pandas as pd
 from arxpy.data.codes import KEY_LIMIT, combine_codes
 from arxpy.lattice.classes import Distribution, EquivalenceClasses, PackedKeys
 from arxpy.lattice.encoding import EncodedData, weighted_counts
-from arxpy.lattice.kernels import group_keys, rewrite_keys, sum_pairs
+from arxpy.lattice.kernels import group_keys, pack_columns, rewrite_keys, sum_pairs
 
 
 @dataclass(frozen=True)
@@ -204,8 +205,9 @@ class Grouper:
         key = (above * span(first..last) + middle) * place + below, where first..last are
         the quasi-identifiers whose level changes: ``above`` and ``below`` keep their
         digits, the middle is taken apart digit by digit, its changed digits are mapped
-        up and it is reassembled in the new radices. (A floor division by a scalar, a
-        multiply and a subtract cost less in numpy than one divmod.)
+        up and it is reassembled in the new radices: in one pass by the compiled kernel
+        where built, else in numpy (where a floor division by a scalar, a multiply and a
+        subtract cost less than one divmod).
         """
         changed = [q for q, (a, b) in enumerate(zip(low, high, strict=True)) if a != b]
         key = packed.values
@@ -271,8 +273,8 @@ class Grouper:
         High and low are the keys of the first and second half of the quasi-identifiers,
         each kept once built (while it fits ``LEVEL_COLUMNS_BYTES``) and built the same
         way from its own halves: a search's roll-ups from the root share few distinct
-        halves (on Adult 575 roll-ups share 52 first and 178 second halves), so most
-        combine two kept arrays (in the grouping kernel, without writing the key out).
+        halves (adult-dm's 575 share 151 first and 52 second halves), so most combine
+        two kept arrays (in the grouping kernel, without writing the key out).
         """
         if len(levels) == 1:
             return self._root_part(0, 1, levels, radices), 1, None
@@ -289,9 +291,12 @@ class Grouper:
         name = (first, last) + levels[first:last]
         part = self._root_columns.get(name)
         if part is None:
-            middle = (first + last + 1) // 2
-            part = self._root_part(first, middle, levels, radices) * \
-                _span(radices[middle:last]) + self._root_part(middle, last, levels, radices)
+            part = pack_columns([self._key_column(self._root, q, levels[q])
+                                 for q in range(first, last)], radices[first:last])
+            if part is None:  # numpy: from the halves, kept too
+                middle = (first + last + 1) // 2
+                part = self._root_part(first, middle, levels, radices) * \
+                    _span(radices[middle:last]) + self._root_part(middle, last, levels, radices)
             self._keep_root_column(name, part)
         return part
 

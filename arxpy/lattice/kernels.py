@@ -4,10 +4,10 @@ Roll-up spends most of its time numbering the distinct keys of the source's clas
 the new levels and adding up their sizes, and, for tracked attributes, summing the
 (class, value) pairs of their distributions. numpy needs about ten passes for each
 (mark, list, look up, count); the optional C extension ``arxpy.lattice._kernels`` does
-them in two or three, several times faster at the sizes roll-up works on. It is built when the
-project is installed with a C compiler at hand (``optional``: without one the install
-still succeeds), and both paths give identical arrays in identical order, so results
-never depend on which one ran (``tests/test_lattice_kernels.py``).
+them in two or three, several times faster at the sizes roll-up works on. It is built
+when arxpy is installed with a C compiler at hand (``optional`` in ``setup.py``: without
+one the install still succeeds), and both paths give identical arrays in identical
+order, so results never depend on which one ran (``tests/test_lattice_kernels.py``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ USE_COMPILED = _kernels is not None and not os.environ.get("ARXPY_NUMPY_KERNELS"
 
 #: The kernel numbers classes in int32 and its dense table has at most 4 entries per key.
 _COMPILED_MAX_KEYS = 1 << 29
-
 
 #: Widest value domain whose pairs the kernel sums (its accumulator: 8 bytes a value).
 _COMPILED_MAX_VALUES = 1 << 24
@@ -85,6 +84,19 @@ def rewrite_keys(key: np.ndarray, place: int, old_radices: Sequence[int],
     _kernels.rewrite(np.ascontiguousarray(key, dtype=np.int64), int(place),
                      tuple(int(r) for r in old_radices), tuple(int(r) for r in new_radices),
                      tuple(maps), out)
+    return out
+
+
+def pack_columns(columns: Sequence[np.ndarray], radices: Sequence[int]) -> np.ndarray | None:
+    """The mixed-radix number of ``columns`` (``radices[j]`` column j's radix, the first
+    unused; their product must fit an int64) by the compiled kernel in one pass; None
+    where it is not used (the caller's numpy path serves)."""
+    if not (USE_COMPILED and len(columns[0]) and len(columns) <= 64):
+        return None
+    assert _kernels is not None
+    out = np.empty(len(columns[0]), dtype=np.int64)
+    _kernels.pack(tuple(np.ascontiguousarray(c, dtype=np.int64) for c in columns),
+                  tuple(int(r) for r in radices), out)
     return out
 
 
