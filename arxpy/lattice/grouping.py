@@ -186,30 +186,30 @@ class Grouper:
 
     def roll_up(self, source: EquivalenceClasses, levels: Sequence[int]) -> EquivalenceClasses:
         """Classes of ``levels`` from those of ``source`` (``source.levels <= levels``)."""
-        levels = tuple(int(v) for v in levels)
-        if any(low > high for low, high in zip(source.levels, levels, strict=True)):
-            raise ValueError(f"cannot roll up from {source.levels} to {levels}")
-        changed = sum(low != high for low, high in zip(source.levels, levels, strict=True))
+        levels, low = _as_key(levels), source.levels
+        changed = [q for q, (a, b) in enumerate(zip(low, levels, strict=True)) if a != b]
+        if any(low[q] > levels[q] for q in changed):
+            raise ValueError(f"cannot roll up from {low} to {levels}")
         # Rewriting a digit costs about six array operations, recombining the key columns
         # two per attribute: with columns at hand and many changes, recombine.
-        if source.packed is None or (source.keys_decoded and 6 * changed > 2 * len(levels)):
+        if source.packed is None or (source.keys_decoded and 6 * len(changed) > 2 * len(levels)):
             return self._roll_up_columns(source, levels)
-        key, radices = self._rewrite_digits(source.packed, source.levels, levels)
+        key, radices = self._rewrite_digits(source.packed, low, levels, changed)
         inverse, distinct, sizes = group_keys(key, _span(radices), source.sizes)
         return self._summed(source, levels, inverse, sizes, None, PackedKeys(distinct, radices))
 
-    def _rewrite_digits(self, packed: PackedKeys, low: tuple[int, ...],
-                        high: tuple[int, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+    def _rewrite_digits(self, packed: PackedKeys, low: tuple[int, ...], high: tuple[int, ...],
+                        changed: list[int]) -> tuple[np.ndarray, tuple[int, ...]]:
         """``packed``'s keys (at levels ``low``) re-expressed at levels ``high``.
 
         key = (above * span(first..last) + middle) * place + below, where first..last are
-        the quasi-identifiers whose level changes: ``above`` and ``below`` keep their
+        the first and last of the quasi-identifiers whose level changes (``changed``,
+        ascending): ``above`` and ``below`` keep their
         digits, the middle is taken apart digit by digit, its changed digits are mapped
         up and it is reassembled in the new radices: in one pass by the compiled kernel
         where built, else in numpy (where a floor division by a scalar, a multiply and a
         subtract cost less than one divmod).
         """
-        changed = [q for q, (a, b) in enumerate(zip(low, high, strict=True)) if a != b]
         key = packed.values
         if not changed:
             return key, packed.radices

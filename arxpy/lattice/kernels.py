@@ -81,9 +81,8 @@ def rewrite_keys(key: np.ndarray, place: int, old_radices: Sequence[int],
         return None
     assert _kernels is not None
     out = np.empty(len(key), dtype=np.int64)
-    _kernels.rewrite(np.ascontiguousarray(key, dtype=np.int64), int(place),
-                     tuple(int(r) for r in old_radices), tuple(int(r) for r in new_radices),
-                     tuple(maps), out)
+    _kernels.rewrite(np.ascontiguousarray(key, dtype=np.int64), int(place), tuple(old_radices),
+                     tuple(new_radices), tuple(maps), out)
     return out
 
 
