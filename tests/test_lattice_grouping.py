@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import encode
 from arxpy.lattice.grouping import Grouper, SnapshotCache, classes_nbytes
 from arxpy.lattice.lattice import Lattice
@@ -202,3 +203,32 @@ def test_cache_accounts_for_decoded_keys_and_prefers_a_predecessor():
     cache.clear()
     assert len(cache) == 1 and cache.get((0, 0, 0)) is bottom
     assert cache.nbytes == classes_nbytes(bottom)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_cache_source_scan_matches_brute_force_at_any_level(data):
+    # The scan compares levels packed a byte each while every cached level is below 128,
+    # and plainly once one is not: both must pick what a brute-force search picks.
+    n_qi = data.draw(st.integers(1, 10))
+    high = data.draw(st.sampled_from([3, 127, 200]))
+    level = st.integers(0, high)
+    entries = data.draw(st.lists(st.tuples(*[level] * n_qi), min_size=1, max_size=25,
+                                 unique=True))
+    cache = SnapshotCache(n_qi)
+    held = {}
+    for count, levels in enumerate(entries, start=1):
+        snapshot = EquivalenceClasses(levels, np.zeros((count, n_qi), dtype=np.int64),
+                                      np.ones(count, dtype=np.int64), {}, {})
+        cache.put(snapshot)
+        held[levels] = snapshot
+    for _ in range(10):
+        target = data.draw(st.tuples(*[level] * n_qi))
+        below = [lv for lv in held if all(a <= b for a, b in zip(lv, target, strict=True))]
+        direct = [lv for lv in below if sum(b - a for a, b in zip(lv, target, strict=True)) == 1]
+        pool = direct or below
+        chosen = cache.best_source(target)
+        if not pool:
+            assert chosen is None
+        else:
+            assert chosen is held[min(pool, key=lambda lv: held[lv].n_classes)]

@@ -362,8 +362,11 @@ _HIGH_BITS = np.uint64(0x8080808080808080)
 
 def _level_words(levels: tuple[int, ...]) -> tuple[np.uint64, ...]:
     """``levels`` (each below 128) packed one byte each, eight to a word."""
-    return tuple(np.uint64(int.from_bytes(bytes(levels[i:i + 8]).ljust(8, b"\0"), "little"))
-                 for i in range(0, len(levels), 8))
+    raw = bytes(levels)
+    if len(raw) <= 8:
+        return (np.uint64(int.from_bytes(raw, "little")),)
+    return tuple(np.uint64(int.from_bytes(raw[i:i + 8], "little"))
+                 for i in range(0, len(raw), 8))
 
 
 class SnapshotCache:
@@ -376,10 +379,10 @@ class SnapshotCache:
     def __init__(self, n_qi: int, max_bytes: int = 256 << 20, max_entries: int = 4096) -> None:
         self.max_bytes = int(max_bytes)
         self.max_entries = int(max_entries)
-        self._levels = np.zeros((n_qi, self.max_entries), dtype=np.int64)  # column per slot
-        #: The same levels eight to a word, one byte each, while every level is below
+        #: Each slot's levels, eight to a word, one byte each, while every level is below
         #: 128 (``_bytewise``): a scan for the snapshots below a transformation then
-        #: compares eight attributes per operation.
+        #: compares eight attributes per operation. Else one column of ``_levels`` each.
+        self._levels = np.zeros((n_qi, self.max_entries), dtype=np.int64)
         self._level_words = np.zeros(((n_qi + 7) // 8, self.max_entries), dtype=np.uint64)
         self._bytewise = True
         self._classes = np.zeros(self.max_entries, dtype=np.int64)
@@ -419,17 +422,22 @@ class SnapshotCache:
             return None
         levels = _as_key(levels)
         best, fewest = None, 0
+        probe = list(levels)
         for q, level in enumerate(levels):
             if not level:
                 continue
-            slot = self._slot.get(levels[:q] + (level - 1,) + levels[q + 1:])
+            probe[q] = level - 1
+            slot = self._slot.get(tuple(probe))
+            probe[q] = level
             if slot is not None and (best is None or self._counts[slot] < fewest):
                 best, fewest = slot, self._counts[slot]
         if best is None:
             end = self._end
             below = self._used[:end] > 0
-            if self._bytewise and max(levels) < 0x80:
-                for word, cached in zip(_level_words(levels), self._level_words[:, :end],
+            if self._bytewise:
+                # Every cached level is below 0x80: a larger target level compares as 0x7F.
+                target = levels if max(levels) < 0x80 else tuple(min(v, 0x7F) for v in levels)
+                for word, cached in zip(_level_words(target), self._level_words[:, :end],
                                         strict=True):
                     # Per byte, (target | 0x80) - cached keeps its high bit exactly when
                     # cached <= target; bytes below 0x80 borrow nothing from their neighbours.
@@ -462,17 +470,28 @@ class SnapshotCache:
         else:
             slot, self._end = self._end, self._end + 1
         self._items[slot] = classes
-        self._levels[:, slot] = key
-        if max(key, default=0) >= 0x80:
+        if self._bytewise and max(key, default=0) >= 0x80:
             self._bytewise = False
+            self._fill_levels()
+        if self._bytewise:
+            for row, word in enumerate(_level_words(key)):
+                self._level_words[row, slot] = word
         else:
-            self._level_words[:, slot] = _level_words(key)
+            self._levels[:, slot] = key
         self._classes[slot] = self._counts[slot] = classes.n_classes
         self._pinned[slot] = pinned
         self._slot[key] = slot
         self._bytes[slot] = size
         self.nbytes += size
         self._touch(slot)
+
+    def _fill_levels(self) -> None:
+        """Write every held snapshot's levels into ``_levels`` (kept only once the byte
+        words cannot hold them)."""
+        for slot in (self._used[:self._end] > 0).nonzero()[0].tolist():
+            item = self._items[slot]
+            assert item is not None
+            self._levels[:, slot] = item.levels
 
     def remeasure(self, classes: EquivalenceClasses) -> None:
         """Account for arrays ``classes`` gained since it was put (a model decoded its

@@ -35,6 +35,12 @@ _SLACK = 1e-12
 NOT_SCORED = math.nan
 
 
+def _records_outside(sizes: np.ndarray, kept: np.ndarray) -> int:
+    """Records in the classes not ``kept``: an integer dot product, several times faster
+    than selecting them with a boolean mask (this runs once or more per check)."""
+    return int(np.dot(sizes, ~kept))
+
+
 @dataclass(frozen=True)
 class Check:
     """The outcome of checking one transformation."""
@@ -201,7 +207,7 @@ class SearchContext:
         for i in self.monotonic_per_class:
             verdict = np.asarray(self.models[i].satisfied(classes), dtype=bool)
             kept = verdict if kept is None else kept & verdict  # never the model's array
-        suppressed = 0 if kept is None else int(sizes[~kept].sum())
+        suppressed = 0 if kept is None else _records_outside(sizes, kept)
         fails_downward = kept is not None and suppressed > self.max_suppressed
         others = False
         for i, model in enumerate(self.models):
@@ -212,12 +218,12 @@ class SearchContext:
         if kept is None:
             kept = np.ones(classes.n_classes, dtype=bool)
         elif others:
-            suppressed = int(sizes[~kept].sum())
+            suppressed = _records_outside(sizes, kept)
         for model in self.enforcing:
             if suppressed < self.max_suppressed:
                 kept = np.asarray(model.enforce(classes, kept, self.max_suppressed - suppressed),
                                   dtype=bool)
-                suppressed = int(sizes[~kept].sum())
+                suppressed = _records_outside(sizes, kept)
         return kept, suppressed, fails_downward
 
     def check(self, levels: Sequence[int], classes: EquivalenceClasses | None = None) -> Check:
