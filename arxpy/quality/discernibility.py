@@ -34,10 +34,12 @@ class Discernibility(QualityModel):
         require_prepared(self, self._n_records)
         if self.monotonic:
             return _sum_of_squares(classes.sizes)
-        sizes = classes.sizes.astype(float)
-        suppressed = np.asarray(suppressed, dtype=bool)
-        per_class = np.where(suppressed, float(self._n_records) * sizes, sizes * sizes)
-        return float(per_class.sum())
+        # In integers (exact; the float sum it replaces was exact below 2**53 too): the
+        # kept classes' squares, n per suppressed record.
+        sizes = np.asarray(classes.sizes, dtype=np.int64)
+        outside = sizes * np.asarray(suppressed, dtype=bool)
+        kept_squares = int(sizes.dot(sizes)) - int(outside.dot(outside))
+        return float(kept_squares + self._n_records * int(outside.sum()))
 
     def lower_bound(self, classes: EquivalenceClasses) -> float:
         """DM* (sum of squared sizes): merging classes and suppressing only add to it."""
