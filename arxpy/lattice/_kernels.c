@@ -1,16 +1,18 @@
-/* One-pass grouping kernels for roll-up (arxpy.lattice.kernels wraps them).
+/* Roll-up kernels (arxpy.lattice.kernels wraps them): group keys and add up sizes,
+ * sum distribution pairs, rewrite packed digits, pack key columns.
  *
  * numpy needs about ten passes to group packed class keys and add up the class sizes
  * (mark, list, look up, count); at the sizes roll-up works on (a few thousand to tens of
  * thousands of classes) each pass costs its call overhead and a trip through memory.
- * These kernels do the same work in two or three passes over the keys and give the
- * same answer as the numpy path, in the same order: distinct keys ascending in the
- * dense mode (as a table scan lists them), in order of first appearance in the hash
- * mode (as pandas.factorize does).
+ * These kernels do the same work in one to three passes and give the same answer as
+ * the numpy path, in the same order: distinct keys ascending in the dense mode (as a
+ * table scan lists them), in order of first appearance in the hash mode (as
+ * pandas.factorize does); pairs by class, then value.
  *
  * Arrays cross as buffers (int64, C-contiguous); the caller allocates the outputs.
- * The GIL is held throughout: calls are short, and one scratch table per call keeps
- * them reentrant.
+ * The GIL is held throughout and no kernel calls back into Python, so the scratch
+ * tables kept between calls (zero on entry, cleared entry by entry on exit) are never
+ * used by two calls at once.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
