@@ -31,8 +31,9 @@ PACKAGING = REPO / "packaging"
 #: PyInstaller 6 puts the libraries in <folder>/_internal and reads
 #: importlib.resources of collected packages; 7 may change the spec format.
 PYINSTALLER = "pyinstaller>=6.10,<7"
-#: What of the repository a pip install needs (pyproject.toml reads the README).
-SOURCE_ITEMS = ("pyproject.toml", "README.md", "LICENSE", "arxpy", "resources")
+#: What of the repository a pip install needs (pyproject.toml reads the README; setup.py
+#: declares the optional C kernel, built by the install when a compiler is at hand).
+SOURCE_ITEMS = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "arxpy", "resources")
 
 
 class BuildError(Exception):
@@ -82,7 +83,8 @@ def copy_source(destination: Path) -> Path:
     """A copy of what pip needs, so that pip's build folders stay out of the repo."""
     shutil.rmtree(destination, ignore_errors=True)
     destination.mkdir(parents=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    # Compiled extensions of an editable install are built again for the environment.
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "*.so", "*.pyd")
     for name in SOURCE_ITEMS:
         source = REPO / name
         if source.is_dir():

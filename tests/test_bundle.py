@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tarfile
 from pathlib import Path
 
@@ -133,6 +134,18 @@ def test_bundle_leaves_out_what_arxpy_does_not_use(bundle):
     assert [name for name in names if unused.search(name)] == []
     assert any(name.endswith("arxpy/resources/example/counties.csv") for name in names)
     assert any(name.endswith("arxpy/resources/icons/arxpy.svg") for name in names)
+
+
+def test_bundle_carries_the_search_kernel_where_it_could_be_built(built):
+    # The build compiles arxpy's optional C kernel when a compiler is at hand; a bundle
+    # built here must then carry it (else the frozen search runs on its slower numpy path).
+    bundle, archive = built
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if archive is None or shutil.which(compiler) is None:
+        pytest.skip("a bundle given by ARXPY_BUNDLE, or no C compiler here")
+    kernels = [p for p in bundle.rglob("_kernels*") if p.suffix in (".so", ".pyd")]
+    assert [p.relative_to(bundle).parent.as_posix() for p in kernels] == \
+        ["_internal/arxpy/lattice"]
 
 
 def test_desktop_entry_installs_with_the_bundle_path(bundle, tmp_path):
