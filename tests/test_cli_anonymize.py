@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import audit as anonymity
 import pandas as pd
 import pytest
 from conftest import ADULT_DIR as ADULT
-from pycanon import anonymity
 
 from arxpy.cli import main
 

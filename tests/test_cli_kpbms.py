@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import audit as anonymity
 import pandas as pd
 import pytest
-from pycanon import anonymity
 
 from arxpy import cli
 from tests.test_kpbms_method import synthetic

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import audit as anonymity
 import numpy as np
 import pandas as pd
 import pytest
-from pycanon import anonymity
 
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
 from arxpy.engine import AnonymizationConfig, anonymize
@@ -43,7 +43,7 @@ def result(k=4, suppression=0.05, **kw):
 
 @pytest.mark.parametrize("k", [2, 3, 5, 10])
 @pytest.mark.parametrize("suppression", [0.0, 0.05, 0.2])
-def test_outputs_are_k_anonymous_by_pycanon(k, suppression):
+def test_outputs_are_k_anonymous_by_the_independent_audit(k, suppression):
     res = result(k, suppression)
     for levels in [res.optimum.levels] + [t.levels for t in res.checked_transformations()
                                           if t.state == "anonymous"][:5]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import audit as anonymity
 import numpy as np
 import pandas as pd
 import pytest
-from pycanon import anonymity
 
 import arxpy.privacy  # noqa: F401  (registers the privacy models)
 import arxpy.quality  # noqa: F401  (registers the quality models)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 
+import audit as anonymity
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import ADULT_DIR as ADULT
-from pycanon import anonymity
 from PySide6.QtCore import QPoint, Qt
 
 import arxpy.privacy  # noqa: F401  (registers the models)

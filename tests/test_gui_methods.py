@@ -198,12 +198,11 @@ def test_a_condensation_run_reaches_explore_utility_risk_and_export(window, qtbo
 
 
 def test_the_badge_recounts_groups_instead_of_trusting_the_method(window, qtbot):
-    from arxpy.gui.methods.verification import check_claims
-
     run = condensation_run(window, qtbot, k=5)
-    checks = check_claims(run.release)
+    checks = run.release.verify().checks
     kept = run.release.groups[~run.release.suppressed]
-    assert checks[0].holds and checks[0].smallest == np.bincount(kept).min() >= 5
+    smallest = np.bincount(kept).min()
+    assert smallest >= 5 and checks[0].holds and f"smallest cluster {smallest}" in checks[0].finding
     # A release whose claim is false is caught, whatever the method says.
     data = pd.DataFrame({"a": ["1", "2", "3", "4", "5"]})
     lying = Release(table=data, suppressed=np.zeros(5, dtype=bool),
@@ -212,8 +211,9 @@ def test_the_badge_recounts_groups_instead_of_trusting_the_method(window, qtbot)
                     method="dummy", parameters={},
                     claims=(Claim("k-cluster", {"k": 3}, ("a",), "groups of 3"),),
                     input_sha256=table_sha256(data), groups=np.array([0, 0, 0, 1, 1]))
-    (check,) = check_claims(lying)
-    assert check.holds is False and check.smallest == 2
+    (check,) = lying.verify().checks
+    assert check.holds is False and "smallest cluster 2 records" in check.finding
+    assert not lying.anonymous
 
 
 def test_cancel_stops_a_run_and_keeps_nothing(window, qtbot, monkeypatch):
@@ -447,7 +447,8 @@ def test_compare_includes_the_applied_transformation_when_asked(window, qtbot):
     headers = [page.compare_table.horizontalHeaderItem(i).text() for i in range(3)]
     assert headers == ["Figure", run.label, f"transformation {list(levels)}"]
     rows = [page.compare_table.item(r, 0).text() for r in range(page.compare_table.rowCount())]
-    assert "group-size claims (recounted here)" in rows
+    verdict = page.compare_table.item(rows.index("verdict"), 1).text()
+    assert verdict == run.release.verify().headline  # the same sentence as everywhere
 
 
 def test_a_saved_lattice_result_is_not_restored_by_running_another_method(window, qtbot,
@@ -521,8 +522,6 @@ def test_a_project_naming_an_unknown_method_says_so_instead_of_searching(window,
 
 def test_the_k_anonymity_baseline_runs_from_configure_and_its_claim_is_recounted(window,
                                                                                  qtbot):
-    from arxpy.gui.methods.verification import check_claims
-
     choose(window, "k-anonymity-baseline")
     set_k(window, 5)
     run_and_wait(window, qtbot)
@@ -531,7 +530,7 @@ def test_the_k_anonymity_baseline_runs_from_configure_and_its_claim_is_recounted
     release = run.release
     kept = release.table.loc[~release.suppressed]
     assert kept.groupby(release.quasi_identifiers).size().min() >= 5
-    assert all(check.holds for check in check_claims(release))
+    assert all(check.holds for check in release.verify().checks) and release.anonymous
 
 
 # --- a bounded list of runs ----------------------------------------------------------------

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import audit as anonymity
 import numpy as np
 import pandas as pd
 import pytest
-from pycanon import anonymity
 
 import arxpy.cli as cli
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
@@ -58,12 +58,14 @@ def test_apply_equals_the_search_release_at_every_checked_transformation():
         assert applied.output_sha256 == searched.output_sha256
 
 
-def test_claims_hold_on_released_records_by_pycanon():
+def test_claims_hold_on_released_records_by_the_independent_audit():
     frame = table()
     release = anonymize(frame, DEFINITION, HIERARCHIES, CONFIG).release()
-    [claim] = release.claims
+    claim, limit = release.claims
     assert (claim.kind, dict(claim.parameters), claim.attributes) == \
         ("k-anonymity", {"k": 4}, ("age", "zip"))
+    assert (limit.kind, dict(limit.parameters)) == ("suppression-limit", {"limit": 0.05})
+    assert release.suppressed_records <= 0.05 * len(frame) and release.anonymous
     released = release.released()
     assert anonymity.k_anonymity(released, list(claim.attributes)) >= claim.parameters["k"]
     assert claim.min_class_size == 4 and release.statistics.min_size >= 4
@@ -220,7 +222,11 @@ def test_releases_compare_side_by_side_with_recounted_figures():
     assert table_.loc["classes (equal quasi-identifiers)", "top"] == 1
     assert table_.loc["method", "other"] == "other"
     assert table_.loc["claims", "other"] == "none"
-    assert table_.loc["class-size claims hold", "optimum"]
+    assert table_.loc["anonymous", "optimum"] is True
+    assert table_.loc["verdict", "optimum"] == optimum.verify().headline
+    assert table_.loc["anonymous", "other"] is False
+    assert table_.loc["verdict", "other"] == ("Not anonymous: this release claims no privacy "
+                                               "property.")
     elsewhere = apply(table(seed=5), DEFINITION, HIERARCHIES, CONFIG, optimum.levels)
     with pytest.raises(ConfigurationError, match="different input"):
         compare_releases({"a": optimum, "b": elsewhere})
@@ -233,7 +239,8 @@ def test_any_release_has_a_report_with_recounted_claims(tmp_path):
     optimum = anonymize(frame, DEFINITION, HIERARCHIES, CONFIG).release()
     text = write_release_report(optimum, tmp_path / "r.html").read_text(encoding="utf-8")
     smallest = optimum.released().groupby(["age", "zip"]).size().min()
-    assert f"smallest released class {smallest:,}, at least 4 claimed" in text
+    assert f"smallest class {smallest:,} records, at least 4 claimed" in text
+    assert optimum.verify().headline in text
     assert optimum.output_sha256 in text and optimum.input_sha256 in text
     assert "p0" not in text  # the identifying attribute never appears
     other = Release(optimum.table, optimum.suppressed, optimum.definition, "other", {}, (),
@@ -245,9 +252,9 @@ def test_any_release_has_a_report_with_recounted_claims(tmp_path):
 
 
 def test_compare_recounts_class_size_claims_from_the_methods_groups():
-    """Compare recounts a class-size promise from the release's own groups, and says so
-    when a release makes none (condensation's clusters bound no class of equal values:
-    its rows are synthetic and distinct)."""
+    """Compare shows the one verdict: condensation's cluster claim recounted from the
+    release's own groups (its rows are synthetic and distinct, so classes of equal values
+    mean nothing), interval boxes recounted from the released cells."""
     from arxpy.analysis.compare import compare_releases
     from arxpy.methods import Condensation, IntervalGeneralisation
 
@@ -259,7 +266,14 @@ def test_compare_recounts_class_size_claims_from_the_methods_groups():
     condensed = Condensation(k=6, seed=1).run(data, definition)
     boxes = IntervalGeneralisation(attributes=["a", "b"], k=6).run(data, definition)
     table = compare_releases({"condensed": condensed, "boxes": boxes})
-    assert table.loc["class-size claims hold", "condensed"] == "no class-size claim"
-    assert table.loc["class-size claims hold", "boxes"] is True
-    broken = dataclasses.replace(boxes, groups=np.arange(60))
-    assert compare_releases({"x": broken}).loc["class-size claims hold", "x"] is False
+    assert table.loc["anonymous", "condensed"] is True
+    assert "holds (smallest cluster" in table.loc["claims", "condensed"]
+    assert str(table.loc["smallest class", "condensed"]).startswith("not applicable")
+    assert table.loc["anonymous", "boxes"] is True
+    lonely = boxes.table.copy()
+    lonely.loc[0, "a"] = "[99, 99]"  # a record put back in a box of its own
+    broken = dataclasses.replace(boxes, table=lonely)
+    assert compare_releases({"x": broken}).loc["anonymous", "x"] is False
+    assert "FAILS (smallest class 1 records" in compare_releases({"x": broken}).loc["claims", "x"]
+    split = dataclasses.replace(condensed, groups=np.arange(60))  # clusters of one
+    assert compare_releases({"x": split}).loc["anonymous", "x"] is False

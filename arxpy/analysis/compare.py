@@ -1,8 +1,8 @@
 """Releases side by side: the same figures for every release, whatever made it.
 
-Each release of the same input becomes one column: what was released, the groups and
-the prosecutor risks over its quasi-identifiers (recounted from the released table, not
-taken from the method), its claims, and whether they hold on the table. The GUI's
+Each release of the same input becomes one column: what was released, the attacker's
+view (classes and prosecutor risks over the declared quasi-identifiers, recounted from
+the released table) and the release's one verdict (its claims checked independently). The GUI's
 Compare and reports read this table. A set-valued release (disassociation) shows its
 k^m figures instead of classes and prosecutor risks (:mod:`arxpy.analysis.setvalued_compare`).
 """
@@ -49,18 +49,25 @@ def _figures(release: Release, document: Mapping | None, km_rows: bool
         return {**_common(release), **dict.fromkeys(_CELL_ROWS, NOT_APPLICABLE),
                 **setvalued_figures(document), **_checks(release)}
     km = dict.fromkeys(SETVALUED_ROWS, NOT_SET_VALUED) if km_rows else {}
-    sizes = group_sizes(release.released(), release.quasi_identifiers)
+    return {**_common(release), **_attacker_cells(release), **km, **_checks(release)}
+
+
+#: Figures over records with equal quasi-identifier cells (the attacker's view).
+_CELL_ROWS = ("classes (equal quasi-identifiers)", "smallest class", "mean class size",
+              "highest prosecutor risk", "average prosecutor risk")
+
+
+def _attacker_cells(release: Release) -> dict[str, object]:
+    """The attacker's view of the verdict; a release where it means nothing shows why."""
+    view = release.verdict.attacker
+    if not view.applies:
+        return dict.fromkeys(_CELL_ROWS, f"not applicable: {view.not_applicable}")
+    sizes = group_sizes(release.released(), list(view.quasi_identifiers))
     risks = sample_risks(ClassSizeHistogram.from_class_sizes(sizes)).prosecutor
     smallest = int(sizes.min()) if len(sizes) else 0
     cells = (int(len(sizes)), smallest, float(sizes.mean()) if len(sizes) else float("nan"),
              float(risks.highest), float(risks.average))
-    return {**_common(release), **dict(zip(_CELL_ROWS, cells, strict=True)), **km,
-            **_checks(release)}
-
-
-#: Figures over records with equal quasi-identifier cells.
-_CELL_ROWS = ("classes (equal quasi-identifiers)", "smallest class", "mean class size",
-              "highest prosecutor risk", "average prosecutor risk")
+    return dict(zip(_CELL_ROWS, cells, strict=True))
 
 
 def _common(release: Release) -> dict[str, object]:
@@ -70,17 +77,9 @@ def _common(release: Release) -> dict[str, object]:
 
 
 def _checks(release: Release) -> dict[str, object]:
-    return {"claims": "; ".join(c.description or c.kind for c in release.claims) or "none",
-            "class-size claims hold": _class_size_claims_hold(release),
-            "anonymous (method's verdict)": release.anonymous,
+    """The release's one verdict (:func:`arxpy.release.judge`), as every view shows it."""
+    verdict = release.verdict
+    return {"claims": "; ".join(c.text for c in verdict.checks) or "none",
+            "verdict": verdict.headline,
+            "anonymous": verdict.anonymous,
             "output SHA-256": release.output_sha256[:16]}
-
-
-def _class_size_claims_hold(release: Release) -> bool | str:
-    """Recounted from the release's own groups (clusters, boxes, equivalence classes),
-    not from equal quasi-identifier values: synthetic rows of one cluster differ."""
-    promised = [c.min_class_size for c in release.claims if c.min_class_size]
-    if not promised:
-        return "no class-size claim"
-    sizes = release.class_sizes
-    return bool(len(sizes) == 0 or int(sizes.min()) >= max(promised))

@@ -23,6 +23,7 @@ from arxpy.engine.prepare import prepare
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.release import SUPPRESSED_VALUE, Claim, Release, table_sha256
+from arxpy.release.claims import SUPPRESSION_LIMIT
 from arxpy.search import SearchContext
 
 #: The method name of releases made by full-domain generalization.
@@ -70,15 +71,32 @@ def level_vector(context: SearchContext, levels: Sequence[int] | Mapping[str, in
     return vector
 
 
-def claims_of(config: AnonymizationConfig, quasi_identifiers: Sequence[str]) -> tuple[Claim, ...]:
-    """The privacy models of ``config`` as claims over ``quasi_identifiers``."""
+def claims_of(config: AnonymizationConfig, quasi_identifiers: Sequence[str],
+              hierarchies: Mapping[str, Hierarchy] | None = None) -> tuple[Claim, ...]:
+    """The privacy models of ``config`` as claims over ``quasi_identifiers``, and the
+    suppression limit as a claim of its own (ARX calls a transformation anonymous only
+    within it). ``hierarchies`` give the checkers a sensitive attribute's hierarchy."""
     claims = []
     for model in config.privacy_models:
         parameters = model.to_dict()
         kind = parameters.pop("kind")
+        attribute = parameters.get("attribute")
+        evidence = {"hierarchy": hierarchies[attribute]} \
+            if hierarchies and attribute in hierarchies else {}
         claims.append(Claim(kind, parameters, tuple(quasi_identifiers), model.describe(),
-                            model.guaranteed_class_size, model.marketer_risk_limit))
+                            model.guaranteed_class_size, model.marketer_risk_limit,
+                            evidence=evidence))
+    limit = float(config.suppression_limit)
+    claims.append(Claim(SUPPRESSION_LIMIT, {"limit": limit}, (),
+                        f"at most {100 * limit:g} % of records suppressed"))
     return tuple(claims)
+
+
+def _claim_hierarchies(context: SearchContext) -> dict[str, Hierarchy]:
+    """Hierarchies of the tracked (sensitive) attributes, for the claim checkers."""
+    tracked = getattr(context.data, "tracked", {}) or {}
+    return {name: t.hierarchy for name, t in tracked.items()
+            if getattr(t, "hierarchy", None) is not None}
 
 
 def completely_generalized(context: SearchContext, levels: Sequence[int], kept: int) -> int:
@@ -106,13 +124,13 @@ def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefi
         labels = np.asarray(qi.labels[level], dtype=object)[qi.level_maps[level][qi.codes]]
         labels[suppressed] = SUPPRESSED_VALUE
         table[qi.name] = labels
-    check = context.checks.get(levels) or context.evaluate(levels, classes)
     names = list(context.lattice.names)
     groups = np.where(suppressed, -1, inverse).astype(np.int64)
     return Release(
         table=table, suppressed=suppressed, definition=definition, method=GENERALIZATION,
-        parameters=config.to_dict(), claims=claims_of(config, names),
-        input_sha256=input_sha256, groups=groups, anonymous=bool(check.anonymous),
+        parameters=config.to_dict(),
+        claims=claims_of(config, names, _claim_hierarchies(context)),
+        input_sha256=input_sha256, groups=groups,
         hierarchies={q.name: q.hierarchy for q in context.data.quasi_identifiers},
         transformation=dict(zip(names, levels, strict=True)),
         elapsed_seconds=elapsed_seconds, remove_suppressed=config.remove_suppressed,

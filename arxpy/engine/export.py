@@ -209,7 +209,7 @@ def write_report(result: Result, levels: Sequence[int] | None,
 
     The release's report (:func:`release_report_html`) with the lattice search's own
     sections: configuration, transformation (levels with hierarchy labels), privacy
-    models re-verified on the engine's classes, quality scores. Raises DataExportError
+    the classes each privacy model made the search suppress, quality scores. Raises DataExportError
     if ``path`` exists and not ``overwrite``.
     """
     return _write_html(report_html(result, levels), path, overwrite)
@@ -247,13 +247,13 @@ def release_report_html(release: Release, subject: str | None = None, note: str 
                         sections: Sequence[str] = ()) -> str:
     """A self-contained HTML report of a release, whatever method made it.
 
-    Sections: the method's ``sections`` (if any), the claims re-checked by counting
-    the released table, classes and prosecutor risks recounted from it, provenance
+    Sections: the method's ``sections`` (if any), the release's verdict (claims checked
+    independently), classes and prosecutor risks over the declared quasi-identifiers
+    recounted from the released table, provenance
     (parameters, hashes, versions, seed, time), and the first
     :data:`REPORT_EXCERPT_ROWS` rows.
     """
     subject = subject or f"{release.method} release"
-    sizes = _released_sizes(release)  # recounted once, for the claims and the risks
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'>",
         f"<title>arxpy report {html.escape(subject)}</title><style>{_STYLE}</style>"
@@ -263,8 +263,8 @@ def release_report_html(release: Release, subject: str | None = None, note: str 
         f"({html.escape(release.method)}). {release.records:,} input records. "
         f"{html.escape(note)}</p>",
         *sections,
-        _claims(release, sizes),
-        _classes_and_risk(release, sizes),
+        _verdict(release),
+        _classes_and_risk(release),
         _provenance(release),
         _excerpt(release),
         "</body></html>",
@@ -323,18 +323,10 @@ def _levels_table(result: Result, levels: tuple[int, ...]) -> str:
 
 
 def _verification(summary: OutputSummary) -> str:
-    def verdict(ok: bool) -> _Raw:
-        return _Raw("<span class='ok'>holds</span>" if ok else "<span class='fail'>violated</span>")
-
-    rows = [(m.description, verdict(m.holds), m.failing_classes, m.failing_records)
-            for m in summary.models]
-    return ("<h2>Privacy models, re-verified on the output</h2>"
-            + _table(rows, ["Model", "On released records", "Classes violating (suppressed)",
-                            "Records in them"])
-            + f"<p>Smallest class among released records (k achieved, counted on the "
-            f"released table itself): <b>{summary.achieved_k:,}</b>. "
-            f"Overall the output is <b>{'anonymous' if summary.anonymous else 'NOT anonymous'}"
-            "</b> under the configuration (models and suppression limit).</p>")
+    """Which classes each model made the search suppress (the verdict is the release's)."""
+    rows = [(m.description, m.failing_classes, m.failing_records) for m in summary.models]
+    return ("<h2>Suppression by privacy model</h2>"
+            + _table(rows, ["Model", "Classes violating it (suppressed)", "Records in them"]))
 
 
 def _quality(result: Result, levels: tuple[int, ...]) -> str:
@@ -351,46 +343,47 @@ def _quality(result: Result, levels: tuple[int, ...]) -> str:
             + _table(rows, ["Model", "Score", "Relative to the anonymous transformations' range"]))
 
 
-def _released_sizes(release: Release) -> np.ndarray:
-    """Class sizes recounted from the released table (records equal in every QI)."""
-    return group_sizes(release.released(), release.quasi_identifiers)
-
-
-def _claims(release: Release, sizes: np.ndarray) -> str:
-    smallest = int(sizes.min()) if len(sizes) else 0
+def _verdict(release: Release) -> str:
+    """The release's one verdict (:func:`arxpy.release.judge`), as every view shows it."""
+    verdict = release.verdict
+    css = {"anonymous": "ok", "not anonymous": "fail"}.get(verdict.status, "note")
     rows = []
-    for claim in release.claims:
-        if claim.min_class_size:
-            ok = smallest >= claim.min_class_size
-            check = _Raw(f"<span class='{'ok' if ok else 'fail'}'>"
-                         f"{'holds' if ok else 'violated'}</span>: smallest released class "
-                         f"{smallest:,}, at least {claim.min_class_size:,} claimed")
-        else:
-            check = "not recounted here"
-        rows.append((claim.description or claim.kind, ", ".join(claim.attributes), check))
-    if not rows:
-        return "<h2>Claims</h2><p>This release claims no privacy property.</p>"
-    return ("<h2>Claims, recounted on the released table</h2>"
-            + _table(rows, ["Claim", "Over", "Recount"]))
+    for check in verdict.checks:
+        state = {True: "holds", False: "FAILS", None: "not independently checkable"}[check.holds]
+        tone = {True: "ok", False: "fail", None: "note"}[check.holds]
+        rows.append((check.claim.text, ", ".join(check.claim.attributes),
+                     _Raw(f"<span class='{tone}'>{state}</span>"), check.finding))
+    table = _table(rows, ["Claim", "Over", "Independent check", "Found"]) if rows else ""
+    return (f"<h2>Verdict</h2><p class='{css}'>{html.escape(verdict.headline)}</p>" + table)
 
 
-def _classes_and_risk(release: Release, sizes: np.ndarray) -> str:
+def _classes_and_risk(release: Release) -> str:
     from arxpy.risk import ClassSizeHistogram, sample_risks
 
-    risks = sample_risks(ClassSizeHistogram.from_class_sizes(sizes)).prosecutor
+    view = release.verdict.attacker
     share = 100 * release.suppressed_records / max(release.records, 1)
+    suppressed = ("Suppressed records",
+                  f"{release.suppressed_records:,} of {release.records:,} ({share:.2f} %)")
+    title = "<h2>The attacker's view: classes over the declared quasi-identifiers</h2>"
+    if not view.applies:
+        return (title + _table([suppressed])
+                + f"<p>{html.escape(view.text)}</p>")
+    sizes = group_sizes(release.released(), list(view.quasi_identifiers))
+    risks = sample_risks(ClassSizeHistogram.from_class_sizes(sizes)).prosecutor
     rows = [
+        ("Quasi-identifiers", ", ".join(view.quasi_identifiers)),
         ("Equivalence classes", int(len(sizes))),
         ("Smallest / largest class", f"{sizes.min():,} / {sizes.max():,}" if len(sizes) else "—"),
         ("Mean size of released classes (AECS also counts the suppressed records as a class)",
          float(sizes.mean()) if len(sizes) else float("nan")),
-        ("Suppressed records",
-         f"{release.suppressed_records:,} of {release.records:,} ({share:.2f} %)"),
+        suppressed,
         ("Highest prosecutor risk", float(risks.highest)),
         ("Records at highest risk", f"{100 * risks.records_at_highest:.2f} %"),
         ("Average prosecutor risk", float(risks.average)),
     ]
-    return ("<h2>Classes and re-identification risk</h2>" + _table(rows)
+    uncovered = (f"<p class='fail'>No claim covers {html.escape(', '.join(view.uncovered))}."
+                 "</p>" if view.uncovered else "")
+    return (title + _table(rows) + uncovered
             + "<p class='note'>Prosecutor model over released records, classes counted on "
               "the released table: a record in a class of size s has risk 1/s.</p>")
 

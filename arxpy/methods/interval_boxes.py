@@ -329,6 +329,8 @@ def _merge_leftovers(values: np.ndarray, a: np.ndarray, box: np.ndarray, lo: np.
                 _check(cancel)
             growth = np.maximum(lo - values[q], 0) + np.maximum(values[q] - hi, 0)
             cost = (growth * a[q]).sum(axis=1) * counts
+            if values.shape[1] == 1:  # 1D: never widen across another box (§2.3, L138)
+                cost[~_adjacent_boxes(lo[:, 0], hi[:, 0], values[q, 0])] = np.inf
             b = int(np.argmin(cost))  # ties: lowest box id
             _widen(lo, hi, b, values[q])
             counts[b] += 1
@@ -350,6 +352,17 @@ def _merge_leftovers(values: np.ndarray, a: np.ndarray, box: np.ndarray, lo: np.
     for q, b in zip(left, target, strict=True):
         _widen(lo, hi, int(b), values[q])
         box[q] = b
+
+
+def _adjacent_boxes(lo: np.ndarray, hi: np.ndarray, x: float) -> np.ndarray:
+    """In 1D, the boxes containing ``x`` and the nearest box on each side of it: widening
+    any other box would swallow those in between, and 1D boxes must not overlap. (The
+    count-weighted cost of ``merge=widen`` could otherwise prefer a far, small box.)"""
+    inside = (lo <= x) & (x <= hi)
+    left, right = hi < x, lo > x
+    nearest_left = left & (hi == hi[left].max()) if left.any() else left
+    nearest_right = right & (lo == lo[right].min()) if right.any() else right
+    return inside | nearest_left | nearest_right
 
 
 def _widen(lo: np.ndarray, hi: np.ndarray, b: int, point: np.ndarray) -> None:

@@ -190,6 +190,6 @@ def analyze_release(release: Release, **options: Any) -> RiskAnalysis:
     ``population`` of None is ARX's default; give a PopulationModel sized for
     ``release.records - release.suppressed_records`` sampled records where it matters.
     """
-    limits = risk_limits(release.claims) if release.anonymous else NO_LIMITS
+    limits = risk_limits(release.verdict.verified_claims)
     return analyze_risk(release.table, release.quasi_identifiers, suppressed=release.suppressed,
                         limits=limits, **options)

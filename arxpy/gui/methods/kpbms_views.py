@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from arxpy.data.mdl import discretize
 from arxpy.gui.methods.common import Figures, FrameModel, caveat_banner, frame_view, number
 from arxpy.gui.methods.form_hints import cuts_text
+from arxpy.gui.methods.run_views import verdict_badge
 from arxpy.gui.methods.views import MethodRun, register_result_view
 from arxpy.gui.utility.common import (
     GREEN,
@@ -42,8 +43,6 @@ from arxpy.gui.utility.common import (
 )
 
 METHODS = ("kpbms",)
-#: Colours of the badge: verified, failed.
-PASS_COLOR, FAIL_COLOR = "#1a7f37", "#b3261e"
 
 
 # --- the independent check (no Qt) ---------------------------------------------------
@@ -80,27 +79,6 @@ def recount_kpbms(run: MethodRun) -> KpbmsCheck:
         run.method.class_attribute].nunique(dropna=False)
     return KpbmsCheck(tuple(columns), run.method.k, int(len(sizes)), int(sizes.min()),
                       int((classes == 1).sum()), int(len(table)))
-
-
-def badge_text(check: KpbmsCheck) -> tuple[str, str]:
-    """(verdict, colour) of the privacy badge."""
-    over = ", ".join(check.columns)
-    if check.smallest is None:
-        return f"Nothing released: k-anonymity over ({over}) holds vacuously", PASS_COLOR
-    if check.holds:
-        return (f"✔ {check.k}-anonymous over ({over}) — recounted: smallest group "
-                f"{check.smallest:,} records", PASS_COLOR)
-    return (f"✘ NOT {check.k}-anonymous over ({over}) — recounted: smallest group "
-            f"{check.smallest:,} records", FAIL_COLOR)
-
-
-def _badge(check: KpbmsCheck) -> QLabel:
-    verdict, colour = badge_text(check)
-    label = QLabel(f"<b>{html.escape(verdict)}</b>")
-    label.setWordWrap(True)
-    label.setStyleSheet(f"color: white; background: {colour}; padding: 4px 8px; "
-                        "border-radius: 4px")
-    return label
 
 
 def _heading(text: str) -> QLabel:
@@ -260,7 +238,7 @@ class SuppressionView(QWidget):
         super().__init__(parent)
         release, method = run.release, run.method
         self.check = recount_kpbms(run)
-        self.badge = _badge(self.check)
+        self.badge = verdict_badge(run.release.verdict)
         reasons = {r: int(np.sum(release.drop_reason == r)) for r in ("pattern", "class")}
         patterns = release.patterns
         significant = int((patterns["p"] < method.alpha).sum()) if len(patterns) else 0

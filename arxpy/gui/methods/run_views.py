@@ -11,12 +11,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from arxpy.formatting import plain
-from arxpy.gui.methods.verification import (
-    badge,
-    check_claims,
-    recounted_group_sizes,
-    required_size,
-)
 from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.utility.common import (
     OUTPUT_COLOR,
@@ -26,6 +20,7 @@ from arxpy.gui.utility.common import (
     plot_widget,
     read_only_table,
 )
+from arxpy.release import Verdict, released_group_sizes
 
 #: More distinct group sizes than this are drawn as a binned histogram.
 MAX_SIZE_BARS = 40
@@ -37,19 +32,34 @@ def _value_text(value: object) -> str:
     return str(value)
 
 
+#: The badge's colour per verdict status (green, grey, red).
+BADGE_COLOURS = {"anonymous": "#1a7f37", "not verified": "#666666", "not anonymous": "#b3261e"}
+
+
+def badge_text(verdict: Verdict) -> str:
+    """The badge: a mark and the verdict's headline (the same sentence as everywhere)."""
+    mark = {"anonymous": "✔ ", "not anonymous": "✘ "}.get(verdict.status, "")
+    return mark + verdict.headline
+
+
+def verdict_badge(verdict: Verdict) -> QLabel:
+    """The privacy badge of a release: its verdict's headline on the status colour."""
+    label = QLabel(f"<b>{html.escape(badge_text(verdict))}</b>")
+    label.setWordWrap(True)
+    label.setStyleSheet(f"color: white; background: {BADGE_COLOURS[verdict.status]}; "
+                        "padding: 4px 8px; border-radius: 4px")
+    return label
+
+
 class RunSummaryView(QWidget):
     """Badge, the release's summary table and its claims with the recount's verdict."""
 
     def __init__(self, run: MethodRun, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         release = run.release
-        checks = check_claims(release)
-        verdict, colour = badge(checks)
-        self.badge = QLabel(f"<b>{html.escape(verdict)}</b>")
-        self.badge.setStyleSheet(f"color: white; background: {colour}; padding: 4px 8px; "
-                                 "border-radius: 4px")
-        self.claims = note("<br>".join(html.escape(c.text) for c in checks)
-                           or "The method claims no privacy property.")
+        verdict = release.verdict
+        self.badge = verdict_badge(verdict)
+        self.claims = note("<br>".join(html.escape(line) for line in verdict.lines()[1:]))
         self.table = read_only_table(("Figure", "Value", "Description"))
         summary = release.summary()
         fill_table(self.table, [(name, _value_text(row["value"]), row["description"])
@@ -94,9 +104,17 @@ def size_histogram(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     return (edges[:-1] + edges[1:]) / 2, counts.astype(float), 0.9 * width
 
 
+def group_sizes_of(release) -> np.ndarray:
+    """The method's own groups where it has them, else the attacker's classes over the
+    declared quasi-identifiers (both recounted from the released records)."""
+    if release.groups is not None:
+        return released_group_sizes(release)
+    return release.class_sizes
+
+
 def claimed_k(run: MethodRun) -> int | None:
     """The largest group size the run's claims promise (the line drawn at k)."""
-    sizes = [s for s in (required_size(c) for c in run.release.claims) if s]
+    sizes = [s for s in (c.promised_class_size for c in run.release.claims) if s]
     return max(sizes) if sizes else None
 
 
@@ -105,7 +123,7 @@ class GroupSizesView(QWidget):
 
     def __init__(self, run: MethodRun, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        sizes = recounted_group_sizes(run.release)
+        sizes = group_sizes_of(run.release)
         self.plot = plot_widget("Groups by size", "group size (records)", "groups")
         plot = self.plot.getPlotItem()
         x, heights, width = size_histogram(sizes)

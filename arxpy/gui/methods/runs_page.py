@@ -34,7 +34,6 @@ from arxpy.errors import ArxpyError
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.methods.choice import key_parameters
 from arxpy.gui.methods.run_views import GroupSizesView, RunSummaryView
-from arxpy.gui.methods.verification import badge, check_claims
 from arxpy.gui.methods.views import MethodRun, result_views
 from arxpy.gui.state import AppState
 from arxpy.gui.utility.common import fill_table, note, read_only_table
@@ -241,11 +240,7 @@ class RunsPage(QWidget):
             named = dict(releases)
             if lattice:
                 named[f"transformation {list(levels)}"] = result.release(levels)
-            frame = compare_releases(named)
-            # compare_releases reads min_class_size only; recount every group-size claim.
-            frame.loc["group-size claims (recounted here)"] = [
-                badge(check_claims(release))[0] for release in named.values()]
-            return frame
+            return compare_releases(named)
 
         self.compare_note.setText("Comparing…")
         self.tabs.setCurrentWidget(self.compare_page)

@@ -79,7 +79,7 @@ def analyze_current(current: CurrentRelease, options: RiskOptions, *,
     progress(0.0, "Transforming the data")
     release = current.release()
     cancel.raise_if_cancelled()
-    limits = risk_limits(release.claims) if release.anonymous else NO_LIMITS
+    limits = risk_limits(release.verdict.verified_claims)
     population = options.population.model(release.records - release.suppressed_records)
     analysis = analyze_release(release, population=population, threshold=options.threshold,
                                qi_max_size=options.qi_max_size, hipaa=False,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -72,8 +72,12 @@ class CondensationRelease(Release):
 
 
 _COMMON = (
-    Param("k", "int", 100, low=1, label="k", unit="records",
-          help="smallest number of records per cluster (paper: K = 100)",
+    # At k = 1 every output row is an input record; at k = 2 the exact generator, which
+    # reproduces each cluster's mean and covariance, pins both records of a pair down
+    # (two points are their mean plus or minus the covariance's one principal axis).
+    Param("k", "int", 100, low=3, label="k", unit="records",
+          help="smallest number of records per cluster (paper: K = 100); at least 3, "
+               "since clusters of 1 or 2 records would be released as they are",
           step="Alg. 1 step 1 / Alg. 2 step 2a"),
     Param("seed", "int", None, optional=True, low=0, label="seed",
           help="seed of the random generator; the same seed gives the same output"),
@@ -98,6 +102,9 @@ class _ClusterMethod(Method):
 
     reference = REFERENCE
     params = _COMMON
+    #: Released rows are drawn from each cluster's distribution, not input records
+    #: (microaggregation releases each cluster's mean instead: False).
+    synthesizes: ClassVar[bool] = True
 
     def check_together(self) -> None:
         bad = {a: v for a, v in self.types.items() if v not in ATTRIBUTE_KINDS}
@@ -161,6 +168,7 @@ class _ClusterMethod(Method):
             parameters={**self.get_params(), "seed": seed},
             claims=(Claim("k-cluster", {"k": self.k}, tuple(attributes), self.claim_text()),),
             input_sha256=table_sha256(data), groups=groups[order], seed=seed,
+            synthetic=self.synthesizes,
             elapsed_seconds=time.perf_counter() - started, input_groups=groups, order=order,
             moved_records=moved, clipped=clipped, raw=raw, encoded=encoded)
 
@@ -235,6 +243,8 @@ class MDAV(_ClusterMethod):
 
     def group(self, encoded, frame, rng, cancel, report):
         return mdav_groups(scaled(encoded, self.standardize), self.k, cancel), 0
+
+    synthesizes = False
 
     def synthesize_groups(self, encoded, groups, rng, progress, cancel):
         return group_means(encoded.matrix, groups)

@@ -48,7 +48,8 @@ from arxpy.methods.disassociation.refine import Cluster, Unit, refine
 from arxpy.methods.disassociation.verpart import verpart
 from arxpy.methods.registry import register_method
 from arxpy.params import Param
-from arxpy.release import Claim, Release, table_sha256
+from arxpy.privacy.km_anonymity import check_km_anonymity
+from arxpy.release import Claim, ClaimCheck, Release, register_claim_checker, table_sha256
 
 REFERENCE = ("Loukides, Liagouris, Gkoulalas-Divanis & Terrovitis (2014), Disassociation "
              "for electronic health record privacy, J. Biomed. Inform. 50:46-61")
@@ -59,6 +60,19 @@ CAVEAT = ("Disassociation does not defend against the 'cover problem' attack on 
 
 #: Where m starts to make the k^m test expensive on large clusters.
 COSTLY_M = 4
+
+
+@register_claim_checker("k^m-anonymity")
+def check_km_claim(release: Release, claim: Claim) -> ClaimCheck:
+    """k^m-anonymity is a property of the published document (every record chunk, every
+    cluster): the independent checker of :mod:`arxpy.privacy.km_anonymity` reads it at
+    the claim's k and m; the synthetic table proves nothing."""
+    document = getattr(release, "published", None)
+    if not document:
+        return ClaimCheck(claim, None, "the release carries no published document")
+    check = check_km_anonymity(dict(document), int(claim.parameters["k"]),
+                               int(claim.parameters["m"]))
+    return ClaimCheck(claim, bool(check.ok), check.summary())
 
 
 @dataclass(frozen=True, eq=False)
@@ -197,7 +211,7 @@ class Disassociation(Method):
             table=table, suppressed=np.zeros(len(table), dtype=bool),
             definition=self._table_definition(definition), method=self.name,
             parameters={**self.get_params(), "seed": seed}, claims=(self._claim(),),
-            input_sha256=table_sha256(data), groups=groups, seed=seed,
+            input_sha256=table_sha256(data), groups=groups, seed=seed, synthetic=True,
             elapsed_seconds=time.perf_counter() - started, published=outcome.published,
             timings=timings)
 

@@ -24,37 +24,11 @@ import pandas as pd
 from arxpy.data.codes import group_sizes
 from arxpy.data.definition import DataDefinition
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.release.claims import Claim
+from arxpy.release.verdict import Verdict, judge
 
 #: What a suppressed record shows in every quasi-identifier (ARX's convention).
 SUPPRESSED_VALUE = "*"
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A privacy property a release claims, checkable on its released records.
-
-    ``kind`` and ``parameters`` are a privacy model's (``{"kind": "k-anonymity",
-    "k": 5}`` becomes ``Claim("k-anonymity", {"k": 5}, qis)``); ``attributes`` are the
-    quasi-identifiers it holds over. Suppressed records are outside every claim.
-    """
-
-    kind: str
-    parameters: Mapping[str, Any]
-    attributes: tuple[str, ...]
-    description: str = ""
-    #: Every released group holds at least this many records (None: no such promise).
-    min_class_size: int | None = None
-    #: The marketer risk of the released records is at most this (None: no promise).
-    max_marketer_risk: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"kind": self.kind, **dict(self.parameters), "attributes": list(self.attributes),
-               "description": self.description}
-        if self.min_class_size is not None:
-            out["min_class_size"] = self.min_class_size
-        if self.max_marketer_risk is not None:
-            out["max_marketer_risk"] = self.max_marketer_risk
-        return out
 
 
 @dataclass(frozen=True)
@@ -115,7 +89,6 @@ class Release:
     claims: tuple[Claim, ...]
     input_sha256: str
     groups: np.ndarray | None = None
-    anonymous: bool = True
     hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
     transformation: Mapping[str, int] | None = None
     seed: int | None = None
@@ -123,6 +96,25 @@ class Release:
     versions: Mapping[str, str] = field(default_factory=software_versions)
     remove_suppressed: bool = False
     completely_generalized_records: int = 0
+    #: Rows are generated, not input records (condensation): equal values in released
+    #: rows do not mean the same people, so the attacker's class view does not apply.
+    synthetic: bool = False
+
+    # --- the verdict --------------------------------------------------------------------
+
+    @cached_property
+    def verdict(self) -> Verdict:
+        """Every claim checked independently, and the attacker's view (the one verdict)."""
+        return judge(self)
+
+    def verify(self) -> Verdict:
+        return self.verdict
+
+    @property
+    def anonymous(self) -> bool:
+        """Derived: the release claims something, every claim holds when checked
+        independently, and the declared quasi-identifiers keep the promised class size."""
+        return self.verdict.anonymous
 
     # --- what was released ------------------------------------------------------------
 
@@ -191,6 +183,7 @@ class Release:
             "transformation": None if self.transformation is None else dict(self.transformation),
             "anonymous": self.anonymous,
             "claims": [c.to_dict() for c in self.claims],
+            "verification": self.verdict.to_dict(),
             "classes": self.statistics.to_dict(),
             "input_sha256": self.input_sha256,
             "output_sha256": self.output_sha256,
@@ -204,7 +197,8 @@ class Release:
         s = self.statistics
         rows = [
             ("method", self.method, "anonymization method"),
-            ("anonymous", self.anonymous, "every claim holds within the method's limits"),
+            ("verdict", self.verdict.headline, "claims checked independently and the "
+             "attacker's view over the declared quasi-identifiers"),
             ("records", s.records, "input records"),
             ("suppressed records", s.suppressed_records, "records left out of the release"),
             ("groups", s.n_classes, "equivalence classes / clusters among released records"),
