@@ -16,7 +16,7 @@ from arxpy.errors import ArxpyError
 from arxpy.jobs import noting_interrupts
 
 #: Sub-command modules under ``arxpy.commands``, in help order.
-COMMANDS = ("gui", "example", "anonymize", "evaluate", "study", "risk", "methods",
+COMMANDS = ("gui", "example", "run", "anonymize", "evaluate", "study", "risk", "methods",
             "intervals", "condense", "compare_models", "disassociate", "km_check",
             "synth_ehr", "setvalued_utility", "setvalued_risk", "kpbms", "pbca",
             "kpbms_evaluate")

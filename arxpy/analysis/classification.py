@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from arxpy.analysis.classifiers import SEED, ClassifierSpec, fit
 from arxpy.analysis.metrics import ClassificationPerformance, Predictions
 from arxpy.data.definition import AttributeType, DataDefinition
-from arxpy.errors import ConfigurationError, HierarchyError
+from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.lattice.encoding import encode_generalizable
@@ -146,10 +146,9 @@ class ClassificationTask:
         qis = set(definition.of_type(AttributeType.QUASI_IDENTIFYING))
 
         def encode(name: str, sort: bool = False) -> _Encoded:
-            if name in qis:
-                if name not in hierarchies:
-                    raise HierarchyError(
-                        f"Quasi-identifier '{name}' has no generalization hierarchy; give it one.")
+            # A quasi-identifier without a hierarchy has its values only (level 0): a
+            # transformation that generalizes it is refused by check_levels.
+            if name in qis and name in hierarchies:
                 return _encode_generalized(name, frame[name], hierarchies[name])
             return _encode_plain(frame[name], sort)
 
@@ -366,17 +365,151 @@ class CrossValidation:
         )
 
 
+def evaluation_unavailable(release: Release) -> str | None:
+    """Why classifier performance cannot be measured on ``release`` (None: it can)."""
+    if release.transformation is None and release.input_rows() is None:
+        return (f"A '{release.method}' release publishes sets of codes, not records with "
+                "features; its utility is measured by the relative error of code-set "
+                "counts (ARE/MRE) instead.")
+    return None
+
+
 def evaluate_release(task: ClassificationTask, release: Release, *,
+                     class_edges: Sequence[float] | None = None,
                      progress: Progress | None = None,
                      cancel: CancelToken | None = None) -> ClassificationPerformance:
-    """Interwoven cross-validation of a release (a job): the output model trains on its
-    released records; held-out records are generalized by its transformation."""
-    if release.transformation is None:
+    """Interwoven cross-validation of any release (a job), on the same folds as always.
+
+    - A transformation (the lattice): the output model trains on its released records;
+      held-out records are generalized by the transformation (paper 004).
+    - Rows standing for input records (intervals, kPB-MS, microaggregation, ...): the
+      output model trains on the released rows of the training folds (suppressed ones
+      left out), with the class values as released (binned at ``class_edges``), and
+      predicts each held-out record from its own released row (:meth:`Release.recode`).
+    - Synthetic rows (condensation): train on the release, test on the original: the
+      model trains on the rows generated in the training folds' slots, with their own
+      class values (binned at ``class_edges`` if numeric), and predicts the original
+      held-out records. Numeric features are cut at the deciles of the original column
+      so that generated and original values meet in the same categories.
+    """
+    if release.transformation is not None:
+        return CrossValidation(task).evaluate(release.transformation, release.suppressed,
+                                              progress=progress, cancel=cancel)
+    reason = evaluation_unavailable(release)
+    if reason:
+        raise ConfigurationError(reason)
+    return _RecordEvaluation(task, release, class_edges).run(progress, cancel)
+
+
+class _RecordEvaluation:
+    """Cross-validation of a release without a transformation (see evaluate_release)."""
+
+    def __init__(self, task: ClassificationTask, release: Release,
+                 class_edges: Sequence[float] | None) -> None:
+        self.task, self.release = task, release
+        if len(release.input_rows()) != task.n_records and not release.synthetic:
+            raise ConfigurationError(
+                f"The release has {len(release.input_rows())} rows for {task.n_records} "
+                "records; evaluate it on the data it was made from.")
+        self.rows = np.asarray(release.input_rows())  # table row -> input record
+        original = task.feature_labels({})
+        names = [f for f in task.features if f in release.table.columns]
+        released = release.table[names].reset_index(drop=True)
+        if release.synthetic:
+            test = original[names]
+        else:
+            aligned = np.empty(len(self.rows), dtype=np.int64)
+            aligned[self.rows] = np.arange(len(self.rows))
+            test = released.iloc[aligned].reset_index(drop=True)
+        self.train_codes, self.test_codes = _shared_codes(released, test, original[names],
+                                                          numeric=release.synthetic)
+        self.features = names
+        self.labels = task.class_codes(0)
+        self.kept = ~np.asarray(release.suppressed, dtype=bool)
+        self.train_labels = _released_labels(release, task, class_edges, self.kept,
+                                             self.labels[self.rows])
+
+    def run(self, progress: Progress | None, cancel: CancelToken | None
+            ) -> ClassificationPerformance:
+        task, k = self.task, self.task.config.folds
+        cancel = cancel or CancelToken()
+        report = ThrottledProgress(progress)
+        baseline, original = CrossValidation(task).reference(
+            0, cancel, lambda f, m: report(0.5 * f, m))
+        n_classes = len(task.class_values(0))
+        n_train = len(self.train_codes)
+        codes = np.vstack([self.train_codes, self.test_codes])
+        labels = np.concatenate([self.train_labels, self.labels])
+        proba = np.zeros((task.n_records, n_classes))
+        untrained = np.zeros(task.n_records, dtype=bool)
+        row_folds = task.folds[self.rows]
+        for fold in range(k):
+            cancel.raise_if_cancelled()
+            report(0.5 + 0.5 * fold / k, f"Training on the release, fold {fold + 1} of {k}")
+            train = np.flatnonzero((row_folds != fold) & self.kept)
+            test = np.flatnonzero(task.folds == fold)
+            if train.size == 0:
+                proba[test] = 1.0 / n_classes
+                untrained[test] = True
+                continue
+            proba[test] = _train_and_predict(task.config.classifier, codes, labels, train,
+                                             n_train + test, n_classes, cancel)
+        report(1.0, "Classification performance computed")
+        protocol = ("trained on the release's generated rows, tested on the original records"
+                    if self.release.synthetic else
+                    "trained on the released rows, each held-out record predicted from its "
+                    "released row")
+        return ClassificationPerformance(
+            class_attribute=task.config.class_attribute, class_values=task.class_values(0),
+            features=self.features, levels={}, classifier=task.config.classifier,
+            folds=task.folds, baseline=baseline, original=original,
+            output=Predictions(self.labels, proba, untrained),
+            excluded_from_training=int((~self.kept).sum()),
+            positive_class=task.config.positive_class,
+            notes=[f"{self.release.method} release: {protocol}."])
+
+
+def _shared_codes(train: pd.DataFrame, test: pd.DataFrame, original: pd.DataFrame, *,
+                  numeric: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of both tables' features in one vocabulary per column. With ``numeric``,
+    numbers are cut at the original column's deciles (generated values are new values)."""
+    if not len(train.columns):
+        return np.zeros((len(train), 0), np.int64), np.zeros((len(test), 0), np.int64)
+    out_train, out_test = [], []
+    for name in train.columns:
+        a, b = train[name], test[name]
+        reference = pd.to_numeric(original[name], errors="coerce")
+        if numeric and reference.notna().all() and reference.nunique() > 10:
+            edges = np.unique(np.quantile(reference, np.linspace(0, 1, 11)[1:-1]))
+            a = pd.Series(np.digitize(pd.to_numeric(a, errors="coerce"), edges))
+            b = pd.Series(np.digitize(pd.to_numeric(b, errors="coerce"), edges))
+        both = pd.concat([a.astype(str), b.astype(str)], ignore_index=True)
+        codes, _ = pd.factorize(both.to_numpy(dtype=object))
+        out_train.append(codes[:len(a)])
+        out_test.append(codes[len(a):])
+    return np.column_stack(out_train).astype(np.int64), np.column_stack(out_test).astype(np.int64)
+
+
+def _released_labels(release: Release, task: ClassificationTask,
+                     class_edges: Sequence[float] | None, kept: np.ndarray,
+                     original: np.ndarray) -> np.ndarray:
+    """The class code of each released row as the release shows it (binned at
+    ``class_edges`` like the original; a group mean is binned too), -1 for suppressed
+    rows; the original codes where the release has no class column."""
+    name = task.config.class_attribute
+    if name not in release.table.columns:
+        return original
+    values = release.table[name].reset_index(drop=True)
+    if class_edges is not None:
+        values = bin_values(values, class_edges)
+    index = {v: i for i, v in enumerate(task.class_values(0))}
+    codes = values.astype(str).map(index)
+    unknown = sorted(set(values.astype(str)[codes.isna().to_numpy() & kept]))
+    if unknown:
         raise ConfigurationError(
-            f"Classifier evaluation generalizes held-out records by the release's "
-            f"transformation; a '{release.method}' release has none.")
-    return CrossValidation(task).evaluate(release.transformation, release.suppressed,
-                                          progress=progress, cancel=cancel)
+            f"The release's '{name}' values (e.g. {unknown[0]}) are not class values of the "
+            "original; bin the class attribute into a few classes.")
+    return codes.fillna(-1).to_numpy(dtype=np.int64)
 
 
 def evaluate_classification(

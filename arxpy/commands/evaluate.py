@@ -61,6 +61,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--transformation", default="optimum", metavar="optimum|ATTR=LEVEL,...",
                         help="the transformation to evaluate (default: the optimum of the "
                         "search); quasi-identifiers not named are at level 0")
+    parser.add_argument("--method", metavar="METHOD",
+                        help="evaluate the release of another registered method instead "
+                        "(arxpy methods lists them), e.g. mdav, intervals, kpbms, condensation")
+    parser.add_argument("--method-param", action="append", default=[], metavar="NAME=VALUE",
+                        help="a parameter of --method, read as its declaration says "
+                        "(arxpy run METHOD --help lists them), e.g. k=5")
     add_classifier_arguments(parser)
     parser.add_argument("--report", type=Path, required=True, metavar="R.json",
                         help="write the JSON report")
@@ -106,20 +112,57 @@ def classification_config(args: argparse.Namespace) -> Any:
 
 def load(args: argparse.Namespace) -> tuple[Any, Any, Any, dict[str, Any]]:
     """Frame, definition, hierarchies and settings, with the class attribute binned."""
+    frame, definition, hierarchies, settings = load_inputs(args)
+    return binned(args, frame, definition), definition, hierarchies, settings
+
+
+def class_edges(args: argparse.Namespace) -> list[float] | None:
+    if not args.class_bins:
+        return None
+    try:
+        return [float(e) for e in args.class_bins.split(",")]
+    except ValueError:
+        raise ConfigurationError(
+            f"Cannot read --class-bins '{args.class_bins}'; write numbers like "
+            "10000,50000.") from None
+
+
+def binned(args: argparse.Namespace, frame: Any, definition: Any) -> Any:
+    """``frame`` with the class attribute binned at --class-bins (if given)."""
     from arxpy.analysis.classification import bin_values
 
-    frame, definition, hierarchies, settings = load_inputs(args)
-    if args.class_bins:
-        definition[args.class_attribute]  # DefinitionError naming an unknown attribute
-        try:
-            edges = [float(e) for e in args.class_bins.split(",")]
-        except ValueError:
+    edges = class_edges(args)
+    if edges is None:
+        return frame
+    definition[args.class_attribute]  # DefinitionError naming an unknown attribute
+    frame = frame.copy()
+    frame[args.class_attribute] = bin_values(frame[args.class_attribute], edges)
+    return frame
+
+
+def _method_release(args, frame, definition, hierarchies, bar):
+    """The release of ``--method`` with its ``--method-param`` values, on the data with
+    the class attribute binned (a class-aware method such as kPB-MS needs classes)."""
+    from arxpy.methods import method_classes
+    from arxpy.methods.options import parse_value
+
+    classes = method_classes()
+    if args.method not in classes:
+        raise ConfigurationError(
+            f"Unknown method '{args.method}'; methods: {', '.join(classes)}.")
+    cls = classes[args.method]
+    declared = {p.name: p for p in cls.params}
+    params = {}
+    for item in args.method_param:
+        name, sep, value = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in declared:
             raise ConfigurationError(
-                f"Cannot read --class-bins '{args.class_bins}'; write numbers like "
-                "10000,50000.") from None
-        frame = frame.copy()
-        frame[args.class_attribute] = bin_values(frame[args.class_attribute], edges)
-    return frame, definition, hierarchies, settings
+                f"Cannot read --method-param '{item}'; write NAME=VALUE with NAME one of "
+                f"{', '.join(declared)}.")
+        params[name] = parse_value(declared[name], value)
+    outcome = cls(**params).run(frame, definition, hierarchies=hierarchies, progress=bar)
+    return outcome.release() if hasattr(outcome, "release") else outcome
 
 
 def _release(args, frame, definition, hierarchies, settings, bar):
@@ -152,26 +195,36 @@ def run(args: argparse.Namespace) -> int:
     if args.plots:  # a bad folder is found before the work, not after it
         from arxpy.analysis.plots import make_plot_folder
         make_plot_folder(args.plots)
-    frame, definition, hierarchies, settings = load(args)
+    raw, definition, hierarchies, settings = load_inputs(args)
+    frame = binned(args, raw, definition)
     config = classification_config(args)
     task = ClassificationTask(frame, definition, hierarchies, config)  # checks before searching
     bar = ProgressBar()
     try:
-        release, judged = _release(args, frame, definition, hierarchies, settings, bar)
-        performance = evaluate_release(task, release, progress=bar)
+        if args.method:
+            release, judged = _method_release(args, frame, definition, hierarchies, bar), True
+        else:
+            release, judged = _release(args, frame, definition, hierarchies, settings, bar)
+        performance = evaluate_release(task, release, class_edges=class_edges(args),
+                                       progress=bar)
     finally:
         bar.close()
     report = performance.to_dict()
     anonymous = release.anonymous if judged else None
     report["anonymous"] = anonymous
+    report["method"] = release.method
+    report["verification"] = release.verify().to_dict() if judged else None
     report["elapsed_seconds"] = time.perf_counter() - started
     write_json(args.report, report)
     if args.plots:
         from arxpy.analysis.plots import write_curve_plots
         write_curve_plots(performance, args.plots)
-    shown = ", ".join(f"{k}={v}" for k, v in release.transformation.items())
-    print(f"Transformation: {shown}" + ("" if anonymous is None else
-                                        f" ({'anonymous' if anonymous else 'not anonymous'})"))
+    if release.transformation is not None:
+        shown = ", ".join(f"{k}={v}" for k, v in release.transformation.items())
+        print(f"Transformation: {shown}" + ("" if anonymous is None else
+                                            f" ({'anonymous' if anonymous else 'not anonymous'})"))
+    else:
+        print(f"Release of {release.method}: {release.verify().headline}")
     print(performance.summary().drop(columns=["description"]).to_string(float_format="%.4f"))
     print(f"Evaluated in {report['elapsed_seconds']:.2f} s; report: {args.report}")
     return 0

@@ -11,6 +11,7 @@ of their own. Shared by the method and the evaluation, so it sits in the data la
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -53,6 +54,12 @@ def mdl_cut_points(values: np.ndarray, labels: np.ndarray) -> list[float]:
     return sorted(cuts)
 
 
+def _log2_three_power_minus_two(k: int) -> float:
+    """log2(3^k - 2) without forming 3^k (which overflows a float beyond k = 646, as with
+    a class attribute of thousands of values): k log2 3 + log2(1 - 2 / 3^k)."""
+    return k * math.log2(3.0) + math.log2(1.0 - 2.0 * 3.0 ** -k) if k > 1 else 0.0
+
+
 def _split(values: np.ndarray, labels: np.ndarray, n_classes: int, cuts: list[float]) -> None:
     """Fayyad-Irani recursion on one sorted segment (appends accepted cuts)."""
     n = len(values)
@@ -70,7 +77,7 @@ def _split(values: np.ndarray, labels: np.ndarray, n_classes: int, cuts: list[fl
     whole = float(_entropy(total))
     gain = whole - float(weighted[best])
     k, k1, k2 = (int(np.count_nonzero(c)) for c in (total, left[best], right[best]))
-    delta = np.log2(3.0 ** k - 2) - (k * whole - k1 * float(_entropy(left[best])) -
+    delta = _log2_three_power_minus_two(k) - (k * whole - k1 * float(_entropy(left[best])) -
                                      k2 * float(_entropy(right[best])))
     if gain <= (np.log2(n - 1) + delta) / n:
         return

@@ -20,8 +20,12 @@ def option_name(param: Param) -> str:
     return "--" + param.name.replace("_", "-")
 
 
-def add_param_options(parser: argparse.ArgumentParser, params: Sequence[Param]) -> None:
-    """Add one option per parameter, with its help, range, unit and default."""
+def add_param_options(parser: argparse.ArgumentParser, params: Sequence[Param], *,
+                      prefix: str = "") -> None:
+    """Add one option per parameter, with its help, range, unit and default. A parameter
+    whose option the parser already has (a method's ``delimiter`` beside the data's) gets
+    ``--PREFIX-NAME`` instead."""
+    taken = {option for action in parser._actions for option in action.option_strings}
     for param in params:
         details = [param.help] if param.help else []
         if param.choices:
@@ -34,7 +38,10 @@ def add_param_options(parser: argparse.ArgumentParser, params: Sequence[Param]) 
             shown = json.dumps(param.default) if param.kind in ("objects", "object") else \
                 param.default
             details.append(f"default {shown}")
-        parser.add_argument(option_name(param), dest=f"param_{param.name}", metavar=_metavar(param),
+        option = option_name(param)
+        if option in taken and prefix:
+            option = f"--{prefix}-{param.name.replace('_', '-')}"
+        parser.add_argument(option, dest=f"param_{param.name}", metavar=_metavar(param),
                             default=None, help="; ".join(details) or None)
 
 

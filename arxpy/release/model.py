@@ -23,6 +23,7 @@ import pandas as pd
 
 from arxpy.data.codes import group_sizes
 from arxpy.data.definition import DataDefinition
+from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.release.claims import Claim
 from arxpy.release.verdict import Verdict, judge
@@ -133,6 +134,46 @@ class Release:
     def released(self) -> pd.DataFrame:
         """The published records only (suppressed rows left out)."""
         return self.table.loc[~self.suppressed]
+
+    def input_rows(self) -> np.ndarray | None:
+        """The input record each table row stands for (None: rows stand for no single
+        record, e.g. a reconstruction of a set-valued document). Rows are in input order
+        unless a method says otherwise."""
+        return np.arange(len(self.table))
+
+    def recode(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The records of ``frame`` in the release's representation, one row per record
+        in ``frame``'s order: levels for the lattice, boxes for intervals, patterns or
+        ``*`` for kPB-MS, group representatives for microaggregation.
+
+        Records of the release's own input are read off the release (suppressed ones show
+        what the release shows for them). A transformation also recodes new records
+        through its hierarchies. Raises ConfigurationError where neither applies.
+        """
+        if table_sha256(frame) == self.input_sha256:
+            rows = self.input_rows()
+            if rows is None or self.synthetic:
+                raise ConfigurationError(
+                    f"A '{self.method}' release publishes generated rows, not one row per "
+                    "record, so records cannot be recoded into it.")
+            aligned = np.empty(len(rows), dtype=np.int64)
+            aligned[rows] = np.arange(len(rows))
+            return self.table.iloc[aligned].reset_index(drop=True)
+        if self.transformation is not None:
+            out = frame.drop(columns=[c for c in self.definition.identifying
+                                      if c in frame.columns]).reset_index(drop=True)
+            for name, level in self.transformation.items():
+                mapping = {str(row[0]): row[level] for row in self.hierarchies[name].rows}
+                values = out[name].astype(str)
+                unknown = sorted(set(values) - set(mapping))
+                if unknown:
+                    raise ConfigurationError(
+                        f"'{name}' has values its hierarchy does not cover: "
+                        f"{', '.join(unknown[:5])}.")
+                out[name] = values.map(mapping)
+            return out
+        raise ConfigurationError(
+            f"A '{self.method}' release recodes only the records it was made from.")
 
     def export_table(self, remove_suppressed: bool | None = None) -> pd.DataFrame:
         """The table as exported: suppressed rows kept with ``*`` or left out."""

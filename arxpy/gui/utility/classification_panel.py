@@ -20,10 +20,9 @@ from arxpy.gui.utility.classification_config import ClassificationForm
 from arxpy.gui.utility.common import note
 from arxpy.gui.utility.curves import PerformanceView
 from arxpy.gui.utility.jobs import (
-    CLASSIFICATION_NEEDS_TRANSFORMATION,
     Applied,
     EvaluatedClassification,
-    classifiable,
+    not_classifiable,
     run_classification,
 )
 from arxpy.gui.utility.overview import ClassificationOverview
@@ -90,10 +89,11 @@ class ClassificationPanel(QWidget):
         self.overview.set_applied(applied)
         self._show(None)
         self.controls.run_button.setEnabled(applied is not None)
-        if applied is not None and not classifiable(applied):
+        reason = not_classifiable(applied) if applied is not None else None
+        if reason:
             for controls in (self.controls, self.overview.controls):
                 controls.run_button.setEnabled(False)
-                controls.set_status(CLASSIFICATION_NEEDS_TRANSFORMATION)
+                controls.set_status(reason)
 
     def run_overview(self) -> JobWorker | None:
         """Every candidate target with this form's classifier, folds and seed."""
@@ -129,11 +129,12 @@ class ClassificationPanel(QWidget):
             self.heading.setText("Choose a class attribute and features, then run.")
             return
         levels = ", ".join(f"{name} {level}" for name, level in performance.levels.items())
+        source = (f"output of transformation {levels or 'none'}" if not performance.notes
+                  else html.escape(" ".join(performance.notes)))
         classes = html.escape(", ".join(performance.class_values))
         folds = int(performance.folds.max()) + 1
         self.heading.setText(
             f"<b>{performance.classifier.label}</b> predicting <b>{performance.class_attribute}"
             f"</b> ({classes}) from {len(performance.features)} features, {folds}-fold "
-            f"cross-validation over {len(performance.folds):,} records; output of "
-            f"transformation {levels or 'none'}, {performance.excluded_from_training:,} "
-            "suppressed records left out of training.")
+            f"cross-validation over {len(performance.folds):,} records; {source} "
+            f"{performance.excluded_from_training:,} suppressed records left out of training.")

@@ -17,6 +17,7 @@ from arxpy.analysis.classification import (
     ClassificationTask,
     bin_values,
     evaluate_release,
+    evaluation_unavailable,
 )
 from arxpy.analysis.metrics import ClassificationPerformance
 from arxpy.analysis.statistics import (
@@ -39,16 +40,11 @@ STUDY_NEEDS_LATTICE = ("The study searches the generalization lattice; it applie
                        "search in Explore to use it.")
 
 
-CLASSIFICATION_NEEDS_TRANSFORMATION = (
-    "Classification performance generalizes the held-out records by the release's "
-    "transformation; this method's release has none, so it cannot be evaluated here yet.")
 
-
-def classifiable(applied: Applied | None) -> bool:
-    """Whether classification performance can evaluate ``applied`` (it needs a
-    transformation to generalize held-out records)."""
-    return applied is not None and (applied.is_lattice
-                                    or applied.run.release.transformation is not None)
+def not_classifiable(applied: Applied) -> str | None:
+    """Why classification performance cannot evaluate ``applied`` (None: it can: every
+    release whose rows are records, not a set-valued document)."""
+    return None if applied.is_lattice else evaluation_unavailable(applied.run.release)
 
 
 @dataclass(frozen=True)
@@ -105,7 +101,7 @@ def run_classification(applied: Applied, config: ClassificationConfig,
     left out of training), the class attribute binned at ``bins`` if given."""
     frame = with_class_bins(applied.frame, config.class_attribute, bins)
     task = ClassificationTask(frame, applied.definition, applied.hierarchies, config)
-    performance = evaluate_release(task, applied.release(),
+    performance = evaluate_release(task, applied.release(), class_edges=bins,
                                    progress=lambda f, m: progress(0.95 * f, m), cancel=cancel)
     progress(0.95, "Computing curves")
     return EvaluatedClassification(performance, performance.per_class(),

@@ -75,7 +75,8 @@ def run_overview(applied: Applied, classifier: ClassifierSpec, folds: int, seed:
         frame = with_class_bins(applied.frame, name, bins)
         try:
             task = ClassificationTask(frame, applied.definition, applied.hierarchies, config)
-            performance = evaluate_release(task, applied.release(), cancel=cancel)
+            performance = evaluate_release(task, applied.release(), class_edges=bins,
+                                           cancel=cancel)
         except ArxpyError as exc:
             nan = float("nan")
             rows.append(TargetAccuracy(name, nan, nan, nan, nan, str(exc)))

@@ -65,6 +65,10 @@ class CondensationRelease(Release):
     raw: np.ndarray | None = None
     encoded: Encoded | None = None
 
+    def input_rows(self) -> np.ndarray | None:
+        """Output row i was generated in the slot of input record ``order[i]``."""
+        return np.arange(len(self.table)) if self.order is None else np.asarray(self.order)
+
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         out.update({"moved_records": self.moved_records, "clipped": dict(self.clipped)})

@@ -86,6 +86,10 @@ class DisassociationRelease(Release):
     published: Mapping[str, Any] = field(default_factory=dict)
     timings: Mapping[str, float] = field(default_factory=dict)
 
+    def input_rows(self) -> np.ndarray | None:
+        """A reconstruction's rows stand for no particular input record."""
+        return None
+
     def published_json(self) -> str:
         """The document as published: byte-identical for the same input and seed."""
         return published_json(self.published)

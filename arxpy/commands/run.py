@@ -1,0 +1,128 @@
+"""``arxpy run METHOD``: any registered method, with options generated from its declared
+parameters (``arxpy run METHOD --help`` lists them with their ranges and defaults).
+
+Data and roles: ``--project FILE``, or ``--data CSV`` with ``--hierarchy ATTR=FILE``
+(a quasi-identifier with its hierarchy), ``--quasi-identifying ATTR`` (a quasi-identifier
+without one: the attacker's view covers it), ``--sensitive`` and ``--identifying``.
+A search method (the lattice) releases its optimum. ``--output`` receives the released
+table (a set-valued method's published document, if it ends in .json); ``--report`` the
+release's report: ``method``, ``parameters``, ``anonymous``, ``claims``,
+``verification`` (the one verdict), ``classes``, ``input_sha256``, ``output_sha256``,
+``versions``, ``seed``, ``elapsed_seconds`` (keys of ``Release.to_dict()``), plus
+``output_file_sha256`` and ``output`` (the file name, never an absolute path).
+
+The method commands (``condense``, ``intervals``, ``disassociate``, ``kpbms``,
+``anonymize``) stay as documented aliases with their own report keys.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from arxpy.commands.options import (
+    ProgressBar,
+    add_data_arguments,
+    check_roles,
+    read_data_option,
+    read_hierarchy_options,
+    write_json,
+)
+from arxpy.errors import ConfigurationError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from arxpy.methods import method_classes
+    from arxpy.methods.options import add_param_options
+
+    parser = subparsers.add_parser(
+        "run", help="run any anonymization method; its options come from its declaration",
+        description="Run one registered anonymization method on a table and write the "
+        "release and its report. 'arxpy run METHOD --help' lists the method's settings.")
+    methods = parser.add_subparsers(dest="method", metavar="METHOD", required=True)
+    for name, cls in method_classes().items():
+        sub = methods.add_parser(name, help=cls.summary,
+                                 description=f"{cls.label}: {cls.summary}")
+        add_data_arguments(sub)
+        sub.add_argument("--quasi-identifying", action="append", default=[], metavar="ATTR",
+                         help="a quasi-identifier without a hierarchy (the attacker's view "
+                         "groups released records by the quasi-identifiers)")
+        sub.add_argument("--output", type=Path, required=True, metavar="OUT.csv",
+                         help="the released table (.csv, .tsv, .xlsx; a set-valued "
+                         "method's published document if .json)")
+        sub.add_argument("--report", type=Path, metavar="R.json", help="the JSON report")
+        add_param_options(sub, cls.params, prefix=name)
+        sub.set_defaults(func=run, method_class=cls)
+
+
+def load(args: argparse.Namespace):
+    """(frame, definition, hierarchies) from the data and role options."""
+    from arxpy.data.definition import AttributeType, DataDefinition
+
+    if args.project is not None:
+        from arxpy.project import Project
+
+        project = Project.load(args.project)
+        frame, definition, hierarchies = project.data, project.definition, project.hierarchies
+    else:
+        frame = read_data_option(args.data, args.delimiter, args.encoding)
+        definition = DataDefinition.for_columns(frame.columns)
+        hierarchies = read_hierarchy_options(args.hierarchy, args.delimiter)
+    quasi = set(hierarchies) | set(args.quasi_identifying)
+    for name in quasi | set(args.sensitive) | set(args.identifying):
+        definition[name]  # DefinitionError naming the known attributes
+    check_roles(quasi, set(args.sensitive), set(args.identifying))
+    for names, role in ((quasi, AttributeType.QUASI_IDENTIFYING),
+                        (args.sensitive, AttributeType.SENSITIVE),
+                        (args.identifying, AttributeType.IDENTIFYING)):
+        for name in names:
+            definition = definition.with_attribute(name, type=role)
+    return frame, definition, hierarchies
+
+
+def run(args: argparse.Namespace) -> int:
+    from arxpy.methods.options import params_from_args
+
+    cls = args.method_class
+    method = cls(**params_from_args(args, cls.params))  # checked by the declaration
+    frame, definition, hierarchies = load(args)
+    bar = ProgressBar()
+    try:
+        outcome = method.run(frame, definition, hierarchies=hierarchies, progress=bar)
+    finally:
+        bar.close()
+    release = outcome.release() if hasattr(outcome, "release") else outcome
+    written = write_release(release, args.output)
+    report: dict[str, Any] = {**release.to_dict(), "output": written.name,
+                              "output_file_sha256": _file_sha256(written)}
+    if args.report:
+        write_json(args.report, report)
+    print(f"{cls.name}: {release.records - release.suppressed_records:,} of "
+          f"{release.records:,} records released. {release.verify().headline}")
+    return 0
+
+
+def write_release(release, path: Path) -> Path:
+    """The release's table, or a set-valued release's published document (.json)."""
+    if path.suffix.lower() == ".json":
+        if not hasattr(release, "published_json"):
+            raise ConfigurationError(
+                f"A '{release.method}' release is a table; write it as .csv, .tsv or .xlsx.")
+        from arxpy.data.atomic import atomic_write
+
+        with atomic_write(path, "w", encoding="utf-8") as handle:
+            handle.write(release.published_json())
+        return path
+    from arxpy.engine.export import export_release
+
+    return export_release(release, path, overwrite=True)[0]
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
