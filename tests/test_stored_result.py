@@ -121,8 +121,8 @@ def test_an_optimum_that_is_not_anonymous_is_refused(run):
 
 
 def test_a_forged_verdict_of_a_named_transformation_is_refused(run):
-    """A hostile file can recompute any fingerprint: the transformations the user will
-    be shown as chosen are checked against the data again."""
+    """A hostile file can recompute any fingerprint: every stored check is judged again,
+    named or not (the lattice view would otherwise show the file's word)."""
     project, config, result = run
     stored = _through_json(store_outcome(result))
     anonymous = stored_module._unpack(stored["checks"]["anonymous"], "anonymous", "|b1", None)
@@ -131,9 +131,38 @@ def test_a_forged_verdict_of_a_named_transformation_is_refused(run):
     anonymous = anonymous.copy()
     anonymous[forged] = True
     stored["checks"]["anonymous"] = stored_module._pack(anonymous)
-    _reopen(project, config, stored)  # not named: the lattice view shows the file's word
+    with pytest.raises(ProjectError, match="does not match this data"):
+        _reopen(project, config, stored)
     with pytest.raises(ProjectError, match="does not match this data"):
         _reopen(project, config, stored, verify=[tuple(levels[forged])])
+
+
+def test_a_forged_score_of_any_node_is_refused(run):
+    project, config, result = run
+    stored = _through_json(store_outcome(result))
+    anonymous = stored_module._unpack(stored["checks"]["anonymous"], "anonymous", "|b1", None)
+    levels = stored_module._unpack(stored["checks"]["levels"], "levels", "<i8", None, 2)
+    scores = stored_module._unpack(stored["checks"]["score"], "score", "<f8", None).copy()
+    other = next(i for i in np.flatnonzero(anonymous)
+                 if tuple(levels[i]) != result.optimum.levels)
+    scores[other] *= 0.5
+    stored["checks"]["score"] = stored_module._pack(scores)
+    with pytest.raises(ProjectError, match="does not match this data"):
+        _reopen(project, config, stored)
+
+
+def test_a_worse_transformation_named_the_optimum_is_refused(run):
+    """The top is anonymous and checked, but it is not the best: the file may not say so."""
+    project, config, result = run
+    stored = _through_json(store_outcome(result))
+    anonymous = stored_module._unpack(stored["checks"]["anonymous"], "anonymous", "|b1", None)
+    levels = stored_module._unpack(stored["checks"]["levels"], "levels", "<i8", None, 2)
+    keys = stored_module._unpack(stored["checks"]["key"], "key", "<f8", None, 2)
+    best = min(tuple(keys[i]) for i in np.flatnonzero(anonymous))
+    worse = next(i for i in np.flatnonzero(anonymous) if tuple(keys[i]) > best)
+    stored["optimum"] = [int(v) for v in levels[worse]]
+    with pytest.raises(ProjectError, match="is not the best anonymous transformation"):
+        _reopen(project, config, stored)
 
 
 @pytest.mark.parametrize("forged_score", [0.0, float("nan")], ids=["a number", "none"])

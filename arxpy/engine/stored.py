@@ -10,8 +10,10 @@ outcome.
 The record comes from a file, so it is untrusted: its layout and every array's dtype,
 shape and range are checked, decompression is bounded by the declared shape, and the
 optimum (plus any transformation the caller names, e.g. applied and pinned ones) is
-checked again against the data; a stored verdict or score that differs refuses the
-record. Releases of a reopened result are always computed and judged afresh.
+checked again against the data, every stored check among them (a file may call any
+node anonymous, give it any score or name a worse node the optimum); a stored verdict,
+score or key that differs, or an optimum that is not the best anonymous check, refuses
+the record. Releases of a reopened result are always computed and judged afresh.
 """
 
 from __future__ import annotations
@@ -113,11 +115,16 @@ def reopen_result(frame: pd.DataFrame, definition: DataDefinition,
     context = SearchContext(data, config.privacy_models, config.quality_model,
                             config.suppression_limit, cancel=cancel)
     outcome = _outcome(stored, context.lattice)
-    wanted = [] if outcome.optimum is None else [outcome.optimum.levels]
+    # Every stored check is judged again (a file may name any node anonymous, give it
+    # any score, or call the top the optimum), lowest levels first so that classes roll
+    # up from checks already made; then the optimum must be the best of them.
+    wanted = sorted(outcome.checks, key=lambda levels: (sum(levels), levels))
     wanted += [tuple(int(v) for v in levels) for levels in verify]
-    for done, levels in enumerate(dict.fromkeys(wanted)):
+    wanted = list(dict.fromkeys(wanted))
+    for done, levels in enumerate(wanted):
         report(0.2 + 0.8 * done / len(wanted), "Checking the saved transformations")
         _verify(context, outcome, levels)
+    _check_optimum(outcome)
     context.detach()
     result = Result(frame, definition, config, context, outcome,
                     _number(stored, "elapsed_seconds", float))
@@ -137,12 +144,34 @@ def _verify(context: SearchContext, outcome: SearchOutcome, levels: tuple[int, .
     # A transformation that is not anonymous has no score now (older records kept one);
     # an anonymous one's score must match (a missing one does not).
     if (now.anonymous != saved.anonymous or now.suppressed_records != saved.suppressed_records
-            or now.anonymous and not math.isclose(now.score, saved.score,
-                                                  rel_tol=_SCORE_TOLERANCE,
-                                                  abs_tol=_SCORE_TOLERANCE)):
+            or now.n_classes != saved.n_classes
+            or now.anonymous and not _same_scores(now, saved)):
         raise ProjectError(
             f"The saved result does not match this data: transformation {list(levels)} was "
             f"saved as {_verdict(saved)} and is now {_verdict(now)}. Anonymize again.")
+
+
+def _same_scores(now: Check, saved: Check) -> bool:
+    """Score and ordering key equal within the tolerance (a key orders the optimum)."""
+    close = [math.isclose(a, b, rel_tol=_SCORE_TOLERANCE, abs_tol=_SCORE_TOLERANCE)
+             for a, b in zip((now.score, *now.key), (saved.score, *saved.key), strict=False)]
+    return len(now.key) == len(saved.key) and all(close)
+
+
+def _check_optimum(outcome: SearchOutcome) -> None:
+    """The stored optimum must be an anonymous check with the best ordering key of all
+    anonymous checks (ties are the search's to break)."""
+    anonymous = [c for c in outcome.checks.values() if c.anonymous]
+    if outcome.optimum is None:
+        if anonymous:
+            raise _damaged("it names no optimum although it holds anonymous transformations")
+        return
+    best = min(anonymous, key=lambda c: c.key)
+    if best.key < outcome.optimum.key:
+        raise ProjectError(
+            f"The saved result does not match this data: its optimum "
+            f"{list(outcome.optimum.levels)} is not the best anonymous transformation "
+            f"({list(best.levels)} scores better). Anonymize again.")
 
 
 def _verdict(check: Check) -> str:
