@@ -397,6 +397,31 @@ def test_an_interval_release_survives_every_view_and_is_classified(window, qtbot
         qtbot.wait(20)
 
 
+def test_interval_over_age_reads_not_anonymous_in_explore_compare_and_risk(window, qtbot):
+    """One release, one verdict: the badge, Compare and Risk print the same sentence."""
+    from arxpy.gui.methods.run_views import RunSummaryView
+
+    choose(window, "intervals")
+    panel = window.configure.method_panel
+    panel.form.widgets["attributes"].findItems("Age", Qt.MatchFlag.MatchExactly)[0] \
+        .setCheckState(Qt.CheckState.Checked)
+    panel.commit()
+    run_and_wait(window, qtbot)
+    (run,) = window.state.runs
+    headline = run.release.verify().headline
+    assert headline.startswith("Not anonymous over the declared quasi-identifiers "
+                               "(smallest class 1)")
+    window.show_perspective(1)
+    qtbot.waitUntil(lambda: bool(window.runs_page.findChildren(RunSummaryView)),
+                    timeout=10_000)
+    badge = window.runs_page.findChildren(RunSummaryView)[0].badge.text()
+    assert html.escape(headline) in badge and "✔" not in badge
+    window.show_perspective(3)
+    qtbot.waitUntil(lambda: window.risk.analysis("output") is not None
+                    and not window.risk.busy, timeout=30_000)
+    assert html.escape(headline, quote=False) in window.risk.heading.text()
+
+
 def test_other_methods_parameters_do_not_make_the_lattice_result_stale(window, qtbot):
     run_and_wait(window, qtbot)  # the lattice search with the example's settings
     state = window.state

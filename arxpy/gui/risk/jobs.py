@@ -45,6 +45,7 @@ class RiskSide:
     analysis: RiskAnalysis
     limits: RiskLimits  # what the output's privacy models guarantee (NO_LIMITS for input)
     levels: tuple[int, ...] | None = None  # the transformation; None for the input
+    verdict: str | None = None  # the release's one verdict (its headline); None for input
 
     def with_threshold(self, threshold: float) -> RiskSide:
         """Records at risk counted above ``threshold`` in [0, 1] (cheap: class sizes only)."""
@@ -66,7 +67,7 @@ def analyze_input(frame: pd.DataFrame, quasi_identifiers: list[str], options: Ri
 def analyze_output(result: Result, levels: tuple[int, ...], options: RiskOptions, *,
                    progress: Progress, cancel: CancelToken) -> RiskSide:
     """Every risk figure of the output of ``levels``, suppressed records left out and the
-    estimated risks capped by what the privacy models guarantee if the output is anonymous."""
+    estimated risks capped by what the release's verified claims guarantee."""
     current = CurrentRelease(pd.DataFrame(), result.definition, {}, result=result,
                              levels=tuple(levels))
     return analyze_current(current, options, progress=progress, cancel=cancel)
@@ -89,7 +90,7 @@ def analyze_current(current: CurrentRelease, options: RiskOptions, *,
     generalized = {name for name, level in (release.transformation or {}).items() if level > 0}
     hipaa = find_hipaa_identifiers_in_output(release.released(), generalized, cancel=cancel)
     analysis = dataclasses.replace(analysis, hipaa=hipaa)
-    return RiskSide(analysis, limits, current.levels)
+    return RiskSide(analysis, limits, current.levels, release.verdict.headline)
 
 
 def with_population(side: RiskSide, setting: PopulationSetting, *, progress: Progress,

@@ -359,6 +359,10 @@ class RiskPerspective(QWidget):
     def _redraw_monitors(self) -> None:
         self.monitors.show_analyses(self.analysis("input"), self.analysis("output"))
 
+    def _output_verdict(self) -> str | None:
+        side = self.sides.get("output")
+        return side.verdict if side is not None else None
+
     def _heading_text(self) -> str:
         if not self.state.has_project:
             return "Open or import a project to analyse its re-identification risks."
@@ -378,6 +382,9 @@ class RiskPerspective(QWidget):
                 suppressed = analysis.records - analysis.records_analyzed
                 text += (f" ({suppressed:,} suppressed records left out)" if suppressed
                          else " (no records suppressed)")
+            verdict = self._output_verdict()
+            if verdict:  # the release's one verdict, as Explore and Compare show it
+                text += f"<br><b>{html.escape(verdict, quote=False)}</b>"
             if not applied.is_lattice:
                 text += ("<br><i>Classes here are records sharing every released "
                          "quasi-identifier value; the method's own groups are in Explore › "
