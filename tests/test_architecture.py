@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _lint(root: Path) -> subprocess.CompletedProcess[str]:
-    command = shutil.which("lint-imports")
+    # The interpreter's own scripts first: a virtual environment that is not activated
+    # still has import-linter beside its python.
+    beside = Path(sys.executable).parent / "lint-imports"
+    command = str(beside) if beside.exists() else shutil.which("lint-imports")
     if command is None:
         pytest.skip("import-linter is not installed (pip install -e '.[test]')")
     return subprocess.run([command, "--config", str(root / "pyproject.toml")], cwd=root,

@@ -1,7 +1,11 @@
 """Anonymization methods: one protocol (:class:`Method`), a registry, and the methods.
 
-Importing this package registers every method.
+Importing this package registers every method: the ones named below, and any other
+module or package put into this folder (so adding a method is adding one module).
 """
+
+import importlib
+import pkgutil
 
 from arxpy.methods.base import HoldsReleases, Method
 from arxpy.methods.condensation import (
@@ -21,6 +25,12 @@ from arxpy.methods.registry import (
     register_method,
     run_method,
 )
+
+#: Modules of this package that hold no method.
+_NOT_METHODS = {"base", "registry", "options", "conformance", "setvalued_baselines"}
+for _module in pkgutil.iter_modules(__path__):
+    if _module.name not in _NOT_METHODS:
+        importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = [
     "MDAV", "TFRP", "Condensation", "Generalization", "HoldsReleases", "ImprovedCondensation",

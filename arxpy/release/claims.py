@@ -113,18 +113,31 @@ class ClaimCheck:
 
 Checker = Callable[["Release", Claim], ClaimCheck]
 _CHECKERS: dict[str, Checker] = {}
+#: Claim kinds that describe how values were transformed or how many records were
+#: left out, but bound no attacker's success (a suppression limit, top coding).
+_NOT_PROTECTING: set[str] = set()
 
 
-def register_claim_checker(kind: str) -> Callable[[Checker], Checker]:
-    """Register the one checker of claims of ``kind`` (a decorator)."""
+def register_claim_checker(kind: str, *, protects: bool = True
+                           ) -> Callable[[Checker], Checker]:
+    """Register the one checker of claims of ``kind`` (a decorator). ``protects``: a
+    claim of this kind bounds re-identification or disclosure (False for claims about
+    the transformation only); a release is anonymous only with a protecting claim."""
 
     def register(checker: Checker) -> Checker:
         if kind in _CHECKERS and _CHECKERS[kind] is not checker:
             raise ValueError(f"Claim kind '{kind}' already has a checker.")
         _CHECKERS[kind] = checker
+        if not protects:
+            _NOT_PROTECTING.add(kind)
         return checker
 
     return register
+
+
+def protects(kind: str) -> bool:
+    """Does a claim of ``kind`` bound an attacker (see :func:`register_claim_checker`)?"""
+    return kind not in _NOT_PROTECTING
 
 
 def check_claim(release: Release, claim: Claim) -> ClaimCheck:
@@ -227,7 +240,7 @@ def _average_risk(release: Release, claim: Claim) -> ClaimCheck:
                       f"average risk {average:.4g}, at most {threshold:.4g} claimed")
 
 
-@register_claim_checker(SUPPRESSION_LIMIT)
+@register_claim_checker(SUPPRESSION_LIMIT, protects=False)
 def _suppression_limit(release: Release, claim: Claim) -> ClaimCheck:
     """At most floor(limit x records) records are suppressed (ARX's limit)."""
     limit = float(claim.parameters["limit"])

@@ -15,8 +15,9 @@ The verdict has two parts:
   records unique over the declared quasi-identifiers; the verdict says so. Where the view
   means nothing (synthetic records; no quasi-identifier declared) it says why instead.
 
-A release is anonymous when it claims something, every claim was checked and holds, and
-the attacker's view, where it applies, keeps the class size the claims promise.
+A release is anonymous when it makes a claim that bounds an attacker (not only a
+suppression limit or a coding of values), every claim was checked and holds, and the
+attacker's view, where it applies, keeps the class size the claims promise.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from arxpy.data.codes import column_codes, group_codes
-from arxpy.release.claims import ClaimCheck, check_claim
+from arxpy.release.claims import ClaimCheck, check_claim, protects
 
 if TYPE_CHECKING:
     from arxpy.release.model import Release
@@ -108,8 +109,13 @@ class Verdict:
         return tuple(c for c in self.checks if c.holds is False)
 
     @property
+    def protecting(self) -> tuple[ClaimCheck, ...]:
+        """Checks of claims that bound an attacker (not a suppression limit or coding)."""
+        return tuple(c for c in self.checks if protects(c.claim.kind))
+
+    @property
     def anonymous(self) -> bool:
-        return (bool(self.checks) and all(c.holds for c in self.checks)
+        return (bool(self.protecting) and all(c.holds for c in self.checks)
                 and self.attacker_holds)
 
     @property
@@ -127,6 +133,10 @@ class Verdict:
         if self.failed:
             return (f"NOT anonymous: {len(self.failed)} of {len(self.checks)} claim(s) do not "
                     "hold on the released records.")
+        if not self.protecting:
+            kinds = ", ".join(sorted({c.claim.kind for c in self.checks}))
+            return (f"Not anonymous: its claims ({kinds}) describe the transformation but "
+                    "bound no attacker.")
         if not self.attacker_holds:
             covered = sorted(set(self.attacker.quasi_identifiers) - set(self.attacker.uncovered))
             return (f"Not anonymous over the declared quasi-identifiers (smallest class "
@@ -142,7 +152,7 @@ class Verdict:
         """'anonymous', 'not anonymous' or 'not verified' (for badges and colours)."""
         if self.anonymous:
             return "anonymous"
-        if self.checks and not self.failed and self.attacker_holds:
+        if self.protecting and not self.failed and self.attacker_holds:
             return "not verified"
         return "not anonymous"
 
