@@ -9,7 +9,9 @@ A project file is a zip archive holding
 * ``hierarchies/<n>.csv``: one ARX-format hierarchy per attribute;
 * ``result.json`` (optional): the last result itself, with the applied and pinned
   transformations and a fingerprint of what it was computed for (see
-  ``arxpy.gui.saved_result``; versioned on its own, ignored by older versions).
+  ``arxpy.gui.saved_result``; versioned on its own, ignored by older versions);
+* ``runs.json`` (optional): the runs of other methods (see
+  :mod:`arxpy.workflows.saved_runs`; ignored by older versions).
 
 Saving writes a complete archive to a temporary file and renames it over the target,
 so an existing project is never left half-written.
@@ -43,6 +45,7 @@ PROJECT_SUFFIX = ".arxpy"
 _MANIFEST = "project.json"
 _DATA = "data.csv"
 _RESULT = "result.json"
+_RUNS = "runs.json"
 
 
 @dataclass
@@ -61,6 +64,8 @@ class Project:
     #: The last result's JSON-able record (fingerprint, optimum, applied and pinned
     #: transformations) written by the application; not part of equality.
     saved_result: dict[str, Any] | None = field(default=None, compare=False)
+    #: The method runs' records (arxpy.workflows.saved_runs), untrusted until checked.
+    saved_runs: list[dict[str, Any]] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         self.definition.check_columns(self.data.columns)
@@ -139,6 +144,8 @@ class Project:
             members[member] = _hierarchy_bytes(self.hierarchies[attribute])
         if self.saved_result is not None:
             members[_RESULT] = json.dumps(self.saved_result).encode("utf-8")
+        if self.saved_runs:
+            members[_RUNS] = json.dumps(self.saved_runs).encode("utf-8")
         return members
 
     @classmethod
@@ -152,7 +159,8 @@ class Project:
         }
         try:
             definition = DataDefinition.from_list(manifest["definition"])
-            saved_result = _saved_result(reader, path)
+            saved_result = _saved_json(reader, path, _RESULT, dict)
+            saved_runs = _saved_json(reader, path, _RUNS, list)
             return cls(
                 data=data,
                 definition=definition,
@@ -160,22 +168,24 @@ class Project:
                 settings=manifest.get("settings", {}),
                 name=manifest.get("name", path.stem),
                 saved_result=saved_result,
+                saved_runs=saved_runs,
             )
         except ArxpyError as exc:
             raise ProjectError(f"Project file '{path}' is inconsistent: {exc}") from exc
 
 
-def _saved_result(reader: _MemberReader, path: Path) -> dict[str, Any] | None:
-    """The optional ``result.json`` (a record the application checks before use)."""
-    if not reader.has(_RESULT):
+def _saved_json(reader: _MemberReader, path: Path, member: str, kind: type) -> Any:
+    """An optional JSON member (a record the application checks before use)."""
+    if not reader.has(member):
         return None
     try:
-        saved = json.loads(reader.text(_RESULT))
+        saved = json.loads(reader.text(member))
     except (json.JSONDecodeError, RecursionError) as exc:
         detail = exc if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-        raise ProjectError(f"{_RESULT} in '{path}' is damaged ({detail}).") from None
-    if not isinstance(saved, dict):
-        raise ProjectError(f"{_RESULT} in '{path}' must hold an object, got "
+        raise ProjectError(f"{member} in '{path}' is damaged ({detail}).") from None
+    if not isinstance(saved, kind):
+        shape = "an object" if kind is dict else "a list"
+        raise ProjectError(f"{member} in '{path}' must hold {shape}, got "
                            f"{type(saved).__name__}.")
     return saved
 
@@ -258,7 +268,7 @@ class _MemberReader:
             return self.limits.max_manifest_bytes
         if member.startswith("hierarchies/"):
             return self.limits.max_hierarchy_bytes
-        if member == _RESULT:
+        if member in (_RESULT, _RUNS):
             return self.limits.max_result_bytes
         return self.limits.max_data_bytes
 

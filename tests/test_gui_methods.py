@@ -639,3 +639,26 @@ def test_the_number_of_kept_runs_is_a_setting(tmp_path, qtbot):
         window = MainWindow(settings=settings)
         qtbot.addWidget(window)
         assert window.state.max_runs == kept
+
+
+def test_method_runs_are_saved_with_the_project_and_come_back(window, qtbot, tmp_path):
+    """A run makes the project modified; saved, closed and reopened, the runs return
+    (computed again, the same releases) with their labels and pins, and the project is
+    not modified by that."""
+    first = condensation_run(window, qtbot, k=5)
+    assert window.state.modified  # the Unsaved changes prompt now covers the run
+    second = condensation_run(window, qtbot, k=7)
+    window.state.pin_run(second)
+    path = tmp_path / "runs.arxpy"
+    assert window.projects.save_to(path)
+    assert not window.state.modified
+    window.set_project(None)
+    assert window.projects.open_project(path)
+    qtbot.waitUntil(lambda: len(window.state.runs) == 2, timeout=30_000)
+    labels = [run.label for run in window.state.runs]
+    assert labels == [first.label, second.label]
+    assert [run.pinned for run in window.state.runs] == [False, True]
+    assert [run.release.output_sha256 for run in window.state.runs] == [
+        first.release.output_sha256, second.release.output_sha256]
+    assert not window.state.modified
+    assert "Restored 2 saved run(s)" in window.statusBar().currentMessage()

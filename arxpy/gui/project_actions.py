@@ -14,8 +14,11 @@ from PySide6.QtWidgets import QDialog, QMessageBox
 from arxpy.engine.stored import ResultTooLarge
 from arxpy.errors import ArxpyError, ProjectError
 from arxpy.gui.folders import remember
+from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.plain_text import escaped
+from arxpy.gui.workers import JobWorker
 from arxpy.project import PROJECT_SUFFIX, Project
+from arxpy.workflows.saved_runs import RestoredRun, restore_runs
 
 if TYPE_CHECKING:
     from arxpy.gui.main_window import MainWindow
@@ -45,6 +48,7 @@ class ProjectActions:
 
     def __init__(self, window: MainWindow) -> None:
         self.window = window
+        self.runs_worker: JobWorker | None = None  # restores the saved runs of a project
 
     @property
     def state(self):
@@ -116,7 +120,38 @@ class ProjectActions:
         remember(self.window.settings, "projects", path)
         log.info("Opened %s", path)
         self.window.restore_saved_result()
+        self.restore_saved_runs()
         return True
+
+    def restore_saved_runs(self) -> JobWorker | None:
+        """Compute the saved method runs again in the background and bring back those
+        that give the release that was saved (arxpy.workflows.saved_runs)."""
+        records = self.state.project.saved_runs if self.state.has_project else None
+        if not records:
+            return None
+        state, revision = self.state, self.state.revision
+        worker = JobWorker(restore_runs, self.window, records=records, data=state.data,
+                           definition=state.definition, hierarchies=dict(state.hierarchies))
+        worker.finished.connect(lambda outcome: self._runs_restored(outcome, revision))
+        worker.failed.connect(lambda message: self.window.statusBar().showMessage(
+            f"The saved runs were not restored: {message}"))
+        self.runs_worker = worker
+        worker.start()
+        return worker
+
+    def _runs_restored(self, outcome: tuple[list[RestoredRun], list[str]],
+                       revision: int) -> None:
+        if revision != self.state.revision:  # another project was opened meanwhile
+            return
+        restored, problems = outcome
+        state = self.state
+        state.restore_runs([MethodRun(r.method, r.release, state.data, state.definition,
+                                      r.label, r.pinned) for r in restored])
+        message = f"Restored {len(restored)} saved run(s)"
+        if problems:
+            message += "; not restored: " + "; ".join(problems)
+            log.warning("%s", message)
+        self.window.statusBar().showMessage(message + ".")
 
     def import_data(self) -> None:
         from arxpy.gui.import_wizard import ImportWizard
@@ -157,6 +192,7 @@ class ProjectActions:
         """Write the project to ``path``; on success it is no longer modified."""
         self.window.configure.settings_panel.commit()
         note = ""
+        self.state.project.saved_runs = self.state.saved_runs_records()
         try:
             self.state.project.saved_result = self.state.saved_result_record()
         except ResultTooLarge as exc:

@@ -10,8 +10,6 @@ matches, or that is damaged, is not restored and the user is told why.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,20 +26,6 @@ from arxpy.jobs import CancelToken, Progress
 RECORD_VERSION = 2
 #: Most transformations pinned for comparison (the state's bound too).
 MAX_PINNED = 4
-
-
-def fingerprint(data: pd.DataFrame, definition: DataDefinition,
-                hierarchies: dict[str, Hierarchy], settings: dict[str, Any]) -> str:
-    """A hash of everything a result depends on: data, definition, hierarchies, settings."""
-    digest = hashlib.sha256()
-    digest.update(json.dumps(list(map(str, data.columns))).encode())
-    digest.update(pd.util.hash_pandas_object(data, index=False).to_numpy().tobytes())
-    digest.update(json.dumps(definition.to_list(), sort_keys=True, default=str).encode())
-    for name in sorted(hierarchies):
-        digest.update(name.encode())
-        digest.update(json.dumps([list(r) for r in hierarchies[name].rows]).encode())
-    digest.update(json.dumps(settings, sort_keys=True, default=str).encode())
-    return digest.hexdigest()
 
 
 def record(result: Result, applied: tuple[int, ...] | None,

@@ -28,12 +28,13 @@ from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.methods.choice import LATTICE, chosen_method, lattice_settings, method_parameters
 from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS, run_to_drop
 from arxpy.gui.methods.views import MethodRun
-from arxpy.gui.saved_result import MAX_PINNED, fingerprint, record
+from arxpy.gui.saved_result import MAX_PINNED, record
 from arxpy.gui.staleness import ConfigurationSnapshot
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
 from arxpy.project import Project
 from arxpy.quality.loss import Loss
+from arxpy.workflows.saved_runs import fingerprint, input_fingerprint, run_record
 
 
 def default_settings() -> dict[str, Any]:
@@ -103,6 +104,7 @@ class AppState(QObject):
         self.showing_runs = False
         self._run_bases: dict[int, ConfigurationSnapshot] = {}
         self._unsaved_new = False  # a new (imported) project is modified before any edit
+        self._runs_unsaved = False  # a run was added, removed, renamed or pinned since saving
         self._last_modified = False
         #: Increases with every change of the configuration; a run started at another
         #: revision describes a configuration that no longer exists.
@@ -128,6 +130,7 @@ class AppState(QObject):
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._unsaved_new = modified
+        self._runs_unsaved = False
         self.project_changed.emit()
         # Views of the result, the selection and the pins reset with the project.
         self.result_changed.emit()
@@ -160,12 +163,14 @@ class AppState(QObject):
 
     @property
     def modified(self) -> bool:
-        return self.project is not None and (self._unsaved_new or not self.undo_stack.isClean())
+        return self.project is not None and (self._unsaved_new or self._runs_unsaved
+                                             or not self.undo_stack.isClean())
 
     def mark_saved(self, path: Path) -> None:
         """The project was written to ``path``: it is no longer modified."""
         self.path = Path(path)
         self._unsaved_new = False
+        self._runs_unsaved = False
         self.undo_stack.setClean()
         self.path_changed.emit()
         self._emit_modified()
@@ -397,8 +402,30 @@ class AppState(QObject):
             self._run_bases.pop(id(dropped), None)
         self.runs.append(run)
         self._run_bases[id(run)] = self._run_snapshot(run.method.name)
-        self.runs_changed.emit()
+        self._runs_edited()
         self.select_run(run)
+
+    def _runs_edited(self) -> None:
+        """The runs changed: the project is modified (runs are saved with it)."""
+        self._runs_unsaved = True
+        self.runs_changed.emit()
+        self._emit_modified()
+
+    def restore_runs(self, runs: list[MethodRun]) -> None:
+        """Runs brought back from the project file (not a modification); the last one
+        becomes current while other methods' runs are shown."""
+        for run in runs:
+            self.runs.append(run)
+            self._run_bases[id(run)] = self._run_snapshot(run.method.name)
+        self.runs_changed.emit()
+        if runs and self.showing_runs:
+            self.select_run(runs[-1])
+
+    def saved_runs_records(self) -> list[dict[str, Any]]:
+        """What the project file keeps of the runs (see arxpy.workflows.saved_runs)."""
+        return [run_record(r.method, r.release, r.label, r.pinned,
+                           input_fingerprint(r.data, r.definition, self.hierarchies))
+                for r in self.runs]
 
     def select_run(self, run: MethodRun | None) -> None:
         """Make ``run`` (one of :attr:`runs`) the current release."""
@@ -422,7 +449,7 @@ class AppState(QObject):
         """Forget ``run``; the current release moves to the latest run left."""
         self.runs = [r for r in self.runs if r is not run]
         self._run_bases.pop(id(run), None)
-        self.runs_changed.emit()
+        self._runs_edited()
         if self.current_run is run:
             self.current_run = self.runs[-1] if self.runs else None
             self.release_changed.emit()
@@ -447,7 +474,7 @@ class AppState(QObject):
         self.runs = [changed if r is run else r for r in self.runs]
         self._run_bases[id(changed)] = self._run_bases.pop(id(run), self._run_snapshot(
             run.method.name))
-        self.runs_changed.emit()
+        self._runs_edited()
         if self.current_run is run:
             self.current_run = changed
             self.release_changed.emit()
