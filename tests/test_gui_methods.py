@@ -251,7 +251,9 @@ def test_switching_back_to_generalization_restores_the_lattice_flow(window, qtbo
     assert window.configure.anonymize_button.text() == "Anonymize"
     run_and_wait(window, qtbot)
     assert state.result is not None and state.current_release().is_lattice
-    assert state.runs == [run]  # the run is kept, only not current
+    # The run is kept, only not current; the search joined the list beside it.
+    assert state.runs[0] is run and len(state.runs) == 2
+    assert state.runs[1].method.name == "generalization" and state.runs[1].result is state.result
     # Choosing the method again brings its runs back as the current release.
     choose(window, "condensation")
     assert state.current_release().run is run
@@ -295,8 +297,8 @@ def test_runs_page_shows_registered_views_renames_removes_and_compares(window, q
         assert page.selected_runs() == window.state.runs
         page.compare_selected()
         qtbot.waitUntil(lambda: page.compare_table.columnCount() == 3, timeout=10_000)
-        headers = [page.compare_table.horizontalHeaderItem(i).text() for i in range(3)]
-        assert headers == ["Figure", first.label, "ten"]
+        headers = [page.compare_table.horizontalHeaderItem(i).toolTip() for i in range(1, 3)]
+        assert headers == [first.label, "ten"]  # the full names (headers wrap)
         window.state.remove_run(first)
         assert [r.label for r in window.state.runs] == ["ten"]
         assert page.table.rowCount() == 1
@@ -483,11 +485,12 @@ def test_compare_includes_the_applied_transformation_when_asked(window, qtbot):
     levels = window.state.applied
     run = condensation_run(window, qtbot)
     page = window.runs_page
+    page.select_runs([run])
     page.with_lattice.setChecked(True)
     page.compare_selected()
     qtbot.waitUntil(lambda: page.compare_table.columnCount() == 3, timeout=10_000)
-    headers = [page.compare_table.horizontalHeaderItem(i).text() for i in range(3)]
-    assert headers == ["Figure", run.label, f"transformation {list(levels)}"]
+    headers = [page.compare_table.horizontalHeaderItem(i).toolTip() for i in range(1, 3)]
+    assert headers == [run.label, f"transformation {list(levels)}"]
     rows = [page.compare_table.item(r, 0).text() for r in range(page.compare_table.rowCount())]
     verdict = page.compare_table.item(rows.index("verdict"), 1).text()
     assert verdict == run.release.verify().headline  # the same sentence as everywhere
@@ -661,4 +664,29 @@ def test_method_runs_are_saved_with_the_project_and_come_back(window, qtbot, tmp
     assert [run.release.output_sha256 for run in window.state.runs] == [
         first.release.output_sha256, second.release.output_sha256]
     assert not window.state.modified
-    assert "Restored 2 saved run(s)" in window.statusBar().currentMessage()
+    assert "not restored" not in window.statusBar().currentMessage()
+
+
+def test_two_searches_stay_side_by_side_and_compare_with_pins_and_other_runs(window, qtbot):
+    """k = 5 and k = 10 optima are both kept as runs; Compare takes them, a pinned
+    candidate of the current search and a condensation run, with one verdict each."""
+    state = window.state
+    run_and_wait(window, qtbot)  # the example's settings: k = 5
+    models = state.settings["privacy_models"]
+    state.update_settings(privacy_models=[{**models[0], "k": 10}, *models[1:]])
+    run_and_wait(window, qtbot)
+    searches = [r for r in state.runs if r.method.name == "generalization"]
+    assert len(searches) == 2 and searches[0].label != searches[1].label
+    assert "5-anonymity" in searches[0].label and "10-anonymity" in searches[1].label
+    other = next(c for c in state.result.checked_transformations()
+                 if c.state == "anonymous" and c.levels != state.applied)
+    state.pin(other.levels)
+    condensed = condensation_run(window, qtbot)
+    page = window.runs_page
+    page.select_runs([*searches, condensed])
+    page.with_lattice.setChecked(True)
+    page.compare_selected()
+    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 6, timeout=20_000)
+    headers = [page.compare_table.horizontalHeaderItem(i).toolTip() for i in range(6)]
+    assert headers[1:4] == [searches[0].label, searches[1].label, condensed.label]
+    assert headers[5] == f"pinned {list(other.levels)}"

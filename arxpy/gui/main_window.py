@@ -470,9 +470,27 @@ class MainWindow(QMainWindow):
         log.info("Anonymization finished: %s", text)
         if restoring is not None:
             text = self._restore(restoring, result)
+        else:
+            self._keep_lattice_run(result)
         self.statusBar().showMessage(text)
         self._update_actions()
         self.show_perspective(1)
+
+    def _keep_lattice_run(self, result) -> None:
+        """The search's optimum joins the list of runs (with its candidates), so the
+        optima of several searches (k = 5, k = 10) stay side by side with other methods'
+        runs, and Compare and the project file take them like any run."""
+        if result.optimum is None:
+            return
+        from arxpy.gui.methods.running import lattice_run_label
+        from arxpy.gui.methods.views import MethodRun
+        from arxpy.methods import Generalization
+
+        state = self.state
+        label = lattice_run_label(result.config, [r.label for r in state.runs])
+        state.add_run(MethodRun(Generalization.from_config(result.config), result.release(),
+                                state.data, result.definition, label, result=result),
+                      select=False)
 
     def _failed(self, message: str) -> None:
         restoring, self._restoring = self._restoring, None

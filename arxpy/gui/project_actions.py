@@ -146,12 +146,12 @@ class ProjectActions:
         restored, problems = outcome
         state = self.state
         state.restore_runs([MethodRun(r.method, r.release, state.data, state.definition,
-                                      r.label, r.pinned) for r in restored])
-        message = f"Restored {len(restored)} saved run(s)"
-        if problems:
-            message += "; not restored: " + "; ".join(problems)
+                                      r.label, r.pinned, r.result) for r in restored])
+        log.info("Restored %d saved run(s)", len(restored))
+        if problems:  # restored runs show in Explore; only what is missing needs a word
+            message = "Saved runs not restored: " + "; ".join(problems) + "."
             log.warning("%s", message)
-        self.window.statusBar().showMessage(message + ".")
+            self.window.statusBar().showMessage(message)
 
     def import_data(self) -> None:
         from arxpy.gui.import_wizard import ImportWizard

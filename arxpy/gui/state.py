@@ -23,6 +23,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.result import Result
+from arxpy.engine.stored import ResultTooLarge
 from arxpy.errors import ArxpyError, ConfigurationError, DefinitionError, HierarchyError
 from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.methods.choice import LATTICE, chosen_method, lattice_settings, method_parameters
@@ -394,16 +395,32 @@ class AppState(QObject):
         """The run the next finished run will push out (see :func:`run_to_drop`)."""
         return run_to_drop(self.runs, self.current_run, self.max_runs)
 
-    def add_run(self, run: MethodRun) -> None:
-        """A finished method run: kept in :attr:`runs` and made the current release;
-        the oldest unpinned runs beyond :attr:`max_runs` (never the current) go."""
+    def add_run(self, run: MethodRun, select: bool = True) -> None:
+        """A finished method run: kept in :attr:`runs` and (with ``select``) made the
+        current release; the oldest unpinned runs beyond :attr:`max_runs` (never the
+        current) go."""
         while (dropped := self.run_to_drop()) is not None:
             self.runs = [r for r in self.runs if r is not dropped]
             self._run_bases.pop(id(dropped), None)
         self.runs.append(run)
         self._run_bases[id(run)] = self._run_snapshot(run.method.name)
+        self._forget_old_searches()
         self._runs_edited()
-        self.select_run(run)
+        if select:
+            self.select_run(run)
+
+    #: Lattice runs that keep their whole result (every candidate); older unpinned ones
+    #: keep their optimum's release only (a result holds the encoded data and caches).
+    KEPT_SEARCHES = 3
+
+    def _forget_old_searches(self) -> None:
+        searches = [r for r in self.runs if r.result is not None and not r.pinned]
+        for old in searches[:-self.KEPT_SEARCHES]:
+            lighter = dataclasses.replace(old, result=None)
+            self.runs = [lighter if r is old else r for r in self.runs]
+            self._run_bases[id(lighter)] = self._run_bases.pop(id(old), None)
+            if self.current_run is old:
+                self.current_run = lighter
 
     def _runs_edited(self) -> None:
         """The runs changed: the project is modified (runs are saved with it)."""
@@ -422,10 +439,17 @@ class AppState(QObject):
             self.select_run(runs[-1])
 
     def saved_runs_records(self) -> list[dict[str, Any]]:
-        """What the project file keeps of the runs (see arxpy.workflows.saved_runs)."""
-        return [run_record(r.method, r.release, r.label, r.pinned,
-                           input_fingerprint(r.data, r.definition, self.hierarchies))
-                for r in self.runs]
+        """What the project file keeps of the runs (see arxpy.workflows.saved_runs); a
+        lattice run whose search checked more than a project keeps is left out."""
+        records = []
+        for r in self.runs:
+            try:
+                records.append(run_record(
+                    r.method, r.release, r.label, r.pinned,
+                    input_fingerprint(r.data, r.definition, self.hierarchies), r.result))
+            except ResultTooLarge:
+                continue
+        return records
 
     def select_run(self, run: MethodRun | None) -> None:
         """Make ``run`` (one of :attr:`runs`) the current release."""

@@ -7,7 +7,9 @@ condensation run holds matrices a project file need not carry, and an untrusted 
 must not be able to hand the application a release): on open each run is computed
 again from its parameters, which the method's declaration checks first, and kept only
 if it gives the very release that was saved (same ``output_sha256``); the user is told
-about every run that is not restored and why.
+about every run that is not restored and why. A lattice search is kept with its stored
+outcome and reopened without searching (every stored check judged again, as the
+project's saved result is).
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from typing import Any
 import pandas as pd
 
 from arxpy.data.definition import DataDefinition
+from arxpy.engine.stored import reopen_result, store_outcome
 from arxpy.errors import ArxpyError, ProjectError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
-from arxpy.methods import Method, method_from_dict
+from arxpy.methods import Generalization, Method, method_from_dict
 from arxpy.release import Release
 
 #: Layout of a saved run; records of another version are not restored.
@@ -61,17 +64,24 @@ class RestoredRun:
     release: Release
     label: str
     pinned: bool
+    #: A lattice search's result, reopened from its stored outcome (None otherwise).
+    result: Any = None
 
 
 def run_record(method: Method, release: Release, label: str, pinned: bool,
-               input_print: str) -> dict[str, Any]:
-    """The JSON-able record of one run (parameters with the seed the run used)."""
+               input_print: str, result: Any = None) -> dict[str, Any]:
+    """The JSON-able record of one run (parameters with the seed the run used). A
+    lattice search's ``result`` is stored whole, so it reopens without searching;
+    raises :class:`~arxpy.engine.stored.ResultTooLarge` for one a project does not keep."""
     params = dict(method.get_params())
     if "seed" in params and params["seed"] is None:
         params["seed"] = release.seed  # a drawn seed: the same release next time
-    return {"version": RUNS_VERSION, "method": {"name": method.name, **params},
-            "label": label, "pinned": bool(pinned), "fingerprint": input_print,
-            "output_sha256": release.output_sha256}
+    record = {"version": RUNS_VERSION, "method": {"name": method.name, **params},
+              "label": label, "pinned": bool(pinned), "fingerprint": input_print,
+              "output_sha256": release.output_sha256}
+    if result is not None:
+        record["outcome"] = store_outcome(result)
+    return record
 
 
 def restore_runs(records: list[Any], data: pd.DataFrame, definition: DataDefinition,
@@ -109,11 +119,18 @@ def _restore(record: Any, data: pd.DataFrame, definition: DataDefinition,
     method = method_from_dict(spec)  # the declaration checks every value
     if record.get("fingerprint") != now:
         raise ProjectError("the data or the attributes changed since it ran")
-    outcome = method.run(data, definition, hierarchies=hierarchies, cancel=cancel)
+    stored = record.get("outcome")
+    if stored is not None and isinstance(method, Generalization):
+        # The search's outcome, every check judged again: no search on open.
+        outcome = reopen_result(data, definition, hierarchies, method.config(), stored,
+                                cancel=cancel)
+    else:
+        outcome = method.run(data, definition, hierarchies=hierarchies, cancel=cancel)
     release = outcome.release() if hasattr(outcome, "release") else outcome
     if release.output_sha256 != record.get("output_sha256"):
         raise ProjectError("running it again gives another release than the one saved")
-    return RestoredRun(method, release, label.strip(), record.get("pinned") is True)
+    result = outcome if hasattr(outcome, "release") else None
+    return RestoredRun(method, release, label.strip(), record.get("pinned") is True, result)
 
 
 def _label(record: Any) -> str:

@@ -84,7 +84,13 @@ def build_method(settings: Mapping[str, Any], name: str | None = None) -> Method
 
 
 def key_parameters(method: Method, limit: int = 4) -> str:
-    """The parameters that differ from their defaults, e.g. ``"k=10, seed=3"``."""
+    """The parameters that differ from their defaults, e.g. ``"k=10, seed=3"``; a
+    lattice search's settings in words (``"5-anonymity; Loss; 2 % suppression"``)."""
+    if hasattr(method, "config") and method.name == "generalization":
+        config = method.config()
+        return "; ".join([*(m.describe() for m in config.privacy_models),
+                          config.quality_model.label,
+                          f"{100 * config.suppression_limit:g} % suppression"])
     shown = []
     for param in method.params:
         value = getattr(method, param.name)

@@ -43,6 +43,18 @@ def run_label(method: Method, taken: Sequence[str]) -> str:
     return f"{base} (run {number})"
 
 
+def lattice_run_label(config, taken: Sequence[str]) -> str:
+    """``"Lattice: 5-anonymity, Loss, 2 % suppressed (run 1)"``: a search's settings in
+    words, numbered to be unique among ``taken``."""
+    models = ", ".join(m.describe() for m in config.privacy_models)
+    base = (f"Lattice: {models}, {config.quality_model.label}, "
+            f"{100 * config.suppression_limit:g} % suppressed")
+    number = 1
+    while f"{base} (run {number})" in taken:
+        number += 1
+    return f"{base} (run {number})"
+
+
 #: How many method runs the window keeps by default (setting ``runs/keep``).
 DEFAULT_KEPT_RUNS = 20
 

@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 import pandas as pd
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -82,9 +82,10 @@ class RunsPage(QWidget):
                         ("Pin", "Rename…", "Remove", "Compare selected", "Export…")}
         self.buttons["Pin"].setToolTip("Keep the selected run when the list is full (it keeps "
                                        "the last runs; the oldest unpinned one goes first)")
-        self.with_lattice = QCheckBox("with the applied transformation")
-        self.with_lattice.setToolTip("Add the lattice search's applied transformation to "
-                                     "the comparison (same input only)")
+        self.with_lattice = QCheckBox("with the applied and pinned transformations")
+        self.with_lattice.setToolTip("Add the lattice search's applied transformation and "
+                                     "the candidates pinned in Explore to the comparison "
+                                     "(same input only)")
         self.buttons["Pin"].clicked.connect(self._toggle_pin)
         self.buttons["Rename…"].clicked.connect(self._ask_rename)
         self.buttons["Remove"].clicked.connect(self._remove_selected)
@@ -159,6 +160,16 @@ class RunsPage(QWidget):
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
         return [self.state.runs[r] for r in rows if r < len(self.state.runs)]
 
+    def select_runs(self, runs: list[MethodRun]) -> None:
+        """Select ``runs`` in the list (what Compare takes), keeping the current run."""
+        model = self.table.selectionModel()
+        model.clearSelection()
+        flags = QItemSelectionModel.SelectionFlag.Select | \
+            QItemSelectionModel.SelectionFlag.Rows
+        for row, run in enumerate(self.state.runs):
+            if any(run is chosen for chosen in runs):
+                model.select(self.table.model().index(row, 0), flags)
+
     def _selection_changed(self) -> None:
         if self._filling:
             return
@@ -232,14 +243,18 @@ class RunsPage(QWidget):
         lattice = self.with_lattice.isChecked() and result is not None and levels is not None
         if len(releases) + lattice < 2:
             self.compare_note.setText("Select two or more runs (Ctrl-click), or one run and "
-                                      "tick 'with the applied transformation'.")
+                                      "tick 'with the applied and pinned transformations'.")
             self.tabs.setCurrentWidget(self.compare_page)
             return
+
+        pinned = [p for p in state.pinned if p != levels] if lattice else []
 
         def work() -> pd.DataFrame:
             named = dict(releases)
             if lattice:
                 named[f"transformation {list(levels)}"] = result.release(levels)
+                for candidate in pinned:  # any candidate of the search, not only the applied
+                    named[f"pinned {list(candidate)}"] = result.release(candidate)
             return compare_releases(named)
 
         self.compare_note.setText("Comparing…")
@@ -248,23 +263,47 @@ class RunsPage(QWidget):
 
     def _show_comparison(self, frame: pd.DataFrame) -> None:
         self.compare_table.setColumnCount(len(frame.columns) + 1)
-        self.compare_table.setHorizontalHeaderLabels(["Figure", *map(str, frame.columns)])
+        self.compare_table.setHorizontalHeaderLabels(
+            ["Figure", *(_wrapped(str(c)) for c in frame.columns)])
+        for column, name in enumerate(frame.columns, start=1):
+            self.compare_table.horizontalHeaderItem(column).setToolTip(str(name))
         fill_table(self.compare_table, [(name, *(_cell(v) for v in row))
                                         for name, row in frame.iterrows()], bold_first=True)
+        for row in range(self.compare_table.rowCount()):  # long sentences are cut in cells
+            for column in range(self.compare_table.columnCount()):
+                item = self.compare_table.item(row, column)
+                if item is not None:
+                    item.setToolTip(item.text())
         set_valued = (" Set-valued (disassociation) releases publish a document of chunks: "
                       "classes and prosecutor risks do not apply to them; their k^m rows "
                       "come from the document and the independent checker."
                       if SETVALUED_ROWS[0] in frame.index else "")
         self.compare_note.setText(
             "Figures recomputed from each release's published records: classes are records "
-            "sharing every quasi-identifier value, so synthetic or interval releases may "
-            "show more classes than the method's groups." + set_valued)
+            "sharing every declared quasi-identifier value (the attacker's view); each "
+            "verdict checks the release's claims independently, as in Explore, Risk and "
+            "the report. Hover a cell for its full text." + set_valued)
 
     def _comparison_failed(self, message: str) -> None:
         self.compare_note.setText(f"<span style='color:#b3261e'>{html.escape(message)}</span>")
 
 
 def _cell(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
+
+
+def _wrapped(text: str, width: int = 30) -> str:
+    """A column header on up to three lines (headers do not wrap by themselves)."""
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    lines.append(line)
+    return "\n".join(lines[:2] + ([" ".join(lines[2:])] if len(lines) > 2 else []))

@@ -13,6 +13,7 @@ import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import pandas as pd
 from PySide6.QtWidgets import QWidget
@@ -34,6 +35,8 @@ class MethodRun:
     label: str
     #: Kept when the list of runs is full (see AppState.max_runs).
     pinned: bool = False
+    #: A lattice search's result (its candidates); None for other methods.
+    result: Any = None
 
 
 ResultViewFactory = Callable[[MethodRun], QWidget]
