@@ -135,6 +135,9 @@ class _ClusterMethod(Method):
         return (f"every cluster holds at least {self.k} records; rows are synthetic from "
                 "their cluster's mean and covariance")
 
+    def row_order(self) -> str:
+        return "shuffled" if self.shuffle_output else "input"
+
     # --- the shared pipeline ------------------------------------------------------------
 
     def run(self, data: pd.DataFrame, definition: DataDefinition, *,

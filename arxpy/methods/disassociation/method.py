@@ -173,6 +173,9 @@ class Disassociation(Method):
         """Every cluster holds at least max(k, l) records."""
         return max(self.k, self.l or 0)
 
+    def row_order(self) -> str:
+        return "unlinked"  # a reconstruction: rows stand for no particular record
+
     def cost_warning(self) -> str | None:
         """A warning for settings that may run long, or None."""
         if self.m >= COSTLY_M:
