@@ -93,18 +93,43 @@ def test_every_registered_method_has_a_fixture():
     assert set(FIXTURES) <= set(method_classes()), "a fixture for a method that is gone"
 
 
+#: Records per method for the cancel-latency runs: about a second uncancelled on the
+#: 2-core development machine.
+PERF_RECORDS = {"condensation": 8_000, "mdav": 8_000, "tfrp": 5_000,
+                "improved-condensation": 10_000, "generalization": 1_000_000,
+                "k-anonymity-baseline": 1_000_000, "intervals": 50_000, "kpbms": 100_000,
+                "disassociation": 150_000}
+
+
+#: Methods that miss the 200 ms bound at those sizes: method -> the precise defect.
+SLOW_TO_CANCEL = {
+    "k-anonymity-baseline": (
+        "after the lattice search, Result.release() hashes the input (table_sha256, about "
+        "1 s on 1,000,000 records) and builds the release without a cancel token: a cancel "
+        "in that stretch takes effect about 1.3 s later (the engine's Result.release and "
+        "table_sha256 take no token)"),
+    "disassociation": (
+        "read_codes() splits every cell into codes (CodeSets.from_column, about 1.2 s on "
+        "150,000 records) before HORPART first looks at the token, and the synthetic table "
+        "after publication (reconstruct and to_column, about 0.9 s) takes no token: a cancel "
+        "in either stretch takes effect 0.4-1.2 s later (arxpy.data.transactions and "
+        "arxpy.data.disassociated take no token)"),
+}
+
+
+def _perf_cases() -> list:
+    return [pytest.param(name, marks=[pytest.mark.xfail(
+        strict=True, raises=ConformanceError, reason=SLOW_TO_CANCEL[name])]
+        if name in SLOW_TO_CANCEL else []) for name in METHODS]
+
+
 @pytest.mark.perf
-@pytest.mark.parametrize("name", METHODS)
+@pytest.mark.parametrize("name", _perf_cases())
 def test_cancel_takes_effect_within_200_ms(name):
     """Cancelled at a quarter, half and three quarters of a run on a larger input."""
-    fixture = FIXTURES[name](PERF_RECORDS.get(name, 20_000))
+    fixture = FIXTURES[name](PERF_RECORDS.get(name, 10_000))
     latencies = check_cancel_latency(method_classes()[name], fixture, seconds=0.2)
-    print(name, [f"{1000 * s:.0f} ms" for s in latencies])
-
-
-#: Records per method for the cancel-latency runs (each run takes about a second).
-PERF_RECORDS = {"generalization": 200_000, "k-anonymity-baseline": 200_000,
-                "intervals": 100_000, "kpbms": 20_000, "disassociation": 20_000}
+    print(name, " ".join(f"{1000 * s:.0f} ms" for s in latencies))
 
 
 # --- the battery can fail ----------------------------------------------------------------

@@ -462,7 +462,9 @@ def check_cancel_latency(method_class: type[Method], fixture: Fixture, *,
             raise ended["outcome"]
         latency = max(0.0, ended["at"] - cancelled_at)
         if ended["outcome"] == "returned" and latency > 0:
-            raise _fail(method_class, "returned a release after its job was cancelled")
+            raise _fail(method_class, f"returned a release {latency * 1000:.0f} ms after its "
+                                      f"job was cancelled at {share:.0%} of a {duration:.2f} s "
+                                      "run")
         if latency > seconds:
             raise _fail(method_class, f"took {latency * 1000:.0f} ms to stop after its job "
                                       f"was cancelled at {share:.0%} of a "

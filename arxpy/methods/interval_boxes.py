@@ -482,7 +482,10 @@ class IntervalGeneralisation(Method):
         started = time.perf_counter()
         self._check_definition(data, definition)
         boxes = self.boxes(data, progress=progress, cancel=cancel)
-        return self.release_from_boxes(data, definition, boxes, started)
+        release = self.release_from_boxes(data, definition, boxes, started)
+        if cancel is not None:  # cancelled while the release was built: return nothing
+            cancel.raise_if_cancelled()
+        return release
 
     def _check_definition(self, data: pd.DataFrame, definition: DataDefinition) -> None:
         definition.check_columns(data.columns)

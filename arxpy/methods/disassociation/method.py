@@ -213,14 +213,17 @@ class Disassociation(Method):
         clock = time.perf_counter()
         table, groups = self._synthetic_table(outcome.published, seed)
         timings = {**outcome.timings, "reconstruct": time.perf_counter() - clock}
-        report(1.0, "Done")
-        return DisassociationRelease(
+        release = DisassociationRelease(
             table=table, suppressed=np.zeros(len(table), dtype=bool),
             definition=self._table_definition(definition), method=self.name,
             parameters={**self.get_params(), "seed": seed}, claims=(self._claim(),),
             input_sha256=table_sha256(data), groups=groups, seed=seed, synthetic=True,
             elapsed_seconds=time.perf_counter() - started, published=outcome.published,
             timings=timings)
+        if cancel is not None:  # cancelled while the release was built: return nothing
+            cancel.raise_if_cancelled()
+        report(1.0, "Done")
+        return release
 
     def disassociate(self, sets: CodeSets, *, seed: int,
                      progress: Progress | None = None,
