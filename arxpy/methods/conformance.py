@@ -46,7 +46,14 @@ SEED = 29
 
 
 class ConformanceError(AssertionError):
-    """A method breaks a property of the methods protocol (the message says which)."""
+    """A method breaks a property of the methods protocol (the message says which).
+
+    From :func:`check_method`, ``failures`` holds each failed check's message by the
+    property's name in :data:`CHECKS` (``"form"`` for the form round trip)."""
+
+    def __init__(self, message: str, failures: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.failures = dict(failures or {})
 
 
 @dataclass(frozen=True)
@@ -402,7 +409,7 @@ def check_method(method_class: type[Method], fixture: Fixture, *,
                  command_line: CommandLine | None = None, form: FormFill | None = None) -> None:
     """Run every check of :data:`CHECKS` (and the form round trip if ``form`` is given);
     one ConformanceError lists every property the method breaks."""
-    failures = []
+    failures: dict[str, str] = {}
     for name, check in CHECKS.items():
         try:
             if check is check_cli_round_trip:
@@ -410,15 +417,16 @@ def check_method(method_class: type[Method], fixture: Fixture, *,
             else:
                 check(method_class, fixture)
         except ConformanceError as exc:
-            failures.append(f"{name}: {exc}")
+            failures[name] = str(exc)
     if form is not None:
         try:
             check_form_round_trip(method_class, fixture, form)
         except ConformanceError as exc:
-            failures.append(f"form: {exc}")
+            failures["form"] = str(exc)
     if failures:
-        raise ConformanceError(f"{_who(method_class)} fails {len(failures)} check(s):\n"
-                               + "\n".join(failures))
+        raise ConformanceError(
+            f"{_who(method_class)} fails {len(failures)} check(s):\n"
+            + "\n".join(f"{name}: {text}" for name, text in failures.items()), failures)
 
 
 def check_cancel_latency(method_class: type[Method], fixture: Fixture, *,
