@@ -1,14 +1,17 @@
 """A form built from declared parameters (:class:`arxpy.params.Param`).
 
 Whole numbers get spin boxes, numbers decimal spin boxes (bounded by the declared
-range), choices and attributes combo boxes, flags check boxes, lists of attributes a
-checkable list of the project's columns, text and mappings (``A=x, B=y``) line edits;
+range, with the decimals their value, default and bounds need), choices and attributes
+combo boxes, flags check boxes, lists of attributes a checkable list of the project's
+columns, text, mappings (``A=x, B=y``) and settings objects (JSON) line edits;
 an optional parameter can be left "not given" and is then left out of
 :meth:`ParamForm.values`. Help texts become tooltips, units suffixes.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -32,8 +35,10 @@ from arxpy.params import Param
 NOT_GIVEN = "not given"
 _INT_MAX = 2**31 - 1
 _FLOAT_MAX = 1e6
-#: Decimals of number fields; open bounds are kept off by one step of this precision.
+#: Decimals of number fields, at least (more where the value, the default or a bound
+#: needs them, up to the most); open bounds are kept off by one step of this precision.
 _DECIMALS = 3
+_MOST_DECIMALS = 10
 
 
 def row_label(param: Param) -> str:
@@ -50,8 +55,21 @@ def _int_range(param: Param) -> tuple[int, int]:
     return max(low, -_INT_MAX), min(high, _INT_MAX)
 
 
-def _float_range(param: Param) -> tuple[float, float]:
-    step = 10.0 ** -_DECIMALS
+def _decimals(param: Param, value: Any) -> int:
+    """The decimals that show the value, the default and the bounds exactly (a gradient
+    floor of 1e-6 must not come back as 0.001)."""
+    needed = _DECIMALS
+    for number in (value, param.default, param.low, param.high):
+        if isinstance(number, bool) or not isinstance(number, int | float) or \
+                not math.isfinite(number):
+            continue
+        while needed < _MOST_DECIMALS and round(number, needed) != number:
+            needed += 1
+    return needed
+
+
+def _float_range(param: Param, decimals: int = _DECIMALS) -> tuple[float, float]:
+    step = 10.0 ** -decimals
     low = 0.0 if param.low is None else param.low + (step if param.low_open else 0.0)
     high = _FLOAT_MAX if param.high is None else param.high - (step if param.high_open else 0.0)
     if param.optional:
@@ -88,7 +106,8 @@ class ParamForm(QWidget):
             "int": self._int_widget, "float": self._float_widget, "bool": self._bool_widget,
             "choice": self._combo_widget, "attribute": self._combo_widget,
             "attributes": self._attributes_widget, "text": self._text_widget,
-            "mapping": self._mapping_widget}
+            "mapping": self._mapping_widget, "object": self._json_widget,
+            "objects": self._json_widget}
         if param.kind not in builders:
             raise ValueError(f"No form field for parameters of kind {param.kind!r}")
         return builders[param.kind](param, value, attributes)
@@ -105,8 +124,9 @@ class ParamForm(QWidget):
         return widget
 
     def _float_widget(self, param: Param, value: Any, _attributes: list[str]) -> QWidget:
-        low, high = _float_range(param)
-        widget = QDoubleSpinBox(decimals=_DECIMALS, minimum=low, maximum=high,
+        decimals = _decimals(param, value)
+        low, high = _float_range(param, decimals)
+        widget = QDoubleSpinBox(decimals=decimals, minimum=low, maximum=high,
                                 singleStep=0.01 if high <= 1 else 0.5)
         if param.optional:
             widget.setSpecialValueText(NOT_GIVEN)
@@ -161,6 +181,12 @@ class ParamForm(QWidget):
         widget.textChanged.connect(self.changed)
         return widget
 
+    def _json_widget(self, param: Param, value: Any, _attributes: list[str]) -> QWidget:
+        widget = QLineEdit("" if value is None else json.dumps(value))
+        widget.setPlaceholderText('JSON, e.g. {"kind": "k-anonymity", "k": 5}')
+        widget.textChanged.connect(self.changed)
+        return widget
+
     def value(self, param: Param) -> Any:
         """The value of one field: None when an optional field is not given.
 
@@ -177,6 +203,8 @@ class ParamForm(QWidget):
             text = widget.text()
             if param.kind == "mapping":
                 return parse_mapping(text, row_label(param))
+            if param.kind in ("object", "objects"):
+                return parse_json(text, row_label(param))
             return None if param.optional and not text.strip() else text
         if isinstance(widget, QCheckBox):
             return widget.isChecked()
@@ -216,3 +244,12 @@ def parse_mapping(text: str, what: str) -> dict[str, str]:
                 f"{part!r} is not.")
         out[key.strip()] = value.strip()
     return out
+
+
+def parse_json(text: str, what: str) -> Any:
+    """A settings object (or a list of them) typed as JSON; ConfigurationError naming
+    ``what`` if the text is not JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigurationError(f"{what}: cannot read {text!r} as JSON ({exc.msg}).") from None

@@ -22,6 +22,9 @@ from arxpy.jobs import CancelToken, Progress
 from arxpy.params import Parameterized
 from arxpy.release import Release
 
+#: How a release's table rows relate to the input records (see :meth:`Method.row_order`).
+ROW_ORDERS = ("input", "shuffled", "unlinked")
+
 
 class HoldsReleases(Protocol):
     """What a search-based method returns: candidates, each available as a release."""
@@ -51,6 +54,14 @@ class Method(Parameterized, ABC):
             progress: Progress | None = None,
             cancel: CancelToken | None = None) -> Release | HoldsReleases:
         """Anonymize ``data`` (a job: ``progress(fraction, message)``, cancellable)."""
+
+    def row_order(self) -> str:
+        """How the release's rows relate to the input records, one of :data:`ROW_ORDERS`:
+        ``"input"`` (row i stands for input record i), ``"shuffled"`` (one row per record
+        in another order; ``Release.input_rows()`` says which) or ``"unlinked"`` (rows
+        stand for no single record; ``input_rows()`` is None). The conformance battery
+        (:mod:`arxpy.methods.conformance`) holds a method to what it says here."""
+        return "input"
 
     def to_dict(self) -> dict[str, Any]:
         """``{"name": ..., parameters}`` as stored in project files."""

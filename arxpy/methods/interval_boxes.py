@@ -273,9 +273,9 @@ def build_boxes(values: np.ndarray, a: np.ndarray, k: int, *, constant: bool,
     visit = processing_order(values, order, seed)
     nn_of = _tree_neighbours(kd, visit) if kd is not None else None
     for step, p in enumerate(visit):
-        if step % _CHECK_EVERY == 0:
-            _check(cancel)
+        if step % _CHECK_EVERY == 0:  # report first: a cancel from the report counts now
             report(0.8 * step / n, "building boxes")
+            _check(cancel)
         if box[p] >= 0:
             continue
         if nn_of is None:  # each exact scan is O(N): look at the token before every one
@@ -291,6 +291,7 @@ def build_boxes(values: np.ndarray, a: np.ndarray, k: int, *, constant: bool,
     left = np.flatnonzero(box < 0)  # ascending row order (spec §2.4)
     report(0.8, "merging leftovers")
     _merge_leftovers(values, a, box, lo, hi, seeds_arr, left, merge, kd, cancel)
+    _check(cancel)  # a job cancelled meanwhile returns nothing
     report(1.0, "boxes done")
     return Boxes(lo, hi, box, seeds_arr, int(len(left)), created)
 
@@ -481,7 +482,10 @@ class IntervalGeneralisation(Method):
         started = time.perf_counter()
         self._check_definition(data, definition)
         boxes = self.boxes(data, progress=progress, cancel=cancel)
-        return self.release_from_boxes(data, definition, boxes, started)
+        release = self.release_from_boxes(data, definition, boxes, started)
+        if cancel is not None:  # cancelled while the release was built: return nothing
+            cancel.raise_if_cancelled()
+        return release
 
     def _check_definition(self, data: pd.DataFrame, definition: DataDefinition) -> None:
         definition.check_columns(data.columns)

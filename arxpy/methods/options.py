@@ -87,3 +87,17 @@ def parse_value(param: Param, text: str) -> Any:
             raise ConfigurationError(
                 f"{option_name(param)}: cannot read {text!r} as JSON ({exc.msg}).") from None
     return text
+
+
+def option_text(param: Param, value: Any) -> str:
+    """``value`` written as the text of ``param``'s option: the inverse of
+    :func:`parse_value` (``yes``/``no``, ``A,B``, JSON for settings objects)."""
+    if param.kind == "bool":
+        return "yes" if value else "no"
+    if param.kind == "float":
+        return repr(float(value))
+    if param.kind == "attributes":
+        return ",".join(value)
+    if param.kind in ("objects", "object", "mapping"):
+        return json.dumps(value)
+    return str(value)

@@ -18,6 +18,8 @@ _METHODS: Registry[Method] = Registry("method", "name")
 
 #: Class decorator: make a method known under its ``name``.
 register_method = _METHODS.register
+#: Forget the method registered under a name.
+unregister_method = _METHODS.unregister
 
 
 def method_from_dict(d: Mapping[str, Any]) -> Method:

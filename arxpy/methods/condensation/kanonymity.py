@@ -122,5 +122,7 @@ class KAnonymityBaseline(Method):
                 f"No generalization of {', '.join(chosen)} is {self.k}-anonymous within "
                 f"{self.suppression_limit:.0%} suppression; allow more suppression, lower k "
                 "or choose fewer quasi-identifiers.") from None
+        if cancel is not None:  # cancelled while the release was built: return nothing
+            cancel.raise_if_cancelled()
         return replace(release, method=self.name, parameters=self.get_params())
 

@@ -135,6 +135,9 @@ class _ClusterMethod(Method):
         return (f"every cluster holds at least {self.k} records; rows are synthetic from "
                 "their cluster's mean and covariance")
 
+    def row_order(self) -> str:
+        return "shuffled" if self.shuffle_output else "input"
+
     # --- the shared pipeline ------------------------------------------------------------
 
     def run(self, data: pd.DataFrame, definition: DataDefinition, *,
@@ -165,8 +168,7 @@ class _ClusterMethod(Method):
         table = _table(values, encoded, groups, attributes)
         raw[groups < 0] = np.nan  # suppressed records: nothing synthetic, nothing original
         order = rng.permutation(len(table)) if self.shuffle_output else np.arange(len(table))
-        report(1.0, "Done")
-        return CondensationRelease(
+        release = CondensationRelease(
             table=table.iloc[order].reset_index(drop=True),
             suppressed=(groups < 0)[order], definition=definition, method=self.name,
             parameters={**self.get_params(), "seed": seed},
@@ -175,6 +177,10 @@ class _ClusterMethod(Method):
             synthetic=self.synthesizes,
             elapsed_seconds=time.perf_counter() - started, input_groups=groups, order=order,
             moved_records=moved, clipped=clipped, raw=raw, encoded=encoded)
+        if cancel is not None:  # cancelled while the release was built: return nothing
+            cancel.raise_if_cancelled()
+        report(1.0, "Done")
+        return release
 
 
 def synthesize_all(matrix: np.ndarray, groups: np.ndarray, rng: np.random.Generator,

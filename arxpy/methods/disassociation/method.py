@@ -173,6 +173,9 @@ class Disassociation(Method):
         """Every cluster holds at least max(k, l) records."""
         return max(self.k, self.l or 0)
 
+    def row_order(self) -> str:
+        return "unlinked"  # a reconstruction: rows stand for no particular record
+
     def cost_warning(self) -> str | None:
         """A warning for settings that may run long, or None."""
         if self.m >= COSTLY_M:
@@ -210,14 +213,17 @@ class Disassociation(Method):
         clock = time.perf_counter()
         table, groups = self._synthetic_table(outcome.published, seed)
         timings = {**outcome.timings, "reconstruct": time.perf_counter() - clock}
-        report(1.0, "Done")
-        return DisassociationRelease(
+        release = DisassociationRelease(
             table=table, suppressed=np.zeros(len(table), dtype=bool),
             definition=self._table_definition(definition), method=self.name,
             parameters={**self.get_params(), "seed": seed}, claims=(self._claim(),),
             input_sha256=table_sha256(data), groups=groups, seed=seed, synthetic=True,
             elapsed_seconds=time.perf_counter() - started, published=outcome.published,
             timings=timings)
+        if cancel is not None:  # cancelled while the release was built: return nothing
+            cancel.raise_if_cancelled()
+        report(1.0, "Done")
+        return release
 
     def disassociate(self, sets: CodeSets, *, seed: int,
                      progress: Progress | None = None,

@@ -157,9 +157,12 @@ class Kpbms(Method):
                 "Check the class attribute or add features.")
         decisions, iterations = kpbms_loop(codes, labels, len(classes), ranking, features,
                                            self.k, self.max_loss, self.alpha, report, cancel)
+        release = self._release(data, definition, table, decisions, iterations, trace, cuts,
+                                classes, time.perf_counter() - started)
+        if cancel is not None:  # cancelled while the release was built: return nothing
+            cancel.raise_if_cancelled()
         report(1.0, "Done")
-        return self._release(data, definition, table, decisions, iterations, trace, cuts,
-                             classes, time.perf_counter() - started)
+        return release
 
     def cut_points(self, data: pd.DataFrame, definition: DataDefinition,
                    cancel: CancelToken | None = None) -> dict[str, list[float]]:
