@@ -142,6 +142,13 @@ def disassociation(records: int = RECORDS) -> Fixture:
     return Fixture(frame, definition, {"k": 3, "m": 2, "codes_column": "codes", "seed": 7})
 
 
+def top_bottom_coding(records: int = RECORDS) -> Fixture:
+    frame = clinical(records)
+    return Fixture(frame, roles(frame, ("Age", "Sex"), ("ID",)),
+                   {"attribute": "Age", "top": 70, "bottom": 25},
+                   unchanged_columns=("Sex", "BMI", "Charge"))
+
+
 #: A fixture builder per registered method name.
 FIXTURES: dict[str, Callable[..., Fixture]] = {
     "condensation": _clustered("condensation"),
@@ -153,4 +160,5 @@ FIXTURES: dict[str, Callable[..., Fixture]] = {
     "intervals": intervals,
     "kpbms": kpbms,
     "disassociation": disassociation,
+    "top-bottom-coding": top_bottom_coding,
 }
