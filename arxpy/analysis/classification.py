@@ -31,6 +31,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from arxpy.analysis.classifiers import SEED, ClassifierSpec, fit
+from arxpy.analysis.generalized import read_numeric
 from arxpy.analysis.metrics import ClassificationPerformance, Predictions
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.errors import ConfigurationError
@@ -500,8 +501,10 @@ def _released_labels(release: Release, task: ClassificationTask,
     if name not in release.table.columns:
         return original
     values = release.table[name].reset_index(drop=True)
-    if class_edges is not None:
-        values = bin_values(values, class_edges)
+    if class_edges is not None:  # a boxed or generalized value counts as its midpoint
+        reading = read_numeric(values.astype(str))
+        numbers = pd.Series(np.where(reading.numeric, reading.midpoint, np.nan))
+        values = bin_values(numbers.where(numbers.notna(), values), class_edges)
     index = {v: i for i, v in enumerate(task.class_values(0))}
     codes = values.astype(str).map(index)
     unknown = sorted(set(values.astype(str)[codes.isna().to_numpy() & kept]))

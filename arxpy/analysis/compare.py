@@ -9,10 +9,22 @@ k^m figures instead of classes and prosecutor risks (:mod:`arxpy.analysis.setval
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from arxpy.analysis.classification import (
+    ClassificationTask,
+    evaluate_release,
+    evaluation_unavailable,
+)
+from arxpy.analysis.release_utility import (
+    CORRELATIONS,
+    DEVIATIONS,
+    ENTROPY,
+    MEANS,
+    utility_figures,
+)
 from arxpy.analysis.setvalued_compare import (
     NOT_APPLICABLE,
     NOT_SET_VALUED,
@@ -22,14 +34,23 @@ from arxpy.analysis.setvalued_compare import (
 )
 from arxpy.data.codes import group_sizes
 from arxpy.errors import ConfigurationError
+from arxpy.jobs import CancelToken
 from arxpy.release import Release
 from arxpy.risk.histogram import ClassSizeHistogram
 from arxpy.risk.sample import sample_risks
 
 
-def compare_releases(releases: Mapping[str, Release]) -> pd.DataFrame:
+def compare_releases(releases: Mapping[str, Release], original: pd.DataFrame | None = None,
+                     task: ClassificationTask | None = None,
+                     class_edges: Sequence[float] | None = None, *,
+                     cancel: CancelToken | None = None) -> pd.DataFrame:
     """One column per release (named by the mapping's keys), one row per figure.
 
+    With ``original`` (the input table), information loss that applies across methods
+    (:mod:`arxpy.analysis.release_utility`); with ``task``, classifier accuracy on its
+    target by seed 004's cross-validation (:func:`evaluate_release`, the class binned at
+    ``class_edges``). ``frame.attrs["better"]`` maps each row whose best value can be
+    marked to ``"lower"`` or ``"higher"``; :func:`best_columns` finds them.
     Raises ConfigurationError when the releases come from different inputs.
     """
     inputs = {r.input_sha256 for r in releases.values()}
@@ -39,8 +60,65 @@ def compare_releases(releases: Mapping[str, Release]) -> pd.DataFrame:
     documents = {name: published_document(r) for name, r in releases.items()}
     # The k^m rows appear when a release is set-valued, for every release in one place.
     km_rows = any(d is not None for d in documents.values())
-    return pd.DataFrame({name: _figures(release, documents[name], km_rows)
-                         for name, release in releases.items()})
+    columns = {}
+    for name, release in releases.items():
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        figures = _figures(release, documents[name], km_rows)
+        if original is not None:
+            figures = _before_checks(figures, utility_figures(original, release))
+        if task is not None:
+            figures = _before_checks(figures, _accuracy(task, release, class_edges, cancel))
+        columns[name] = figures
+    frame = pd.DataFrame(columns)
+    frame.attrs["better"] = {row: way for row, way in BETTER.items() if row in frame.index}
+    return frame
+
+
+#: Rows whose best value Compare marks, and which way is better.
+BETTER = {"records suppressed": "lower", "smallest class": "higher",
+          "mean class size": "higher", "highest prosecutor risk": "lower",
+          "average prosecutor risk": "lower", ENTROPY: "lower", MEANS: "lower",
+          DEVIATIONS: "lower", CORRELATIONS: "lower", "classifier accuracy": "higher",
+          "relative accuracy": "higher"}
+
+
+def best_columns(frame: pd.DataFrame, row: str) -> list[str]:
+    """The columns holding the best number of ``row`` (ties all; none if not marked),
+    among the anonymous releases when there are any: a custodian chooses among those."""
+    way = frame.attrs.get("better", {}).get(row)
+    candidates = [c for c in frame.columns if frame.loc["anonymous", c] is True] \
+        if "anonymous" in frame.index else []
+    candidates = candidates or list(frame.columns)
+    values = {c: v for c, v in frame.loc[row, candidates].items()
+              if isinstance(v, int | float) and not isinstance(v, bool) and v == v}
+    if way is None or len(values) < 2:
+        return []
+    best = min(values.values()) if way == "lower" else max(values.values())
+    return [c for c, v in values.items() if v == best]
+
+
+def _before_checks(figures: dict[str, object], more: dict[str, object]) -> dict[str, object]:
+    """``figures`` with ``more`` inserted before the verdict rows."""
+    items = list(figures.items())
+    at = next(i for i, (row, _) in enumerate(items) if row == "claims")
+    return dict(items[:at] + list(more.items()) + items[at:])
+
+
+def _accuracy(task: ClassificationTask, release: Release,
+              class_edges: Sequence[float] | None, cancel: CancelToken | None
+              ) -> dict[str, object]:
+    reason = evaluation_unavailable(release)
+    if reason:
+        return dict.fromkeys(("classifier accuracy", "relative accuracy"),
+                             f"not applicable: {reason}")
+    try:
+        performance = evaluate_release(task, release, class_edges=class_edges, cancel=cancel)
+    except ConfigurationError as exc:  # one release that cannot be evaluated says why
+        return dict.fromkeys(("classifier accuracy", "relative accuracy"),
+                             f"not applicable: {exc}")
+    return {"classifier accuracy": performance.accuracy,
+            "relative accuracy": performance.relative_accuracy}
 
 
 def _figures(release: Release, document: Mapping | None, km_rows: bool

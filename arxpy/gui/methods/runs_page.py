@@ -18,9 +18,11 @@ from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QHBoxLayout,
     QInputDialog,
     QLabel,
+    QLineEdit,
     QPushButton,
     QSplitter,
     QTabWidget,
@@ -28,15 +30,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.analysis.compare import compare_releases
+from arxpy.analysis.compare import best_columns
 from arxpy.analysis.setvalued_compare import SETVALUED_ROWS
-from arxpy.errors import ArxpyError
+from arxpy.errors import ArxpyError, ConfigurationError
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.methods.choice import key_parameters
 from arxpy.gui.methods.run_views import GroupSizesView, RunSummaryView
 from arxpy.gui.methods.views import MethodRun, result_views
 from arxpy.gui.state import AppState
 from arxpy.gui.utility.common import fill_table, note, read_only_table
+from arxpy.workflows.compare import compare_candidates
 
 log = logging.getLogger(__name__)
 
@@ -94,8 +97,21 @@ class RunsPage(QWidget):
         self.tabs = QTabWidget()
         self.compare_note = note()
         self.compare_table = read_only_table(("Figure",))
+        self.target = QComboBox()
+        self.target.setToolTip("Compare classifier accuracy on this attribute too (seed "
+                               "004's cross-validation; takes a few seconds per release)")
+        self.target_bins = QLineEdit()
+        self.target_bins.setPlaceholderText("e.g. 10000, 50000")
+        self.target_bins.setToolTip("Bin a numeric target at these edges first")
+        target_row = QHBoxLayout()
+        target_row.addWidget(QLabel("Classifier accuracy on"))
+        target_row.addWidget(self.target)
+        target_row.addWidget(QLabel("binned at"))
+        target_row.addWidget(self.target_bins)
+        target_row.addStretch(1)
         compare = QWidget()
         compare_layout = QVBoxLayout(compare)
+        compare_layout.addLayout(target_row)
         compare_layout.addWidget(self.compare_note)
         compare_layout.addWidget(self.compare_table, 1)
         self.compare_page = compare
@@ -103,7 +119,18 @@ class RunsPage(QWidget):
         self._layout()
         state.runs_changed.connect(self.refresh)
         state.release_changed.connect(self.refresh)
+        state.project_changed.connect(self._fill_targets)
+        self._fill_targets()
         self.refresh()
+
+    def _fill_targets(self) -> None:
+        """Released attributes of the project; none chosen (accuracy costs time)."""
+        self.target.clear()
+        self.target.addItem("(no classifier)", None)
+        if self.state.has_project:
+            for name in self.state.definition.names:
+                if name not in self.state.definition.identifying:
+                    self.target.addItem(name, name)
 
     def _layout(self) -> None:
         bar = QHBoxLayout()
@@ -248,6 +275,13 @@ class RunsPage(QWidget):
             return
 
         pinned = [p for p in state.pinned if p != levels] if lattice else []
+        try:
+            target, bins = self.target.currentData(), self._bins()
+        except ConfigurationError as exc:
+            self._comparison_failed(str(exc))
+            return
+        original, definition = state.data, state.definition
+        hierarchies = dict(state.hierarchies)
 
         def work() -> pd.DataFrame:
             named = dict(releases)
@@ -255,7 +289,7 @@ class RunsPage(QWidget):
                 named[f"transformation {list(levels)}"] = result.release(levels)
                 for candidate in pinned:  # any candidate of the search, not only the applied
                     named[f"pinned {list(candidate)}"] = result.release(candidate)
-            return compare_releases(named)
+            return compare_candidates(named, original, definition, hierarchies, target, bins)
 
         self.compare_note.setText("Comparing…")
         self.tabs.setCurrentWidget(self.compare_page)
@@ -274,6 +308,7 @@ class RunsPage(QWidget):
                 item = self.compare_table.item(row, column)
                 if item is not None:
                     item.setToolTip(item.text())
+        self._mark_best(frame)
         set_valued = (" Set-valued (disassociation) releases publish a document of chunks: "
                       "classes and prosecutor risks do not apply to them; their k^m rows "
                       "come from the document and the independent checker."
@@ -283,6 +318,27 @@ class RunsPage(QWidget):
             "sharing every declared quasi-identifier value (the attacker's view); each "
             "verdict checks the release's claims independently, as in Explore, Risk and "
             "the report. Hover a cell for its full text." + set_valued)
+
+    def _mark_best(self, frame: pd.DataFrame) -> None:
+        """★ and bold on each row's best value among the anonymous releases."""
+        columns = list(frame.columns)
+        for row, name in enumerate(frame.index):
+            for best in best_columns(frame, name):
+                item = self.compare_table.item(row, columns.index(best) + 1)
+                item.setText("★ " + item.text())
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
+
+    def _bins(self) -> list[float] | None:
+        text = self.target_bins.text().strip()
+        if not text:
+            return None
+        try:
+            return [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
+        except ValueError:
+            raise ConfigurationError(f"Cannot read the bins '{text}'; write numbers "
+                                     "separated by commas, e.g. 10000, 50000.") from None
 
     def _comparison_failed(self, message: str) -> None:
         self.compare_note.setText(f"<span style='color:#b3261e'>{html.escape(message)}</span>")

@@ -41,6 +41,10 @@ REFERENCE = ("Aristodimou, Antoniades & Pattichis (2016), Privacy preserving dat
              "Healthc. Technol. Lett. 3(1) 16-21")
 
 
+#: Most classes a class attribute may have (as classification's limit).
+MAX_CLASSES = 100
+
+
 @dataclass(frozen=True, eq=False)
 class KpbmsRelease(Release):
     """A release plus kPB-MS's traces (the GUI's selection and iteration views).
@@ -183,10 +187,15 @@ class Kpbms(Method):
             raise ConfigurationError(
                 f"kPB-MS: there is no class attribute '{target}'; the attributes are "
                 f"{', '.join(map(str, data.columns))}.")
-        if data[target].astype(str).nunique() < 2:
+        classes = data[target].astype(str).nunique()
+        if classes < 2:
             raise ConfigurationError(
                 f"kPB-MS: the class attribute '{target}' has a single value; choose an "
                 "attribute with at least two classes.")
+        if classes > MAX_CLASSES:  # a continuous attribute: classes of one record each
+            raise ConfigurationError(
+                f"kPB-MS: the class attribute '{target}' has {classes:,} distinct values; "
+                f"choose a categorical attribute (at most {MAX_CLASSES}) or bin it first.")
         identifying = set(definition.identifying)
         if target in identifying:
             raise ConfigurationError(

@@ -1,0 +1,126 @@
+"""Information loss measured the same way for a release of any method (Compare's rows).
+
+Each figure compares the release with the input it was made from, without anything a
+method keeps of its own:
+
+- **entropy loss**: ARX's non-uniform entropy per declared quasi-identifier
+  (:func:`~arxpy.analysis.statistics.entropy_loss`, 0 = unchanged, 1 = everything
+  suppressed), averaged. It needs each record's released row (:meth:`Release.recode`),
+  so it does not apply to synthetic rows.
+- **error of means / of standard deviations**: per numeric attribute (integer or
+  decimal data type), ``|released - original| / |original|`` of the published values
+  (interval midpoints for generalized or boxed values), averaged over attributes.
+- **change of correlations**: the mean absolute change of the pairwise Pearson
+  correlations between numeric attributes.
+
+A figure that does not apply is a sentence saying why (starting ``"not applicable"``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+
+from arxpy.analysis.generalized import read_numeric
+from arxpy.analysis.statistics import entropy_loss
+from arxpy.data.definition import DataKind
+from arxpy.errors import ConfigurationError
+from arxpy.release import Release
+
+ENTROPY = "information loss (entropy, mean over quasi-identifiers)"
+MEANS = "error of means (numeric attributes)"
+DEVIATIONS = "error of standard deviations"
+CORRELATIONS = "change of correlations"
+ROWS = (ENTROPY, MEANS, DEVIATIONS, CORRELATIONS)
+SYNTHETIC = "not applicable: synthetic rows stand for no record"
+NO_ROWS = "not applicable: the release publishes no records with attributes"
+
+
+def utility_figures(original: pd.DataFrame, release: Release) -> dict[str, object]:
+    """The rows of :data:`ROWS` for ``release`` of ``original`` (its input)."""
+    if release.input_rows() is None:
+        return dict.fromkeys(ROWS, NO_ROWS)
+    published = release.released()
+    numeric = numeric_attributes(original, release)
+    return {ENTROPY: _entropy(original, release),
+            **_moments(original, published, numeric),
+            CORRELATIONS: _correlations(original, published, numeric)}
+
+
+def numeric_attributes(original: pd.DataFrame, release: Release) -> list[str]:
+    """Integer and decimal attributes present in both tables."""
+    kinds = (DataKind.INTEGER, DataKind.DECIMAL)
+    return [a.name for a in release.definition
+            if a.data_type.kind in kinds and a.name in original.columns
+            and a.name in release.table.columns]
+
+
+def _entropy(original: pd.DataFrame, release: Release) -> object:
+    if release.synthetic:
+        return SYNTHETIC
+    qis = [q for q in release.quasi_identifiers if q in original.columns]
+    if not qis:
+        return "not applicable: no declared quasi-identifier is released"
+    try:
+        aligned = release.recode(original)
+    except ConfigurationError as exc:
+        return f"not applicable: {exc}"
+    rows = release.input_rows()
+    suppressed = np.zeros(len(rows), dtype=bool)
+    suppressed[rows] = np.asarray(release.suppressed, dtype=bool)
+    losses = [entropy_loss(original[q], aligned[q], suppressed) for q in qis]
+    return float(np.mean(losses))
+
+
+def _numbers(values: pd.Series) -> np.ndarray:
+    reading = read_numeric(values.astype(str))
+    return np.where(reading.numeric, reading.midpoint, np.nan)
+
+
+def _moments(original: pd.DataFrame, published: pd.DataFrame,
+             numeric: list[str]) -> dict[str, object]:
+    if not numeric:
+        return dict.fromkeys((MEANS, DEVIATIONS), "not applicable: no numeric attribute")
+    means, deviations = [], []
+    for name in numeric:
+        before = pd.to_numeric(original[name], errors="coerce").to_numpy(dtype=float)
+        after = _numbers(published[name])
+        means.append(_relative(np.nanmean(before), _nanmean(after)))
+        deviations.append(_relative(np.nanstd(before, ddof=1), _nanstd(after)))
+    return {MEANS: _mean(means), DEVIATIONS: _mean(deviations)}
+
+
+def _correlations(original: pd.DataFrame, published: pd.DataFrame,
+                  numeric: list[str]) -> object:
+    if len(numeric) < 2:
+        return "not applicable: fewer than two numeric attributes"
+    before = pd.DataFrame({n: pd.to_numeric(original[n], errors="coerce") for n in numeric})
+    after = pd.DataFrame({n: _numbers(published[n]) for n in numeric})
+    r_before, r_after = before.corr(), after.corr()
+    changes = [abs(r_after.loc[a, b] - r_before.loc[a, b])
+               for a, b in itertools.combinations(numeric, 2)]
+    return _mean(changes)
+
+
+def _relative(before: float, after: float) -> float:
+    if math.isnan(before) or math.isnan(after):
+        return math.nan
+    return abs(after - before) / abs(before) if before else abs(after - before)
+
+
+def _nanmean(values: np.ndarray) -> float:
+    return float(np.nanmean(values)) if np.isfinite(values).any() else math.nan
+
+
+def _nanstd(values: np.ndarray) -> float:
+    return float(np.nanstd(values, ddof=1)) if np.isfinite(values).sum() > 1 else math.nan
+
+
+def _mean(values: list[float]) -> object:
+    finite = [v for v in values if not math.isnan(v)]
+    if not finite:
+        return "not applicable: nothing numeric is published"
+    return float(np.mean(finite))
