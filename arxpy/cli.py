@@ -66,9 +66,9 @@ def _run(argv: Sequence[str] | None) -> int:
     if not _names_command(parser, argv):
         argv = ["gui", *argv]  # `arxpy [PROJECT] [--example]` starts the GUI
     args = parser.parse_args(argv)
-    from arxpy.commands.options import refuse_overwriting_inputs
+    from arxpy.commands.files import refuse_overwriting_inputs
 
-    refuse_overwriting_inputs(args)
+    refuse_overwriting_inputs(parser, args)
     return int(args.func(args) or 0)
 
 

@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from arxpy.commands.files import add_output_option
 from arxpy.commands.options import (
     ProgressBar,
     add_attribute_arguments,
@@ -41,8 +42,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--class-attribute", metavar="ATTR",
                         help="target attribute of the classification metric (same as "
                         "--metric classification:ATTR)")
-    parser.add_argument("--output", type=Path, metavar="OUT.csv", help="write the anonymized data")
-    parser.add_argument("--report", type=Path, metavar="REPORT.json", help="write a JSON report")
+    add_output_option(parser, "--output", type=Path, metavar="OUT.csv",
+                      help="write the anonymized data")
+    add_output_option(parser, "--report", type=Path, metavar="REPORT.json",
+                      help="write a JSON report")
     parser.add_argument("--neutralize-formulas", action="store_true",
                         help="prefix with ' the output cells a spreadsheet would run as "
                         "formulas (values starting with =, +, -, @, tab or CR)")

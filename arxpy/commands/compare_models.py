@@ -27,6 +27,7 @@ from arxpy.commands.condense import (
     add_condensation_arguments,
     method_parameters,
 )
+from arxpy.commands.files import add_input_option, add_output_option
 from arxpy.commands.options import ProgressBar, read_data_option, write_json
 from arxpy.errors import ConfigurationError
 
@@ -43,15 +44,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Fit the declared linear, logistic and Cox models on the original and "
         "on anonymized tables and report how often coefficients change significance, "
         "direction, or leave the original 95%% confidence interval (Gal et al. 2014).")
-    parser.add_argument("--original", type=Path, required=True, metavar="IN.csv")
+    add_input_option(parser, "--original", type=Path, required=True, metavar="IN.csv")
     parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--anonymized", type=Path, nargs="+", metavar="OUT.csv",
-                        help="anonymized tables (each one repetition)")
+    add_input_option(source, "--anonymized", type=Path, nargs="+", metavar="OUT.csv",
+                     help="anonymized tables (each one repetition)")
     source.add_argument("--methods", metavar="M[,M...]",
                         help=f"methods to run: {','.join(COMPARED)}")
     parser.add_argument("--k", default="100", metavar="K[,K...]", help="group sizes to run")
-    parser.add_argument("--analyses", type=Path, required=True, metavar="analyses.json")
+    add_input_option(parser, "--analyses", type=Path, required=True, metavar="analyses.json")
     parser.add_argument("--repeats", type=int, default=100, metavar="R",
                         help="repetitions per method and k (default 100, as in the paper)")
     parser.add_argument("--alpha", type=float, default=0.05)
@@ -63,9 +64,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "of the analyses)")
     baseline.add_argument("--suppression-limit", type=float, default=0.05, metavar="F",
                           help="share of records the baseline may suppress (default 0.05)")
-    parser.add_argument("--report", type=Path, required=True, metavar="R.json")
-    parser.add_argument("--csv", type=Path, metavar="long.csv",
-                        help="every metric of every repetition, one per line")
+    add_output_option(parser, "--report", type=Path, required=True, metavar="R.json")
+    add_output_option(parser, "--csv", type=Path, metavar="long.csv",
+                      help="every metric of every repetition, one per line")
     parser.set_defaults(func=run, no_shuffle=False)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arxpy.commands.files import add_input_option, add_output_option
 from arxpy.commands.options import ProgressBar, read_data_option, write_json
 from arxpy.errors import ConfigurationError
 
@@ -45,8 +46,8 @@ def add_condensation_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kmeans-iter", type=int, metavar="N")
     parser.add_argument("--kmeans-restarts", type=int, metavar="N")
     parser.add_argument("--small-subset", choices=("error", "suppress", "merge"))
-    parser.add_argument("--types", type=Path, metavar="types.json",
-                        help='attribute kinds, e.g. {"Stage": "categorical"}')
+    add_input_option(parser, "--types", type=Path, metavar="types.json",
+                     help='attribute kinds, e.g. {"Stage": "categorical"}')
     parser.add_argument("--identifying", action="append", default=[], metavar="ATTR",
                         help="removed from the output")
 
@@ -56,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "condense", help="condensation / microaggregation for regression and survival analyses",
         description="Replace groups of at least k records by synthetic records that keep "
         "each group's mean and covariance (Gal et al. 2014), or by group means (TFRP, MDAV).")
-    parser.add_argument("--data", type=Path, required=True, metavar="IN.csv")
+    add_input_option(parser, "--data", type=Path, required=True, metavar="IN.csv")
     parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
     parser.add_argument("--method", choices=tuple(METHODS), default="improved")
     parser.add_argument("--k", type=int, default=100, help="smallest group size (default 100)")
@@ -64,10 +65,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, help="random seed (default: drawn and reported)")
     parser.add_argument("--no-shuffle", action="store_true",
                         help="keep each synthetic row at its record's position")
-    parser.add_argument("--output", type=Path, required=True, metavar="OUT.csv")
-    parser.add_argument("--groups", type=Path, metavar="GROUPS.csv",
-                        help="write row,group for every input record in input order")
-    parser.add_argument("--report", type=Path, metavar="R.json")
+    add_output_option(parser, "--output", type=Path, required=True, metavar="OUT.csv")
+    add_output_option(parser, "--groups", type=Path, metavar="GROUPS.csv",
+                      help="write row,group for every input record in input order")
+    add_output_option(parser, "--report", type=Path, metavar="R.json")
     parser.set_defaults(func=run)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from arxpy.commands.files import add_output_option
 from arxpy.example import DEFAULT_RECORDS, DEFAULT_SEED, HIERARCHY_FOLDER
 
 
@@ -16,8 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "discharge.csv, one ARX-format hierarchy per quasi-identifier in "
         f"{HIERARCHY_FOLDER}/ and the ready project discharge.arxpy to DIR.",
     )
-    parser.add_argument(
-        "--output", "-o", required=True, type=Path, metavar="DIR",
+    add_output_option(
+        parser, "--output", "-o", required=True, type=Path, metavar="DIR",
         help="directory to write to (created if missing)",
     )  # fmt: skip
     parser.add_argument(

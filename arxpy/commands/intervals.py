@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arxpy.commands.files import add_input_option, add_output_option
 from arxpy.errors import ConfigurationError
 
 
@@ -34,7 +35,7 @@ def _register_intervals(subparsers: argparse._SubParsersAction) -> None:
         "numeric attributes become a box that at least k records share, shaped to keep a "
         "target statistic narrow. With --max-width, finds the largest k whose statistic "
         "widths stay within the limits (utility-constrained mode).")
-    parser.add_argument("--data", type=Path, required=True, metavar="CSV")
+    add_input_option(parser, "--data", type=Path, required=True, metavar="CSV")
     parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
     parser.add_argument("--attributes", required=True, metavar="A,B",
                         help="numeric attributes to box")
@@ -62,8 +63,8 @@ def _register_intervals(subparsers: argparse._SubParsersAction) -> None:
                         help="variance divisor n - ddof for --max-width (default 0)")
     parser.add_argument("--interval-text", action="store_true",
                         help='also keep A as "[lo, hi]" text next to A_lo and A_hi')
-    parser.add_argument("--output", type=Path, required=True, metavar="OUT.csv")
-    parser.add_argument("--report", type=Path, metavar="R.json")
+    add_output_option(parser, "--output", type=Path, required=True, metavar="OUT.csv")
+    add_output_option(parser, "--report", type=Path, metavar="R.json")
     parser.set_defaults(func=run_intervals)
 
 
@@ -72,8 +73,8 @@ def _register_stats(subparsers: argparse._SubParsersAction) -> None:
         "interval-stats", help="interval statistics of interval data (A_lo/A_hi columns)",
         description="Ranges of statistics over every dataset consistent with the intervals "
         "(guaranteed to contain the true value), each flagged exact or outer.")
-    parser.add_argument("--data", type=Path, required=True, metavar="CSV",
-                        help='interval data: A_lo and A_hi columns, or A as "[lo, hi]"')
+    add_input_option(parser, "--data", type=Path, required=True, metavar="CSV",
+                     help='interval data: A_lo and A_hi columns, or A as "[lo, hi]"')
     parser.add_argument("--delimiter", metavar="C")
     parser.add_argument("--attributes", required=True, metavar="A[,B]")
     parser.add_argument("--stats", default="mean,variance", metavar="LIST",
@@ -85,7 +86,7 @@ def _register_stats(subparsers: argparse._SubParsersAction) -> None:
                         help="largest vertex enumeration for exact bounds (default 200000)")
     parser.add_argument("--k0", type=float,
                         help="confidence-limit factor (default t quantile / sqrt(n))")
-    parser.add_argument("--report", type=Path, required=True, metavar="S.json")
+    add_output_option(parser, "--report", type=Path, required=True, metavar="S.json")
     parser.set_defaults(func=run_stats)
 
 

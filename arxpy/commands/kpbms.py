@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arxpy.commands.files import add_input_option, add_output_option
 from arxpy.commands.options import ProgressBar, read_data_option, write_json
 
 
@@ -45,7 +46,7 @@ def discretization(text: str) -> tuple[str, int]:
 
 def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
     """The method settings shared by ``kpbms`` and ``kpbms-evaluate``."""
-    parser.add_argument("--data", type=Path, required=True, metavar="D.csv")
+    add_input_option(parser, "--data", type=Path, required=True, metavar="D.csv")
     parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
     parser.add_argument("--class-attribute", required=True, metavar="C",
                         help="the attribute classifiers will predict")
@@ -77,8 +78,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(Aristodimou et al. 2016).")
     add_kpbms_arguments(parser)
     parser.add_argument("--k", type=int, default=5, help="smallest group (default 5)")
-    parser.add_argument("--output", type=Path, required=True, metavar="OUT.csv")
-    parser.add_argument("--report", type=Path, metavar="R.json")
+    add_output_option(parser, "--output", type=Path, required=True, metavar="OUT.csv")
+    add_output_option(parser, "--report", type=Path, metavar="R.json")
     parser.add_argument("--redact-patterns", action="store_true",
                         help="leave the pattern values out of the report")
     parser.set_defaults(func=run)

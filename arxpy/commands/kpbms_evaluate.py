@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from arxpy.commands.files import add_output_option
 from arxpy.commands.kpbms import _attributes, add_kpbms_arguments, method_parameters
 from arxpy.commands.options import ProgressBar, read_data_option, write_json
 from arxpy.errors import ConfigurationError
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--protocol", choices=("paper", "nested"), default="paper",
                         help="paper: anonymize once before CV (leaks); nested: inside folds")
     parser.add_argument("--trees", type=int, default=500, help="random forest trees")
-    parser.add_argument("--report", type=Path, required=True, metavar="E.json")
+    add_output_option(parser, "--report", type=Path, required=True, metavar="E.json")
     parser.set_defaults(func=run)
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from arxpy.commands.files import add_input_option, assignment_paths
 from arxpy.errors import ConfigurationError
 
 METRICS = ("loss", "dm", "aecs", "entropy", "precision", "height", "kl", "classification")
@@ -37,16 +37,17 @@ METRIC_HELP = ("quality model (default loss): a name (" + ", ".join(METRICS) + "
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     """``--project FILE | --data CSV [--delimiter C] --hierarchy ATTR=FILE ...`` and roles."""
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--project", type=Path, metavar="FILE", help="an .arxpy project")
-    source.add_argument("--data", type=Path, metavar="CSV", help="the data as CSV")
+    add_input_option(source, "--project", type=Path, metavar="FILE", help="an .arxpy project")
+    add_input_option(source, "--data", type=Path, metavar="CSV", help="the data as CSV")
     parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter of the data and hierarchy files (default: "
                         "detected for the data, ';' for hierarchies); 'tab' for a tab")
     parser.add_argument("--encoding", metavar="NAME", type=encoding_option,
                         help="text encoding of the data file, e.g. utf-8, cp1252, latin-1 "
                         "(default: detected)")
-    parser.add_argument("--hierarchy", action="append", default=[], metavar="ATTR=FILE",
-                        help="a generalization hierarchy (ARX CSV); makes ATTR a quasi-identifier")
+    add_input_option(parser, "--hierarchy", action="append", default=[], metavar="ATTR=FILE",
+                     paths=assignment_paths,
+                     help="a generalization hierarchy (ARX CSV); makes ATTR a quasi-identifier")
     parser.add_argument("--sensitive", action="append", default=[], metavar="ATTR")
     parser.add_argument("--identifying", action="append", default=[], metavar="ATTR",
                         help="removed from the output")
@@ -159,41 +160,6 @@ def write_json(path: Path, report: dict[str, Any]) -> None:
     with atomic_write(path) as handle:
         json.dump(report, handle, indent=2, allow_nan=False)
         handle.write("\n")
-
-
-#: Options naming files a command reads, and files or folders it writes.
-_INPUT_OPTIONS = ("data", "project", "published", "original")
-_OUTPUT_OPTIONS = ("output", "report", "plots")
-
-
-def refuse_overwriting_inputs(args: argparse.Namespace) -> None:
-    """Raise ConfigurationError if an output option names an input file or another output.
-
-    Paths are compared after resolving symbolic links and relative parts (and as the
-    same file on disk, which catches hard links), so ``--output ./d/../data.csv`` is
-    caught as well as ``--output data.csv``.
-    """
-    inputs = [(f"--{name}", getattr(args, name, None)) for name in _INPUT_OPTIONS]
-    inputs += [(f"--hierarchy {item}", Path(item.partition("=")[2]))
-               for item in getattr(args, "hierarchy", []) or [] if "=" in item]
-    outputs = [(f"--{name}", getattr(args, name, None)) for name in _OUTPUT_OPTIONS]
-    inputs = [(option, Path(path)) for option, path in inputs if path]
-    outputs = [(option, Path(path)) for option, path in outputs if path]
-    for i, (option, target) in enumerate(outputs):
-        for other, source in inputs + outputs[:i]:
-            if _same_file(target, source):
-                raise ConfigurationError(
-                    f"{option} '{target}' is the same file as {other} '{source}'; writing it "
-                    "would destroy that file. Choose another name.")
-
-
-def _same_file(first: Path, second: Path) -> bool:
-    try:
-        if first.exists() and second.exists():
-            return first.samefile(second)
-        return first.resolve() == second.resolve()
-    except OSError:  # unreadable or looping links: compare the names as given
-        return os.path.abspath(first) == os.path.abspath(second)
 
 
 def _split(spec: str, option: str, parts: int) -> list[str]:

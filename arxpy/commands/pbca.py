@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from arxpy.commands.files import add_input_option
 from arxpy.commands.options import read_data_option
 
 
@@ -15,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "pbca", help="pattern-based classification accuracy of features for a class",
         description="Share of records that the majority class of their pattern (the "
         "combination of the features' values) classifies correctly.")
-    parser.add_argument("--data", type=Path, required=True, metavar="D.csv")
+    add_input_option(parser, "--data", type=Path, required=True, metavar="D.csv")
     parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
     parser.add_argument("--class-attribute", required=True, metavar="C")
     parser.add_argument("--features", metavar="A,B", help="default: every other attribute")

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from arxpy.commands.files import add_input_option, add_output_option, policy_option_paths
 from arxpy.errors import ConfigurationError
 
 DEFAULT_WORKLOADS = ("w1:0.625,1.25,2.5,5", "w2:1000")
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "utility constraint, optionally against a proxy baseline (gen: global "
         "generalisation, sup: global suppression).")
     add_original_arguments(parser)
-    parser.add_argument("--published", type=Path, required=True, metavar="OUT.json")
+    add_input_option(parser, "--published", type=Path, required=True, metavar="OUT.json")
     parser.add_argument("--workload", action="append", default=[], metavar="SPEC",
                         help="w1:S1,S2,.. (frequent itemsets at supports in %%) or w2:N "
                         "(N random co-occurring itemsets of 1-4 codes); default "
@@ -44,19 +45,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="records given each item-chunk code in a reconstruction: one, "
                         "or uniform in 1..min(k-1, |P|) (default one)")
     parser.add_argument("--seed", type=int, default=0, metavar="N")
-    parser.add_argument("--policy", default="none", metavar="POLICY",
+    add_input_option(parser, "--policy", default="none", metavar="POLICY",
+                     paths=policy_option_paths,
                         help="utility constraints for MRE: none, hierarchy:1|2|3, sim:N, "
                         "sup:S or file:U.json (default none)")
     parser.add_argument("--baseline", choices=("gen", "sup"),
                         help="also answer the workloads with a proxy baseline at the "
                         "publication's k and m")
-    parser.add_argument("--report", type=Path, required=True, metavar="U.json")
+    add_output_option(parser, "--report", type=Path, required=True, metavar="U.json")
     parser.set_defaults(func=run)
 
 
 def add_original_arguments(parser: argparse.ArgumentParser, option: str = "--original") -> None:
     """The set-valued data options: file, layout, codes column, delimiter, multiset."""
-    parser.add_argument(option, dest="original", type=Path, required=True, metavar="D.csv")
+    add_input_option(parser, option, dest="original", type=Path, required=True,
+                     metavar="D.csv")
     parser.add_argument("--codes-column", metavar="C", help="the column of codes")
     layout = parser.add_mutually_exclusive_group()
     layout.add_argument("--id-column", metavar="I", help="the record id column (one row per "

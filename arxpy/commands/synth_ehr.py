@@ -11,6 +11,8 @@ import argparse
 import time
 from pathlib import Path
 
+from arxpy.commands.files import add_output_option
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from arxpy.data.synth_ehr import PAPER_CODES, PAPER_RECORDS
@@ -25,8 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--codes", type=int, default=PAPER_CODES, metavar="M",
                         help=f"size of the code domain (default {PAPER_CODES})")
     parser.add_argument("--seed", type=int, default=0, metavar="S")
-    parser.add_argument("--output", type=Path, required=True, metavar="D.csv")
-    parser.add_argument("--report", type=Path, metavar="R.json")
+    add_output_option(parser, "--output", type=Path, required=True, metavar="D.csv")
+    add_output_option(parser, "--report", type=Path, metavar="R.json")
     parser.set_defaults(func=run)
 
 

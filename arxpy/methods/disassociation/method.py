@@ -36,6 +36,7 @@ from arxpy.data.utility_policy import (
     constraint_index,
     parse_policy,
     policy_constraints,
+    policy_files,
     published_policy,
 )
 from arxpy.errors import ConfigurationError
@@ -134,7 +135,7 @@ class Disassociation(Method):
               unit="records", help="HORPART stops splitting below this size (default 2k)",
               step="Fig. 8 line 2, footnote 4"),
         Param("policy", "text", "none", label="utility policy", help=POLICY_HELP,
-              step="Sec. 3.1, Table 2"),
+              step="Sec. 3.1, Table 2", reads_files=policy_files),
         Param("small_clusters", "choice", "guard", choices=SMALL_CLUSTER_MODES,
               label="small clusters", help="guard: split only when both parts keep k "
               "records (then merge); merge: the paper's split, then merge clusters under k [I]",
