@@ -10,6 +10,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from arxpy._version import __version__
 from arxpy.errors import ArxpyError
@@ -27,8 +28,17 @@ INTERRUPTED_LINE = "arxpy: interrupted"
 INTERRUPTED_STATUS = 130
 
 
+class CommandParser(argparse.ArgumentParser):
+    """argparse with the project's one-line errors: a bad option prints
+    ``arxpy: error: ...`` naming it and the command's --help, and exits with status 2
+    (sub-command parsers inherit the class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"arxpy: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="arxpy",
         description="De-identification workbench for health data. "
         "Without a command, starts the desktop application.",

@@ -182,6 +182,11 @@ def _check_attributes(param: Param, value: Any, owner: str) -> tuple[str, ...]:
             not all(isinstance(v, str) and v for v in value):
         raise ConfigurationError(
             f"{owner}: {param.name} must be a list of attribute names, got {value!r}.")
+    twice = sorted({name for name in value if list(value).count(name) > 1})
+    if twice:  # a name given twice would count or publish the attribute twice
+        raise ConfigurationError(
+            f"{owner}: {param.name} names '{twice[0]}' more than once; list each "
+            "attribute once.")
     return tuple(value)
 
 

@@ -28,7 +28,13 @@ from arxpy.commands.condense import (
     method_parameters,
 )
 from arxpy.commands.files import add_input_option, add_output_option
-from arxpy.commands.options import ProgressBar, read_data_option, write_json
+from arxpy.commands.options import (
+    ProgressBar,
+    delimiter_option,
+    read_data_option,
+    seed_option,
+    write_json,
+)
 from arxpy.errors import ConfigurationError
 
 #: The k-anonymity baseline's name here (the paper's "commercial" tool, spec 000 §2.5).
@@ -45,7 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "on anonymized tables and report how often coefficients change significance, "
         "direction, or leave the original 95%% confidence interval (Gal et al. 2014).")
     add_input_option(parser, "--original", type=Path, required=True, metavar="IN.csv")
-    parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
+                        help="field delimiter (default: detected); 'tab' for a tab")
     source = parser.add_mutually_exclusive_group(required=True)
     add_input_option(source, "--anonymized", type=Path, nargs="+", metavar="OUT.csv",
                      help="anonymized tables (each one repetition)")
@@ -56,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--repeats", type=int, default=100, metavar="R",
                         help="repetitions per method and k (default 100, as in the paper)")
     parser.add_argument("--alpha", type=float, default=0.05)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the first repetition")
+    parser.add_argument("--seed", type=seed_option, default=0, help="seed of the first repetition")
     add_condensation_arguments(parser)
     baseline = parser.add_argument_group("k-anonymity baseline")
     baseline.add_argument("--quasi-identifiers", metavar="A[,B...]",
@@ -148,7 +155,10 @@ def run(args: argparse.Namespace) -> int:
     from arxpy.analysis.model_preservation import read_analyses
     from arxpy.commands.condense import load_table
 
-    analyses = read_analyses(args.analyses)
+    try:
+        analyses = read_analyses(args.analyses)
+    except ConfigurationError as exc:  # name the option: the file is the user's to fix
+        raise ConfigurationError(f"--analyses: {exc}") from None
     args.data = args.original
     frame, definition = load_table(args)
     _defaults_from_analyses(args, analyses)

@@ -18,7 +18,13 @@ from typing import Any
 import pandas as pd
 
 from arxpy.commands.files import add_input_option, add_output_option, policy_option_paths
-from arxpy.commands.options import ProgressBar, delimiter_option, read_data_option, write_json
+from arxpy.commands.options import (
+    ProgressBar,
+    delimiter_option,
+    read_data_option,
+    seed_option,
+    write_json,
+)
 from arxpy.errors import ConfigurationError
 
 
@@ -56,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="codes always put in item chunks (l-diversity variant)")
     parser.add_argument("--l", type=int, metavar="L",
                         help="smallest cluster with sensitive codes (default k)")
-    parser.add_argument("--seed", type=int,
+    parser.add_argument("--seed", type=seed_option,
                         help="seed of the shuffles; keep it secret (default: drawn, reported)")
     add_output_option(parser, "--output", type=Path, required=True, metavar="OUT.json",
                       help="the published document")

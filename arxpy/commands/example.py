@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from arxpy.commands.files import add_output_option
+from arxpy.commands.options import seed_option
 from arxpy.example import DEFAULT_RECORDS, DEFAULT_SEED, HIERARCHY_FOLDER
 
 
@@ -26,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"number of records (default {DEFAULT_RECORDS:,})",
     )  # fmt: skip
     parser.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED,
+        "--seed", type=seed_option, default=DEFAULT_SEED,
         help=f"random seed; the same seed gives the same data (default {DEFAULT_SEED})",
     )  # fmt: skip
     parser.add_argument(

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.commands.files import add_input_option, add_output_option
+from arxpy.commands.options import delimiter_option, seed_option
 from arxpy.errors import ConfigurationError
 
 
@@ -36,7 +37,8 @@ def _register_intervals(subparsers: argparse._SubParsersAction) -> None:
         "target statistic narrow. With --max-width, finds the largest k whose statistic "
         "widths stay within the limits (utility-constrained mode).")
     add_input_option(parser, "--data", type=Path, required=True, metavar="CSV")
-    parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
+                        help="field delimiter (default: detected); 'tab' for a tab")
     parser.add_argument("--attributes", required=True, metavar="A,B",
                         help="numeric attributes to box")
     parser.add_argument("--k", type=int, metavar="K",
@@ -52,7 +54,7 @@ def _register_intervals(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--eps", type=float, default=1e-6, help="gradient floor (default 1e-6)")
     parser.add_argument("--neighbours", choices=NEIGHBOURS, default="auto",
                         help="neighbour search (default auto)")
-    parser.add_argument("--seed", type=int, help="seed of --order random")
+    parser.add_argument("--seed", type=seed_option, help="seed of --order random")
     parser.add_argument("--max-width", metavar="LIMITS",
                         help='utility-constrained mode: width limits, e.g. '
                         '"mean:A=5,variance:A=10" (also sd, median, iqr, skewness, cov:A,B, '
@@ -75,7 +77,7 @@ def _register_stats(subparsers: argparse._SubParsersAction) -> None:
         "(guaranteed to contain the true value), each flagged exact or outer.")
     add_input_option(parser, "--data", type=Path, required=True, metavar="CSV",
                      help='interval data: A_lo and A_hi columns, or A as "[lo, hi]"')
-    parser.add_argument("--delimiter", metavar="C")
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option)
     parser.add_argument("--attributes", required=True, metavar="A[,B]")
     parser.add_argument("--stats", default="mean,variance", metavar="LIST",
                         help="mean,variance,sd,median,q:0.9,gmean,hmean,cv,iqr,skewness,"

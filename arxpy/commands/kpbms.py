@@ -17,13 +17,26 @@ from pathlib import Path
 from typing import Any
 
 from arxpy.commands.files import add_input_option, add_output_option
-from arxpy.commands.options import ProgressBar, read_data_option, write_json
+from arxpy.commands.options import (
+    ProgressBar,
+    delimiter_option,
+    read_data_option,
+    seed_option,
+    write_json,
+)
+from arxpy.errors import ConfigurationError
 
 
-def _attributes(text: str | None) -> list[str] | None:
+def _attributes(text: str | None, option: str = "--qi") -> list[str] | None:
+    """Comma-separated attribute names; ConfigurationError for a name given twice."""
     if text is None:
         return None
-    return [a.strip() for a in text.split(",") if a.strip()]
+    names = [a.strip() for a in text.split(",") if a.strip()]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ConfigurationError(
+            f"{option} names '{twice[0]}' more than once; list each attribute once.")
+    return names
 
 
 def discretization(text: str) -> tuple[str, int]:
@@ -47,7 +60,8 @@ def discretization(text: str) -> tuple[str, int]:
 def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
     """The method settings shared by ``kpbms`` and ``kpbms-evaluate``."""
     add_input_option(parser, "--data", type=Path, required=True, metavar="D.csv")
-    parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
+                        help="field delimiter (default: detected); 'tab' for a tab")
     parser.add_argument("--class-attribute", required=True, metavar="C",
                         help="the attribute classifiers will predict")
     parser.add_argument("--qi", metavar="A,B,...",
@@ -66,7 +80,7 @@ def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cv-folds", type=int, default=10, metavar="F",
                         help="CV-PBCA folds in feature selection (0: resubstitution)")
     parser.add_argument("--redundancy", choices=("ge", "equal"), default="ge")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_option, default=0)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -90,7 +104,8 @@ def method_parameters(args: argparse.Namespace, k: int, discretize: str | None =
     """The registered method's parameters from the options."""
     return {"class_attribute": args.class_attribute, "qis": _attributes(args.qi),
             "discretize": discretize or args.discretize[0], "bins": args.discretize[1],
-            "continuous": None if discretize == "none" else _attributes(args.continuous),
+            "continuous": None if discretize == "none" else _attributes(args.continuous,
+                                                                        "--continuous"),
             "k": k, "max_loss": args.max_loss,
             "alpha": args.alpha, "cv_folds": args.cv_folds, "redundancy": args.redundancy,
             "seed": args.seed}

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             kpbms_anonymizer(args), _ints(args.k), classifiers, folds=args.folds,
             protocol=args.protocol, seed=args.seed, alpha=0.05,
             discretization=args.discretize[0], bins=args.discretize[1], trees=args.trees,
-            continuous=_attributes(args.continuous), progress=bar)
+            continuous=_attributes(args.continuous, "--continuous"), progress=bar)
     finally:
         bar.close()
     report = {"data": str(args.data), "class_attribute": args.class_attribute,

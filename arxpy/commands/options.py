@@ -125,6 +125,23 @@ def delimiter_option(text: str) -> str:
     return text
 
 
+#: The largest seed the commands take: every random generator they seed accepts it
+#: (scikit-learn's and numpy's legacy ones stop at 2**32 - 1).
+SEED_HIGH = 2**32 - 1
+
+
+def seed_option(text: str) -> int:
+    """argparse type of ``--seed``: a whole number from 0 to :data:`SEED_HIGH`."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= SEED_HIGH:
+        raise argparse.ArgumentTypeError(
+            f"a seed is a whole number from 0 to {SEED_HIGH}, got {text!r}")
+    return value
+
+
 def encoding_option(text: str) -> str:
     """argparse type of ``--encoding``: a codec Python knows."""
     import codecs

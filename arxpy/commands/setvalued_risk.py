@@ -17,6 +17,7 @@ from pathlib import Path
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from arxpy.commands.files import add_output_option
+    from arxpy.commands.options import seed_option
     from arxpy.commands.setvalued_utility import add_original_arguments
 
     parser = subparsers.add_parser(
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--cap", type=int, default=12, metavar="N",
                         help="codes per record used for combinations of >= 4 codes "
                         "(default 12)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N")
+    parser.add_argument("--seed", type=seed_option, default=0, metavar="N")
     add_output_option(parser, "--report", type=Path, metavar="R.json")
     parser.set_defaults(func=run)
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from arxpy.commands.files import add_input_option, add_output_option, policy_option_paths
+from arxpy.commands.options import seed_option
 from arxpy.errors import ConfigurationError
 
 DEFAULT_WORKLOADS = ("w1:0.625,1.25,2.5,5", "w2:1000")
@@ -44,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--item-fill", choices=("one", "uniform"), default="one",
                         help="records given each item-chunk code in a reconstruction: one, "
                         "or uniform in 1..min(k-1, |P|) (default one)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N")
+    parser.add_argument("--seed", type=seed_option, default=0, metavar="N")
     add_input_option(parser, "--policy", default="none", metavar="POLICY",
                      paths=policy_option_paths,
                         help="utility constraints for MRE: none, hierarchy:1|2|3, sim:N, "

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from arxpy.commands.files import add_output_option
+from arxpy.commands.options import seed_option
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"patients (default {PAPER_RECORDS})")
     parser.add_argument("--codes", type=int, default=PAPER_CODES, metavar="M",
                         help=f"size of the code domain (default {PAPER_CODES})")
-    parser.add_argument("--seed", type=int, default=0, metavar="S")
+    parser.add_argument("--seed", type=seed_option, default=0, metavar="S")
     add_output_option(parser, "--output", type=Path, required=True, metavar="D.csv")
     add_output_option(parser, "--report", type=Path, metavar="R.json")
     parser.set_defaults(func=run)
