@@ -39,6 +39,8 @@ from arxpy.errors import ConfigurationError
 
 #: The k-anonymity baseline's name here (the paper's "commercial" tool, spec 000 §2.5).
 BASELINE = "k-anonymity"
+#: Most repetitions per method and k: ten times the paper's 100, as in the GUI.
+MAX_REPEATS = 1000
 #: Methods compare-models runs: CLI name -> registered method.
 COMPARED = {**METHODS, BASELINE: "k-anonymity-baseline"}
 
@@ -61,7 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--k", default="100", metavar="K[,K...]", help="group sizes to run")
     add_input_option(parser, "--analyses", type=Path, required=True, metavar="analyses.json")
     parser.add_argument("--repeats", type=int, default=100, metavar="R",
-                        help="repetitions per method and k (default 100, as in the paper)")
+                        help="repetitions per method and k (1 to 1000; default 100, as in "
+                        "the paper)")
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--seed", type=seed_option, default=0, help="seed of the first repetition")
     add_condensation_arguments(parser)
@@ -130,8 +133,9 @@ def _anonymized_runs(args, frame, definition, analyses, progress):
     if unknown:
         raise ConfigurationError(f"Unknown method '{unknown[0]}'; use {', '.join(COMPARED)}.")
     ks = _ints(args.k, "--k")
-    if args.repeats < 1:
-        raise ConfigurationError("--repeats must be at least 1.")
+    if not 1 <= args.repeats <= MAX_REPEATS:
+        raise ConfigurationError(f"--repeats must be from 1 to {MAX_REPEATS} (every "
+                                 "repetition's table is kept for the comparison).")
     total, done = len(methods) * len(ks) * args.repeats, 0
     for method in methods:
         for k in ks:

@@ -52,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--multiset", action="store_true",
                         help="keep repeated codes as code#1, code#2, ...")
     parser.add_argument("--k", type=int, required=True, help="k (at least 2)")
-    parser.add_argument("--m", type=int, default=2, help="m (default 2)")
+    parser.add_argument("--m", type=int, default=2, help="m (default 2, at most 6)")
     parser.add_argument("--max-cluster-size", type=int, metavar="N", help="default 2k")
     add_input_option(parser, "--policy", default="none", paths=policy_option_paths,
                      help=f"utility policy: {POLICY_HELP}")
@@ -70,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       paths=lambda value, args: reconstruction_paths(args),
                       help="write synthetic possible originals (not the real data)")
     parser.add_argument("--reconstructions", type=int, default=1, metavar="R",
-                        help="how many (OUT-1.csv ... OUT-R.csv when R > 1)")
+                        help="how many, at most 100 (OUT-1.csv ... OUT-R.csv when R > 1)")
     parser.add_argument("--item-fill", choices=ITEM_FILLS, default="one",
                         help="records receiving an item-chunk code in a reconstruction")
     add_output_option(parser, "--report", type=Path, metavar="R.json")
@@ -79,10 +79,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from arxpy.data.definition import DataDefinition
+    from arxpy.data.disassociated import MAX_RECONSTRUCTIONS
     from arxpy.methods.disassociation import Disassociation
 
-    if args.reconstructions < 1:
-        raise ConfigurationError("--reconstructions must be at least 1.")
+    if not 1 <= args.reconstructions <= MAX_RECONSTRUCTIONS:
+        raise ConfigurationError(
+            f"--reconstructions must be at least 1 and at most {MAX_RECONSTRUCTIONS}.")
     frame = read_code_table(args)
     method = Disassociation(**method_parameters(args))
     warning = method.cost_warning()

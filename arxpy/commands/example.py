@@ -7,7 +7,7 @@ from pathlib import Path
 
 from arxpy.commands.files import add_output_option
 from arxpy.commands.options import seed_option
-from arxpy.example import DEFAULT_RECORDS, DEFAULT_SEED, HIERARCHY_FOLDER
+from arxpy.example import DEFAULT_RECORDS, DEFAULT_SEED, HIERARCHY_FOLDER, MAX_RECORDS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--records", type=int, default=DEFAULT_RECORDS, metavar="N",
-        help=f"number of records (default {DEFAULT_RECORDS:,})",
+        help=f"number of records (1 to {MAX_RECORDS:,}, default {DEFAULT_RECORDS:,})",
     )  # fmt: skip
     parser.add_argument(
         "--seed", type=seed_option, default=DEFAULT_SEED,

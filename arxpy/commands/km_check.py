@@ -27,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "k^m-anonymous, 1 with the violations listed, 2 for an invalid file.")
     add_input_option(parser, "--published", type=Path, required=True, metavar="OUT.json")
     parser.add_argument("--k", type=int, required=True, metavar="K")
-    parser.add_argument("--m", type=int, required=True, metavar="M")
+    parser.add_argument("--m", type=int, required=True, metavar="M",
+                        help="largest itemset an attacker knows (1 to 6)")
     add_output_option(parser, "--report", type=Path, metavar="R.json",
                       help="write the verdict and every violation as JSON")
     parser.set_defaults(func=run)

@@ -40,8 +40,8 @@ def _attributes(text: str | None, option: str = "--qi") -> list[str] | None:
 
 
 def discretization(text: str) -> tuple[str, int]:
-    """``mdl``, ``none`` or ``eqfreq[:B]`` as (how, bins)."""
-    from arxpy.data.discretization import DEFAULT_BINS
+    """``mdl``, ``none`` or ``eqfreq[:B]`` as (how, bins), B from 2 to MAX_BINS."""
+    from arxpy.data.discretization import DEFAULT_BINS, MAX_BINS
 
     how, _, bins = text.partition(":")
     if how in ("mdl", "none") and not bins:
@@ -51,10 +51,10 @@ def discretization(text: str) -> tuple[str, int]:
             count = int(bins) if bins else DEFAULT_BINS
         except ValueError:
             count = 0
-        if count >= 2:
+        if 2 <= count <= MAX_BINS:
             return how, count
     raise argparse.ArgumentTypeError(
-        f"use mdl, none or eqfreq:B with B at least 2 bins, got {text!r}")
+        f"use mdl, none or eqfreq:B with B from 2 to {MAX_BINS} bins, got {text!r}")
 
 
 def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +69,7 @@ def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--discretize", type=discretization, default="mdl",
                         metavar="mdl|none|eqfreq:B",
                         help="MDL cuts for continuous attributes (default), B "
-                        "equal-frequency bins, or none")
+                        "equal-frequency bins (2 to 1000), or none")
     parser.add_argument("--continuous", metavar="A,B,...",
                         help="attributes to discretize (default: numeric ones with a "
                         "fractional value or more than 20 distinct values)")

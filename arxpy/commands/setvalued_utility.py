@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(N random co-occurring itemsets of 1-4 codes); default "
                         + " and ".join(DEFAULT_WORKLOADS))
     parser.add_argument("--reconstructions", type=int, default=5, metavar="R",
-                        help="random reconstructions averaged (default 5)")
+                        help="random reconstructions averaged (1 to 100, default 5)")
     parser.add_argument("--item-fill", choices=("one", "uniform"), default="one",
                         help="records given each item-chunk code in a reconstruction: one, "
                         "or uniform in 1..min(k-1, |P|) (default one)")
@@ -110,13 +110,19 @@ def parse_workloads(specs: list[str]) -> list[tuple[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     from arxpy.commands.options import write_json
-    from arxpy.data.disassociated import load_published, published_statistics, reconstruct
+    from arxpy.data.disassociated import (
+        MAX_RECONSTRUCTIONS,
+        load_published,
+        published_statistics,
+        reconstruct,
+    )
     from arxpy.data.icd9 import normalize_sets
 
     started = time.perf_counter()
     workloads = parse_workloads(args.workload)
-    if args.reconstructions < 1:
-        raise ConfigurationError("--reconstructions must be at least 1.")
+    if not 1 <= args.reconstructions <= MAX_RECONSTRUCTIONS:
+        raise ConfigurationError(
+            f"--reconstructions must be at least 1 and at most {MAX_RECONSTRUCTIONS}.")
     original = read_original(args).code_sets
     document = load_published(args.published)
     stats = published_statistics(document)

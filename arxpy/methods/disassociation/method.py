@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import DataDefinition
-from arxpy.data.disassociated import reconstruct
+from arxpy.data.disassociated import MAX_M, reconstruct
 from arxpy.data.icd9 import base_code, normalize_code
 from arxpy.data.transactions import (
     DEFAULT_CODE_DELIMITER,
@@ -127,7 +127,7 @@ class Disassociation(Method):
         Param("k", "int", low=2, suggested=5, label="k", unit="records",
               help="smallest number of candidate records for any m known codes",
               step="Def. 1"),
-        Param("m", "int", 2, low=1, label="m", unit="codes",
+        Param("m", "int", 2, low=1, high=MAX_M, label="m", unit="codes",
               help=f"most codes an attacker knows (costly from {COSTLY_M})", step="Def. 1"),
         Param("codes_column", "attribute", label="codes column",
               help="the attribute holding each record's codes"),
