@@ -117,8 +117,8 @@ def test_run_and_the_api_give_the_same_release(table):
     main(["run", "tfrp", "--data", str(path), "--k", "6", "--seed", "1",
           "--shuffle-output", "no",
           "--output", str(folder / "same.csv"), "--report", str(report)])
-    from arxpy.data.definition import DataDefinition
     from arxpy.data.csv_io import read_csv, sniff_csv
+    from arxpy.data.definition import DataDefinition
     frame = read_csv(path, sniff_csv(path))
     release = run_method("tfrp", frame, DataDefinition.for_columns(frame.columns),
                          {"k": 6, "seed": 1, "shuffle_output": False})

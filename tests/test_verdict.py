@@ -27,7 +27,6 @@ from arxpy.privacy import (
     DistinctLDiversity,
     EntropyLDiversity,
     KAnonymity,
-    RecursiveCLDiversity,
     TCloseness,
 )
 from arxpy.quality.loss import Loss
