@@ -467,9 +467,9 @@ class ProgressBar:
     def __call__(self, fraction: float, message: str) -> None:
         filled = int(round(fraction * self.width))
         bar = "#" * filled + "-" * (self.width - filled)
+        self._drawn = True  # first: a Ctrl-C during the write still ends the line on close
         self.stream.write(f"\r[{bar}] {fraction * 100:5.1f}% {message[:50]:<50}")
         self.stream.flush()
-        self._drawn = True
 
     def close(self) -> None:
         if self._drawn:
