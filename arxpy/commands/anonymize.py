@@ -22,6 +22,7 @@ from arxpy.commands.options import (
     add_data_arguments,
     add_privacy_arguments,
     add_search_arguments,
+    file_sha256,
     load_configuration,
     load_inputs,
     write_json,
@@ -211,13 +212,3 @@ def run_on_engine(args: argparse.Namespace) -> int:
 def _output_delimiter(args: argparse.Namespace) -> str:
     return "\t" if args.output.suffix.lower() == ".tsv" else args.delimiter or ";"
 
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file's bytes, read in blocks (the output may be larger than memory)."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 22):
-            digest.update(block)
-    return digest.hexdigest()

@@ -3,13 +3,16 @@
 
 ``intervals`` writes every input column with each boxed attribute A replaced by ``A_lo``
 and ``A_hi``; its report has ``k``, ``records``, ``boxes``, ``min_box_size``,
-``leftovers``, ``nesting`` (attribute -> bool) and ``elapsed_seconds`` (contract keys).
+``leftovers``, ``nesting`` (attribute -> bool) and ``elapsed_seconds`` (contract keys),
+then ``output_file_sha256`` (the written file's SHA-256) and the parameters, whose seed
+``--order random`` draws when none is given.
 ``interval-stats`` reports, per statistic, ``lo``, ``hi``, ``width`` and ``flag``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -116,13 +119,14 @@ def parse_limits(text: str) -> dict[str, float]:
 
 
 def run_intervals(args: argparse.Namespace) -> int:
-    from arxpy.commands.options import ProgressBar, read_data_option, write_json
+    from arxpy.commands.options import ProgressBar, file_sha256, read_data_option, write_json
     from arxpy.data.definition import DataDefinition
 
     started = time.perf_counter()
     attributes = _names(args.attributes, "--attributes")
     if args.k is None and args.max_width is None:
         raise ConfigurationError("Give --k K, or --max-width LIMITS to find the largest k.")
+    _draw_a_seed_for_random_order(args)
     frame = read_data_option(args.data, args.delimiter)
     definition = DataDefinition.for_columns(frame.columns)
     bar = ProgressBar()
@@ -149,11 +153,22 @@ def run_intervals(args: argparse.Namespace) -> int:
     _write_output(out, args.output)
     report = intervals_report(method, boxes, release, frame, sweep,
                               time.perf_counter() - started)
+    report["output_file_sha256"] = file_sha256(args.output)
     if args.report is not None:
         write_json(args.report, report)
     print(f"k = {report['k']}: {report['boxes']} boxes over {report['records']} records, "
           f"smallest box {report['min_box_size']}, {report['leftovers']} leftovers merged.")
     return 0
+
+
+def _draw_a_seed_for_random_order(args: argparse.Namespace) -> None:
+    """``--order random`` without ``--seed``: draw one, so the report can repeat the run."""
+    from arxpy.commands.options import drawn_seed
+
+    if args.order == "random" and args.seed is None:
+        args.seed = drawn_seed()
+        print(f"arxpy: note: --order random drew --seed {args.seed} (in the report); give "
+              "it to repeat this run", file=sys.stderr)
 
 
 def _method(args: argparse.Namespace, attributes: list[str], k: int):

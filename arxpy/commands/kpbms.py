@@ -5,7 +5,9 @@ Report keys ``selected_features`` (most important first), ``loss``, ``k``,
 ``records_in``, ``records_out``, ``patterns_removed``, ``patterns_trimmed``,
 ``homogeneous_groups`` and ``elapsed_seconds`` are a contract for scripts. When no
 feature prefix keeps the loss within ``--max-loss`` the command prints one line, exits
-with status 2 and writes no output table (the report, if asked, holds the trace).
+with status 2 and writes no output table (the report, if asked, holds the trace). The
+per-pattern table leaves the patterns' feature values out (they name the small cells
+that were suppressed) unless ``--include-patterns`` asks for them.
 """
 
 from __future__ import annotations
@@ -94,8 +96,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--k", type=int, default=5, help="smallest group (default 5)")
     add_output_option(parser, "--output", type=Path, required=True, metavar="OUT.csv")
     add_output_option(parser, "--report", type=Path, metavar="R.json")
-    parser.add_argument("--redact-patterns", action="store_true",
-                        help="leave the pattern values out of the report")
+    patterns = parser.add_mutually_exclusive_group()
+    patterns.add_argument("--include-patterns", action="store_true",
+                          help="list each pattern's feature values in the report (they name "
+                          "the small cells that were suppressed; left out by default)")
+    patterns.add_argument("--redact-patterns", action="store_true",
+                          help="leave the pattern values out of the report (the default)")
     parser.set_defaults(func=run)
 
 
@@ -129,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     finally:
         bar.close()
-    report = kpbms_report(release, redact=args.redact_patterns)
+    report = kpbms_report(release, redact=not args.include_patterns)
     _write_outputs(args, release, report)
     for warning in release.warnings:
         print(f"arxpy: warning: {warning}", file=sys.stderr)
@@ -140,8 +146,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def kpbms_report(release, redact: bool = False) -> dict[str, Any]:
-    """The contract keys, the traces, the per-pattern table and the provenance."""
+def kpbms_report(release, redact: bool = True) -> dict[str, Any]:
+    """The contract keys, the traces, the per-pattern table and the provenance; the
+    patterns' feature values only when ``redact`` is off (they name small cells)."""
     patterns = release.patterns
     if redact:
         patterns = patterns.drop(columns=list(release.selected_features))
@@ -163,7 +170,7 @@ def kpbms_report(release, redact: bool = False) -> dict[str, Any]:
         "cut_points": {a: list(c) for a, c in release.cut_points.items()},
         "selection": release.selection.to_dict(),
         "iterations": [it.to_dict() for it in release.iterations],
-        "patterns": patterns.to_dict("records"),
+        "patterns": patterns.to_dict("records"), "patterns_redacted": redact,
         "release": release.to_dict(),
     }
 

@@ -170,6 +170,24 @@ def load_inputs(args: argparse.Namespace):
     return frame, definition, hierarchies, settings_from_args(args, base)
 
 
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes, read in blocks (the output may be larger than memory)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def drawn_seed() -> int:
+    """A fresh seed for a run given none, so its report can say how to repeat it."""
+    import numpy as np
+
+    return int(np.random.SeedSequence().generate_state(1)[0])
+
+
 def write_json(path: Path, report: dict[str, Any]) -> None:
     """Write a JSON report atomically (NaN is refused: reports are strict JSON)."""
     from arxpy.data.atomic import atomic_write

@@ -18,7 +18,6 @@ The method commands (``condense``, ``intervals``, ``disassociate``, ``kpbms``,
 from __future__ import annotations
 
 import argparse
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from arxpy.commands.options import (
     ProgressBar,
     add_data_arguments,
     check_roles,
+    file_sha256,
     read_data_option,
     read_hierarchy_options,
     write_json,
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     release = outcome.release() if hasattr(outcome, "release") else outcome
     written = write_release(release, args.output)
     report: dict[str, Any] = {**release.to_dict(), "output": written.name,
-                              "output_file_sha256": _file_sha256(written)}
+                              "output_file_sha256": file_sha256(written)}
     if args.report:
         write_json(args.report, report)
     print(f"{cls.name}: {release.records - release.suppressed_records:,} of "
@@ -138,10 +138,3 @@ def write_release(release, path: Path) -> Path:
 
     return export_release(release, path, overwrite=True)[0]
 
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
