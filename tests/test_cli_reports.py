@@ -122,3 +122,43 @@ def test_kpbms_report_lists_pattern_values_when_asked(tmp_path):
     values = set(table1()["f3"].astype(str))
     assert redacted is False
     assert patterns and all(str(row["f3"]) in values for row in patterns)
+
+
+def _table1(folder: Path) -> Path:
+    table1().to_csv(folder / "t.csv", index=False)
+    return folder / "t.csv"
+
+
+def _codes(folder: Path) -> Path:
+    path = folder / "codes.csv"
+    path.write_text("pid,dx\n" + "".join(f"p{i},401.{i % 3};250.{i % 2};{300 + i % 7}\n"
+                                          for i in range(40)))
+    return path
+
+
+# Commands that write a report from inputs in the test's folder (argv from the folder).
+REPORTING = {
+    "condense": lambda f: ["condense", "--data", str(f / "in.csv"), "--method", "mdav",
+                           "--k", "10", "--output", str(f / "o.csv")],
+    "intervals": lambda f: ["intervals", "--data", str(f / "in.csv"), "--attributes",
+                            "DiagAge", "--k", "5", "--output", str(f / "o.csv")],
+    "compare-models": lambda f: ["compare-models", "--original", str(f / "in.csv"),
+                                 "--anonymized", str(f / "in.csv"), "--analyses",
+                                 str(f / "analyses.json")],
+    "kpbms-evaluate": lambda f: ["kpbms-evaluate", "--data", str(_table1(f)),
+                                 "--class-attribute", "class", "--k", "2", "--max-loss",
+                                 "0.5", "--discretize", "none", "--classifiers", "knn",
+                                 "--folds", "2"],
+    "disassociate": lambda f: ["disassociate", "--data", str(_codes(f)), "--codes-column",
+                               "dx", "--k", "2", "--output", str(f / "o.json"),
+                               "--reconstruct", str(f / "rec.csv"), "--reconstructions", "2"],
+    "run": lambda f: ["run", "mdav", "--data", str(f / "in.csv"), "--k", "10",
+                      "--output", str(f / "o.csv")],
+}
+
+
+@pytest.mark.parametrize("command", REPORTING)
+def test_no_report_holds_the_custodians_folders(registry, tmp_path, command):
+    report = tmp_path / "report.json"
+    assert main([*REPORTING[command](tmp_path), "--report", str(report)]) == 0
+    assert str(tmp_path) not in report.read_text()

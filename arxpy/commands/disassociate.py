@@ -224,7 +224,7 @@ def _write_outputs(args: argparse.Namespace, release, report: dict[str, Any],
                           codes_column(args), args.delimiter)
     if targets:
         report["reconstructions"] = {
-            "files": [str(t) for t in targets], "item_fill": args.item_fill,
+            "files": [t.name for t in targets], "item_fill": args.item_fill,
             "note": RECONSTRUCTION_NOTE}
     if args.report is not None:
         write_json(args.report, report)

@@ -83,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
             continuous=_attributes(args.continuous, "--continuous"), progress=bar)
     finally:
         bar.close()
-    report = {"data": str(args.data), "class_attribute": args.class_attribute,
+    # The data by file name only: the custodian's folders are no part of a report.
+    report = {"data": args.data.name, "class_attribute": args.class_attribute,
               "max_loss": args.max_loss, **evaluation.to_dict()}
     write_json(args.report, report)
     print(evaluation.table().to_string())
