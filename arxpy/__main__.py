@@ -1,5 +1,3 @@
-import sys
+from arxpy.cli import console_main
 
-from arxpy.cli import main
-
-sys.exit(main())
+console_main()

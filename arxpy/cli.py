@@ -7,9 +7,15 @@ with status 2; they never show a traceback.
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
+import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
+from types import FrameType
+from typing import NoReturn
 
 from arxpy._version import __version__
 from arxpy.errors import ArxpyError
@@ -27,8 +33,17 @@ INTERRUPTED_LINE = "arxpy: interrupted"
 INTERRUPTED_STATUS = 130
 
 
+class CommandParser(argparse.ArgumentParser):
+    """argparse with the project's one-line errors: a bad option prints
+    ``arxpy: error: ...`` naming it and the command's --help, and exits with status 2
+    (sub-command parsers inherit the class)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"arxpy: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="arxpy",
         description="De-identification workbench for health data. "
         "Without a command, starts the desktop application.",
@@ -60,15 +75,51 @@ def main(argv: Sequence[str] | None = None) -> int:
         return INTERRUPTED_STATUS
 
 
+def console_main() -> NoReturn:
+    """The ``arxpy`` program: :func:`main`, then exit with its status.
+
+    Ctrl-C before :func:`main` takes over, or after it returns, ends with the same line
+    and status as during the run. Python would otherwise ignore it while it runs its
+    exit handlers (exit 0) or, once its teardown has reset the signal (half a second
+    after scikit-learn or statsmodels were loaded), die by it without a word.
+    """
+    signal.signal(signal.SIGINT, _interrupted_outside_main)  # main restores it on return
+    status = main()
+    if "PySide6.QtWidgets" in sys.modules or _threads_still_working():
+        sys.exit(status)  # Qt saves settings as its objects go; threads are waited for
+    atexit._run_exitfuncs()  # temporary folders, loggers, engines' sessions
+    _flush_streams()
+    os._exit(status)  # every output is complete: skip the module teardown
+
+
+def _threads_still_working() -> bool:
+    return any(t.is_alive() and not t.daemon for t in threading.enumerate()
+               if t is not threading.main_thread())
+
+
+def _flush_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:  # a signal may land inside a write: then that stream stays as it is
+            stream.flush()
+        except (OSError, RuntimeError, ValueError):
+            pass
+
+
+def _interrupted_outside_main(_signum: int, _frame: FrameType | None) -> None:
+    _flush_streams()
+    os.write(2, f"{INTERRUPTED_LINE}\n".encode())  # not the buffered (re-entrant) stderr
+    os._exit(INTERRUPTED_STATUS)
+
+
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if not _names_command(parser, argv):
         argv = ["gui", *argv]  # `arxpy [PROJECT] [--example]` starts the GUI
     args = parser.parse_args(argv)
-    from arxpy.commands.options import refuse_overwriting_inputs
+    from arxpy.commands.files import refuse_overwriting_inputs
 
-    refuse_overwriting_inputs(args)
+    refuse_overwriting_inputs(parser, args)
     return int(args.func(args) or 0)
 
 
@@ -82,4 +133,4 @@ def _names_command(parser: argparse.ArgumentParser, argv: list[str]) -> bool:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()

@@ -57,6 +57,9 @@ COLUMNS = (
     "County", "Length of stay", "Admission quarter", "Charge",
 )  # fmt: skip
 DEFAULT_RECORDS = 40_000
+#: Most records generated: 50 times the default (a million take about 1.4 GB and 20 s),
+#: so a typo cannot exhaust the machine's memory.
+MAX_RECORDS = 2_000_000
 DEFAULT_SEED = 2014
 #: How a missing Ethnicity or Race is recorded (kept as its own value, never NaN).
 MISSING = "NA"
@@ -181,8 +184,10 @@ def generate_example(records: int = DEFAULT_RECORDS, seed: int = DEFAULT_SEED) -
     quarter one of :data:`QUARTERS`; Ethnicity and Race contain ``"NA"`` at a rate of
     about 1-2 %.
     """
-    if isinstance(records, bool) or not isinstance(records, int) or records < 1:
-        raise ConfigurationError(f"Number of example records must be 1 or more, got {records}.")
+    if isinstance(records, bool) or not isinstance(records, int) or \
+            not 1 <= records <= MAX_RECORDS:
+        raise ConfigurationError(
+            f"Number of example records must be from 1 to {MAX_RECORDS:,}, got {records}.")
     rng = np.random.default_rng(seed)
     ref = _reference()
     hospital = _draw(rng, ref.discharges, records)

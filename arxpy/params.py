@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -62,6 +62,10 @@ class Param:
     step: str = ""
     #: Where a required parameter starts in a form (a project file must still give it).
     suggested: Any = None
+    #: ``reads_files(value)``: the files a value names that a run reads (a policy's
+    #: ``file:U.json``), so the command line never writes an output over them.
+    reads_files: Callable[[Any], list[Any]] | None = field(default=None, compare=False,
+                                                            repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -178,6 +182,11 @@ def _check_attributes(param: Param, value: Any, owner: str) -> tuple[str, ...]:
             not all(isinstance(v, str) and v for v in value):
         raise ConfigurationError(
             f"{owner}: {param.name} must be a list of attribute names, got {value!r}.")
+    twice = sorted({name for name in value if list(value).count(name) > 1})
+    if twice:  # a name given twice would count or publish the attribute twice
+        raise ConfigurationError(
+            f"{owner}: {param.name} names '{twice[0]}' more than once; list each "
+            "attribute once.")
     return tuple(value)
 
 

@@ -82,7 +82,7 @@ def test_smoke_test_refuses_to_export_over_the_project(tmp_path, capsys):
     project = tmp_path / "study.arxpy"
     project.write_bytes(b"the custodian's project")
     assert main(["gui", str(project), "--smoke-test", str(project)]) == 2
-    assert "would destroy the project" in capsys.readouterr().err
+    assert "is the same file as project" in capsys.readouterr().err
     assert project.read_bytes() == b"the custodian's project"
 
 

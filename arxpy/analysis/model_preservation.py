@@ -86,6 +86,10 @@ class ModelSpec:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ModelSpec:
+        if not isinstance(d, Mapping):
+            raise ConfigurationError(
+                f"Each analysis is an object such as {{\"type\": \"ols\", \"response\": "
+                f"..., \"covariates\": [...]}}, not {d!r}.")
         known = {f for f in cls.__dataclass_fields__}
         unknown = sorted(set(d) - known)
         if unknown:
@@ -93,7 +97,9 @@ class ModelSpec:
                 f"Analysis '{d.get('name', '?')}': unknown key {unknown[0]!r}; keys are "
                 f"{', '.join(sorted(known))}.")
         values = dict(d)
-        values.setdefault("name", values.get("type", "model"))
+        kind = values.get("type")
+        values.setdefault("name", kind if isinstance(kind, str) else "model")
+        _check_value_types(values)
         values["covariates"] = tuple(values.get("covariates", ()))
         categorical = values.get("categorical", {})
         if isinstance(categorical, list):  # a list of names: default references
@@ -119,6 +125,52 @@ class ModelSpec:
         if self.filter is not None:
             used.append(self.filter["column"])
         return [c for c in dict.fromkeys(used) if c]
+
+
+def _check_value_types(values: Mapping[str, Any]) -> None:
+    """Refuse a value of the wrong JSON type, naming the analysis, the key and what fits
+    (a hand-written analyses file is read by code that trusts the types)."""
+    name = values["name"]
+    where = f"Analysis {name!r}" if isinstance(name, str) else "An analysis"
+    problems = [(key, "text") for key in ("name", "type", "response", "time", "event")
+                if values.get(key) is not None and not isinstance(values[key], str)]
+    if not _names(values.get("covariates", [])):
+        problems.append(("covariates", "a list of attribute names"))
+    if not _references(values.get("categorical", {})):
+        problems.append(("categorical", 'a list of names or {"name": reference level}'))
+    row_filter = values.get("filter")
+    if row_filter is not None and not (isinstance(row_filter, Mapping) and isinstance(
+            row_filter.get("column"), str) and _scalar(row_filter.get("equals"))):
+        problems.append(("filter", '{"column": name, "equals": value}'))
+    if "event_value" in values and not _scalar(values["event_value"]):
+        problems.append(("event_value", "a value such as 1 or \"dead\""))
+    threshold = values.get("threshold")
+    if threshold is not None and not _finite_number(threshold):
+        problems.append(("threshold", "a finite number"))
+    if problems:
+        key, expected = problems[0]
+        raise ConfigurationError(f"{where}: '{key}' must be {expected}, not {values[key]!r}.")
+
+
+def _names(value: Any) -> bool:
+    return isinstance(value, list | tuple) and all(isinstance(v, str) and v for v in value)
+
+
+def _references(value: Any) -> bool:
+    """A list of names, or names mapped to a reference level (or null)."""
+    if isinstance(value, Mapping):
+        return _names(list(value)) and all(v is None or isinstance(v, str)
+                                           for v in value.values())
+    return _names(value)
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool)
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) \
+        and math.isfinite(value)
 
 
 def read_analyses(path: str | Path) -> list[ModelSpec]:

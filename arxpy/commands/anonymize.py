@@ -15,12 +15,14 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from arxpy.commands.files import add_output_option
 from arxpy.commands.options import (
     ProgressBar,
     add_attribute_arguments,
     add_data_arguments,
     add_privacy_arguments,
     add_search_arguments,
+    file_sha256,
     load_configuration,
     load_inputs,
     write_json,
@@ -41,8 +43,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--class-attribute", metavar="ATTR",
                         help="target attribute of the classification metric (same as "
                         "--metric classification:ATTR)")
-    parser.add_argument("--output", type=Path, metavar="OUT.csv", help="write the anonymized data")
-    parser.add_argument("--report", type=Path, metavar="REPORT.json", help="write a JSON report")
+    add_output_option(parser, "--output", type=Path, metavar="OUT.csv",
+                      help="write the anonymized data")
+    add_output_option(parser, "--report", type=Path, metavar="REPORT.json",
+                      help="write a JSON report")
     parser.add_argument("--neutralize-formulas", action="store_true",
                         help="prefix with ' the output cells a spreadsheet would run as "
                         "formulas (values starting with =, +, -, @, tab or CR)")
@@ -208,13 +212,3 @@ def run_on_engine(args: argparse.Namespace) -> int:
 def _output_delimiter(args: argparse.Namespace) -> str:
     return "\t" if args.output.suffix.lower() == ".tsv" else args.delimiter or ";"
 
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file's bytes, read in blocks (the output may be larger than memory)."""
-    import hashlib
-
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 22):
-            digest.update(block)
-    return digest.hexdigest()

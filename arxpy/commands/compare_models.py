@@ -9,13 +9,17 @@ release stands for every repetition; its quasi-identifiers default to the analys
 covariates (the outcomes stay as they are), and models read intervals as midpoints.
 Report (a contract): ``results`` lists one entry per (method, k) with, per model,
 ``pct_sig_changed``, ``pct_dir_changed``, ``pct_outside_ci`` and ``pct_outside_ci_sig``
-(each ``mean``, ``sd``, ``per_repetition``) and ``fit_failures``.
+(each ``mean``, ``sd``, ``per_repetition``) and ``fit_failures``, and the method's
+``parameters`` and ``seeds``; the report names the input by file name only and carries
+its hashes, the analyses file's hash and the software ``versions``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +31,20 @@ from arxpy.commands.condense import (
     add_condensation_arguments,
     method_parameters,
 )
-from arxpy.commands.options import ProgressBar, read_data_option, write_json
+from arxpy.commands.files import add_input_option, add_output_option
+from arxpy.commands.options import (
+    ProgressBar,
+    delimiter_option,
+    read_data_option,
+    seed_option,
+    write_json,
+)
 from arxpy.errors import ConfigurationError
 
 #: The k-anonymity baseline's name here (the paper's "commercial" tool, spec 000 §2.5).
 BASELINE = "k-anonymity"
+#: Most repetitions per method and k: ten times the paper's 100, as in the GUI.
+MAX_REPEATS = 1000
 #: Methods compare-models runs: CLI name -> registered method.
 COMPARED = {**METHODS, BASELINE: "k-anonymity-baseline"}
 
@@ -43,19 +56,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Fit the declared linear, logistic and Cox models on the original and "
         "on anonymized tables and report how often coefficients change significance, "
         "direction, or leave the original 95%% confidence interval (Gal et al. 2014).")
-    parser.add_argument("--original", type=Path, required=True, metavar="IN.csv")
-    parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
+    add_input_option(parser, "--original", type=Path, required=True, metavar="IN.csv")
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
+                        help="field delimiter (default: detected); 'tab' for a tab")
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--anonymized", type=Path, nargs="+", metavar="OUT.csv",
-                        help="anonymized tables (each one repetition)")
+    add_input_option(source, "--anonymized", type=Path, nargs="+", metavar="OUT.csv",
+                     help="anonymized tables (each one repetition)")
     source.add_argument("--methods", metavar="M[,M...]",
                         help=f"methods to run: {','.join(COMPARED)}")
     parser.add_argument("--k", default="100", metavar="K[,K...]", help="group sizes to run")
-    parser.add_argument("--analyses", type=Path, required=True, metavar="analyses.json")
+    add_input_option(parser, "--analyses", type=Path, required=True, metavar="analyses.json")
     parser.add_argument("--repeats", type=int, default=100, metavar="R",
-                        help="repetitions per method and k (default 100, as in the paper)")
+                        help="repetitions per method and k (1 to 1000; default 100, as in "
+                        "the paper)")
     parser.add_argument("--alpha", type=float, default=0.05)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the first repetition")
+    parser.add_argument("--seed", type=seed_option, default=0, help="seed of the first repetition")
     add_condensation_arguments(parser)
     baseline = parser.add_argument_group("k-anonymity baseline")
     baseline.add_argument("--quasi-identifiers", metavar="A[,B...]",
@@ -63,9 +78,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "of the analyses)")
     baseline.add_argument("--suppression-limit", type=float, default=0.05, metavar="F",
                           help="share of records the baseline may suppress (default 0.05)")
-    parser.add_argument("--report", type=Path, required=True, metavar="R.json")
-    parser.add_argument("--csv", type=Path, metavar="long.csv",
-                        help="every metric of every repetition, one per line")
+    add_output_option(parser, "--report", type=Path, required=True, metavar="R.json")
+    add_output_option(parser, "--csv", type=Path, metavar="long.csv",
+                      help="every metric of every repetition, one per line")
     parser.set_defaults(func=run, no_shuffle=False)
 
 
@@ -111,10 +126,34 @@ def _baseline_parameters(args, analyses, frame, k: int) -> dict[str, Any]:
     return {"k": k, "quasi_identifiers": chosen, "suppression_limit": args.suppression_limit}
 
 
+@dataclass
+class _Runs:
+    """The anonymized tables of one method at one k (or the ``--anonymized`` files), in
+    input order, with what produced them: the method's parameters as it ran (its seed
+    aside) and each repetition's seed."""
+
+    method: str
+    k: int | None
+    tables: list[pd.DataFrame] = field(default_factory=list)
+    seconds: float | None = None
+    parameters: dict[str, Any] | None = None
+    seeds: list[int | None] = field(default_factory=list)
+
+    def add(self, release) -> None:
+        from arxpy.analysis.condensation_report import input_order
+
+        # Back to input order: conditional privacy pairs by position (spec §3).
+        self.tables.append(input_order(release))
+        self.seconds = (self.seconds or 0.0) + release.elapsed_seconds
+        self.seeds.append(release.seed)
+        if self.parameters is None:  # as JSON holds them (tuples as lists, numbers plain)
+            plain = json.loads(json.dumps(dict(release.parameters), default=str))
+            self.parameters = {k: v for k, v in plain.items() if k != "seed"}
+
+
 def _anonymized_runs(args, frame, definition, analyses, progress):
-    """(method, k, tables in input order, seconds) for every method and k, R times each
-    (a deterministic method runs once; its table stands for every repetition)."""
-    from arxpy.analysis.condensation_report import input_order
+    """A :class:`_Runs` for every method and k, R repetitions each (a deterministic
+    method runs once; its table stands for every repetition)."""
     from arxpy.methods import run_method
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -122,48 +161,47 @@ def _anonymized_runs(args, frame, definition, analyses, progress):
     if unknown:
         raise ConfigurationError(f"Unknown method '{unknown[0]}'; use {', '.join(COMPARED)}.")
     ks = _ints(args.k, "--k")
-    if args.repeats < 1:
-        raise ConfigurationError("--repeats must be at least 1.")
+    if not 1 <= args.repeats <= MAX_REPEATS:
+        raise ConfigurationError(f"--repeats must be from 1 to {MAX_REPEATS} (every "
+                                 "repetition's table is kept for the comparison).")
     total, done = len(methods) * len(ks) * args.repeats, 0
     for method in methods:
         for k in ks:
-            tables, seconds = [], 0.0
+            runs = _Runs(method, k)
             for r in range(args.repeats):
-                if method == BASELINE and tables:
-                    tables.append(tables[0])
+                if method == BASELINE and runs.tables:
+                    runs.tables.append(runs.tables[0])
                     continue
                 params = (_baseline_parameters(args, analyses, frame, k) if method == BASELINE
                           else method_parameters(args, method, k, args.seed + r))
-                release = run_method(COMPARED[method], frame, definition, params)
-                seconds += release.elapsed_seconds
-                # Back to input order: conditional privacy pairs by position (spec §3).
-                tables.append(input_order(release))
+                runs.add(run_method(COMPARED[method], frame, definition, params))
                 done += 1 if method != BASELINE else args.repeats
                 progress(done / total, f"{method} k={k} repetition {r + 1}")
-            yield method, k, tables, seconds
+            yield runs
 
 
 def run(args: argparse.Namespace) -> int:
     from arxpy.analysis.model_preservation import read_analyses
     from arxpy.commands.condense import load_table
 
-    analyses = read_analyses(args.analyses)
+    try:
+        analyses = read_analyses(args.analyses)
+    except ConfigurationError as exc:  # name the option: the file is the user's to fix
+        raise ConfigurationError(f"--analyses: {exc}") from None
     args.data = args.original
     frame, definition = load_table(args)
     _defaults_from_analyses(args, analyses)
     bar = ProgressBar()
-    results = []
     try:
         if args.anonymized is not None:
-            tables = [read_data_option(p, args.delimiter) for p in args.anonymized]
-            runs = [("anonymized", None, tables, None)]
+            runs = [_Runs("anonymized", None, [read_data_option(p, args.delimiter)
+                                               for p in args.anonymized])]
         else:
             runs = _anonymized_runs(args, frame, definition, analyses, bar)
-        for method, k, tables, seconds in runs:
-            results.append(_evaluate(args, frame, analyses, method, k, tables, seconds))
+        results = [_evaluate(args, frame, analyses, each) for each in runs]
     finally:
         bar.close()
-    report = {"original": str(args.original), "analyses": [a.to_dict() for a in analyses],
+    report = {**_provenance(args, frame), "analyses": [a.to_dict() for a in analyses],
               "alpha": args.alpha, "repeats": args.repeats if args.anonymized is None else
               len(args.anonymized), "seed": args.seed, "results": results}
     if args.csv is not None:
@@ -177,7 +215,25 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _evaluate(args, frame, analyses, method, k, tables, seconds) -> dict[str, Any]:
+def _provenance(args: argparse.Namespace, frame: pd.DataFrame) -> dict[str, Any]:
+    """What a reviewer needs to repeat the comparison: the input by file name (never the
+    custodian's folders) and hash, the analyses file's hash, the anonymized files given,
+    and the software versions."""
+    from arxpy.commands.options import file_sha256
+    from arxpy.release.model import software_versions, table_sha256
+
+    out: dict[str, Any] = {
+        "original": Path(args.original).name, "input_sha256": table_sha256(frame),
+        "original_file_sha256": file_sha256(args.original),
+        "analyses_file": Path(args.analyses).name,
+        "analyses_sha256": file_sha256(args.analyses), "versions": software_versions()}
+    if args.anonymized is not None:
+        out["anonymized"] = [{"file": Path(p).name, "sha256": file_sha256(p)}
+                             for p in args.anonymized]
+    return out
+
+
+def _evaluate(args, frame, analyses, runs: _Runs) -> dict[str, Any]:
     from arxpy.analysis.model_preservation import compare_models
     from arxpy.analysis.release_fidelity import (
         CONDITIONAL_PRIVACY_ESTIMATOR,
@@ -186,6 +242,7 @@ def _evaluate(args, frame, analyses, method, k, tables, seconds) -> dict[str, An
         kaplan_meier_difference,
     )
 
+    tables = runs.tables
     for table in tables:
         if list(table.columns) != list(frame.columns) and \
                 not set(table.columns) <= set(frame.columns):
@@ -195,7 +252,11 @@ def _evaluate(args, frame, analyses, method, k, tables, seconds) -> dict[str, An
     started = time.perf_counter()
     kept = [c for c in frame.columns if c in tables[0].columns]
     preservation = compare_models(frame, tables, analyses, args.alpha)
-    entry: dict[str, Any] = {"method": method, "k": k, **preservation.to_dict()}
+    entry: dict[str, Any] = {"method": runs.method, "k": runs.k,
+                             "parameters": runs.parameters,
+                             "seeds": runs.seeds if any(s is not None for s in runs.seeds)
+                             else None,
+                             **preservation.to_dict()}
     entry["basic_statistics"] = basic_statistics(frame[kept], tables[0][kept]) \
         .replace([np.inf, -np.inf], np.nan).astype(object).where(lambda t: t.notna(), None) \
         .to_dict(orient="records")
@@ -212,7 +273,7 @@ def _evaluate(args, frame, analyses, method, k, tables, seconds) -> dict[str, An
             entry["kaplan_meier_max_difference"] = float(np.mean(
                 [kaplan_meier_difference(frame, t, args.time, args.status, args.event_value)
                  for t in tables]))
-    entry["elapsed_seconds"] = {"anonymize": seconds,
+    entry["elapsed_seconds"] = {"anonymize": runs.seconds,
                                 "fit": time.perf_counter() - started}
     return entry
 

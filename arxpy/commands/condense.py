@@ -18,7 +18,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from arxpy.commands.options import ProgressBar, read_data_option, write_json
+from arxpy.commands.files import add_input_option, add_output_option
+from arxpy.commands.options import (
+    ProgressBar,
+    delimiter_option,
+    read_data_option,
+    seed_option,
+    write_json,
+)
 from arxpy.errors import ConfigurationError
 
 #: CLI name -> registered method name.
@@ -45,8 +52,8 @@ def add_condensation_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kmeans-iter", type=int, metavar="N")
     parser.add_argument("--kmeans-restarts", type=int, metavar="N")
     parser.add_argument("--small-subset", choices=("error", "suppress", "merge"))
-    parser.add_argument("--types", type=Path, metavar="types.json",
-                        help='attribute kinds, e.g. {"Stage": "categorical"}')
+    add_input_option(parser, "--types", type=Path, metavar="types.json",
+                     help='attribute kinds, e.g. {"Stage": "categorical"}')
     parser.add_argument("--identifying", action="append", default=[], metavar="ATTR",
                         help="removed from the output")
 
@@ -56,18 +63,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "condense", help="condensation / microaggregation for regression and survival analyses",
         description="Replace groups of at least k records by synthetic records that keep "
         "each group's mean and covariance (Gal et al. 2014), or by group means (TFRP, MDAV).")
-    parser.add_argument("--data", type=Path, required=True, metavar="IN.csv")
-    parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
+    add_input_option(parser, "--data", type=Path, required=True, metavar="IN.csv")
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
+                        help="field delimiter (default: detected); 'tab' for a tab")
     parser.add_argument("--method", choices=tuple(METHODS), default="improved")
     parser.add_argument("--k", type=int, default=100, help="smallest group size (default 100)")
     add_condensation_arguments(parser)
-    parser.add_argument("--seed", type=int, help="random seed (default: drawn and reported)")
+    parser.add_argument("--seed", type=seed_option,
+                        help="random seed (default: drawn and reported)")
     parser.add_argument("--no-shuffle", action="store_true",
                         help="keep each synthetic row at its record's position")
-    parser.add_argument("--output", type=Path, required=True, metavar="OUT.csv")
-    parser.add_argument("--groups", type=Path, metavar="GROUPS.csv",
-                        help="write row,group for every input record in input order")
-    parser.add_argument("--report", type=Path, metavar="R.json")
+    add_output_option(parser, "--output", type=Path, required=True, metavar="OUT.csv")
+    add_output_option(parser, "--groups", type=Path, metavar="GROUPS.csv",
+                      help="write row,group for every input record in input order")
+    add_output_option(parser, "--report", type=Path, metavar="R.json")
     parser.set_defaults(func=run)
 
 
@@ -120,23 +129,17 @@ def load_table(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from arxpy.methods import run_method
+    from arxpy.methods import method_from_dict
 
     frame, definition = load_table(args)
-    params = method_parameters(args, args.method, args.k, args.seed)
+    # The declaration checks every setting (k >= 3 among them) before any readout.
+    method = method_from_dict({"name": METHODS[args.method],
+                               **method_parameters(args, args.method, args.k, args.seed)})
     if args.method == "improved":
-        from arxpy.methods.condensation import subset_readout
-
-        if args.status is not None and args.status not in frame.columns:
-            raise ConfigurationError(f"No attribute '{args.status}' for --status.")
-        for subset in subset_readout(frame, args.status, args.k):
-            if subset["warning"]:
-                where = f"{args.status} = {subset['value']}" if args.status else "all records"
-                print(f"arxpy: warning: {where}: {subset['records']} records, "
-                      f"{subset['warning']}", file=sys.stderr)
+        _warn_about_small_subsets(args, frame)
     bar = ProgressBar()
     try:
-        release = run_method(METHODS[args.method], frame, definition, params, progress=bar)
+        release = method.run(frame, definition, progress=bar)
     finally:
         bar.close()
     report = condense_report(args.method, frame, release)
@@ -146,6 +149,19 @@ def run(args: argparse.Namespace) -> int:
           f"{sum(report['clipped'].values())} values clipped) in "
           f"{report['elapsed_seconds']:.2f} s")
     return 0
+
+
+def _warn_about_small_subsets(args: argparse.Namespace, frame) -> None:
+    """Improved condensation groups each status value apart: say where few groups form."""
+    from arxpy.methods.condensation import subset_readout
+
+    if args.status is not None and args.status not in frame.columns:
+        raise ConfigurationError(f"No attribute '{args.status}' for --status.")
+    for subset in subset_readout(frame, args.status, args.k):
+        if subset["warning"]:
+            where = f"{args.status} = {subset['value']}" if args.status else "all records"
+            print(f"arxpy: warning: {where}: {subset['records']} records, "
+                  f"{subset['warning']}", file=sys.stderr)
 
 
 def condense_report(method: str, frame, release) -> dict[str, Any]:

@@ -17,7 +17,14 @@ from typing import Any
 
 import pandas as pd
 
-from arxpy.commands.options import ProgressBar, delimiter_option, read_data_option, write_json
+from arxpy.commands.files import add_input_option, add_output_option, policy_option_paths
+from arxpy.commands.options import (
+    ProgressBar,
+    delimiter_option,
+    read_data_option,
+    seed_option,
+    write_json,
+)
 from arxpy.errors import ConfigurationError
 
 
@@ -31,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Split records into clusters and each cluster's codes into k^m-anonymous "
         "chunks (Loukides et al. 2014): an attacker knowing up to m codes of a patient finds "
         "at least k candidate records, and no code is generalized or suppressed.")
-    parser.add_argument("--data", type=Path, required=True, metavar="D.csv")
+    add_input_option(parser, "--data", type=Path, required=True, metavar="D.csv")
     parser.add_argument("--codes-column", metavar="C", help="column holding the codes")
     layout = parser.add_mutually_exclusive_group()
     layout.add_argument("--id-column", metavar="I", help="record id column (left out)")
@@ -45,42 +52,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--multiset", action="store_true",
                         help="keep repeated codes as code#1, code#2, ...")
     parser.add_argument("--k", type=int, required=True, help="k (at least 2)")
-    parser.add_argument("--m", type=int, default=2, help="m (default 2)")
+    parser.add_argument("--m", type=int, default=2, help="m (default 2, at most 6)")
     parser.add_argument("--max-cluster-size", type=int, metavar="N", help="default 2k")
-    parser.add_argument("--policy", default="none", help=f"utility policy: {POLICY_HELP}")
+    add_input_option(parser, "--policy", default="none", paths=policy_option_paths,
+                     help=f"utility policy: {POLICY_HELP}")
     parser.add_argument("--small-clusters", choices=SMALL_CLUSTER_MODES, default="guard")
     parser.add_argument("--no-refine", action="store_true", help="no shared chunks")
-    parser.add_argument("--sensitive-codes", type=Path, metavar="S.txt",
-                        help="codes always put in item chunks (l-diversity variant)")
+    add_input_option(parser, "--sensitive-codes", type=Path, metavar="S.txt",
+                     help="codes always put in item chunks (l-diversity variant)")
     parser.add_argument("--l", type=int, metavar="L",
                         help="smallest cluster with sensitive codes (default k)")
-    parser.add_argument("--seed", type=int,
+    parser.add_argument("--seed", type=seed_option,
                         help="seed of the shuffles; keep it secret (default: drawn, reported)")
-    parser.add_argument("--output", type=Path, required=True, metavar="OUT.json",
-                        help="the published document")
-    parser.add_argument("--reconstruct", type=Path, metavar="OUT.csv",
-                        help="write synthetic possible originals (not the real data)")
+    add_output_option(parser, "--output", type=Path, required=True, metavar="OUT.json",
+                      help="the published document")
+    add_output_option(parser, "--reconstruct", type=Path, metavar="OUT.csv",
+                      paths=lambda value, args: reconstruction_paths(args),
+                      help="write synthetic possible originals (not the real data)")
     parser.add_argument("--reconstructions", type=int, default=1, metavar="R",
-                        help="how many (OUT-1.csv ... OUT-R.csv when R > 1)")
+                        help="how many, at most 100 (OUT-1.csv ... OUT-R.csv when R > 1)")
     parser.add_argument("--item-fill", choices=ITEM_FILLS, default="one",
                         help="records receiving an item-chunk code in a reconstruction")
-    parser.add_argument("--report", type=Path, metavar="R.json")
+    add_output_option(parser, "--report", type=Path, metavar="R.json")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from arxpy.data.definition import DataDefinition
+    from arxpy.data.disassociated import MAX_RECONSTRUCTIONS
     from arxpy.methods.disassociation import Disassociation
 
-    if args.reconstructions < 1:
-        raise ConfigurationError("--reconstructions must be at least 1.")
+    if not 1 <= args.reconstructions <= MAX_RECONSTRUCTIONS:
+        raise ConfigurationError(
+            f"--reconstructions must be at least 1 and at most {MAX_RECONSTRUCTIONS}.")
     frame = read_code_table(args)
     method = Disassociation(**method_parameters(args))
     warning = method.cost_warning()
     if warning:
         print(f"arxpy: warning: {warning}", file=sys.stderr)
     targets = reconstruction_paths(args)
-    _refuse_overwriting(args, targets)
     bar = ProgressBar()
     try:
         release = method.run(frame, DataDefinition.for_columns(frame.columns), progress=bar)
@@ -175,16 +185,6 @@ def reconstruction_paths(args: argparse.Namespace) -> list[Path]:
     return [] if args.reconstruct is None else paths(args.reconstruct, args.reconstructions)
 
 
-def _refuse_overwriting(args: argparse.Namespace, targets: list[Path]) -> None:
-    others = {"--data": args.data, "--output": args.output, "--report": args.report}
-    for target in targets:
-        for option, path in others.items():
-            if path is not None and Path(path).resolve() == target.resolve():
-                raise ConfigurationError(
-                    f"--reconstruct '{target}' is the same file as {option} '{path}'; choose "
-                    "another name.")
-
-
 def disassociation_report(method, sets, release) -> dict[str, Any]:
     """The contract keys, input statistics, structure, timings and provenance."""
     from arxpy.methods.disassociation import CAVEAT, published_figures
@@ -224,7 +224,7 @@ def _write_outputs(args: argparse.Namespace, release, report: dict[str, Any],
                           codes_column(args), args.delimiter)
     if targets:
         report["reconstructions"] = {
-            "files": [str(t) for t in targets], "item_fill": args.item_fill,
+            "files": [t.name for t in targets], "item_fill": args.item_fill,
             "note": RECONSTRUCTION_NOTE}
     if args.report is not None:
         write_json(args.report, report)

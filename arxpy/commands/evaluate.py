@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from arxpy.commands.files import add_input_option, add_output_option
 from arxpy.commands.options import (
     METRICS,
     STRATEGIES,
@@ -64,15 +65,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--method", metavar="METHOD",
                         help="evaluate the release of another registered method instead "
                         "(arxpy methods lists them), e.g. mdav, intervals, kpbms, condensation")
-    parser.add_argument("--method-param", action="append", default=[], metavar="NAME=VALUE",
-                        help="a parameter of --method, read as its declaration says "
-                        "(arxpy run METHOD --help lists them), e.g. k=5")
+    add_input_option(parser, "--method-param", action="append", default=[],
+                     metavar="NAME=VALUE", paths=method_param_paths,
+                     help="a parameter of --method, read as its declaration says "
+                     "(arxpy run METHOD --help lists them), e.g. k=5")
     add_classifier_arguments(parser)
-    parser.add_argument("--report", type=Path, required=True, metavar="R.json",
-                        help="write the JSON report")
-    parser.add_argument("--plots", type=Path, metavar="DIR",
-                        help="write ROC and precision-recall curves as PNGs")
+    add_output_option(parser, "--report", type=Path, required=True, metavar="R.json",
+                      help="write the JSON report")
+    add_output_option(parser, "--plots", type=Path, metavar="DIR",
+                      help="write ROC and precision-recall curves as PNGs")
     parser.set_defaults(func=run)
+
+
+def method_param_paths(value: Any, args: argparse.Namespace) -> list[Path]:
+    """Files that ``--method-param`` values name where ``--method`` declares that its
+    parameter reads files (a disassociation's ``policy=file:U.json``)."""
+    from arxpy.methods import method_classes
+
+    cls = method_classes().get(getattr(args, "method", None) or "")
+    if cls is None:
+        return []
+    declared = {p.name: p for p in cls.params}
+    paths = []
+    for item in value or []:
+        name, _, text = item.partition("=")
+        param = declared.get(name.strip().replace("-", "_"))
+        if param is not None and param.reads_files is not None:
+            paths += [Path(p) for p in param.reads_files(text.strip())]
+    return paths
 
 
 def _value(text: str) -> Any:

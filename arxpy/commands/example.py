@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arxpy.example import DEFAULT_RECORDS, DEFAULT_SEED, HIERARCHY_FOLDER
+from arxpy.commands.files import add_output_option
+from arxpy.commands.options import seed_option
+from arxpy.example import DEFAULT_RECORDS, DEFAULT_SEED, HIERARCHY_FOLDER, MAX_RECORDS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,16 +18,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "discharge.csv, one ARX-format hierarchy per quasi-identifier in "
         f"{HIERARCHY_FOLDER}/ and the ready project discharge.arxpy to DIR.",
     )
-    parser.add_argument(
-        "--output", "-o", required=True, type=Path, metavar="DIR",
+    add_output_option(
+        parser, "--output", "-o", required=True, type=Path, metavar="DIR",
         help="directory to write to (created if missing)",
     )  # fmt: skip
     parser.add_argument(
         "--records", type=int, default=DEFAULT_RECORDS, metavar="N",
-        help=f"number of records (default {DEFAULT_RECORDS:,})",
+        help=f"number of records (1 to {MAX_RECORDS:,}, default {DEFAULT_RECORDS:,})",
     )  # fmt: skip
     parser.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED,
+        "--seed", type=seed_option, default=DEFAULT_SEED,
         help=f"random seed; the same seed gives the same data (default {DEFAULT_SEED})",
     )  # fmt: skip
     parser.add_argument(

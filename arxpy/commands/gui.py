@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arxpy.errors import ConfigurationError
+from arxpy.commands.files import add_input_option, add_output_option
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("gui", help="start the desktop application (the default)")
-    parser.add_argument("project", nargs="?", type=Path, help="an .arxpy project to open")
+    add_input_option(parser, "project", nargs="?", type=Path, help="an .arxpy project to open")
     parser.add_argument(
         "--example", action="store_true", help="open the bundled patient-discharge example"
     )
@@ -22,8 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--startup-time", action="store_true",
         help="print the seconds from process start until the window is usable, then quit",
     )  # fmt: skip
-    only_one.add_argument(
-        "--smoke-test", type=Path, metavar="OUT", dest="smoke_output",
+    add_output_option(
+        only_one, "--smoke-test", type=Path, metavar="OUT", dest="smoke_output",
         help="anonymize the opened project with its settings, export the result to OUT "
         "(.csv or .xlsx) and quit; exit status 1 if any step fails",
     )  # fmt: skip
@@ -33,20 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from arxpy.gui.app import run_app  # Qt is imported only when the GUI starts
 
-    _refuse_exporting_over_project(args.project, args.smoke_output)
-
     checks = {"startup_time": True} if args.startup_time else {}
     if args.smoke_output is not None:
         checks["smoke_output"] = args.smoke_output
     return run_app(project_path=args.project, example=args.example, **checks)
 
-
-def _refuse_exporting_over_project(project: Path | None, output: Path | None) -> None:
-    if project is None or output is None:
-        return
-    same = (project.samefile(output) if project.exists() and output.exists()
-            else project.resolve() == output.resolve())
-    if same:
-        raise ConfigurationError(
-            f"--smoke-test '{output}' is the project file; exporting there would destroy "
-            "the project. Choose another name.")

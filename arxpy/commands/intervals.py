@@ -3,13 +3,16 @@
 
 ``intervals`` writes every input column with each boxed attribute A replaced by ``A_lo``
 and ``A_hi``; its report has ``k``, ``records``, ``boxes``, ``min_box_size``,
-``leftovers``, ``nesting`` (attribute -> bool) and ``elapsed_seconds`` (contract keys).
+``leftovers``, ``nesting`` (attribute -> bool) and ``elapsed_seconds`` (contract keys),
+then ``output_file_sha256`` (the written file's SHA-256) and the parameters, whose seed
+``--order random`` draws when none is given.
 ``interval-stats`` reports, per statistic, ``lo``, ``hi``, ``width`` and ``flag``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arxpy.commands.files import add_input_option, add_output_option
+from arxpy.commands.options import delimiter_option, seed_option
 from arxpy.errors import ConfigurationError
 
 
@@ -34,8 +39,9 @@ def _register_intervals(subparsers: argparse._SubParsersAction) -> None:
         "numeric attributes become a box that at least k records share, shaped to keep a "
         "target statistic narrow. With --max-width, finds the largest k whose statistic "
         "widths stay within the limits (utility-constrained mode).")
-    parser.add_argument("--data", type=Path, required=True, metavar="CSV")
-    parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
+    add_input_option(parser, "--data", type=Path, required=True, metavar="CSV")
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
+                        help="field delimiter (default: detected); 'tab' for a tab")
     parser.add_argument("--attributes", required=True, metavar="A,B",
                         help="numeric attributes to box")
     parser.add_argument("--k", type=int, metavar="K",
@@ -51,7 +57,7 @@ def _register_intervals(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--eps", type=float, default=1e-6, help="gradient floor (default 1e-6)")
     parser.add_argument("--neighbours", choices=NEIGHBOURS, default="auto",
                         help="neighbour search (default auto)")
-    parser.add_argument("--seed", type=int, help="seed of --order random")
+    parser.add_argument("--seed", type=seed_option, help="seed of --order random")
     parser.add_argument("--max-width", metavar="LIMITS",
                         help='utility-constrained mode: width limits, e.g. '
                         '"mean:A=5,variance:A=10" (also sd, median, iqr, skewness, cov:A,B, '
@@ -62,8 +68,8 @@ def _register_intervals(subparsers: argparse._SubParsersAction) -> None:
                         help="variance divisor n - ddof for --max-width (default 0)")
     parser.add_argument("--interval-text", action="store_true",
                         help='also keep A as "[lo, hi]" text next to A_lo and A_hi')
-    parser.add_argument("--output", type=Path, required=True, metavar="OUT.csv")
-    parser.add_argument("--report", type=Path, metavar="R.json")
+    add_output_option(parser, "--output", type=Path, required=True, metavar="OUT.csv")
+    add_output_option(parser, "--report", type=Path, metavar="R.json")
     parser.set_defaults(func=run_intervals)
 
 
@@ -72,9 +78,9 @@ def _register_stats(subparsers: argparse._SubParsersAction) -> None:
         "interval-stats", help="interval statistics of interval data (A_lo/A_hi columns)",
         description="Ranges of statistics over every dataset consistent with the intervals "
         "(guaranteed to contain the true value), each flagged exact or outer.")
-    parser.add_argument("--data", type=Path, required=True, metavar="CSV",
-                        help='interval data: A_lo and A_hi columns, or A as "[lo, hi]"')
-    parser.add_argument("--delimiter", metavar="C")
+    add_input_option(parser, "--data", type=Path, required=True, metavar="CSV",
+                     help='interval data: A_lo and A_hi columns, or A as "[lo, hi]"')
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option)
     parser.add_argument("--attributes", required=True, metavar="A[,B]")
     parser.add_argument("--stats", default="mean,variance", metavar="LIST",
                         help="mean,variance,sd,median,q:0.9,gmean,hmean,cv,iqr,skewness,"
@@ -85,7 +91,7 @@ def _register_stats(subparsers: argparse._SubParsersAction) -> None:
                         help="largest vertex enumeration for exact bounds (default 200000)")
     parser.add_argument("--k0", type=float,
                         help="confidence-limit factor (default t quantile / sqrt(n))")
-    parser.add_argument("--report", type=Path, required=True, metavar="S.json")
+    add_output_option(parser, "--report", type=Path, required=True, metavar="S.json")
     parser.set_defaults(func=run_stats)
 
 
@@ -113,13 +119,14 @@ def parse_limits(text: str) -> dict[str, float]:
 
 
 def run_intervals(args: argparse.Namespace) -> int:
-    from arxpy.commands.options import ProgressBar, read_data_option, write_json
+    from arxpy.commands.options import ProgressBar, file_sha256, read_data_option, write_json
     from arxpy.data.definition import DataDefinition
 
     started = time.perf_counter()
     attributes = _names(args.attributes, "--attributes")
     if args.k is None and args.max_width is None:
         raise ConfigurationError("Give --k K, or --max-width LIMITS to find the largest k.")
+    _draw_a_seed_for_random_order(args)
     frame = read_data_option(args.data, args.delimiter)
     definition = DataDefinition.for_columns(frame.columns)
     bar = ProgressBar()
@@ -146,11 +153,22 @@ def run_intervals(args: argparse.Namespace) -> int:
     _write_output(out, args.output)
     report = intervals_report(method, boxes, release, frame, sweep,
                               time.perf_counter() - started)
+    report["output_file_sha256"] = file_sha256(args.output)
     if args.report is not None:
         write_json(args.report, report)
     print(f"k = {report['k']}: {report['boxes']} boxes over {report['records']} records, "
           f"smallest box {report['min_box_size']}, {report['leftovers']} leftovers merged.")
     return 0
+
+
+def _draw_a_seed_for_random_order(args: argparse.Namespace) -> None:
+    """``--order random`` without ``--seed``: draw one, so the report can repeat the run."""
+    from arxpy.commands.options import drawn_seed
+
+    if args.order == "random" and args.seed is None:
+        args.seed = drawn_seed()
+        print(f"arxpy: note: --order random drew --seed {args.seed} (in the report); give "
+              "it to repeat this run", file=sys.stderr)
 
 
 def _method(args: argparse.Namespace, attributes: list[str], k: int):

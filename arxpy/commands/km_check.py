@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from arxpy.commands.files import add_input_option, add_output_option
+
 #: Violations printed on the terminal (the report lists them all).
 SHOWN = 20
 
@@ -23,11 +25,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "cluster has at least k records, and in every record chunk and shared chunk each "
         "itemset of 1..m codes that occurs occurs in at least k subrecords. Exit 0 when "
         "k^m-anonymous, 1 with the violations listed, 2 for an invalid file.")
-    parser.add_argument("--published", type=Path, required=True, metavar="OUT.json")
+    add_input_option(parser, "--published", type=Path, required=True, metavar="OUT.json")
     parser.add_argument("--k", type=int, required=True, metavar="K")
-    parser.add_argument("--m", type=int, required=True, metavar="M")
-    parser.add_argument("--report", type=Path, metavar="R.json",
-                        help="write the verdict and every violation as JSON")
+    parser.add_argument("--m", type=int, required=True, metavar="M",
+                        help="largest itemset an attacker knows (1 to 6)")
+    add_output_option(parser, "--report", type=Path, metavar="R.json",
+                      help="write the verdict and every violation as JSON")
     parser.set_defaults(func=run)
 
 

@@ -5,7 +5,9 @@ Report keys ``selected_features`` (most important first), ``loss``, ``k``,
 ``records_in``, ``records_out``, ``patterns_removed``, ``patterns_trimmed``,
 ``homogeneous_groups`` and ``elapsed_seconds`` are a contract for scripts. When no
 feature prefix keeps the loss within ``--max-loss`` the command prints one line, exits
-with status 2 and writes no output table (the report, if asked, holds the trace).
+with status 2 and writes no output table (the report, if asked, holds the trace). The
+per-pattern table leaves the patterns' feature values out (they name the small cells
+that were suppressed) unless ``--include-patterns`` asks for them.
 """
 
 from __future__ import annotations
@@ -16,18 +18,32 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arxpy.commands.options import ProgressBar, read_data_option, write_json
+from arxpy.commands.files import add_input_option, add_output_option
+from arxpy.commands.options import (
+    ProgressBar,
+    delimiter_option,
+    read_data_option,
+    seed_option,
+    write_json,
+)
+from arxpy.errors import ConfigurationError
 
 
-def _attributes(text: str | None) -> list[str] | None:
+def _attributes(text: str | None, option: str = "--qi") -> list[str] | None:
+    """Comma-separated attribute names; ConfigurationError for a name given twice."""
     if text is None:
         return None
-    return [a.strip() for a in text.split(",") if a.strip()]
+    names = [a.strip() for a in text.split(",") if a.strip()]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ConfigurationError(
+            f"{option} names '{twice[0]}' more than once; list each attribute once.")
+    return names
 
 
 def discretization(text: str) -> tuple[str, int]:
-    """``mdl``, ``none`` or ``eqfreq[:B]`` as (how, bins)."""
-    from arxpy.data.discretization import DEFAULT_BINS
+    """``mdl``, ``none`` or ``eqfreq[:B]`` as (how, bins), B from 2 to MAX_BINS."""
+    from arxpy.data.discretization import DEFAULT_BINS, MAX_BINS
 
     how, _, bins = text.partition(":")
     if how in ("mdl", "none") and not bins:
@@ -37,16 +53,17 @@ def discretization(text: str) -> tuple[str, int]:
             count = int(bins) if bins else DEFAULT_BINS
         except ValueError:
             count = 0
-        if count >= 2:
+        if 2 <= count <= MAX_BINS:
             return how, count
     raise argparse.ArgumentTypeError(
-        f"use mdl, none or eqfreq:B with B at least 2 bins, got {text!r}")
+        f"use mdl, none or eqfreq:B with B from 2 to {MAX_BINS} bins, got {text!r}")
 
 
 def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
     """The method settings shared by ``kpbms`` and ``kpbms-evaluate``."""
-    parser.add_argument("--data", type=Path, required=True, metavar="D.csv")
-    parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
+    add_input_option(parser, "--data", type=Path, required=True, metavar="D.csv")
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
+                        help="field delimiter (default: detected); 'tab' for a tab")
     parser.add_argument("--class-attribute", required=True, metavar="C",
                         help="the attribute classifiers will predict")
     parser.add_argument("--qi", metavar="A,B,...",
@@ -54,7 +71,7 @@ def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--discretize", type=discretization, default="mdl",
                         metavar="mdl|none|eqfreq:B",
                         help="MDL cuts for continuous attributes (default), B "
-                        "equal-frequency bins, or none")
+                        "equal-frequency bins (2 to 1000), or none")
     parser.add_argument("--continuous", metavar="A,B,...",
                         help="attributes to discretize (default: numeric ones with a "
                         "fractional value or more than 20 distinct values)")
@@ -65,7 +82,7 @@ def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cv-folds", type=int, default=10, metavar="F",
                         help="CV-PBCA folds in feature selection (0: resubstitution)")
     parser.add_argument("--redundancy", choices=("ge", "equal"), default="ge")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_option, default=0)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -77,10 +94,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(Aristodimou et al. 2016).")
     add_kpbms_arguments(parser)
     parser.add_argument("--k", type=int, default=5, help="smallest group (default 5)")
-    parser.add_argument("--output", type=Path, required=True, metavar="OUT.csv")
-    parser.add_argument("--report", type=Path, metavar="R.json")
-    parser.add_argument("--redact-patterns", action="store_true",
-                        help="leave the pattern values out of the report")
+    add_output_option(parser, "--output", type=Path, required=True, metavar="OUT.csv")
+    add_output_option(parser, "--report", type=Path, metavar="R.json")
+    patterns = parser.add_mutually_exclusive_group()
+    patterns.add_argument("--include-patterns", action="store_true",
+                          help="list each pattern's feature values in the report (they name "
+                          "the small cells that were suppressed; left out by default)")
+    patterns.add_argument("--redact-patterns", action="store_true",
+                          help="leave the pattern values out of the report (the default)")
     parser.set_defaults(func=run)
 
 
@@ -89,7 +110,8 @@ def method_parameters(args: argparse.Namespace, k: int, discretize: str | None =
     """The registered method's parameters from the options."""
     return {"class_attribute": args.class_attribute, "qis": _attributes(args.qi),
             "discretize": discretize or args.discretize[0], "bins": args.discretize[1],
-            "continuous": None if discretize == "none" else _attributes(args.continuous),
+            "continuous": None if discretize == "none" else _attributes(args.continuous,
+                                                                        "--continuous"),
             "k": k, "max_loss": args.max_loss,
             "alpha": args.alpha, "cv_folds": args.cv_folds, "redundancy": args.redundancy,
             "seed": args.seed}
@@ -113,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     finally:
         bar.close()
-    report = kpbms_report(release, redact=args.redact_patterns)
+    report = kpbms_report(release, redact=not args.include_patterns)
     _write_outputs(args, release, report)
     for warning in release.warnings:
         print(f"arxpy: warning: {warning}", file=sys.stderr)
@@ -124,8 +146,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def kpbms_report(release, redact: bool = False) -> dict[str, Any]:
-    """The contract keys, the traces, the per-pattern table and the provenance."""
+def kpbms_report(release, redact: bool = True) -> dict[str, Any]:
+    """The contract keys, the traces, the per-pattern table and the provenance; the
+    patterns' feature values only when ``redact`` is off (they name small cells)."""
     patterns = release.patterns
     if redact:
         patterns = patterns.drop(columns=list(release.selected_features))
@@ -147,7 +170,7 @@ def kpbms_report(release, redact: bool = False) -> dict[str, Any]:
         "cut_points": {a: list(c) for a, c in release.cut_points.items()},
         "selection": release.selection.to_dict(),
         "iterations": [it.to_dict() for it in release.iterations],
-        "patterns": patterns.to_dict("records"),
+        "patterns": patterns.to_dict("records"), "patterns_redacted": redact,
         "release": release.to_dict(),
     }
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from arxpy.commands.files import add_output_option
 from arxpy.commands.kpbms import _attributes, add_kpbms_arguments, method_parameters
 from arxpy.commands.options import ProgressBar, read_data_option, write_json
 from arxpy.errors import ConfigurationError
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--protocol", choices=("paper", "nested"), default="paper",
                         help="paper: anonymize once before CV (leaks); nested: inside folds")
     parser.add_argument("--trees", type=int, default=500, help="random forest trees")
-    parser.add_argument("--report", type=Path, required=True, metavar="E.json")
+    add_output_option(parser, "--report", type=Path, required=True, metavar="E.json")
     parser.set_defaults(func=run)
 
 
@@ -79,10 +80,11 @@ def run(args: argparse.Namespace) -> int:
             kpbms_anonymizer(args), _ints(args.k), classifiers, folds=args.folds,
             protocol=args.protocol, seed=args.seed, alpha=0.05,
             discretization=args.discretize[0], bins=args.discretize[1], trees=args.trees,
-            continuous=_attributes(args.continuous), progress=bar)
+            continuous=_attributes(args.continuous, "--continuous"), progress=bar)
     finally:
         bar.close()
-    report = {"data": str(args.data), "class_attribute": args.class_attribute,
+    # The data by file name only: the custodian's folders are no part of a report.
+    report = {"data": args.data.name, "class_attribute": args.class_attribute,
               "max_loss": args.max_loss, **evaluation.to_dict()}
     write_json(args.report, report)
     print(evaluation.table().to_string())

@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from arxpy.commands.files import add_input_option, assignment_paths
 from arxpy.errors import ConfigurationError
 
 METRICS = ("loss", "dm", "aecs", "entropy", "precision", "height", "kl", "classification")
@@ -37,16 +37,17 @@ METRIC_HELP = ("quality model (default loss): a name (" + ", ".join(METRICS) + "
 def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     """``--project FILE | --data CSV [--delimiter C] --hierarchy ATTR=FILE ...`` and roles."""
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--project", type=Path, metavar="FILE", help="an .arxpy project")
-    source.add_argument("--data", type=Path, metavar="CSV", help="the data as CSV")
+    add_input_option(source, "--project", type=Path, metavar="FILE", help="an .arxpy project")
+    add_input_option(source, "--data", type=Path, metavar="CSV", help="the data as CSV")
     parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter of the data and hierarchy files (default: "
                         "detected for the data, ';' for hierarchies); 'tab' for a tab")
     parser.add_argument("--encoding", metavar="NAME", type=encoding_option,
                         help="text encoding of the data file, e.g. utf-8, cp1252, latin-1 "
                         "(default: detected)")
-    parser.add_argument("--hierarchy", action="append", default=[], metavar="ATTR=FILE",
-                        help="a generalization hierarchy (ARX CSV); makes ATTR a quasi-identifier")
+    add_input_option(parser, "--hierarchy", action="append", default=[], metavar="ATTR=FILE",
+                     paths=assignment_paths,
+                     help="a generalization hierarchy (ARX CSV); makes ATTR a quasi-identifier")
     parser.add_argument("--sensitive", action="append", default=[], metavar="ATTR")
     parser.add_argument("--identifying", action="append", default=[], metavar="ATTR",
                         help="removed from the output")
@@ -124,6 +125,23 @@ def delimiter_option(text: str) -> str:
     return text
 
 
+#: The largest seed the commands take: every random generator they seed accepts it
+#: (scikit-learn's and numpy's legacy ones stop at 2**32 - 1).
+SEED_HIGH = 2**32 - 1
+
+
+def seed_option(text: str) -> int:
+    """argparse type of ``--seed``: a whole number from 0 to :data:`SEED_HIGH`."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= SEED_HIGH:
+        raise argparse.ArgumentTypeError(
+            f"a seed is a whole number from 0 to {SEED_HIGH}, got {text!r}")
+    return value
+
+
 def encoding_option(text: str) -> str:
     """argparse type of ``--encoding``: a codec Python knows."""
     import codecs
@@ -152,6 +170,24 @@ def load_inputs(args: argparse.Namespace):
     return frame, definition, hierarchies, settings_from_args(args, base)
 
 
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes, read in blocks (the output may be larger than memory)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def drawn_seed() -> int:
+    """A fresh seed for a run given none, so its report can say how to repeat it."""
+    import numpy as np
+
+    return int(np.random.SeedSequence().generate_state(1)[0])
+
+
 def write_json(path: Path, report: dict[str, Any]) -> None:
     """Write a JSON report atomically (NaN is refused: reports are strict JSON)."""
     from arxpy.data.atomic import atomic_write
@@ -159,41 +195,6 @@ def write_json(path: Path, report: dict[str, Any]) -> None:
     with atomic_write(path) as handle:
         json.dump(report, handle, indent=2, allow_nan=False)
         handle.write("\n")
-
-
-#: Options naming files a command reads, and files or folders it writes.
-_INPUT_OPTIONS = ("data", "project", "published", "original")
-_OUTPUT_OPTIONS = ("output", "report", "plots")
-
-
-def refuse_overwriting_inputs(args: argparse.Namespace) -> None:
-    """Raise ConfigurationError if an output option names an input file or another output.
-
-    Paths are compared after resolving symbolic links and relative parts (and as the
-    same file on disk, which catches hard links), so ``--output ./d/../data.csv`` is
-    caught as well as ``--output data.csv``.
-    """
-    inputs = [(f"--{name}", getattr(args, name, None)) for name in _INPUT_OPTIONS]
-    inputs += [(f"--hierarchy {item}", Path(item.partition("=")[2]))
-               for item in getattr(args, "hierarchy", []) or [] if "=" in item]
-    outputs = [(f"--{name}", getattr(args, name, None)) for name in _OUTPUT_OPTIONS]
-    inputs = [(option, Path(path)) for option, path in inputs if path]
-    outputs = [(option, Path(path)) for option, path in outputs if path]
-    for i, (option, target) in enumerate(outputs):
-        for other, source in inputs + outputs[:i]:
-            if _same_file(target, source):
-                raise ConfigurationError(
-                    f"{option} '{target}' is the same file as {other} '{source}'; writing it "
-                    "would destroy that file. Choose another name.")
-
-
-def _same_file(first: Path, second: Path) -> bool:
-    try:
-        if first.exists() and second.exists():
-            return first.samefile(second)
-        return first.resolve() == second.resolve()
-    except OSError:  # unreadable or looping links: compare the names as given
-        return os.path.abspath(first) == os.path.abspath(second)
 
 
 def _split(spec: str, option: str, parts: int) -> list[str]:
@@ -484,9 +485,9 @@ class ProgressBar:
     def __call__(self, fraction: float, message: str) -> None:
         filled = int(round(fraction * self.width))
         bar = "#" * filled + "-" * (self.width - filled)
+        self._drawn = True  # first: a Ctrl-C during the write still ends the line on close
         self.stream.write(f"\r[{bar}] {fraction * 100:5.1f}% {message[:50]:<50}")
         self.stream.flush()
-        self._drawn = True
 
     def close(self) -> None:
         if self._drawn:

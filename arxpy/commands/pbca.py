@@ -7,7 +7,8 @@ import argparse
 import json
 from pathlib import Path
 
-from arxpy.commands.options import read_data_option
+from arxpy.commands.files import add_input_option
+from arxpy.commands.options import delimiter_option, read_data_option, seed_option
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -15,13 +16,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "pbca", help="pattern-based classification accuracy of features for a class",
         description="Share of records that the majority class of their pattern (the "
         "combination of the features' values) classifies correctly.")
-    parser.add_argument("--data", type=Path, required=True, metavar="D.csv")
-    parser.add_argument("--delimiter", metavar="C", help="field delimiter (default: detected)")
+    add_input_option(parser, "--data", type=Path, required=True, metavar="D.csv")
+    parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
+                        help="field delimiter (default: detected); 'tab' for a tab")
     parser.add_argument("--class-attribute", required=True, metavar="C")
     parser.add_argument("--features", metavar="A,B", help="default: every other attribute")
     parser.add_argument("--cv-folds", type=int, default=0, metavar="F",
                         help="stratified CV folds (default 0: resubstitution, Eq. 1)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_option, default=0)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(func=run)
 

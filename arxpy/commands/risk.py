@@ -14,6 +14,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from arxpy.commands.files import add_input_option, add_output_option, assignment_paths
+from arxpy.commands.options import delimiter_option, encoding_option
 from arxpy.errors import ConfigurationError, HierarchyError
 
 
@@ -24,9 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "uniqueness (Pitman, Zayatz, SNB, Dankar), quasi-identifier distinction and "
         "separation and HIPAA identifiers, as ARX computes them; writes a JSON report.")
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--project", type=Path, metavar="FILE", help="an .arxpy project")
-    source.add_argument("--data", type=Path, metavar="CSV", help="the data as CSV")
-    from arxpy.commands.options import delimiter_option, encoding_option
+    add_input_option(source, "--project", type=Path, metavar="FILE", help="an .arxpy project")
+    add_input_option(source, "--data", type=Path, metavar="CSV", help="the data as CSV")
 
     parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter of the data and hierarchy files; 'tab' for a tab")
@@ -34,8 +35,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="text encoding of the data file (default: detected)")
     parser.add_argument("--qi", metavar="A,B,...",
                         help="quasi-identifiers (default for a project: its quasi-identifiers)")
-    parser.add_argument("--hierarchy", action="append", default=[], metavar="ATTR=FILE",
-                        help="a generalization hierarchy (ARX CSV), needed by --transformation")
+    add_input_option(parser, "--hierarchy", action="append", default=[], metavar="ATTR=FILE",
+                     paths=assignment_paths,
+                     help="a generalization hierarchy (ARX CSV), needed by --transformation")
     parser.add_argument("--transformation", metavar="optimum|ATTR=LEVEL,...",
                         help="analyse the output of this transformation instead of the input")
     parser.add_argument("--k", type=int, metavar="K", help="k-anonymity for 'optimum'")
@@ -52,8 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--qi-max-size", type=int, default=3, metavar="N",
                         help="largest quasi-identifier combination scored (default 3, 0: none)")
     parser.add_argument("--no-hipaa", action="store_true", help="skip HIPAA identifier detection")
-    parser.add_argument("--report", type=Path, metavar="R.json", required=True,
-                        help="write the JSON report here")
+    add_output_option(parser, "--report", type=Path, metavar="R.json", required=True,
+                      help="write the JSON report here")
     parser.set_defaults(func=run)
 
 

@@ -18,14 +18,15 @@ The method commands (``condense``, ``intervals``, ``disassociate``, ``kpbms``,
 from __future__ import annotations
 
 import argparse
-import hashlib
 from pathlib import Path
 from typing import Any
 
+from arxpy.commands.files import INPUT, add_output_option, declare_files
 from arxpy.commands.options import (
     ProgressBar,
     add_data_arguments,
     check_roles,
+    file_sha256,
     read_data_option,
     read_hierarchy_options,
     write_json,
@@ -49,12 +50,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         sub.add_argument("--quasi-identifying", action="append", default=[], metavar="ATTR",
                          help="a quasi-identifier without a hierarchy (the attacker's view "
                          "groups released records by the quasi-identifiers)")
-        sub.add_argument("--output", type=Path, required=True, metavar="OUT.csv",
-                         help="the released table (.csv, .tsv, .xlsx; a set-valued "
-                         "method's published document if .json)")
-        sub.add_argument("--report", type=Path, metavar="R.json", help="the JSON report")
+        add_output_option(sub, "--output", type=Path, required=True, metavar="OUT.csv",
+                          help="the released table (.csv, .tsv, .xlsx; a set-valued "
+                          "method's published document if .json)")
+        add_output_option(sub, "--report", type=Path, metavar="R.json",
+                          help="the JSON report")
         add_param_options(sub, cls.params, prefix=name)
+        _declare_parameter_files(sub, cls.params)
         sub.set_defaults(func=run, method_class=cls)
+
+
+def _declare_parameter_files(parser: argparse.ArgumentParser, params) -> None:
+    """Options of parameters whose declaration says their value names files to read
+    (a disassociation's ``policy=file:U.json``) are inputs for the overwrite guard."""
+    from pathlib import Path
+
+    for param in params:
+        if param.reads_files is None:
+            continue
+        action = next(a for a in parser._actions if a.dest == f"param_{param.name}")
+
+        def paths(value, args, read=param.reads_files):
+            return [] if value is None else [Path(p) for p in read(value)]
+
+        declare_files(action, INPUT, paths)
 
 
 def load(args: argparse.Namespace):
@@ -96,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     release = outcome.release() if hasattr(outcome, "release") else outcome
     written = write_release(release, args.output)
     report: dict[str, Any] = {**release.to_dict(), "output": written.name,
-                              "output_file_sha256": _file_sha256(written)}
+                              "output_file_sha256": file_sha256(written)}
     if args.report:
         write_json(args.report, report)
     print(f"{cls.name}: {release.records - release.suppressed_records:,} of "
@@ -119,10 +138,3 @@ def write_release(release, path: Path) -> Path:
 
     return export_release(release, path, overwrite=True)[0]
 
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

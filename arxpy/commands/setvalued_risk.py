@@ -16,6 +16,8 @@ from pathlib import Path
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from arxpy.commands.files import add_output_option
+    from arxpy.commands.options import seed_option
     from arxpy.commands.setvalued_utility import add_original_arguments
 
     parser = subparsers.add_parser(
@@ -26,14 +28,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "their codes.")
     add_original_arguments(parser, option="--data")
     parser.add_argument("--k", type=int, default=5, metavar="K")
-    parser.add_argument("--m", type=int, default=2, metavar="M")
+    parser.add_argument("--m", type=int, default=2, metavar="M",
+                        help="codes an attacker knows (1 to 6, default 2)")
     parser.add_argument("--max-size", type=int, default=5, choices=range(1, 6),
                         metavar="S", help="largest combination size (1-5, default 5)")
     parser.add_argument("--cap", type=int, default=12, metavar="N",
                         help="codes per record used for combinations of >= 4 codes "
                         "(default 12)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N")
-    parser.add_argument("--report", type=Path, metavar="R.json")
+    parser.add_argument("--seed", type=seed_option, default=0, metavar="N")
+    add_output_option(parser, "--report", type=Path, metavar="R.json")
     parser.set_defaults(func=run)
 
 
@@ -41,11 +44,12 @@ def run(args: argparse.Namespace) -> int:
     from arxpy.analysis.setvalued_risk import combination_risk
     from arxpy.commands.options import write_json
     from arxpy.commands.setvalued_utility import read_original
+    from arxpy.data.disassociated import MAX_M
     from arxpy.errors import ConfigurationError
 
-    if args.k < 1 or args.m < 1 or args.cap < args.max_size:
-        raise ConfigurationError("--k and --m must be at least 1 and --cap at least "
-                                 "--max-size.")
+    if args.k < 1 or not 1 <= args.m <= MAX_M or args.cap < args.max_size:
+        raise ConfigurationError(f"--k must be at least 1, --m from 1 to {MAX_M} and --cap "
+                                 "at least --max-size.")
     started = time.perf_counter()
     sets = read_original(args).code_sets
     risk = combination_risk(sets, args.k, args.m, args.max_size, args.cap, args.seed)

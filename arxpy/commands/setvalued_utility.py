@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from arxpy.commands.files import add_input_option, add_output_option, policy_option_paths
+from arxpy.commands.options import seed_option
 from arxpy.errors import ConfigurationError
 
 DEFAULT_WORKLOADS = ("w1:0.625,1.25,2.5,5", "w2:1000")
@@ -33,30 +35,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "utility constraint, optionally against a proxy baseline (gen: global "
         "generalisation, sup: global suppression).")
     add_original_arguments(parser)
-    parser.add_argument("--published", type=Path, required=True, metavar="OUT.json")
+    add_input_option(parser, "--published", type=Path, required=True, metavar="OUT.json")
     parser.add_argument("--workload", action="append", default=[], metavar="SPEC",
                         help="w1:S1,S2,.. (frequent itemsets at supports in %%) or w2:N "
                         "(N random co-occurring itemsets of 1-4 codes); default "
                         + " and ".join(DEFAULT_WORKLOADS))
     parser.add_argument("--reconstructions", type=int, default=5, metavar="R",
-                        help="random reconstructions averaged (default 5)")
+                        help="random reconstructions averaged (1 to 100, default 5)")
     parser.add_argument("--item-fill", choices=("one", "uniform"), default="one",
                         help="records given each item-chunk code in a reconstruction: one, "
                         "or uniform in 1..min(k-1, |P|) (default one)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N")
-    parser.add_argument("--policy", default="none", metavar="POLICY",
+    parser.add_argument("--seed", type=seed_option, default=0, metavar="N")
+    add_input_option(parser, "--policy", default="none", metavar="POLICY",
+                     paths=policy_option_paths,
                         help="utility constraints for MRE: none, hierarchy:1|2|3, sim:N, "
                         "sup:S or file:U.json (default none)")
     parser.add_argument("--baseline", choices=("gen", "sup"),
                         help="also answer the workloads with a proxy baseline at the "
                         "publication's k and m")
-    parser.add_argument("--report", type=Path, required=True, metavar="U.json")
+    add_output_option(parser, "--report", type=Path, required=True, metavar="U.json")
     parser.set_defaults(func=run)
 
 
 def add_original_arguments(parser: argparse.ArgumentParser, option: str = "--original") -> None:
     """The set-valued data options: file, layout, codes column, delimiter, multiset."""
-    parser.add_argument(option, dest="original", type=Path, required=True, metavar="D.csv")
+    add_input_option(parser, option, dest="original", type=Path, required=True,
+                     metavar="D.csv")
     parser.add_argument("--codes-column", metavar="C", help="the column of codes")
     layout = parser.add_mutually_exclusive_group()
     layout.add_argument("--id-column", metavar="I", help="the record id column (one row per "
@@ -106,13 +110,19 @@ def parse_workloads(specs: list[str]) -> list[tuple[str, Any]]:
 
 def run(args: argparse.Namespace) -> int:
     from arxpy.commands.options import write_json
-    from arxpy.data.disassociated import load_published, published_statistics, reconstruct
+    from arxpy.data.disassociated import (
+        MAX_RECONSTRUCTIONS,
+        load_published,
+        published_statistics,
+        reconstruct,
+    )
     from arxpy.data.icd9 import normalize_sets
 
     started = time.perf_counter()
     workloads = parse_workloads(args.workload)
-    if args.reconstructions < 1:
-        raise ConfigurationError("--reconstructions must be at least 1.")
+    if not 1 <= args.reconstructions <= MAX_RECONSTRUCTIONS:
+        raise ConfigurationError(
+            f"--reconstructions must be at least 1 and at most {MAX_RECONSTRUCTIONS}.")
     original = read_original(args).code_sets
     document = load_published(args.published)
     stats = published_statistics(document)

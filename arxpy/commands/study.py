@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from arxpy.commands.evaluate import add_classifier_arguments, classification_config, load
+from arxpy.commands.files import add_output_option
 from arxpy.commands.options import (
     ProgressBar,
     add_data_arguments,
@@ -39,9 +40,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     study.add_argument("--time-limit", dest="study_time_limit", type=float, metavar="SECONDS",
                        help="stop evaluating after this long (each model's choice is always "
                        "evaluated; the report then says it is a sample)")
-    study.add_argument("--report", type=Path, required=True, metavar="R.json",
-                       help="write the JSON report")
-    study.add_argument("--plots", type=Path, metavar="DIR", help="write scatter plots as PNGs")
+    add_output_option(study, "--report", type=Path, required=True, metavar="R.json",
+                      help="write the JSON report")
+    add_output_option(study, "--plots", type=Path, metavar="DIR",
+                      help="write scatter plots as PNGs")
     # The search options of `arxpy anonymize` play no part in a study.
     study.set_defaults(func=run, metric=None, strategy=None, time_limit=None)
 

@@ -11,9 +11,12 @@ import argparse
 import time
 from pathlib import Path
 
+from arxpy.commands.files import add_output_option
+from arxpy.commands.options import seed_option
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from arxpy.data.synth_ehr import PAPER_CODES, PAPER_RECORDS
+    from arxpy.data.synth_ehr import MAX_RECORDS, PAPER_CODES, PAPER_RECORDS
 
     parser = subparsers.add_parser(
         "synth-ehr", help="generate synthetic patients' ICD-9 diagnosis codes",
@@ -21,12 +24,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the published marginals of the INFORMS 2008 data (58,302 records, 631 codes, 5.11 "
         "codes per record, at most 43). Development data only: not real patients.")
     parser.add_argument("--records", type=int, default=PAPER_RECORDS, metavar="N",
-                        help=f"patients (default {PAPER_RECORDS})")
+                        help=f"patients (1 to {MAX_RECORDS:,}, default {PAPER_RECORDS})")
     parser.add_argument("--codes", type=int, default=PAPER_CODES, metavar="M",
                         help=f"size of the code domain (default {PAPER_CODES})")
-    parser.add_argument("--seed", type=int, default=0, metavar="S")
-    parser.add_argument("--output", type=Path, required=True, metavar="D.csv")
-    parser.add_argument("--report", type=Path, metavar="R.json")
+    parser.add_argument("--seed", type=seed_option, default=0, metavar="S")
+    add_output_option(parser, "--output", type=Path, required=True, metavar="D.csv")
+    add_output_option(parser, "--report", type=Path, metavar="R.json")
     parser.set_defaults(func=run)
 
 

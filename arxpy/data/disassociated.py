@@ -38,6 +38,15 @@ from arxpy.errors import ArxpyError, DataImportError
 
 #: Largest published file read (bytes): a 58,000-record publication is a few MB.
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+#: Largest m a publication, a k^m check or a baseline takes: the work grows with every
+#: itemset of up to m codes (m = 5 already takes minutes on 58,000 records; published
+#: evaluations use m of 1 to 4), so a document's m cannot make a reader run for hours.
+MAX_M = 6
+#: Most reconstructions drawn or written at once (each is a full table in memory).
+MAX_RECONSTRUCTIONS = 100
+#: The bound in words, for messages.
+MAX_M_TEXT = (f"m is at most {MAX_M} (every itemset of up to m codes is counted, which "
+              "grows combinatorially; published evaluations use m of 1 to 4)")
 #: How item-chunk codes are given to records in a reconstruction (spec 002 §4).
 ITEM_FILLS = ("one", "uniform")
 #: What a reconstruction file is, said wherever one is written or offered.
@@ -97,6 +106,8 @@ class _Validator:
             self.fail("'schema'", f"is {doc['schema']!r}; only schema v1 is known")
         for key in ("k", "m"):
             self.positive_int(doc.get(key), f"'{key}'")
+        if doc["m"] > MAX_M:
+            self.fail("'m'", f"is {doc['m']}; {MAX_M_TEXT}")
         joints = doc.get("joint_clusters")
         if not isinstance(joints, list):
             self.fail("'joint_clusters'", "must be a list")

@@ -19,6 +19,10 @@ from arxpy.jobs import CancelToken
 DISCRETIZATIONS = ("mdl", "eqfreq", "none")
 #: Bins of equal-frequency discretization unless told otherwise.
 DEFAULT_BINS = 5
+#: Most equal-frequency bins: far beyond any use for pattern-based classification (a
+#: pattern over binned features needs a few records per bin), and a bound on the cut
+#: tables a typo such as eqfreq:1000000000 would allocate.
+MAX_BINS = 1000
 
 
 def equal_frequency_cut_points(values: np.ndarray, bins: int) -> list[float]:

@@ -86,6 +86,16 @@ def policy_constraints(policy: str | None, code_sets: CodeSets) -> list[Constrai
     return file_constraints(Path(argument), code_sets.vocabulary)
 
 
+def policy_files(policy: object) -> list[Path]:
+    """The file a ``file:PATH`` policy reads; none for other policies. Never raises: the
+    overwrite guard asks before the policy itself is checked."""
+    if not isinstance(policy, str):
+        return []
+    kind, _, argument = policy.strip().partition(":")
+    argument = argument.strip()
+    return [Path(argument)] if kind.strip().lower() == "file" and argument else []
+
+
 def published_policy(policy: str) -> str:
     """The policy as a publication may show it: a file policy by the file's name only
     (the custodian's folders are not part of a release)."""

@@ -440,7 +440,7 @@ class IntervalGeneralisation(Method):
               "literal rule; widen: least weighted widening", step="§5 L163-167"),
         Param("eps", "float", 1e-6, low=0.0, high=1.0, low_open=True, label="gradient floor",
               help="a_i is at least eps times the largest gradient", step="spec §2.2"),
-        Param("seed", "int", None, optional=True, label="seed",
+        Param("seed", "int", None, optional=True, low=0, label="seed",
               help="random seed of the random processing order"),
         Param("neighbours", "choice", "auto", choices=NEIGHBOURS, label="neighbour search",
               help="auto: KD-tree for constant gradients, exact O(N^2) otherwise",

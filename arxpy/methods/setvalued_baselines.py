@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from arxpy.data import icd9
+from arxpy.data.disassociated import MAX_M, MAX_M_TEXT
 from arxpy.data.itemsets import RecordIndex, count_itemsets
 from arxpy.data.transactions import CodeSets
 from arxpy.errors import ConfigurationError
@@ -168,6 +169,8 @@ def global_suppression(sets: CodeSets, k: int, m: int, *,
 def _check_parameters(sets: CodeSets, k: int, m: int) -> None:
     if k < 2 or m < 1:
         raise ConfigurationError(f"The baselines need k >= 2 and m >= 1 (got k={k}, m={m}).")
+    if m > MAX_M:  # m may come from a published document, which anyone can write
+        raise ConfigurationError(f"The baselines cannot run at m = {m}: {MAX_M_TEXT}.")
     if len(sets) < k:
         raise ConfigurationError(f"{len(sets)} records cannot be {k}^{m}-anonymous; "
                                  f"at least k = {k} records are needed.")

@@ -16,18 +16,30 @@ itemset containing a violation violates too and adds nothing to read).
 
 from __future__ import annotations
 
+import math
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arxpy.data.disassociated import cluster_sizes, iter_chunks, validate_published
+from arxpy.data.disassociated import (
+    MAX_M,
+    MAX_M_TEXT,
+    PublishedChunk,
+    PublishedFormatError,
+    cluster_sizes,
+    iter_chunks,
+    validate_published,
+)
 from arxpy.data.itemsets import count_itemsets
 from arxpy.data.transactions import CodeSets
 from arxpy.errors import ConfigurationError
 
 #: Violations kept in a result (the count of all of them is kept regardless).
 MAX_LISTED = 10_000
+#: Most itemsets of up to m codes (occurrences in subrecords) counted in one chunk.
+MAX_CHUNK_ITEMSETS = 5_000_000
 
 
 @dataclass(frozen=True)
@@ -110,6 +122,7 @@ def check_km_anonymity(published: dict[str, Any], k: int | None = None, m: int |
     result.clusters = len(sizes)
     result.cluster_violations = _small_clusters(published, k)
     chunks = list(iter_chunks(published))
+    _check_chunk_work(chunks, m)
     for done, chunk in enumerate(chunks):
         if chunk.kind == "record":
             result.record_chunks += 1
@@ -145,6 +158,23 @@ def _check_parameters(k: int, m: int) -> None:
     for name, value in (("k", k), ("m", m)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigurationError(f"{name} must be a whole number >= 1, not {value!r}.")
+    if m > MAX_M:
+        raise ConfigurationError(f"m = {m} cannot be checked: {MAX_M_TEXT}.")
+
+
+def _check_chunk_work(chunks: Sequence[PublishedChunk], m: int) -> None:
+    """Refuse a chunk whose subrecords hold more itemsets of up to m codes than
+    :data:`MAX_CHUNK_ITEMSETS`: a short forged document could otherwise make the count
+    run for hours (a disassociation's chunks hold a few hundred)."""
+    for chunk in chunks:
+        lengths = Counter(len(subrecord) for subrecord in chunk.subrecords)
+        work = sum(count * sum(math.comb(length, s) for s in range(1, m + 1))
+                   for length, count in lengths.items())
+        if work > MAX_CHUNK_ITEMSETS:
+            raise PublishedFormatError(
+                f"{chunk.location} holds {work:,} itemsets of up to m = {m} codes, more "
+                f"than the {MAX_CHUNK_ITEMSETS:,} a check counts per chunk (a "
+                "disassociation's chunks hold a few hundred); is it the right file?")
 
 
 def _small_clusters(published: dict[str, Any], k: int) -> list[ClusterViolation]:

@@ -22,6 +22,11 @@ from arxpy.errors import ConfigurationError
 #: How an attribute is encoded and decoded.
 ATTRIBUTE_KINDS = ("categorical", "integer", "continuous")
 
+#: Largest magnitude of a numeric value: the methods square values and sum the squares
+#: over all records (variances, covariances, distances), which overflows a float near
+#: 1e154; no measurement in any unit comes near this bound.
+MAX_MAGNITUDE = 1e100
+
 
 @dataclass(frozen=True)
 class Block:
@@ -130,9 +135,23 @@ def _numbers(column: pd.Series, definition: DataDefinition, name: str, kind: str
     if not data_type.is_numeric:
         data_type = DataType(DataKind.INTEGER if kind == "integer" else DataKind.DECIMAL)
     try:
-        return np.asarray(parse_values(column.rename(name), data_type), dtype=np.float64)
+        values = np.asarray(parse_values(column.rename(name), data_type), dtype=np.float64)
     except Exception as exc:  # DefinitionError: say which setting to change
         raise ConfigurationError(f"{exc} Or declare '{name}' categorical.") from None
+    _check_magnitudes(values, column, name)
+    return values
+
+
+def _check_magnitudes(values: np.ndarray, column: pd.Series, name: str) -> None:
+    """Refuse infinite values and values beyond :data:`MAX_MAGNITUDE` (they overflow)."""
+    bad = ~(np.abs(values) <= MAX_MAGNITUDE)  # NaN counts as bad too
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ConfigurationError(
+            f"Attribute '{name}' holds {column.iloc[row]!r} (row {row + 1}); condensation "
+            f"computes variances and distances and works with numbers of magnitude up to "
+            f"{MAX_MAGNITUDE:g}. Rescale the attribute (another unit) or declare it "
+            "categorical.")
 
 
 def decode(raw: np.ndarray, encoded: Encoded, clip: bool = True

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import DataDefinition
-from arxpy.data.disassociated import reconstruct
+from arxpy.data.disassociated import MAX_M, reconstruct
 from arxpy.data.icd9 import base_code, normalize_code
 from arxpy.data.transactions import (
     DEFAULT_CODE_DELIMITER,
@@ -36,6 +36,7 @@ from arxpy.data.utility_policy import (
     constraint_index,
     parse_policy,
     policy_constraints,
+    policy_files,
     published_policy,
 )
 from arxpy.errors import ConfigurationError
@@ -126,7 +127,7 @@ class Disassociation(Method):
         Param("k", "int", low=2, suggested=5, label="k", unit="records",
               help="smallest number of candidate records for any m known codes",
               step="Def. 1"),
-        Param("m", "int", 2, low=1, label="m", unit="codes",
+        Param("m", "int", 2, low=1, high=MAX_M, label="m", unit="codes",
               help=f"most codes an attacker knows (costly from {COSTLY_M})", step="Def. 1"),
         Param("codes_column", "attribute", label="codes column",
               help="the attribute holding each record's codes"),
@@ -134,7 +135,7 @@ class Disassociation(Method):
               unit="records", help="HORPART stops splitting below this size (default 2k)",
               step="Fig. 8 line 2, footnote 4"),
         Param("policy", "text", "none", label="utility policy", help=POLICY_HELP,
-              step="Sec. 3.1, Table 2"),
+              step="Sec. 3.1, Table 2", reads_files=policy_files),
         Param("small_clusters", "choice", "guard", choices=SMALL_CLUSTER_MODES,
               label="small clusters", help="guard: split only when both parts keep k "
               "records (then merge); merge: the paper's split, then merge clusters under k [I]",

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import AttributeType, DataDefinition
-from arxpy.data.discretization import DEFAULT_BINS, DISCRETIZATIONS, fit_cuts
+from arxpy.data.discretization import DEFAULT_BINS, DISCRETIZATIONS, MAX_BINS, fit_cuts
 from arxpy.data.mdl import continuous_attributes, discretize, numeric_attributes
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
@@ -100,7 +100,7 @@ _PARAMS = (
     Param("discretize", "choice", "mdl", choices=DISCRETIZATIONS, label="discretization",
           help="cuts for continuous attributes: MDL (Fayyad-Irani), equal-frequency bins "
           "(eqfreq), or none", step="Sec. 6"),
-    Param("bins", "int", DEFAULT_BINS, low=2, label="equal-frequency bins",
+    Param("bins", "int", DEFAULT_BINS, low=2, high=MAX_BINS, label="equal-frequency bins",
           help="bins per continuous attribute when discretization is eqfreq",
           step="spec §3 [I]"),
     Param("continuous", "attributes", None, optional=True, label="continuous attributes",
