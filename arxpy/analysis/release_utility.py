@@ -9,7 +9,9 @@ method keeps of its own:
   so it does not apply to synthetic rows.
 - **error of means / of standard deviations**: per numeric attribute (integer or
   decimal data type), ``|released - original| / |original|`` of the published values
-  (interval midpoints for generalized or boxed values), averaged over attributes.
+  (interval midpoints for generalized or boxed values), averaged over attributes. An
+  attribute whose published values carry no number at all (generalized to ``*``,
+  masked) counts as an error of 1: its statistics are lost, not exact.
 - **change of correlations**: the mean absolute change of the pairwise Pearson
   correlations between numeric attributes.
 
@@ -37,6 +39,8 @@ CORRELATIONS = "change of correlations"
 ROWS = (ENTROPY, MEANS, DEVIATIONS, CORRELATIONS)
 SYNTHETIC = "not applicable: synthetic rows stand for no record"
 NO_ROWS = "not applicable: the release publishes no records with attributes"
+#: The error of a statistic whose attribute publishes no number at all.
+LOST = 1.0
 
 
 def utility_figures(original: pd.DataFrame, release: Release) -> dict[str, object]:
@@ -88,6 +92,10 @@ def _moments(original: pd.DataFrame, published: pd.DataFrame,
     for name in numeric:
         before = pd.to_numeric(original[name], errors="coerce").to_numpy(dtype=float)
         after = _numbers(published[name])
+        if len(after) and not np.isfinite(after).any():  # every number generalized away
+            means.append(LOST)
+            deviations.append(LOST)
+            continue
         means.append(_relative(np.nanmean(before), _nanmean(after)))
         deviations.append(_relative(np.nanstd(before, ddof=1), _nanstd(after)))
     return {MEANS: _mean(means), DEVIATIONS: _mean(deviations)}
@@ -100,7 +108,9 @@ def _correlations(original: pd.DataFrame, published: pd.DataFrame,
     before = pd.DataFrame({n: pd.to_numeric(original[n], errors="coerce") for n in numeric})
     after = pd.DataFrame({n: _numbers(published[n]) for n in numeric})
     r_before, r_after = before.corr(), after.corr()
-    changes = [abs(r_after.loc[a, b] - r_before.loc[a, b])
+    # A pair whose published numbers are gone has lost its correlation entirely.
+    changes = [abs(r_before.loc[a, b]) if after[a].isna().all() or after[b].isna().all()
+               else abs(r_after.loc[a, b] - r_before.loc[a, b])
                for a, b in itertools.combinations(numeric, 2)]
     return _mean(changes)
 

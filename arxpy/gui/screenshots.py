@@ -47,7 +47,7 @@ def render_all(output: Path, size: tuple[int, int] = SIZE, suffix: str = "") -> 
     written += _dialogs(window, output, scratch, suffix)
     written.append(_running(window, output / f"running{suffix}.png"))
     window.state.undo_stack.setIndex(0)  # the dialogs' demonstration edits are undone
-    window.state.undo_stack.clear()
+    window.state.discard_changes()
     _run(window)
     from arxpy.gui.explore.screenshots import pin_candidates
 

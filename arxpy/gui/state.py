@@ -176,6 +176,12 @@ class AppState(QObject):
         self.path_changed.emit()
         self._emit_modified()
 
+    def discard_changes(self) -> None:
+        """Forget that anything is unsaved (a script closing its window on purpose)."""
+        self.undo_stack.clear()
+        self._unsaved_new = self._runs_unsaved = False
+        self._emit_modified()
+
     def _clean_changed(self, _clean: bool) -> None:
         try:
             self._emit_modified()
