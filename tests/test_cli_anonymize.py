@@ -40,7 +40,8 @@ def args_for(folder: Path, *extra: str) -> list[str]:
 
 def test_small_end_to_end(small, capsys):
     out, report_path = small / "out.csv", small / "report.json"
-    code = main(args_for(small, "--k", "4", "--suppression", "0.1", "--output", str(out),
+    code = main(args_for(small, "--k", "4", "--suppression", "0.1", "--keep-order",
+                         "--output", str(out),
                          "--report", str(report_path)))
     assert code == 0
     report = json.loads(report_path.read_text())

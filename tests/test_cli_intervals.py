@@ -28,6 +28,7 @@ def test_intervals_writes_lo_hi_columns_and_the_report(blood_pressure, tmp_path)
     path, frame = blood_pressure
     out, report = tmp_path / "out.csv", tmp_path / "r.json"
     status = main(["intervals", "--data", str(path), "--attributes", "bp,dia", "--k", "4",
+                   "--keep-order",
                    "--statistic", "variance:bp", "--order", "sorted", "--output", str(out),
                    "--report", str(report)])
     assert status == 0

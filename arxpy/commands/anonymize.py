@@ -20,11 +20,13 @@ from arxpy.commands.options import (
     ProgressBar,
     add_attribute_arguments,
     add_data_arguments,
+    add_order_arguments,
     add_privacy_arguments,
     add_search_arguments,
     file_sha256,
     load_configuration,
     load_inputs,
+    output_order,
     write_json,
 )
 from arxpy.engine.backends.base import ENGINES, is_parquet_path
@@ -62,6 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          "folder (default 2GB)")
     engines.add_argument("--spark-master", metavar="URL",
                          help="Spark master URL (default local[*], this machine)")
+    add_order_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -72,13 +75,16 @@ def _write_outputs(args: argparse.Namespace, result: Any, report: dict[str, Any]
 
     if result.optimum is not None and (args.output or args.report):
         release = result.release()
+        order = output_order(args)
         if args.output:
             # The export code the GUI uses; a script's output file is replaced on each run.
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", FormulaWarning)
                 export_release(release, args.output, overwrite=True,
                                delimiter=_output_delimiter(args),
-                               neutralize_formulas=args.neutralize_formulas)
+                               neutralize_formulas=args.neutralize_formulas,
+                               shuffle_seed=order["seed"])
+            report["output_order"] = order
             for warning in caught:
                 if issubclass(warning.category, FormulaWarning):
                     print(f"arxpy: warning: {warning.message}", file=sys.stderr)
@@ -198,6 +204,14 @@ def run_on_engine(args: argparse.Namespace) -> int:
             report["engine"]["seconds"]["write"] = summary.seconds
             report["release"]["output_records"] = summary.records
             report["release"]["output_file_sha256"] = file_sha256(summary.path)
+            # Not yet shuffled here: a record engine writes its records in input order.
+            report["output_order"] = {"shuffled": False, "seed": None,
+                                      "note": f"the {engine.name} engine writes rows in "
+                                              "input order"}
+            if not args.keep_order:
+                print(f"arxpy: warning: the {engine.name} engine writes released rows in "
+                      "the input's order; shuffle the file before sharing it with anyone "
+                      "who holds another copy of the input", file=sys.stderr)
     if args.report:
         write_json(args.report, report)
     _print_summary(result, report, config)

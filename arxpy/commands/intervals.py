@@ -21,7 +21,13 @@ import numpy as np
 import pandas as pd
 
 from arxpy.commands.files import add_input_option, add_output_option
-from arxpy.commands.options import delimiter_option, seed_option
+from arxpy.commands.options import (
+    add_order_arguments,
+    delimiter_option,
+    output_order,
+    seed_option,
+)
+from arxpy.engine.export import shuffled
 from arxpy.errors import ConfigurationError
 
 
@@ -70,6 +76,7 @@ def _register_intervals(subparsers: argparse._SubParsersAction) -> None:
                         help='also keep A as "[lo, hi]" text next to A_lo and A_hi')
     add_output_option(parser, "--output", type=Path, required=True, metavar="OUT.csv")
     add_output_option(parser, "--report", type=Path, metavar="R.json")
+    add_order_arguments(parser)
     parser.set_defaults(func=run_intervals)
 
 
@@ -150,9 +157,13 @@ def run_intervals(args: argparse.Namespace) -> int:
         bar.close()
     release = method.release_from_boxes(frame, definition, boxes, started)
     out = interval_table(frame, method, release, keep_text=args.interval_text)
+    order = output_order(args)
+    if order["shuffled"]:
+        out = shuffled(out, order["seed"])
     _write_output(out, args.output)
     report = intervals_report(method, boxes, release, frame, sweep,
                               time.perf_counter() - started)
+    report["output_order"] = order
     report["output_file_sha256"] = file_sha256(args.output)
     if args.report is not None:
         write_json(args.report, report)

@@ -21,7 +21,9 @@ from typing import Any
 from arxpy.commands.files import add_input_option, add_output_option
 from arxpy.commands.options import (
     ProgressBar,
+    add_order_arguments,
     delimiter_option,
+    output_order,
     read_data_option,
     seed_option,
     write_json,
@@ -102,6 +104,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "the small cells that were suppressed; left out by default)")
     patterns.add_argument("--redact-patterns", action="store_true",
                           help="leave the pattern values out of the report (the default)")
+    add_order_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -179,7 +182,10 @@ def _write_outputs(args: argparse.Namespace, release, report: dict[str, Any]) ->
     """The data, then the report (a report never describes missing data)."""
     from arxpy.engine.export import export_release
 
-    export_release(release, args.output, overwrite=True, delimiter=args.delimiter or ",")
+    order = output_order(args)
+    export_release(release, args.output, overwrite=True, delimiter=args.delimiter or ",",
+                   shuffle_seed=order["seed"])
+    report["output_order"] = order
     report["output_sha256"] = hashlib.sha256(Path(args.output).read_bytes()).hexdigest()
     if args.report is not None:
         write_json(args.report, report)

@@ -188,6 +188,25 @@ def drawn_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1)[0])
 
 
+def add_order_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--keep-order`` and ``--shuffle-seed``: released rows are written shuffled."""
+    parser.add_argument("--keep-order", action="store_true",
+                        help="write released rows in the input's order (anyone holding "
+                        "another copy of the input in that order can then join by row "
+                        "number; the default shuffles them)")
+    parser.add_argument("--shuffle-seed", type=seed_option, metavar="N",
+                        help="seed of the row order (default: drawn and reported)")
+
+
+def output_order(args: argparse.Namespace) -> dict[str, Any]:
+    """The report's ``output_order``: shuffled with a seed (given or drawn), or kept."""
+    if getattr(args, "keep_order", False):
+        return {"shuffled": False, "seed": None}
+    seed = args.shuffle_seed if getattr(args, "shuffle_seed", None) is not None \
+        else drawn_seed()
+    return {"shuffled": True, "seed": seed}
+
+
 def write_json(path: Path, report: dict[str, Any]) -> None:
     """Write a JSON report atomically (NaN is refused: reports are strict JSON)."""
     from arxpy.data.atomic import atomic_write

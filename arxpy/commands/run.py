@@ -21,12 +21,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from arxpy.commands.files import INPUT, add_output_option, declare_files
 from arxpy.commands.options import (
     ProgressBar,
     add_data_arguments,
+    add_order_arguments,
     check_roles,
     file_sha256,
+    output_order,
     read_data_option,
     read_hierarchy_options,
     write_json,
@@ -55,6 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                           "method's published document if .json)")
         add_output_option(sub, "--report", type=Path, metavar="R.json",
                           help="the JSON report")
+        add_order_arguments(sub)
         add_param_options(sub, cls.params, prefix=name)
         _declare_parameter_files(sub, cls.params)
         sub.set_defaults(func=run, method_class=cls)
@@ -113,9 +118,12 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     release = outcome.release() if hasattr(outcome, "release") else outcome
-    written = write_release(release, args.output)
+    order = output_order(args) if _in_input_order(release) else \
+        {"shuffled": False, "seed": None, "note": "the method orders its own rows"}
+    written = write_release(release, args.output, order["seed"])
     report: dict[str, Any] = {**release.to_dict(), "output": written.name,
-                              "output_file_sha256": file_sha256(written)}
+                              "output_file_sha256": file_sha256(written),
+                              "output_order": order}
     if args.report:
         write_json(args.report, report)
     print(f"{cls.name}: {release.records - release.suppressed_records:,} of "
@@ -123,8 +131,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def write_release(release, path: Path) -> Path:
-    """The release's table, or a set-valued release's published document (.json)."""
+def _in_input_order(release) -> bool:
+    rows = release.input_rows()
+    return rows is not None and bool(np.array_equal(rows, np.arange(len(rows))))
+
+
+def write_release(release, path: Path, shuffle_seed: int | None = None) -> Path:
+    """The release's table (shuffled by ``shuffle_seed``), or a set-valued release's
+    published document (.json)."""
     if path.suffix.lower() == ".json":
         if not hasattr(release, "published_json"):
             raise ConfigurationError(
@@ -136,5 +150,5 @@ def write_release(release, path: Path) -> Path:
         return path
     from arxpy.engine.export import export_release
 
-    return export_release(release, path, overwrite=True)[0]
+    return export_release(release, path, overwrite=True, shuffle_seed=shuffle_seed)[0]
 

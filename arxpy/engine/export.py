@@ -61,8 +61,12 @@ def export_release(
     overwrite: bool = False,
     delimiter: str | None = None,
     neutralize_formulas: bool = False,
+    shuffle_seed: int | None = None,
 ) -> list[Path]:
     """Write a release's table to CSV or Excel, with its hierarchies if asked.
+
+    With ``shuffle_seed`` the rows are written in the random order that seed gives
+    (:func:`shuffled`): the same seed, the same file; None keeps the table's order.
 
     The format follows the extension (.csv, .tsv, .txt, .xlsx); ``delimiter`` is the CSV
     delimiter (default: the format's, see :func:`export_table`); ``remove_suppressed``
@@ -77,8 +81,11 @@ def export_release(
     targets = [target] + [hierarchy_path(target, name) for name in hierarchies]
     if not overwrite:
         refuse_existing(targets)
-    written = [export_table(released_frame(release, remove_suppressed), target,
-                            delimiter=delimiter, neutralize_formulas=neutralize_formulas)]
+    frame = released_frame(release, remove_suppressed)
+    if shuffle_seed is not None:
+        frame = shuffled(frame, shuffle_seed)
+    written = [export_table(frame, target, delimiter=delimiter,
+                            neutralize_formulas=neutralize_formulas)]
     for name, hierarchy in hierarchies.items():
         destination = hierarchy_path(target, name)
         try:
@@ -87,6 +94,17 @@ def export_release(
             raise DataExportError(str(exc)) from None
         written.append(destination)
     return written
+
+
+def shuffled(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """``frame``'s rows in a random order drawn from ``seed``.
+
+    A release whose rows keep the input's order can be joined back to another copy of
+    the input by row number (ARX shuffles since its issue #218); written files are
+    shuffled unless the user asks to keep the order.
+    """
+    order = np.random.default_rng(seed).permutation(len(frame))
+    return frame.iloc[order].reset_index(drop=True)
 
 
 def released_frame(release: Release, remove_suppressed: bool | None = None) -> pd.DataFrame:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from arxpy.engine.stored import ResultTooLarge
@@ -221,8 +222,9 @@ class ProjectActions:
             self.window.explore.export_dialog().open()
             return True
         delimiter = self.state.input_delimiter if Path(path).suffix == ".csv" else None
+        seed = int(np.random.SeedSequence().generate_state(1)[0])  # rows shuffled
         ok = self._guarded(lambda: export_release(
-            current.release(), path, overwrite=True, delimiter=delimiter))
+            current.release(), path, overwrite=True, delimiter=delimiter, shuffle_seed=seed))
         if ok:
             self.window.statusBar().showMessage(f"Exported {path}", 5000)
             log.info("Exported the output of %s to %s", current.label, path)

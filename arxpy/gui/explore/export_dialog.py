@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -125,6 +126,8 @@ class ExportDialog(QDialog):
         self.hierarchies = QCheckBox("Write each quasi-identifier's hierarchy beside the data")
         self.report = QCheckBox("Write an HTML report (configuration, verification, risks)")
         self.report.setChecked(True)
+        self.keep_order = QCheckBox("Keep the input's row order (otherwise rows are shuffled, "
+                                    "so row numbers cannot link the file to its source)")
         # On by default when the output holds values a spreadsheet would run as formulas.
         self.formula_examples = _formula_examples(current)
         self.neutralize = QCheckBox("Neutralize spreadsheet formulas (prefix ' to values "
@@ -148,6 +151,7 @@ class ExportDialog(QDialog):
         form.addRow("Suppressed records", self.as_star)
         form.addRow("", self.removed)
         form.addRow("", self.hierarchies)
+        form.addRow("", self.keep_order)
         form.addRow("", self.report)
         form.addRow("", self.neutralize)
         form.addRow("", self.formula_note)
@@ -235,6 +239,10 @@ class ExportDialog(QDialog):
         neutralize = self.neutralize.isChecked() and self.neutralize.isEnabled()
         current = self.current
         delimiter = self.delimiter.currentData() if data.suffix == ".csv" else None
+        # A fresh seed per export: the order is random, not derived from the data.
+        seed = None if self.keep_order.isChecked() else \
+            int(np.random.SeedSequence().generate_state(1)[0])
+        self.shuffle_seed = seed
         if self.formula_examples and not neutralize and data.suffix.lower() != ".xlsx":
             log.warning("Exporting %s with %s", data,
                         describe_formula_values(self.formula_examples))
@@ -245,7 +253,8 @@ class ExportDialog(QDialog):
                 written = export_release(current.release(), data,
                                          remove_suppressed=remove,
                                          with_hierarchies=hierarchies, overwrite=True,
-                                         delimiter=delimiter, neutralize_formulas=neutralize)
+                                         delimiter=delimiter, neutralize_formulas=neutralize,
+                                         shuffle_seed=seed)
             if report and current.is_lattice:
                 written.append(write_report(current.result, current.levels, report_path(data),
                                             overwrite=True))
@@ -260,7 +269,10 @@ class ExportDialog(QDialog):
 
     def _done(self, written: list[Path]) -> None:
         self.buttons.setEnabled(True)
-        self.status.setText("Wrote " + ", ".join(p.name for p in written))
+        order = ("input order kept" if self.shuffle_seed is None
+                 else f"rows shuffled, seed {self.shuffle_seed}")
+        self.status.setText("Wrote " + ", ".join(p.name for p in written) + f" ({order})")
+        log.info("Exported %s (%s)", written[0].name, order)
         self.exported.emit(written)
         self.accept()
         self._confirm(written)
