@@ -65,6 +65,18 @@ def run_and_wait(window, qtbot) -> None:
     qtbot.waitUntil(lambda: window.worker is None, timeout=30_000)
 
 
+def interval_run_over_age(window, qtbot):
+    """Interval generalisation over Age alone (the example declares eight quasi-identifiers)."""
+    choose(window, "intervals")
+    panel = window.configure.method_panel
+    panel.form.widgets["attributes"].findItems("Age", Qt.MatchFlag.MatchExactly)[0] \
+        .setCheckState(Qt.CheckState.Checked)
+    panel.commit()
+    run_and_wait(window, qtbot)
+    (run,) = window.state.runs
+    return run
+
+
 def condensation_run(window, qtbot, k: int = 5):
     choose(window, "condensation")
     set_k(window, k)
@@ -356,13 +368,7 @@ def test_window_fits_1280x720_after_every_view_of_a_method_run(window, qtbot):
 
 
 def test_an_interval_release_survives_every_view_and_is_classified(window, qtbot):
-    choose(window, "intervals")
-    panel = window.configure.method_panel
-    panel.form.widgets["attributes"].findItems("Age", Qt.MatchFlag.MatchExactly)[0] \
-        .setCheckState(Qt.CheckState.Checked)
-    panel.commit()
-    run_and_wait(window, qtbot)
-    (run,) = window.state.runs
+    run = interval_run_over_age(window, qtbot)
     assert run.release.transformation is None and run.release.table["Age"].str.startswith(
         "[").all()
     utility = window.utility
@@ -407,13 +413,7 @@ def test_interval_over_age_reads_not_anonymous_in_explore_compare_and_risk(windo
     """One release, one verdict: the badge, Compare and Risk print the same sentence."""
     from arxpy.gui.methods.run_views import RunSummaryView
 
-    choose(window, "intervals")
-    panel = window.configure.method_panel
-    panel.form.widgets["attributes"].findItems("Age", Qt.MatchFlag.MatchExactly)[0] \
-        .setCheckState(Qt.CheckState.Checked)
-    panel.commit()
-    run_and_wait(window, qtbot)
-    (run,) = window.state.runs
+    run = interval_run_over_age(window, qtbot)
     headline = run.release.verify().headline
     assert headline.startswith("Not anonymous over the declared quasi-identifiers "
                                "(smallest class 1)")
