@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QHeaderView,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -101,8 +102,9 @@ class SettingsPanel(QWidget):
         qform.addRow("Class attribute:", self.class_attribute)
         qform.addRow("", self.monotonic)
         self.tabs = QTabWidget()
-        self.tabs.addTab(general, "General settings")
-        self.tabs.addTab(quality, "Quality model")
+        # The pages scroll rather than set the window's minimum height (720-pixel screens).
+        self.tabs.addTab(scrolling(general), "General settings")
+        self.tabs.addTab(scrolling(quality), "Quality model")
         self.weights = WeightsTable(self.state)
         self.tabs.addTab(self.weights, "Weights")
         self.tabs.setTabToolTip(self.tabs.count() - 1, "Attribute weights of the quality model")
@@ -206,6 +208,14 @@ class WeightsTable(QTableWidget):
         """Give quasi-identifier ``name`` a new weight (> 0; one undoable step)."""
         if self.state.definition[name].weight != weight:
             self.state.set_attribute(name, weight=float(weight))
+
+
+def scrolling(page: QWidget) -> QScrollArea:
+    """``page`` in a frameless scroll area that lets it shrink below its own height."""
+    area = QScrollArea(widgetResizable=True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setWidget(page)
+    return area
 
 
 def shrinkable(combo: QComboBox, characters: int = 14) -> QComboBox:

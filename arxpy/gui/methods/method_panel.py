@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from arxpy.errors import ConfigurationError
 from arxpy.gui.code_picker import attach_code_picker
 from arxpy.gui.code_sets import set_valued_defaults
+from arxpy.gui.message_lines import ReservedLines
 from arxpy.gui.methods.choice import (
     LATTICE,
     METHOD_KEY,
@@ -42,6 +43,8 @@ from arxpy.gui.state import AppState
 from arxpy.methods import method_classes, method_from_dict
 
 COMMIT_DELAY_MS = 300
+#: Lines kept under the form for the message saying why the parameters cannot run.
+ERROR_LINES = 3
 ERROR_STYLE = "color: #b3261e"
 _MARK = "border: 1px solid #b3261e"
 
@@ -70,29 +73,38 @@ class MethodPanel(QWidget):
         self.summary.setStyleSheet("color: #555")
         self.note = QLabel(wordWrap=True)
         self.note.setStyleSheet("color: #555; font-style: italic")
-        self.error = plain_label(QLabel(wordWrap=True))
+        # Why the parameters cannot run: below the form, beside the Run button, in room
+        # kept for it, so fields never move under the pointer when a message comes.
+        self.error = ReservedLines(ERROR_LINES)
         self.error.setStyleSheet(ERROR_STYLE)
+        self.error.hide()
+        # What the values typed mean: under the fields, which it therefore never moves.
         self.hint = plain_label(QLabel(wordWrap=True))
         self.hint.setStyleSheet("color: #8a5300")
-        # Summary, note, form and message scroll together: a stacked widget is as tall as
+        # Summary, note, form and hint scroll together: a stacked widget is as tall as
         # its tallest page, and the window must fit 720 pixels.
         self.form_holder = QVBoxLayout()
         form_page = QWidget()
         form_layout = QVBoxLayout(form_page)
         form_layout.setContentsMargins(0, 0, 4, 0)
-        # Messages above the fields: below a long form they would be scrolled out of view.
-        for label in (self.summary, self.note, self.error, self.hint):
+        for label in (self.summary, self.note):
             form_layout.addWidget(label)
         form_layout.addLayout(self.form_holder)
+        form_layout.addWidget(self.hint)
         form_layout.addStretch(1)
         self.scroll = QScrollArea(widgetResizable=True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.scroll.setWidget(form_page)
+        form_column = QWidget()
+        column = QVBoxLayout(form_column)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.scroll, 1)
+        column.addWidget(self.error)
         # A method's companion (a chart) sits beside the form and scrolls apart from it.
         method_page = QWidget()
         self.method_row = QHBoxLayout(method_page)
         self.method_row.setContentsMargins(0, 0, 0, 0)
-        self.method_row.addWidget(self.scroll, 3)
+        self.method_row.addWidget(form_column, 3)
         self.pages = QStackedWidget()
         self.pages.addWidget(lattice_page)
         self.pages.addWidget(method_page)
