@@ -475,7 +475,7 @@ class MainWindow(QMainWindow):
             widget.setVisible(running)
         self._running = running
         self.progress.setValue(0)
-        self.progress_label.setText("Anonymizing…")
+        self.progress_label.setText("Anonymizing…" if running else "")
         self._update_actions()
 
     def _progress(self, percent: int, message: str) -> None:

@@ -168,7 +168,8 @@ class ExplorePerspective(QWidget):
         if self.nodes is not None:
             # Resetting the filter widgets emits the new filter, which calls set_filter.
             self.filters.set_attributes(self.nodes.names, self.nodes.bottom, self.nodes.top)
-        else:
+        else:  # no result: no rows naming another result's (or project's) attributes
+            self.filters.set_attributes([], (), ())
             self.set_filter(NodeFilter())
 
     def on_transformation(self) -> None:

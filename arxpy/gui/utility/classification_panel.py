@@ -98,11 +98,11 @@ class ClassificationPanel(QWidget):
     def run_overview(self) -> JobWorker | None:
         """Every candidate target with this form's classifier, folds and seed."""
         try:
-            config = self.form.config()
+            classifier = self.form.classifier_spec()
         except ArxpyError as exc:
             self.overview.controls.set_status(str(exc), error=True)
             return None
-        return self.overview.run(config.classifier, config.folds, config.seed)
+        return self.overview.run(classifier, self.form.folds.value(), self.form.seed.value())
 
     def run(self) -> JobWorker | None:
         """Start the analysis with the form's settings; None (and a message) if unusable."""

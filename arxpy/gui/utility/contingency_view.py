@@ -156,10 +156,22 @@ class ContingencyView(QWidget):
             combo.blockSignals(False)
         self._show()
 
+    def _clear(self) -> None:
+        """Empty heatmaps, axes and legend, as before any statistics."""
+        self.tables = {}
+        for side, widget in self.plots.items():
+            plot = widget.getPlotItem()
+            self.images[side].clear()
+            for axis in ("left", "bottom"):
+                plot.getAxis(axis).setTicks(None)
+                plot.setLabel(axis, "")
+        self.column_legend.setText("")
+
     def _show(self) -> None:
         stats = self.statistics
         first, second = self.rows.currentText(), self.columns.currentText()
         if stats is None or not first or not second:
+            self._clear()
             return
         types = (stats.definition[first].data_type, stats.definition[second].data_type)
         for side, frame in (("input", stats.input), ("output", stats.published())):

@@ -159,14 +159,30 @@ class DistributionView(QWidget):
         self.attribute.blockSignals(False)
         if names:
             self.select(current if current in names else names[0])
+        else:
+            self._clear()
 
     def select(self, attribute: str) -> None:
         self.attribute.setCurrentText(attribute)
         self._show(attribute)
 
+    def _clear(self) -> None:
+        """Empty charts and notes, as before any statistics (no other data's figures)."""
+        self.tables = {}
+        for side, widget in self.plots.items():
+            plot = widget.getPlotItem()
+            plot.clear()
+            for axis in ("left", "bottom"):
+                plot.getAxis(axis).setTicks(None)
+            plot.invertY(False)
+            plot.setLabel("left", "% of records")
+            plot.setLabel("bottom", "")
+            self.notes[side].setText("")
+
     def _show(self, attribute: str) -> None:
         stats = self.statistics
         if stats is None or not attribute:
+            self._clear()
             return
         data_type = stats.definition[attribute].data_type
         for side, frame in (("input", stats.input), ("output", stats.published())):

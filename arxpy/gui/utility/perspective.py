@@ -102,7 +102,9 @@ class UtilityPerspective(QWidget):
         if self.worker is not None:
             self.worker.cancel()
             self.worker = None
+        self.progress.setVisible(False)
         if applied is None:
+            self.heading.setText("")
             return
         self._describe(applied)
         # Computed when shown: a background job competes with the other views for the GIL.
