@@ -62,6 +62,12 @@ class Param:
     step: str = ""
     #: Where a required parameter starts in a form (a project file must still give it).
     suggested: Any = None
+    #: For attributes: the data types that fit (``DataKind`` values; empty: any). Forms
+    #: offer only fitting attributes.
+    data_types: tuple[str, ...] = ()
+    #: For attributes: column names (lower case) that name the role; a form may suggest
+    #: the one column named so, and says it did.
+    named_like: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -119,6 +125,8 @@ class Param:
             out["open"] = [self.low_open, self.high_open]
         if self.choices:
             out["choices"] = list(self.choices)
+        if self.data_types:
+            out["data_types"] = list(self.data_types)
         if self.optional:
             out["optional"] = True
         return out

@@ -36,7 +36,7 @@ from arxpy.gui.methods.choice import (
     with_parameters,
 )
 from arxpy.gui.methods.form_hints import form_companion, form_hint
-from arxpy.gui.param_form import ParamForm
+from arxpy.gui.param_form import ParamForm, mark_invalid
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.settings_panel import shrinkable
 from arxpy.gui.state import AppState
@@ -46,7 +46,6 @@ COMMIT_DELAY_MS = 300
 #: Lines kept under the form for the message saying why the parameters cannot run.
 ERROR_LINES = 3
 ERROR_STYLE = "color: #b3261e"
-_MARK = "border: 1px solid #b3261e"
 
 
 class MethodPanel(QWidget):
@@ -174,6 +173,11 @@ class MethodPanel(QWidget):
         elif name != LATTICE:
             self.summary.setText(choice.summary)
             self._show_form(name)
+        else:  # a form left on the hidden page would hold another method's (or project's)
+            self._drop_form()
+            for label in (self.summary, self.note, self.hint, self.error):
+                label.setText("")
+            self.error.setVisible(False)
         self.method_changed.emit(name)
 
     def _drop_form(self) -> None:
@@ -209,7 +213,7 @@ class MethodPanel(QWidget):
         self.note.setText("Privacy models, suppression, search settings, level ranges and "
                           "weights apply to the lattice search only.")
         self._drop_form()
-        self.form = ParamForm(params, values, columns)
+        self.form = ParamForm(params, values, columns, definition=self.state.definition)
         attach_code_picker(self.form, self.state.data, self)
         self.form.changed.connect(self._edited)
         self._form_key = key
@@ -232,9 +236,12 @@ class MethodPanel(QWidget):
         self._timer.start()
 
     def check(self) -> str:
-        """Check the form's values with the method's constructor; the message shown ("" if
-        the parameters are usable)."""
+        """Check the form's values: first what the form could not take as given (a value
+        kept as the project gives it, a required attribute not chosen), then the method's
+        constructor. Returns the message shown ("" if the parameters are usable); Run
+        refuses to start while there is one."""
         message, hint = "", ""
+        problems = self.form.problems() if self.form is not None else {}
         if self.form is not None:
             try:
                 values = self.form.values()
@@ -247,18 +254,21 @@ class MethodPanel(QWidget):
                     self.companion.show_values(values, self.state.data, self.state.definition)
             except ConfigurationError as exc:
                 message = str(exc)
+        if problems:
+            message = " ".join(problems.values())
         self.hint.setText(hint)
         self.hint.setVisible(bool(hint))
         self.error.setText(message)
         self.error.setVisible(bool(message))
-        self._mark_fields(message)
+        self._mark_fields(message, problems)
         return message
 
-    def _mark_fields(self, message: str) -> None:
+    def _mark_fields(self, message: str, problems: dict[str, str]) -> None:
         for param in self.form.params if self.form is not None else ():
-            named = bool(message) and any(re.search(rf"\b{re.escape(word)}\b", message)
-                                          for word in {param.name, param.title})
-            self.form.widgets[param.name].setStyleSheet(_MARK if named else "")
+            named = param.name in problems or bool(message) and any(
+                re.search(rf"\b{re.escape(word)}\b", message)
+                for word in {param.name, param.title})
+            mark_invalid(self.form.widgets[param.name], named)
 
     def commit(self) -> None:
         """Write the form's parameters into the settings now (one undoable step); a
