@@ -204,3 +204,15 @@ def test_a_survival_time_the_data_lack_is_shown_not_replaced(window, errors):
     assert window.anonymize() is None and "gone" in errors[-1]
     text_time = _open(window, _project(survival(), "improved-condensation", {"time": "sex"}))
     assert "text, not a number" in text_time.check()
+
+
+@pytest.mark.parametrize("k", [0, -5, "x", 1e308, math.nan],
+                         ids=["zero", "negative", "text", "huge", "nan"])
+def test_a_project_file_with_an_invalid_k_opens_with_the_value_marked(window, errors, tmp_path,
+                                                                      k):
+    """The same through File > Open: the saved value is what the form shows and keeps."""
+    path = _project(survival(), "mdav", {"k": k}).save(tmp_path / "invalid.arxpy")
+    assert window.projects.open_project(path)
+    panel = window.configure.method_panel
+    assert INVALID in panel.form.widgets["k"].text() and "k" in panel.check()
+    assert window.anonymize() is None and window.state.runs == []
