@@ -117,16 +117,27 @@ def texts_with_format(root: QWidget) -> list[tuple[str, bool]]:
     return out
 
 
-def where(root: QWidget, text: str) -> list[str]:
-    """The widgets under ``root`` that show ``text`` (class names from the root down)."""
+def _path(root: QWidget, widget: QWidget) -> str:
+    path, parent = [], widget
+    while parent is not None and parent is not root:
+        path.append(type(parent).__name__)
+        parent = parent.parentWidget()
+    return " < ".join(path[:6])
+
+
+def rich_texts_by_widget(root: QWidget) -> list[tuple[str, str]]:
+    """(widget path, text) of every text under ``root`` rendered as HTML."""
+    return [(_path(root, widget), text) for widget in [root, *root.findChildren(QWidget)]
+            for text, rich in _widget_texts(widget) if text and rich]
+
+
+def where(root: QWidget, text: str, rich: bool = False) -> list[str]:
+    """The widgets under ``root`` that show ``text`` (with ``rich``: as HTML), as class
+    names from the widget up to the root."""
     found = []
     for widget in [root, *root.findChildren(QWidget)]:
-        if any(t == text for t, _rich in _widget_texts(widget)):
-            path, parent = [], widget
-            while parent is not None and parent is not root:
-                path.append(type(parent).__name__)
-                parent = parent.parentWidget()
-            found.append(" < ".join(path[:6]))
+        if any(t == text and (r or not rich) for t, r in _widget_texts(widget)):
+            found.append(_path(root, widget))
     return found
 
 

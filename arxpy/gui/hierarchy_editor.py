@@ -8,6 +8,7 @@ anonymization until fixed (see :meth:`AppState.config`).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
@@ -230,7 +231,7 @@ class HierarchyEditor(QWidget):
             return
         attribute = self.state.definition[self.name]
         role = "" if attribute.type is AttributeType.QUASI_IDENTIFYING else \
-            f" — used only when '{self.name}' is quasi-identifying"
+            f" — used only when '{html.escape(self.name, quote=False)}' is quasi-identifying"
         size = f"{len(hierarchy)} values, {hierarchy.height} levels" if hierarchy else "none"
         self.title.setText(f"<b>Hierarchy</b> ({size}){role}")
 

@@ -128,13 +128,16 @@ class ClassificationPanel(QWidget):
         if performance is None:
             self.heading.setText("Choose a class attribute and features, then run.")
             return
-        levels = ", ".join(f"{name} {level}" for name, level in performance.levels.items())
+        levels = html.escape(", ".join(f"{name} {level}"
+                                       for name, level in performance.levels.items()),
+                             quote=False)
         source = (f"output of transformation {levels or 'none'}" if not performance.notes
                   else html.escape(" ".join(performance.notes)))
         classes = html.escape(", ".join(performance.class_values))
         folds = int(performance.folds.max()) + 1
         self.heading.setText(
-            f"<b>{performance.classifier.label}</b> predicting <b>{performance.class_attribute}"
-            f"</b> ({classes}) from {len(performance.features)} features, {folds}-fold "
+            f"<b>{performance.classifier.label}</b> predicting "
+            f"<b>{html.escape(performance.class_attribute, quote=False)}</b> ({classes}) "
+            f"from {len(performance.features)} features, {folds}-fold "
             f"cross-validation over {len(performance.folds):,} records; {source} "
             f"{performance.excluded_from_training:,} suppressed records left out of training.")

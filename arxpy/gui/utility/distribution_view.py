@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBox
 from arxpy.analysis.generalized import read_numeric
 from arxpy.analysis.statistics import UtilityStatistics, frequencies
 from arxpy.data.definition import DataKind, DataType
+from arxpy.gui.plain_text import set_axis_label
 from arxpy.gui.utility.common import (
     MAX_CATEGORIES,
     SIDE_COLORS,
@@ -197,7 +198,7 @@ class DistributionView(QWidget):
                       SIDE_COLORS[side], horizontal=horizontal)
             item = plot.getPlotItem()
             item.setLabel("left" if not horizontal else "bottom", "% of records")
-            item.setLabel("bottom" if not horizontal else "left", attribute)
+            set_axis_label(item, "bottom" if not horizontal else "left", attribute)
             records = int(table["count"].sum())
             distinct = len(frame[attribute].unique())
             self.notes[side].setText(f"{records:,} records, {distinct:,} distinct "
