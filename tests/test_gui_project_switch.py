@@ -56,7 +56,7 @@ def _project(name: str, data: pd.DataFrame, quasi: dict[str, Hierarchy],
     return Project(data, definition, quasi, settings, name=name)
 
 
-def clinic(records: int = 300) -> Project:
+def clinic(records: int = 200) -> Project:
     """A small generated table: two quasi-identifiers, a small lattice (the study runs
     in a second)."""
     rng = np.random.default_rng(30)
@@ -74,7 +74,7 @@ def clinic(records: int = 300) -> Project:
                     ("Body weight", "Cholesterol"))
 
 
-def registry(records: int = 250) -> Project:
+def registry(records: int = 150) -> Project:
     """Another generated table, with attributes of its own."""
     rng = np.random.default_rng(31)
     data = pd.DataFrame({
@@ -89,7 +89,7 @@ def registry(records: int = 250) -> Project:
                     ("Birth year", "Visits"))
 
 
-def example(records: int = 1000) -> Project:
+def example(records: int = 400) -> Project:
     return example_project(records=records)
 
 
@@ -200,8 +200,9 @@ def test_views_follow_the_project_across_three_projects(make_window, qtbot):
             fresh.set_project(copy.deepcopy(project))
             _look(fresh, qtbot)
             mine, theirs = shown_texts(window), shown_texts(fresh)
-            left_over = [t for t in mine if t not in theirs]
-            missing = [t for t in theirs if t not in mine]
+            seen_there, seen_here = set(theirs), set(mine)
+            left_over = [t for t in mine if t not in seen_there]
+            missing = [t for t in theirs if t not in seen_here]
             assert not left_over and not missing, (
                 f"after switching to {project.name}: shown but not in a fresh window "
                 f"{[(t, where(window, t)[:2]) for t in left_over[:8]]}; missing "
