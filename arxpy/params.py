@@ -66,6 +66,12 @@ class Param:
     #: ``file:U.json``), so the command line never writes an output over them.
     reads_files: Callable[[Any], list[Any]] | None = field(default=None, compare=False,
                                                             repr=False)
+    #: For attributes: the data types that fit (``DataKind`` values; empty: any). Forms
+    #: offer only fitting attributes.
+    data_types: tuple[str, ...] = ()
+    #: For attributes: column names (lower case) that name the role; a form may suggest
+    #: the one column named so, and says it did.
+    named_like: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -123,6 +129,8 @@ class Param:
             out["open"] = [self.low_open, self.high_open]
         if self.choices:
             out["choices"] = list(self.choices)
+        if self.data_types:
+            out["data_types"] = list(self.data_types)
         if self.optional:
             out["optional"] = True
         return out

@@ -139,7 +139,11 @@ def test_codes_in_a_comma_separated_file_are_recognised(qtbot, tmp_path):
     wizard.source_page.path.setText(str(path))
     wizard.next()
     assert wizard.format_page.csv_format().delimiter == ","
-    assert wizard.format_page.set_valued.isChecked()
+    # Suggested, never ticked for the user (issue 30: a wrong delimiter ticked it).
+    assert not wizard.format_page.set_valued.isChecked()
+    assert "'dx' look like sets of codes" in wizard.format_page.notice.text()
+    wizard.format_page.set_valued.setChecked(True)
+    assert wizard.format_page.notice.text() == ""
     wizard.next()
     page = wizard.codes_page
     assert page.layout_name() == "cell" and page.codes_column_name() == "dx"

@@ -101,3 +101,43 @@ def test_excel_sheet(wizard, tmp_path):
     wizard.next()
     wizard.button(QWizard.WizardButton.FinishButton).click()
     assert wizard.project.data.to_dict("list") == {"id": ["1", "2"], "ward": ["A", "B"]}
+
+
+# --- a wrong delimiter is questioned, codes are never assumed (issue 30) -----------------
+
+SEMICOLONS = "age;sex;zip;diagnosis\n34;F;01234;flu\n51;M;02139;asthma\n29;F;01234;gout\n"
+
+
+def test_a_delimiter_leaving_one_column_is_questioned_and_codes_stay_off(wizard, tmp_path):
+    path = tmp_path / "semicolons.csv"
+    path.write_text(SEMICOLONS, encoding="utf-8")
+    wizard.show()
+    wizard.source_page.path.setText(str(path))
+    wizard.next()
+    page = wizard.format_page
+    assert page.csv_format().delimiter == ";" and page.notice.text() == ""
+    page.delimiter.setCurrentIndex(page.delimiter.findData(","))  # the user's mistake
+    assert page.preview.columnCount() == 1
+    assert "probably semicolon (';')" in page.notice.text() and page.notice.isVisible()
+    assert "3 semicolons" in page.notice.text()
+    # Each line is one cell holding ';', which looked like a set of codes: never ticked.
+    assert not page.set_valued.isChecked()
+    wizard.next()
+    assert wizard.currentPage() is wizard.columns_page  # no codes page
+    wizard.back()
+    page.delimiter.setCurrentIndex(page.delimiter.findData(";"))
+    assert page.notice.text() == "" and page.preview.columnCount() == 4
+
+
+def test_a_file_with_one_column_is_not_questioned(wizard, tmp_path):
+    from arxpy.data.delimiter_check import likely_delimiter
+
+    path = tmp_path / "one.csv"
+    path.write_text("diagnosis\nflu\nasthma\n", encoding="utf-8")
+    wizard.show()
+    wizard.source_page.path.setText(str(path))
+    wizard.next()
+    assert wizard.format_page.notice.text() == ""
+    # A ';' in some cells only (free text) is not a delimiter either.
+    assert likely_delimiter("note", ["a; b", "c", "d"], ",") is None
+    assert likely_delimiter("a|b|c", ["1|2|3", "4|5|6"], ",") == "|"

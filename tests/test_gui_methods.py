@@ -124,13 +124,13 @@ def test_the_methods_own_checks_show_inline_and_name_the_field(window, qtbot):
     panel = window.configure.method_panel
     # No attribute chosen: the method's constructor refuses, the message shows.
     assert panel.error.isVisibleTo(panel) and "attributes" in panel.error.text()
-    assert panel.form.widgets["attributes"].styleSheet()  # the named field is marked
+    assert panel.form.widgets["attributes"].property("invalid")  # the named field is marked
     attributes = panel.form.widgets["attributes"]
     attributes.findItems("Age", Qt.MatchFlag.MatchExactly)[0].setCheckState(
         Qt.CheckState.Checked)
     assert panel.check() == ""
     assert not panel.error.isVisibleTo(panel)
-    assert panel.form.widgets["attributes"].styleSheet() == ""
+    assert not panel.form.widgets["attributes"].property("invalid")
     panel.form.widgets["statistic"].setText("mean:Charge")  # not among the attributes
     assert "Charge" in panel.check()
     panel.commit()

@@ -337,8 +337,8 @@ def test_classification_overview_lists_every_target(qtbot, view):
     assert table.rowCount() == len(targets)
     sex = rows["Sex"]
     # Independently of the overview: the detailed evaluation of the same target agrees.
-    config = ClassificationConfig("Sex", None, panel.form.config().classifier, folds=2,
-                                  seed=panel.form.config().seed)
+    config = ClassificationConfig("Sex", None, panel.form.classifier_spec(), folds=2,
+                                  seed=panel.form.seed.value())
     applied = panel.applied
     direct = evaluate_classification(applied.frame, applied.definition, applied.hierarchies,
                                      config, applied.level_map, applied.suppressed())
@@ -349,6 +349,7 @@ def test_classification_overview_lists_every_target(qtbot, view):
 def test_curve_legends_sit_under_the_plots(qtbot, view):
     """Issue 11: legends off the curves: named under the plots, none inside them."""
     panel = view.classification
+    panel.form.set_class_attribute("Sex")
     panel.form.set_classifier("bayes")
     panel.run()
     qtbot.waitUntil(lambda: not panel.controls.running, timeout=120_000)

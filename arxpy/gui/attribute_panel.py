@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from arxpy.data.definition import AttributeDefinition, AttributeType, DataKind, DataType
 from arxpy.data.types import DATE_FORMATS, DECIMAL_COMMA, infer_data_type, validate_values
 from arxpy.errors import ArxpyError
-from arxpy.gui.plain_text import plain_label
+from arxpy.gui.message_lines import ReservedLines
 from arxpy.gui.state import AppState
 from arxpy.gui.table_model import ATTRIBUTE_COLORS
 from arxpy.hierarchy.builders import natural_key
@@ -67,7 +67,8 @@ class AttributePanel(QWidget):
         self.min_level, self.max_level = QComboBox(), QComboBox()
         self.weight = QDoubleSpinBox(decimals=2, minimum=0.01, maximum=100.0, singleStep=0.1)
         self.weight.setToolTip("Weight of the attribute in weighted quality models (Loss, ...)")
-        self.message = plain_label(QLabel(wordWrap=True))
+        # Two lines reserved: a warning appearing must not push the hierarchy editor down.
+        self.message = ReservedLines(2)
         self.message.setStyleSheet("color: #a61b1b")
         self.message.hide()
         self._layout()

@@ -8,6 +8,7 @@ anonymization until fixed (see :meth:`AppState.config`).
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +31,7 @@ from PySide6.QtWidgets import (
 from arxpy.data.definition import AttributeType
 from arxpy.errors import ArxpyError
 from arxpy.gui.folders import pick_path
-from arxpy.gui.plain_text import plain_label
+from arxpy.gui.message_lines import ReservedLines
 from arxpy.gui.state import AppState
 from arxpy.hierarchy.io import read_hierarchy, write_hierarchy
 from arxpy.hierarchy.model import Hierarchy
@@ -38,6 +39,9 @@ from arxpy.hierarchy.validation import HierarchyProblem
 
 _Index = QModelIndex | QPersistentModelIndex
 PROBLEM_BRUSH = QBrush(QColor("#f8d7d3"))
+#: Lines of problems the list shows at least, and its largest height (it scrolls).
+PROBLEM_ROWS_MIN = 2
+PROBLEMS_HEIGHT = 90
 MISSING_CELL_BRUSH = QBrush(QColor("#e8e8e8"))
 
 
@@ -134,11 +138,15 @@ class HierarchyEditor(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         # Its own word-wrapped line: a long attribute name must not widen the window.
         self.title = QLabel(wordWrap=True)
-        # One line when all is well; the list of problems only when there are some.
-        self.status = plain_label(QLabel(wordWrap=True))
+        # Room for two lines whatever it says, so nothing moves when a message comes.
+        self.status = ReservedLines(2)
+        # The list of problems only when there are some; it takes its room from the
+        # table above it (see _layout), never from the window.
         self.problems = QListWidget()
         self.problems.setWordWrap(True)
-        self.problems.setMaximumHeight(90)
+        self.problems.setMinimumHeight(PROBLEM_ROWS_MIN * self.problems.fontMetrics().lineSpacing()
+                                       + 8)
+        self.problems.setMaximumHeight(PROBLEMS_HEIGHT)
         self.problems.itemClicked.connect(self._show_problem_row)
         self.buttons: dict[str, QToolButton] = {}
         self._layout()
@@ -164,12 +172,22 @@ class HierarchyEditor(QWidget):
             button.clicked.connect(lambda _checked=False, s=slot: s())
             bar.addWidget(button)
             self.buttons[key] = button
+        # Table and problems share one box whose minimum height counts the problems
+        # whether shown or not: a hierarchy turning invalid shortens the table instead of
+        # raising the window's minimum height (and pushing the Run button off a 720-pixel
+        # screen).
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.addWidget(self.table, 1)
+        body_layout.addWidget(self.problems)
+        body.setMinimumHeight(self.table.minimumSizeHint().height() + body_layout.spacing()
+                              + self.problems.minimumHeight())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addLayout(bar)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.problems)
+        layout.addWidget(body, 1)
         layout.addWidget(self.status)
 
     # --- showing -------------------------------------------------------------------------
@@ -213,7 +231,7 @@ class HierarchyEditor(QWidget):
             return
         attribute = self.state.definition[self.name]
         role = "" if attribute.type is AttributeType.QUASI_IDENTIFYING else \
-            f" — used only when '{self.name}' is quasi-identifying"
+            f" — used only when '{html.escape(self.name, quote=False)}' is quasi-identifying"
         size = f"{len(hierarchy)} values, {hierarchy.height} levels" if hierarchy else "none"
         self.title.setText(f"<b>Hierarchy</b> ({size}){role}")
 
@@ -242,6 +260,12 @@ class HierarchyEditor(QWidget):
             item.setForeground(QColor("#a61b1b"))
             item.setData(Qt.ItemDataRole.UserRole, problem.row)
             self.problems.addItem(item)
+        # As tall as the problems (at most PROBLEMS_HEIGHT; it scrolls): the table keeps
+        # the rest.
+        needed = sum(self.problems.sizeHintForRow(row) for row in range(len(problems)))
+        self.problems.setMaximumHeight(min(max(needed + 2 * self.problems.frameWidth() + 2,
+                                               self.problems.minimumHeight()),
+                                           PROBLEMS_HEIGHT))
 
     def _show_problem_row(self, item: QListWidgetItem) -> None:
         row = item.data(Qt.ItemDataRole.UserRole)

@@ -9,6 +9,7 @@ parameters are impossible. OK stays disabled until the preview is a hierarchy.
 from __future__ import annotations
 
 import decimal
+import html
 import math
 from collections.abc import Callable
 
@@ -243,7 +244,8 @@ class HierarchyWizard(QDialog):
         self.message = plain_label(QLabel(wordWrap=True))
         self.message.setStyleSheet("color: #a61b1b")
         left = QVBoxLayout()
-        left.addWidget(QLabel(f"<b>{len(self.values)}</b> distinct values of <b>{name}</b>"))
+        left.addWidget(QLabel(f"<b>{len(self.values)}</b> distinct values of "
+                              f"<b>{html.escape(name, quote=False)}</b>"))
         row = QHBoxLayout()
         row.addWidget(QLabel("Type:"))
         row.addWidget(self.kind, 1)

@@ -2,8 +2,9 @@
 
 Pages: (1) a CSV file, an Excel sheet or a SQLite table; (2) for CSV the delimiter,
 quote, encoding and header, detected by :func:`sniff_csv` and changeable, with the
-first rows as they will be read; (2b) when the data hold a set of codes per record
-(ticked there, guessed from the data), how the codes are laid out
+first rows as they will be read, and a question when a delimiter leaves one column of
+a line holding another; (2b) when the data hold a set of codes per record (ticked by
+the user only; the page says when cells look like codes), how the codes are laid out
 (:mod:`arxpy.gui.setvalued_import`); (3) which columns to keep and their data types
 and formats (inferred, changeable). Every error of the data layer appears on the page
 as its message; the page cannot advance until it is fixed.
@@ -33,13 +34,20 @@ from PySide6.QtWidgets import (
 
 from arxpy.data.csv_io import DELIMITER_NAMES, CsvFormat, preview_csv, read_csv, sniff_csv
 from arxpy.data.definition import AttributeDefinition, DataDefinition, DataKind, DataType
+from arxpy.data.delimiter_check import delimiter_warning
 from arxpy.data.excel_io import list_sheets, read_excel
 from arxpy.data.sql_io import list_tables, read_sqlite
 from arxpy.data.types import DATE_FORMATS, infer_data_type
 from arxpy.errors import ArxpyError, DataImportError
 from arxpy.gui.folders import pick_path
+from arxpy.gui.message_lines import ReservedLines
 from arxpy.gui.plain_text import plain_label
-from arxpy.gui.setvalued_import import CodesPage, codes_aware_format, looks_set_valued
+from arxpy.gui.setvalued_import import (
+    CodesPage,
+    codes_aware_format,
+    guess_layout,
+    looks_set_valued,
+)
 from arxpy.gui.state import default_settings
 from arxpy.project import Project
 
@@ -50,6 +58,7 @@ SUFFIXES = {".xlsx": "excel", ".xlsm": "excel", ".db": "sqlite", ".sqlite": "sql
 ENCODINGS = ("utf-8", "utf-8-sig", "cp1252", "latin-1", "utf-16")
 IMPORT_KINDS = (DataKind.STRING, DataKind.INTEGER, DataKind.DECIMAL, DataKind.DATE)
 _ERROR_STYLE = "color: #a61b1b"
+_NOTICE_STYLE = "color: #8a5300"
 
 
 def fill_table(table: QTableWidget, frame: pd.DataFrame, rows: int = PREVIEW_ROWS) -> None:
@@ -153,10 +162,14 @@ class FormatPage(QWizardPage):
         self.encoding = QComboBox(editable=True)
         self.encoding.addItems(ENCODINGS)
         self.header = QCheckBox("The first row holds the column names", checked=True)
+        # Only the user ticks it: a wrong delimiter made ordinary tables look like codes.
         self.set_valued = QCheckBox("The data hold a set of diagnosis codes per record "
                                     "(codes in one cell, long or wide format)")
-        self._codes_chosen = False  # guessed from the data until the user decides
-        self.set_valued.clicked.connect(lambda: setattr(self, "_codes_chosen", True))
+        self.set_valued.toggled.connect(self.update_preview)
+        # Questions about the choices (a doubtful delimiter, cells that look like codes),
+        # in room kept for them so the preview does not jump.
+        self.notice = ReservedLines(2)
+        self.notice.setStyleSheet(_NOTICE_STYLE)
         self.preview = QTableWidget()
         self.preview.verticalHeader().setDefaultSectionSize(22)
         self.error = _error_label()
@@ -170,6 +183,7 @@ class FormatPage(QWizardPage):
         layout.addWidget(self.csv_options)
         layout.addWidget(self.header)
         layout.addWidget(self.set_valued)
+        layout.addWidget(self.notice)
         layout.addWidget(self.error)
         layout.addWidget(self.preview, 1)
         self._filling = False
@@ -217,16 +231,35 @@ class FormatPage(QWizardPage):
         if self._filling:
             return
         self.error.clear()
+        self.notice.setText("")
         try:
             frame = self.owner.read(preview=True)
             fill_table(self.preview, frame)
-            if not self._codes_chosen:
-                self.set_valued.setChecked(looks_set_valued(frame))
+            self.notice.setText(self._question(frame))
         except ArxpyError as exc:
             self.preview.clear()
             self.preview.setRowCount(0)
             self.error.setText(str(exc))
         self.completeChanged.emit()
+
+    def _question(self, frame: pd.DataFrame) -> str:
+        """What to check before going on: a delimiter that made one column of a line
+        holding another delimiter; otherwise cells that look like sets of codes (the box
+        is the user's to tick)."""
+        if self.owner.source_page.source() == "csv" and frame.shape[1] == 1:
+            cells = frame.iloc[:, 0].astype(str).tolist()
+            header = str(frame.columns[0]) if self.header.isChecked() else \
+                (cells[0] if cells else "")
+            warning = delimiter_warning(header, cells, self.csv_format().delimiter)
+            if warning:
+                return f"⚠ {warning}"
+        if self.set_valued.isChecked() or not looks_set_valued(frame):
+            return ""
+        layout, column, prefix = guess_layout(frame)
+        where = (f"the columns {prefix}1, {prefix}2, … look like codes in wide format"
+                 if layout == "wide" else f"the cells of '{column}' look like sets of codes")
+        return (f"Note: {where}. Tick the box above if each record holds a set of diagnosis "
+                "codes.")
 
     def isComplete(self) -> bool:  # noqa: N802 - Qt's name
         return not self.error.text()

@@ -10,6 +10,8 @@ from PySide6.QtWidgets import QDockWidget, QPlainTextEdit, QWidget
 
 #: Keep the panel bounded: older lines scroll away.
 MAX_LINES = 5000
+#: Lines the docked panel shows at least.
+MIN_LINES = 3
 
 
 class _Relay(QObject):
@@ -44,6 +46,10 @@ class LogPanel(QDockWidget):
         self.text = QPlainTextEdit(readOnly=True)
         self.text.setMaximumBlockCount(MAX_LINES)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        # A few lines at least, not a scroll area's default: docked, it adds to the
+        # window's minimum height, which must stay within a 720-pixel screen.
+        self.text.setMinimumHeight(self.text.fontMetrics().lineSpacing() * MIN_LINES
+                                   + 2 * self.text.frameWidth() + 4)
         self.setWidget(self.text)
         self.handler = QtLogHandler(self.text)
         self._logger = logging.getLogger("arxpy")

@@ -10,8 +10,9 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -19,7 +20,6 @@ from PySide6.QtWidgets import (
     QStackedWidget,
     QStyle,
     QTabWidget,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -29,6 +29,7 @@ from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.folders import pick_path
 from arxpy.gui.log_panel import LogPanel
+from arxpy.gui.message_lines import ElidedLine
 from arxpy.gui.methods.choice import is_lattice
 from arxpy.gui.methods.explore_switch import ExploreSwitch
 from arxpy.gui.methods.run_actions import MethodRunActions, kept_runs
@@ -47,6 +48,22 @@ from arxpy.project import Project
 log = logging.getLogger(__name__)
 
 PERSPECTIVES = ("Configure", "Explore", "Utility", "Risk")
+#: Room the window manager's title bar and frame take (not part of the window's size).
+TITLE_BAR = 32
+#: Share of a large screen's available area the window first takes.
+SCREEN_SHARE = 0.85
+#: The smallest screen arxpy is laid out for; a larger window is not needed to use it.
+LAPTOP_SCREEN = (1280, 720)
+
+
+def initial_size(available: tuple[int, int]) -> tuple[int, int]:
+    """The window's first size for a screen whose free area (without panels and docks)
+    is ``available`` pixels: most of a large screen, all of a small one, never more
+    than the free area (the title bar included)."""
+    width, height = available[0], available[1] - TITLE_BAR
+    wanted = (max(int(width * SCREEN_SHARE), LAPTOP_SCREEN[0]),
+              max(int(height * SCREEN_SHARE), LAPTOP_SCREEN[1]))
+    return min(wanted[0], width), min(wanted[1], height)
 
 
 def checked_anonymize(frame, definition, hierarchies, config, progress, cancel):
@@ -69,7 +86,7 @@ class MainWindow(QMainWindow):
     def __init__(self, project: Project | None = None, *, settings: QSettings | None = None,
                  recovery_dir: Path | None = None) -> None:
         super().__init__()
-        self.resize(1280, 800)
+        self._fit_to_screen()
         self.state = AppState(self)
         self.settings = settings if settings is not None else QSettings()
         self.state.max_runs = kept_runs(self.settings)
@@ -126,21 +143,33 @@ class MainWindow(QMainWindow):
         for name, widget in zip(PERSPECTIVES, (self.configure, explore, self.utility,
                                                self.risk), strict=True):
             self._tabs.addTab(widget, name)
-        # Above every perspective: says the result shown no longer matches the configuration.
-        self.stale_banner = QLabel(wordWrap=True)
-        self.stale_banner.setStyleSheet("background: #fff3cd; color: #6b4e00; padding: 4px 8px;"
-                                        " border-bottom: 1px solid #e0c36a")
+        # Beside the perspectives' tabs: says the result shown no longer matches the
+        # configuration. In the tab row it takes no height of its own, so it neither
+        # pushes the perspective down nor raises the window's minimum height.
+        self.stale_banner = ElidedLine()
+        self.stale_banner.setStyleSheet("background: #fff3cd; color: #6b4e00; padding: 2px 8px;"
+                                        " border: 1px solid #e0c36a; border-radius: 3px")
         self.stale_banner.hide()
-        perspectives = QWidget()
-        layout = QVBoxLayout(perspectives)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addWidget(self.stale_banner)
-        layout.addWidget(self._tabs, 1)
+        corner = QWidget()
+        corner_layout = QHBoxLayout(corner)
+        corner_layout.setContentsMargins(8, 2, 4, 2)
+        corner_layout.addWidget(self.stale_banner)
+        self._tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)
-        self.stack.addWidget(perspectives)
+        self.stack.addWidget(self._tabs)
         self.setCentralWidget(self.stack)
+
+    def _fit_to_screen(self) -> None:
+        """Open at :func:`initial_size` of the screen's available area, centred on it."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        available = screen.availableGeometry()
+        width, height = initial_size((available.width(), available.height()))
+        self.resize(width, height)
+        self.move(available.x() + (available.width() - width) // 2,
+                  available.y() + max((available.height() - height - TITLE_BAR) // 2, 0))
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
@@ -297,7 +326,8 @@ class MainWindow(QMainWindow):
         if changes:
             text = (f"The result shown is stale: {describe(changes)} changed since it was "
                     "computed. Anonymize again (Ctrl+R), or undo to return to it.")
-            self.stale_banner.setText(f"⚠ {text}")
+            self.stale_banner.setText(f"⚠ The result is stale: {describe(changes)} changed "
+                                      "since it was computed. Anonymize again (Ctrl+R) or undo.")
             self.statusBar().showMessage(text)
         elif self.state.showing_runs:
             current = self.state.current_release()
@@ -445,7 +475,7 @@ class MainWindow(QMainWindow):
             widget.setVisible(running)
         self._running = running
         self.progress.setValue(0)
-        self.progress_label.setText("Anonymizing…")
+        self.progress_label.setText("Anonymizing…" if running else "")
         self._update_actions()
 
     def _progress(self, percent: int, message: str) -> None:

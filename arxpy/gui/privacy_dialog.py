@@ -64,7 +64,8 @@ class PrivacyModelDialog(QDialog):
         self.setWindowTitle(f"{'Edit' if current else 'Add'} {cls.label}")
         self.setMinimumWidth(440)
         self.form = ParamForm(cls.params, current,
-                              attributes=state.of_type(AttributeType.SENSITIVE))
+                              attributes=state.of_type(AttributeType.SENSITIVE),
+                              definition=state.definition if state.has_project else None)
         self.form.changed.connect(self.validate)
         self.widgets = self.form.widgets
         self.message = plain_label(QLabel(wordWrap=True))
@@ -92,8 +93,13 @@ class PrivacyModelDialog(QDialog):
         """Why these parameters cannot work for this data, or None."""
         spec = self.model_dict()
         if "attribute" in spec and not spec["attribute"]:
+            if self.state.of_type(AttributeType.SENSITIVE):
+                return "Choose the sensitive attribute to protect."
             return ("No attribute is sensitive. Mark the attribute to protect as sensitive in "
                     "the attribute panel, then add this model.")
+        problems = self.form.problems()
+        if problems:
+            return " ".join(problems.values())
         try:
             model = privacy_model_from_dict(spec)
         except ArxpyError as exc:

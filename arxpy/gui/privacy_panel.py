@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from arxpy.gui.plain_text import tooltip
 from arxpy.gui.privacy_dialog import PrivacyModelDialog, describe_model, model_label
 from arxpy.gui.state import AppState
 from arxpy.privacy import privacy_model_classes
@@ -93,7 +94,7 @@ class PrivacyModelsPanel(QWidget):
                 item = QTableWidgetItem(str(text))
                 if problem:
                     item.setForeground(QColor("#a61b1b"))
-                    item.setToolTip(problem)
+                    item.setToolTip(tooltip(problem))
                 self.table.setItem(row, column, item)
         self.setEnabled(self.state.has_project)
         self._update_buttons()

@@ -3,8 +3,10 @@
 Usage: ``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.screenshots --output DIR``
 (``python -m arxpy.gui.screenshots DIR`` works too). Opens the bundled example, runs
 the anonymization and saves the start page, each perspective, the hierarchy wizard,
-a privacy model dialog and the pages of the import wizard; then the detailed views of
-Explore (lattice, list, comparison, export), Utility and Risk. Every picture is taken
+a privacy model dialog and the pages of the import wizard (also with a doubtful
+delimiter), Configure with its messages, with a refused method parameter and with a
+required attribute left unchosen; then the detailed views of Explore (lattice, list,
+comparison, export), Utility and Risk. Every picture is taken
 at 1280x720 and again at 1920x1080 (names ending in ``-1080p``). The Utility study view
 scores a whole lattice (once, at 1280x720), so the run takes several minutes.
 """
@@ -65,8 +67,31 @@ def render_all(output: Path, size: tuple[int, int] = SIZE, suffix: str = "") -> 
         written.append(save_png(window, output / f"{name}{suffix}.png"))
     window.state.update_settings(suppression_limit=0.05)  # the result shown becomes stale
     written.append(save_png(window, output / f"stale{suffix}.png"))
-    window.state.undo_stack.undo()
+    written += _messages(window, output, suffix)
+    window.state.undo_stack.setIndex(0)
     window.close()
+    return written
+
+
+def _messages(window, output: Path, suffix: str) -> list[Path]:
+    """Configure with every message at once (stale banner, a hierarchy problem, an
+    attribute warning), then a method whose project value is refused and one whose
+    required attribute waits to be chosen: nothing moves, nothing is rewritten."""
+    from arxpy.hierarchy.model import Hierarchy
+
+    state, configure = window.state, window.configure
+    window.show_perspective(0)
+    configure.select_attribute("Age")
+    rows = state.hierarchies["Age"].to_frame().iloc[5:]
+    state.set_hierarchy("Age", Hierarchy.from_frame(rows))
+    configure.attribute_panel.say("Some values of 'Age' are not integer (for example 'x'); "
+                                  "they will be treated as text.")
+    written = [save_png(window, output / f"configure-messages{suffix}.png")]
+    state.update_settings(method="condensation", method_parameters={"condensation": {"k": 0}})
+    written.append(save_png(window, output / f"configure-refused-value{suffix}.png"))
+    state.update_settings(method="kpbms")
+    written.append(save_png(window, output / f"configure-unchosen-class{suffix}.png"))
+    configure.attribute_panel.say("")
     return written
 
 
@@ -126,6 +151,11 @@ def _dialogs(window, output: Path, scratch: Path, suffix: str = "") -> list[Path
     for name in ("import_format", "import_columns"):
         importer.next()
         written.append(save_png(importer, output / f"{name}{suffix}.png", show=True))
+    importer.back()  # the user picks comma for a ';' file: the page questions it
+    page = importer.format_page
+    page.delimiter.setCurrentIndex(page.delimiter.findData(","))
+    written.append(save_png(importer, output / f"import_format_doubtful{suffix}.png",
+                            show=True))
     importer.close()
     written += _large_file(window, output, scratch, suffix)
     return written

@@ -10,12 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QHeaderView,
+    QLabel,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -23,6 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from arxpy.data.roles import (
+    CLASS_NAMES,
+    DISCRETE,
+    fitting_attributes,
+    guess_attribute,
+    misfit_reason,
+)
 from arxpy.gui.state import AppState
 from arxpy.quality import quality_model_classes
 from arxpy.quality.loss import AGGREGATES
@@ -33,6 +43,8 @@ STRATEGIES = {"optimal": "Optimal (prunes with monotonicity and bounds)",
 AGGREGATE_LABELS = {"sum": "Sum", "max": "Maximum", "arithmetic_mean": "Arithmetic mean",
                     "geometric_mean": "Geometric mean", "rank": "Rank"}
 COMMIT_DELAY_MS = 300
+#: What the quality model's class attribute shows until one is chosen.
+CHOOSE_CLASS = "Choose the class attribute…"
 
 
 def quality_models() -> dict[str, tuple[str, list[str]]]:
@@ -80,7 +92,17 @@ class SettingsPanel(QWidget):
         self.class_attribute = QComboBox()
         for combo in (self.strategy, self.quality, self.aggregate, self.class_attribute):
             shrinkable(combo)
-        self.class_attribute.setToolTip("The attribute the classification model should predict")
+        self.class_attribute.setToolTip("The attribute the classification model should predict "
+                                        "(text, ordinal or whole-number attributes)")
+        # Says when the class attribute was suggested by its name (a hidden note keeps its
+        # room: nothing below moves).
+        self.class_note = QLabel(wordWrap=True)
+        self.class_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.class_note.setStyleSheet("color: #555; font-style: italic")
+        policy = self.class_note.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.class_note.setSizePolicy(policy)
+        self.class_note.hide()
         for widget in (self.suppression, self.time_limit, self.gs_factor):
             widget.valueChanged.connect(self._changed)
         for combo in (self.strategy, self.quality, self.aggregate, self.class_attribute):
@@ -99,10 +121,12 @@ class SettingsPanel(QWidget):
         qform.addRow("gs-factor:", self.gs_factor)
         qform.addRow("Aggregate:", self.aggregate)
         qform.addRow("Class attribute:", self.class_attribute)
+        qform.addRow("", self.class_note)
         qform.addRow("", self.monotonic)
         self.tabs = QTabWidget()
-        self.tabs.addTab(general, "General settings")
-        self.tabs.addTab(quality, "Quality model")
+        # The pages scroll rather than set the window's minimum height (720-pixel screens).
+        self.tabs.addTab(scrolling(general), "General settings")
+        self.tabs.addTab(scrolling(quality), "Quality model")
         self.weights = WeightsTable(self.state)
         self.tabs.addTab(self.weights, "Weights")
         self.tabs.setTabToolTip(self.tabs.count() - 1, "Attribute weights of the quality model")
@@ -121,18 +145,38 @@ class SettingsPanel(QWidget):
         self.suppression.setValue(100.0 * float(settings.get("suppression_limit", 0.0)))
         self.strategy.setCurrentIndex(max(self.strategy.findData(settings.get("strategy")), 0))
         self.time_limit.setValue(float(settings.get("time_limit") or 0.0))
-        self.class_attribute.clear()
-        self.class_attribute.addItems(self.state.definition.names)
         spec = dict(settings.get("quality_model") or {"name": "loss"})
+        self._fill_class_attribute(spec.get("class_attribute"))
         self.quality.setCurrentIndex(max(self.quality.findData(spec.get("name")), 0))
         self.gs_factor.setValue(float(spec.get("gs_factor", 0.5)))
         self.aggregate.setCurrentIndex(max(self.aggregate.findData(spec.get("aggregate",
                                                                          "geometric_mean")), 0))
         self.monotonic.setChecked(bool(spec.get("monotonic", False)))
-        if spec.get("class_attribute"):
-            self.class_attribute.setCurrentText(spec["class_attribute"])
         self._filling = False
         self._enable_parameters()
+
+    def _fill_class_attribute(self, given: object) -> None:
+        """Offer the attributes a class can be, unchosen unless the settings name one or
+        one column is named like a class (said in a note); a name that cannot be used is
+        shown as given and marked, never replaced by another column."""
+        definition = self.state.definition
+        names = fitting_attributes(definition, DISCRETE)
+        combo = self.class_attribute
+        combo.clear()
+        combo.addItem(CHOOSE_CLASS, None)
+        for name in names:
+            combo.addItem(name, name)
+        self.class_note.setText("")
+        self.class_note.hide()
+        if given and given not in names:
+            combo.insertItem(1, f"⚠ {given} ({misfit_reason(definition, given, DISCRETE)})",
+                             given)
+            combo.setItemData(1, QColor("#b3261e"), Qt.ItemDataRole.ForegroundRole)
+        guess = None if given else guess_attribute(definition, CLASS_NAMES, DISCRETE)
+        if guess:
+            self.class_note.setText(f"Suggested: '{guess}' is named like a class; check it.")
+            self.class_note.show()
+        combo.setCurrentIndex(max(combo.findData(given or guess), 0))
 
     def _enable_parameters(self) -> None:
         params = self.models.get(self.quality.currentData(), ("", []))[1]
@@ -145,6 +189,8 @@ class SettingsPanel(QWidget):
     def _changed(self) -> None:
         if self._filling:
             return
+        if self.sender() is self.class_attribute:
+            self.class_note.hide()  # chosen now, not suggested
         self._enable_parameters()
         self._timer.start()
 
@@ -158,7 +204,7 @@ class SettingsPanel(QWidget):
             spec.update({k: v for k, v in previous.items() if k in params})
         values = {"gs_factor": self.gs_factor.value(), "aggregate": self.aggregate.currentData(),
                   "monotonic": self.monotonic.isChecked(),
-                  "class_attribute": self.class_attribute.currentText()}
+                  "class_attribute": self.class_attribute.currentData() or ""}
         spec.update({k: v for k, v in values.items() if k in params})
         return spec
 
@@ -206,6 +252,14 @@ class WeightsTable(QTableWidget):
         """Give quasi-identifier ``name`` a new weight (> 0; one undoable step)."""
         if self.state.definition[name].weight != weight:
             self.state.set_attribute(name, weight=float(weight))
+
+
+def scrolling(page: QWidget) -> QScrollArea:
+    """``page`` in a frameless scroll area that lets it shrink below its own height."""
+    area = QScrollArea(widgetResizable=True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setWidget(page)
+    return area
 
 
 def shrinkable(combo: QComboBox, characters: int = 14) -> QComboBox:

@@ -32,6 +32,7 @@ from arxpy.data.csv_io import CsvFormat, preview_csv, sniff_csv
 from arxpy.data.transactions import DEFAULT_CODE_DELIMITER, CodeSetImport, read_code_sets
 from arxpy.errors import ArxpyError
 from arxpy.gui.code_sets import chips_text, codes_tooltip
+from arxpy.gui.plain_text import tooltip
 from arxpy.gui.workers import JobWorker
 
 LAYOUT_LABELS = {"cell": "Codes in one cell (one row per record)",
@@ -308,7 +309,8 @@ class CodesPage(QWizardPage):
                     else str(value)
                 item = QTableWidgetItem(text)
                 if c == codes_at:
-                    item.setToolTip(codes_tooltip(sorted(self.imported.code_sets.record(r))))
+                    item.setToolTip(tooltip(codes_tooltip(sorted(
+                        self.imported.code_sets.record(r)))))
                 self.preview.setItem(r, c, item)
         self.preview.resizeColumnsToContents()
 

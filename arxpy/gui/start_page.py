@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from arxpy.gui.plain_text import tooltip
+
 
 class StartPage(QWidget):
     """Four ways in; emits what the user chose, the window does it."""
@@ -69,6 +71,6 @@ class StartPage(QWidget):
         for path in paths:
             item = QListWidgetItem(f"{Path(path).name}   —   {Path(path).parent}")
             item.setData(Qt.ItemDataRole.UserRole, path)
-            item.setToolTip(path)
+            item.setToolTip(tooltip(path))
             self.recent.addItem(item)
         self.recent_box.setVisible(bool(paths))

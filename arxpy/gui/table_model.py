@@ -20,6 +20,7 @@ from arxpy.gui.code_sets import (
     figures_text,
     warm_up_descriptions,
 )
+from arxpy.gui.plain_text import tooltip
 
 #: Background per attribute type, ARX's convention (red/yellow/purple/green), softened
 #: so that black text stays readable.
@@ -69,7 +70,7 @@ class DataFrameModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.BackgroundRole:
             return self._brushes[self._attribute(index.column()).type]
         if delimiter is not None and role == Qt.ItemDataRole.ToolTipRole:
-            return codes_tooltip(cell_codes(value, delimiter))
+            return tooltip(codes_tooltip(cell_codes(value, delimiter)))
         if role == Qt.ItemDataRole.UserRole:
             return value
         return None
@@ -84,9 +85,10 @@ class DataFrameModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:  # a set's figures on two short lines
             return attribute.name if figures is None else \
                 f"{attribute.name}\n" + figures.replace(" codes, ", " codes\n", 1)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{attribute.name}\n{attribute.type.label}\n{attribute.data_type.describe()}" \
-                + (f"\n{figures}" if figures else "")
+        if role == Qt.ItemDataRole.ToolTipRole:  # the name as text, never as HTML
+            return tooltip(f"{attribute.name}\n{attribute.type.label}\n"
+                           f"{attribute.data_type.describe()}" + (f"\n{figures}" if figures
+                                                                 else ""))
         if role == Qt.ItemDataRole.BackgroundRole:
             return self._brushes[attribute.type]
         return None

@@ -20,6 +20,7 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from arxpy.data.definition import AttributeType, DataDefinition
+from arxpy.data.roles import NUMERIC
 from arxpy.errors import ConfigurationError
 from arxpy.formatting import plain
 from arxpy.hierarchy.model import Hierarchy
@@ -426,7 +427,8 @@ class IntervalGeneralisation(Method):
                  "privacy while preserving medical information for research, REC'2014")
     params = (
         Param("attributes", "attributes", label="attributes",
-              help="numeric attributes to replace by intervals", step="§5 L128"),
+              help="numeric attributes to replace by intervals", step="§5 L128",
+              data_types=NUMERIC),
         Param("k", "int", 5, low=2, label="k", help="records sharing every box",
               step="§5 L155"),
         Param("statistic", "text", "uniform", label="target statistic",

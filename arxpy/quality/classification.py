@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.codes import KEY_LIMIT, combine_codes
+from arxpy.data.roles import CLASS_NAMES, DISCRETE
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses, PackedKeys
 from arxpy.lattice.encoding import EncodedData
@@ -135,7 +136,7 @@ class Classification(QualityModel):
 
     params = (
         Param("class_attribute", "attribute", help="the attribute to predict",
-              label="Class attribute"),
+              label="Class attribute", data_types=DISCRETE, named_like=CLASS_NAMES),
         Param("suppressed_penalty", "float", 0.5, low=0,
               help="Cost of a suppressed record"),
         Param("minority_penalty", "float", 1.0, low=0,

@@ -206,8 +206,9 @@ class CompareView(QWidget):
             return
         self.verdict.setText("Computing the comparison…")
         wanted = list(pinned)
-        self.last_job = start_job(self, lambda: (wanted, compute_candidates(result, wanted)),
-                                  self._computed, self.verdict.setText)
+        self.last_job = start_job(
+            self, lambda: (result, wanted, compute_candidates(result, wanted)),
+            self._computed, self.verdict.setText)
 
     def set_applied(self, applied: tuple[int, ...] | None) -> None:
         self.applied = applied
@@ -215,9 +216,9 @@ class CompareView(QWidget):
             self._render()
 
     def _computed(self, value: tuple) -> None:
-        wanted, candidates = value
-        if wanted != self.pinned:
-            return  # pins changed meanwhile; a newer job is running
+        result, wanted, candidates = value
+        if result is not self.result or wanted != self.pinned:
+            return  # pins or result (another project) changed meanwhile
         self.candidates = candidates
         self._render()
 

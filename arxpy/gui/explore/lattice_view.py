@@ -11,6 +11,8 @@ square = not anonymous, small hollow ring = not checked. Zoom with the wheel (or
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 from pyqtgraph.functions import arrayToQPolygonF
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
@@ -460,7 +462,7 @@ class LatticeView(QWidget):
         """Tooltip text: levels per attribute, state, score, suppressed records."""
         nodes = self.nodes
         lines = [f"<b>{list(nodes.levels_of(row))}</b>"]
-        lines += [f"{name}: level {level}" for name, level in
+        lines += [f"{html.escape(name, quote=False)}: level {level}" for name, level in
                   zip(nodes.names, nodes.levels[row], strict=True)]
         lines.append(f"State: {nodes.state_label(row)}")
         if not np.isnan(nodes.scores[row]):

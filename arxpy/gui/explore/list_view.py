@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QAbstractItemView, QTableView, QVBoxLayout, QWidge
 
 from arxpy.gui.explore.filters import NodeFilter
 from arxpy.gui.explore.model import LatticeNodes
+from arxpy.gui.plain_text import tooltip
 from arxpy.search import ANONYMOUS, NOT_ANONYMOUS
 from arxpy.search import STATE_NAMES as STATE_LABELS
 
@@ -87,7 +88,7 @@ class TransformationModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
             names = self.nodes.names
-            return names[section] if section < len(names) else None
+            return tooltip(names[section]) if section < len(names) else None
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Vertical:

@@ -33,6 +33,7 @@ from arxpy.gui.explore.list_view import TransformationList
 from arxpy.gui.explore.model import LatticeNodes
 from arxpy.gui.explore.properties import PropertiesPanel
 from arxpy.gui.folders import last_folder, remember, settings_of
+from arxpy.gui.message_lines import ElidedLine
 from arxpy.gui.state import AppState
 
 
@@ -57,7 +58,9 @@ class ExplorePerspective(QWidget):
         for widget, title in ((self.neighbourhood, "Lattice"), (self.list, "List"),
                               (self.compare, "Compare"), (self.io_table, "Input / output")):
             self.tabs.addTab(widget, title)
-        self.summary, self.message = QLabel(), QLabel()
+        # The summary wraps and the message keeps its line: neither widens the window
+        # nor, appearing, moves the views below.
+        self.summary, self.message = QLabel(wordWrap=True), ElidedLine(reserve=True)
         self.message.setStyleSheet("color: #b3261e")
         self.buttons = {name: QPushButton(name) for name in
                         ("Apply selected", "Pin selected", "Unpin all", "Export…")}
@@ -165,7 +168,8 @@ class ExplorePerspective(QWidget):
         if self.nodes is not None:
             # Resetting the filter widgets emits the new filter, which calls set_filter.
             self.filters.set_attributes(self.nodes.names, self.nodes.bottom, self.nodes.top)
-        else:
+        else:  # no result: no rows naming another result's (or project's) attributes
+            self.filters.set_attributes([], (), ())
             self.set_filter(NodeFilter())
 
     def on_transformation(self) -> None:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from arxpy.engine.export import quality_scores, summarize_output
 from arxpy.engine.result import Result
 from arxpy.gui.explore.jobs import start_job
+from arxpy.gui.plain_text import tooltip
 
 
 def level_label(result: Result, name: str, level: int) -> str:
@@ -159,7 +160,7 @@ class PropertiesPanel(QWidget):
         self.table.insertRow(row)
         self.table.setItem(row, 0, QTableWidgetItem(prop))
         item = QTableWidgetItem(value)
-        item.setToolTip(value)
+        item.setToolTip(tooltip(value))
         self.table.setItem(row, 1, item)
 
     def _remove(self, prop: str) -> None:

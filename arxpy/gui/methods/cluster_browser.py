@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 from arxpy.data import icd9
 from arxpy.gui.code_sets import codes_tooltip, display_code
 from arxpy.gui.methods.common import cancel_jobs_on_destroy
+from arxpy.gui.plain_text import tooltip
 from arxpy.gui.utility.common import note
 from arxpy.gui.workers import JobWorker
 
@@ -158,7 +159,7 @@ class ClusterListModel(QAbstractTableModel):
                     f"{e.size:,}", str(e.record_chunks), str(e.shared_chunks),
                     codes_text(e.item_chunk, LISTED))[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == 5:
-            return codes_tooltip(e.item_chunk) if e.item_chunk else "empty item chunk"
+            return tooltip(codes_tooltip(e.item_chunk)) if e.item_chunk else "empty item chunk"
         if role == Qt.ItemDataRole.TextAlignmentRole and 2 <= index.column() <= 4:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -308,7 +309,7 @@ class JointClusterModel(QAbstractTableModel):
             return codes_text(codes)
         if role == Qt.ItemDataRole.ToolTipRole and kind in ("domain", "subrecord", "item") \
                 and codes and codes != ["item chunk"]:
-            return codes_tooltip(codes)
+            return tooltip(codes_tooltip(codes))
         if role == Qt.ItemDataRole.FontRole and kind == "domain":
             return self._bold
         if role == Qt.ItemDataRole.BackgroundRole:

@@ -35,6 +35,7 @@ from arxpy.gui.methods.common import (
 from arxpy.gui.methods.jobs import CONDENSATION_METHODS
 from arxpy.gui.methods.preservation_view import ModelPreservationView
 from arxpy.gui.methods.views import MethodRun, register_result_view
+from arxpy.gui.plain_text import set_axis_label
 from arxpy.gui.utility.common import (
     INPUT_COLOR,
     OUTPUT_COLOR,
@@ -231,7 +232,7 @@ class SurvivalView(QWidget):
             x, y = _steps(table)
             plot.plot(x, y, pen=pg.mkPen(color, width=width))
         plot.setYRange(0, 1.02, padding=0)
-        plot.setLabel("bottom", time, color="#222")
+        set_axis_label(plot, "bottom", time, color="#222")
         self.message.setText(self._explanation())
 
     def _explanation(self) -> str:

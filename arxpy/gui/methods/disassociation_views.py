@@ -60,6 +60,7 @@ from arxpy.gui.methods.disassociation_jobs import (
 )
 from arxpy.gui.methods.disassociation_risk_chart import bin_legend, draw_combination_chart
 from arxpy.gui.methods.views import MethodRun, register_result_view
+from arxpy.gui.plain_text import tooltip
 from arxpy.gui.utility.common import (
     GREEN,
     INPUT_COLOR,
@@ -154,10 +155,11 @@ class PublicationView(QWidget):
         check = summary.check
         _set_badge(self.badge, ("✔ Verified independently: " if check.ok else "✘ ")
                    + check.summary(), "#1a7f37" if check.ok else "#b3261e")
+        lines = []  # the badge's tooltip (codes as text, never HTML)
         if not check.ok and check.itemset_violations:
             first = check.itemset_violations[0]
-            self.badge.setToolTip(f"First violation: {first.location}: "
-                                  f"{', '.join(first.itemset)} in {first.count} subrecords")
+            lines.append(f"First violation: {first.location}: {', '.join(first.itemset)} in "
+                         f"{first.count} subrecords")
         figures = summary.figures
         for title, key in (("Records", "records"), ("Clusters", "clusters"),
                            ("Joint clusters", "joint_clusters"),
@@ -166,7 +168,7 @@ class PublicationView(QWidget):
                            ("Item-chunk-only codes", "item_chunk_only_codes")):
             self.figures.values[title].setText(f"{figures[key]:,}")
         self.figures.values["Item-chunk-only codes"].setToolTip(
-            codes_tooltip(summary.item_only_codes, most=40))
+            tooltip(codes_tooltip(summary.item_only_codes, most=40)))
         shares = summary.occurrence_shares
         self.places.setText(
             "<b>Where the input's code occurrences are published:</b> " + ", ".join(
@@ -179,9 +181,9 @@ class PublicationView(QWidget):
                                                    "cluster"), 1)
         timings = ", ".join(f"{phase} {seconds:.2f} s"
                             for phase, seconds in self.run.release.timings.items())
-        self.badge.setToolTip((self.badge.toolTip() + "\n" if self.badge.toolTip() else "")
-                              + f"Run time {self.run.release.elapsed_seconds:.2f} s ({timings}); "
-                              f"independent check {check.elapsed_seconds:.2f} s.")
+        lines.append(f"Run time {self.run.release.elapsed_seconds:.2f} s ({timings}); "
+                     f"independent check {check.elapsed_seconds:.2f} s.")
+        self.badge.setToolTip(tooltip("\n".join(lines)))
 
     # --- export ----------------------------------------------------------------------------
 

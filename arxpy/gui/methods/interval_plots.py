@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from arxpy.analysis.interval_report import Bounds
+from arxpy.gui.plain_text import set_axis_label
 from arxpy.gui.utility.common import (
     INPUT_COLOR,
     OUTPUT_COLOR,
@@ -95,7 +96,7 @@ class IntervalPlots(QWidget):
         if values is not None:
             plot.addItem(pg.ScatterPlotItem(values[rows], y, symbol="o", size=6,
                                             brush=None, pen=pg.mkPen(INPUT_COLOR, width=1.5)))
-        plot.setLabel("bottom", name, color="#222")
+        set_axis_label(plot, "bottom", name, color="#222")
         self.one_d_note.setText(
             f"{len(rows):,} of {len(lo):,} records" + ("" if len(rows) == len(lo) else
                                                        ", evenly spread over the sorted order")
@@ -119,8 +120,8 @@ class IntervalPlots(QWidget):
             plot.addItem(pg.ScatterPlotItem(self.original[x_name][rows],
                                             self.original[y_name][rows], size=4,
                                             brush=pg.mkBrush(INPUT_COLOR), pen=None))
-        plot.setLabel("bottom", x_name, color="#222")
-        plot.setLabel("left", y_name, color="#222")
+        set_axis_label(plot, "bottom", x_name, color="#222")
+        set_axis_label(plot, "left", y_name, color="#222")
         self.two_d_note.setText(f"{len(drawn):,} of {len(boxes):,} boxes"
                                 + ("; dots: original values" if self.original is not None
                                    else "") + ".")

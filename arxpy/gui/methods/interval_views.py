@@ -4,6 +4,7 @@ and 2-D plots; the interval-statistics panel; and a k sweep of widths against k.
 
 from __future__ import annotations
 
+import html
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -110,8 +111,9 @@ class BoxesView(QWidget):
         self.table.setMaximumHeight(30 + 24 * len(method.attributes))
         layout = QVBoxLayout(self)
         layout.addWidget(caveat_banner(CAVEAT[0].upper() + CAVEAT[1:]))
-        layout.addWidget(QLabel(f"<b>Target</b> {gradient_rule(method.target)}; order "
-                                f"'{method.order}', merge rule '{method.merge}'."))
+        layout.addWidget(QLabel(f"<b>Target</b> "
+                                f"{html.escape(gradient_rule(method.target), quote=False)}; "
+                                f"order '{method.order}', merge rule '{method.merge}'."))
         layout.addWidget(self.figures)
         layout.addWidget(self.table)
         layout.addWidget(note("Unchanged values are intervals [v, v] (at least k records "

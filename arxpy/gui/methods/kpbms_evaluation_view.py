@@ -28,6 +28,7 @@ from arxpy.gui.methods.common import SERIES_COLORS, cancel_jobs_on_destroy
 from arxpy.gui.methods.kpbms_jobs import kpbms_evaluation_job
 from arxpy.gui.methods.kpbms_views import fit_table
 from arxpy.gui.methods.views import MethodRun
+from arxpy.gui.plain_text import tooltip
 from arxpy.gui.utility.common import VERMILLION, fill_table, note, plot_widget, read_only_table
 from arxpy.gui.utility.runner import JobControls
 
@@ -227,7 +228,7 @@ class EvaluationView(QWidget):
         for row in range(self.selections.rowCount()):
             item = self.selections.item(row, 1)
             item.setTextAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-            item.setToolTip(item.text())
+            item.setToolTip(tooltip(item.text()))
         share = evaluation.share_not_worse
         cases = sum(c.k > 1 for c in evaluation.cases)
         self.share.setText(

@@ -31,6 +31,7 @@ from arxpy.gui.methods.common import Figures, FrameModel, caveat_banner, frame_v
 from arxpy.gui.methods.form_hints import cuts_text
 from arxpy.gui.methods.run_views import verdict_badge
 from arxpy.gui.methods.views import MethodRun, register_result_view
+from arxpy.gui.plain_text import tooltip
 from arxpy.gui.utility.common import (
     GREEN,
     INPUT_COLOR,
@@ -268,7 +269,7 @@ class SuppressionView(QWidget):
         _left_align(self.table, (1,))
         for row in range(self.table.rowCount()):  # a long feature list is cut in the cell
             item = self.table.item(row, 1)
-            item.setToolTip(item.text())
+            item.setToolTip(tooltip(item.text()))
         fit_table(self.table, stretch=(1,))
         self.plot = plot_widget("Loss per feature prefix", "features kept", "loss (%)")
         self._draw(release.iterations, method.max_loss)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from arxpy.errors import ConfigurationError
 from arxpy.gui.code_picker import attach_code_picker
 from arxpy.gui.code_sets import set_valued_defaults
+from arxpy.gui.message_lines import ReservedLines
 from arxpy.gui.methods.choice import (
     LATTICE,
     METHOD_KEY,
@@ -35,15 +36,16 @@ from arxpy.gui.methods.choice import (
     with_parameters,
 )
 from arxpy.gui.methods.form_hints import form_companion, form_hint
-from arxpy.gui.param_form import ParamForm
+from arxpy.gui.param_form import ParamForm, mark_invalid
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.settings_panel import shrinkable
 from arxpy.gui.state import AppState
 from arxpy.methods import method_classes, method_from_dict
 
 COMMIT_DELAY_MS = 300
+#: Lines kept under the form for the message saying why the parameters cannot run.
+ERROR_LINES = 3
 ERROR_STYLE = "color: #b3261e"
-_MARK = "border: 1px solid #b3261e"
 
 
 class MethodPanel(QWidget):
@@ -70,29 +72,38 @@ class MethodPanel(QWidget):
         self.summary.setStyleSheet("color: #555")
         self.note = QLabel(wordWrap=True)
         self.note.setStyleSheet("color: #555; font-style: italic")
-        self.error = plain_label(QLabel(wordWrap=True))
+        # Why the parameters cannot run: below the form, beside the Run button, in room
+        # kept for it, so fields never move under the pointer when a message comes.
+        self.error = ReservedLines(ERROR_LINES)
         self.error.setStyleSheet(ERROR_STYLE)
+        self.error.hide()
+        # What the values typed mean: under the fields, which it therefore never moves.
         self.hint = plain_label(QLabel(wordWrap=True))
         self.hint.setStyleSheet("color: #8a5300")
-        # Summary, note, form and message scroll together: a stacked widget is as tall as
+        # Summary, note, form and hint scroll together: a stacked widget is as tall as
         # its tallest page, and the window must fit 720 pixels.
         self.form_holder = QVBoxLayout()
         form_page = QWidget()
         form_layout = QVBoxLayout(form_page)
         form_layout.setContentsMargins(0, 0, 4, 0)
-        # Messages above the fields: below a long form they would be scrolled out of view.
-        for label in (self.summary, self.note, self.error, self.hint):
+        for label in (self.summary, self.note):
             form_layout.addWidget(label)
         form_layout.addLayout(self.form_holder)
+        form_layout.addWidget(self.hint)
         form_layout.addStretch(1)
         self.scroll = QScrollArea(widgetResizable=True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.scroll.setWidget(form_page)
+        form_column = QWidget()
+        column = QVBoxLayout(form_column)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.scroll, 1)
+        column.addWidget(self.error)
         # A method's companion (a chart) sits beside the form and scrolls apart from it.
         method_page = QWidget()
         self.method_row = QHBoxLayout(method_page)
         self.method_row.setContentsMargins(0, 0, 0, 0)
-        self.method_row.addWidget(self.scroll, 3)
+        self.method_row.addWidget(form_column, 3)
         self.pages = QStackedWidget()
         self.pages.addWidget(lattice_page)
         self.pages.addWidget(method_page)
@@ -162,6 +173,11 @@ class MethodPanel(QWidget):
         elif name != LATTICE:
             self.summary.setText(choice.summary)
             self._show_form(name)
+        else:  # a form left on the hidden page would hold another method's (or project's)
+            self._drop_form()
+            for label in (self.summary, self.note, self.hint, self.error):
+                label.setText("")
+            self.error.setVisible(False)
         self.method_changed.emit(name)
 
     def _drop_form(self) -> None:
@@ -197,7 +213,7 @@ class MethodPanel(QWidget):
         self.note.setText("Privacy models, suppression, search settings, level ranges and "
                           "weights apply to the lattice search only.")
         self._drop_form()
-        self.form = ParamForm(params, values, columns)
+        self.form = ParamForm(params, values, columns, definition=self.state.definition)
         attach_code_picker(self.form, self.state.data, self)
         self.form.changed.connect(self._edited)
         self._form_key = key
@@ -220,9 +236,12 @@ class MethodPanel(QWidget):
         self._timer.start()
 
     def check(self) -> str:
-        """Check the form's values with the method's constructor; the message shown ("" if
-        the parameters are usable)."""
+        """Check the form's values: first what the form could not take as given (a value
+        kept as the project gives it, a required attribute not chosen), then the method's
+        constructor. Returns the message shown ("" if the parameters are usable); Run
+        refuses to start while there is one."""
         message, hint = "", ""
+        problems = self.form.problems() if self.form is not None else {}
         if self.form is not None:
             try:
                 values = self.form.values()
@@ -235,18 +254,21 @@ class MethodPanel(QWidget):
                     self.companion.show_values(values, self.state.data, self.state.definition)
             except ConfigurationError as exc:
                 message = str(exc)
+        if problems:
+            message = " ".join(problems.values())
         self.hint.setText(hint)
         self.hint.setVisible(bool(hint))
         self.error.setText(message)
         self.error.setVisible(bool(message))
-        self._mark_fields(message)
+        self._mark_fields(message, problems)
         return message
 
-    def _mark_fields(self, message: str) -> None:
+    def _mark_fields(self, message: str, problems: dict[str, str]) -> None:
         for param in self.form.params if self.form is not None else ():
-            named = bool(message) and any(re.search(rf"\b{re.escape(word)}\b", message)
-                                          for word in {param.name, param.title})
-            self.form.widgets[param.name].setStyleSheet(_MARK if named else "")
+            named = param.name in problems or bool(message) and any(
+                re.search(rf"\b{re.escape(word)}\b", message)
+                for word in {param.name, param.title})
+            mark_invalid(self.form.widgets[param.name], named)
 
     def commit(self) -> None:
         """Write the form's parameters into the settings now (one undoable step); a

@@ -45,7 +45,12 @@ class MethodRunActions:
         """Run the chosen method on a worker thread; None (and a message) if its
         parameters are unusable."""
         window, state = self.window, self.window.state
+        # The form's own check first: a value it keeps as the project gave it (k = 0,
+        # NaN, an attribute the data lack) is refused here, never rewritten and run.
+        problem = window.configure.method_panel.check()
         try:
+            if problem:
+                raise ArxpyError(problem)
             method = build_method(state.settings)
         except ArxpyError as exc:
             window.error("Cannot run yet", str(exc))

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from arxpy.formatting import plain
 from arxpy.gui.methods.views import MethodRun
+from arxpy.gui.plain_text import tooltip
 from arxpy.gui.utility.common import (
     OUTPUT_COLOR,
     VERMILLION,
@@ -73,7 +74,7 @@ class RunSummaryView(QWidget):
         header.setSectionResizeMode(2, header.ResizeMode.Stretch)
         for row in range(self.table.rowCount()):
             item = self.table.item(row, 1)
-            item.setToolTip(item.text())  # a long claim is cut in the cell
+            item.setToolTip(tooltip(item.text()))  # a long claim is cut in the cell
         reference = getattr(run.method, "reference", "")
         # The release's parameters: they hold what the run used (e.g. the seed it drew).
         parameters = ", ".join(f"{k}={v}" for k, v in release.parameters.items())

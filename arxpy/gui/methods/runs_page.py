@@ -68,6 +68,9 @@ class RunsPage(QWidget):
         super().__init__(parent)
         self.state = state
         self.last_job: Any = None
+        #: What the comparison shown (or computing) was made of: releases and the
+        #: lattice result; it goes when one of them does (another project, a removed run).
+        self._compared: tuple[Any, ...] = ()
         self._shown_run: MethodRun | None = None
         self._rows: list[tuple[int, str]] = []
         self._filling = False
@@ -119,6 +122,7 @@ class RunsPage(QWidget):
         self._layout()
         state.runs_changed.connect(self.refresh)
         state.release_changed.connect(self.refresh)
+        state.result_changed.connect(self.refresh)
         state.project_changed.connect(self._fill_targets)
         self._fill_targets()
         self.refresh()
@@ -182,6 +186,21 @@ class RunsPage(QWidget):
         self.with_lattice.setEnabled(self.state.result is not None
                                      and self.state.applied is not None)
         self._show_run(current if current in runs else None)
+        if self._compared and not self._comparison_current():
+            self._clear_comparison()
+
+    def _comparison_current(self) -> bool:
+        """Whether everything compared is still here: the runs' releases, the result."""
+        releases = {id(run.release) for run in self.state.runs}
+        result = self.state.result
+        return all(id(item) in releases or item is result for item in self._compared)
+
+    def _clear_comparison(self) -> None:
+        self._compared = ()
+        self.compare_table.setRowCount(0)
+        self.compare_table.setColumnCount(1)
+        self.compare_table.setHorizontalHeaderLabels(["Figure"])
+        self.compare_note.setText("")
 
     def selected_runs(self) -> list[MethodRun]:
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
@@ -278,7 +297,8 @@ class RunsPage(QWidget):
         try:
             target, bins = self.target.currentData(), self._bins()
         except ConfigurationError as exc:
-            self._comparison_failed(str(exc))
+            self.compare_note.setText(
+                f"<span style='color:#b3261e'>{html.escape(str(exc))}</span>")
             return
         original, definition = state.data, state.definition
         hierarchies = dict(state.hierarchies)
@@ -291,11 +311,18 @@ class RunsPage(QWidget):
                     named[f"pinned {list(candidate)}"] = result.release(candidate)
             return compare_candidates(named, original, definition, hierarchies, target, bins)
 
+        compared = (*releases.values(), *((result,) if lattice else ()))
+        self._clear_comparison()
+        self._compared = compared
         self.compare_note.setText("Comparing…")
         self.tabs.setCurrentWidget(self.compare_page)
-        self.last_job = start_job(self, work, self._show_comparison, self._comparison_failed)
+        self.last_job = start_job(
+            self, work, lambda frame: self._show_comparison(compared, frame),
+            lambda message: self._comparison_failed(compared, message))
 
-    def _show_comparison(self, frame: pd.DataFrame) -> None:
+    def _show_comparison(self, compared: tuple[Any, ...], frame: pd.DataFrame) -> None:
+        if compared is not self._compared:
+            return  # runs or project changed meanwhile: these figures describe nothing shown
         self.compare_table.setColumnCount(len(frame.columns) + 1)
         self.compare_table.setHorizontalHeaderLabels(
             ["Figure", *(_wrapped(str(c)) for c in frame.columns)])
@@ -340,7 +367,9 @@ class RunsPage(QWidget):
             raise ConfigurationError(f"Cannot read the bins '{text}'; write numbers "
                                      "separated by commas, e.g. 10000, 50000.") from None
 
-    def _comparison_failed(self, message: str) -> None:
+    def _comparison_failed(self, compared: tuple[Any, ...], message: str) -> None:
+        if compared is not self._compared:
+            return
         self.compare_note.setText(f"<span style='color:#b3261e'>{html.escape(message)}</span>")
 
 

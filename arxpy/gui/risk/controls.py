@@ -56,6 +56,11 @@ class PopulationControl(QWidget):
         self.fraction.setSingleStep(0.01)
         self.fraction.setValue(0.01)
         self.fraction.setKeyboardTracking(False)
+        # "European Union (447,706,209)" may be cut in the closed box (the list shows it
+        # whole): at 1280 pixels the bar must leave room for the progress and Cancel.
+        self.region.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.region.setMinimumContentsLength(16)
         self.stack = QStackedWidget()
         for widget in (self.region, self.size, self.fraction):
             self.stack.addWidget(widget)
@@ -122,6 +127,10 @@ class SettingsBar(QWidget):
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.status.setFixedHeight(2 * self.status.fontMetrics().lineSpacing() + 2)
         self.cancel = QPushButton("Cancel")
+        for widget in (self.progress, self.cancel):  # shown or not, they keep their place
+            policy = widget.sizePolicy()
+            policy.setRetainSizeWhenHidden(True)
+            widget.setSizePolicy(policy)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for text, widget in (("Population:", self.population),

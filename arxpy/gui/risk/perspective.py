@@ -390,7 +390,8 @@ class RiskPerspective(QWidget):
                          "quasi-identifier value; the method's own groups are in Explore › "
                          "Groups.</i>")
         if self.error:
-            text += f"<br><span style='color:{EXCEEDED_COLOR}'>{self.error}</span>"
+            text += (f"<br><span style='color:{EXCEEDED_COLOR}'>"
+                     f"{html.escape(self.error, quote=False)}</span>")
         return text
 
 

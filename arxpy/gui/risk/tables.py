@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QTableWidget
 
+from arxpy.gui.plain_text import tooltip
 from arxpy.gui.risk.common import (
     fixed_percent,
     number,
@@ -218,7 +219,7 @@ def quasi_identifier_table_steps(table: QTableWidget,
         if row and row % rows_per_step == 0:
             yield
         name = text_item(", ".join(attributes))
-        name.setToolTip(name.text())
+        name.setToolTip(tooltip(name.text()))
         table.setItem(row, 0, name)
         size = value_item(len(attributes), formatter=number)
         table.setItem(row, 1, size)
@@ -262,7 +263,7 @@ def fill_hipaa_table(table: QTableWidget, analyses: dict[str, RiskAnalysis | Non
         for column, text in enumerate(cells):
             item = text_item(text)
             if column == 3:
-                item.setToolTip(text)
+                item.setToolTip(tooltip(text))
             table.setItem(row, column, item)
     table.setColumnHidden(4, output_columns is None)
     if not matches:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 from arxpy.analysis.classification import MAX_CLASS_VALUES, ClassificationConfig
 from arxpy.analysis.classifiers import LABELS, PARAMETERS, ClassifierSpec
 from arxpy.data.definition import AttributeType, DataDefinition, DataKind
+from arxpy.data.roles import CLASS_NAMES, fitting_attributes, guess_attribute
 from arxpy.errors import ConfigurationError
 
 #: Choices of the string parameters (scikit-learn's names).
@@ -33,6 +35,13 @@ PARAMETER_LABELS = {"C": "Inverse regularization C", "max_iter": "Maximum iterat
                     "tol": "Tolerance", "solver": "Solver", "max_depth": "Maximum depth",
                     "min_samples_leaf": "Minimum records per leaf", "criterion": "Split criterion",
                     "n_estimators": "Trees", "alpha": "Smoothing alpha"}
+
+
+#: What the class attribute shows until one is chosen.
+CHOOSE_CLASS = "Choose the class attribute…"
+#: Data types a class can have: categories, or numbers (binned when there are many).
+CLASS_KINDS = tuple(kind.value for kind in (DataKind.STRING, DataKind.ORDINAL,
+                                            DataKind.INTEGER, DataKind.DECIMAL))
 
 
 def suggested_bins(values: pd.Series) -> str:
@@ -87,8 +96,18 @@ class ClassificationForm(QWidget):
         super().__init__(parent)
         self.definition: DataDefinition | None = None
         self.frame: pd.DataFrame | None = None
+        # Starts unchosen ("Choose …") unless one column is named like a class; never
+        # silently the first or last column.
         self.class_attribute = QComboBox()
-        self.class_attribute.currentTextChanged.connect(self._class_changed)
+        self.class_attribute.currentIndexChanged.connect(
+            lambda _index: self._class_changed(self.class_name()))
+        self.class_note = QLabel(wordWrap=True)
+        self.class_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.class_note.setStyleSheet("color: #555; font-style: italic")
+        policy = self.class_note.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # hidden after a choice, nothing below moves
+        self.class_note.setSizePolicy(policy)
+        self.class_note.hide()
         self.bins = QLineEdit()
         self.bins.setPlaceholderText("e.g. 10000, 50000 (numeric class only)")
         self.bins.setToolTip("Bin edges turn a numeric class attribute into classes "
@@ -110,6 +129,7 @@ class ClassificationForm(QWidget):
         self.seed.setRange(0, 2**31 - 1)
         form = QFormLayout()
         form.addRow("Class attribute", self.class_attribute)
+        form.addRow("", self.class_note)
         form.addRow("Class bins", self.bins)
         form.addRow("Features", self.features)
         form.addRow("Classifier", self.classifier)
@@ -124,35 +144,58 @@ class ClassificationForm(QWidget):
     # --- filling ---------------------------------------------------------------------------
 
     def set_data(self, frame: pd.DataFrame | None, definition: DataDefinition | None) -> None:
-        """Offer the attributes of ``definition`` (identifying ones excluded)."""
+        """Offer the attributes of ``definition`` that can be predicted (identifying ones,
+        sets and dates excluded). Other data (another project) start unchosen or with a
+        class suggested by its name; an edit of the same data keeps the choice."""
+        same_data = frame is not None and frame is self.frame
+        current = self.class_name() if same_data else None
         self.frame, self.definition = frame, definition
-        names = [a.name for a in definition if a.type is not AttributeType.IDENTIFYING] \
+        names = fitting_attributes(definition, CLASS_KINDS, identifying=False) \
             if definition is not None else []
-        current = self.class_attribute.currentText()
         self.class_attribute.blockSignals(True)
         self.class_attribute.clear()
-        self.class_attribute.addItems(names)
+        self.class_attribute.addItem(CHOOSE_CLASS, None)
+        for name in names:
+            self.class_attribute.addItem(name, name)
         self.class_attribute.blockSignals(False)
-        if names:
-            self.set_class_attribute(current if current in names else names[-1])
+        if current in names:
+            self.set_class_attribute(current)
+            return
+        guess = guess_attribute(definition, CLASS_NAMES, CLASS_KINDS, identifying=False) \
+            if definition is not None else None
+        self.set_class_attribute(guess or "")
+        if guess:
+            self.class_note.setText(f"Suggested: '{guess}' is named like a class; check it.")
+            self.class_note.show()
+
+    def class_name(self) -> str:
+        """The chosen class attribute ("" while none is)."""
+        return self.class_attribute.currentData() or ""
 
     def set_class_attribute(self, name: str, bins: str | None = None) -> None:
-        """Choose the class attribute; ``bins`` None suggests tertiles for a numeric one."""
+        """Choose the class attribute ("" for none); ``bins`` None suggests tertiles for a
+        numeric one."""
         self.class_attribute.blockSignals(True)
-        self.class_attribute.setCurrentText(name)
+        self.class_attribute.setCurrentIndex(max(self.class_attribute.findData(name or None),
+                                                 0))
         self.class_attribute.blockSignals(False)
-        self._class_changed(name)
+        self._class_changed(self.class_name())
         if bins is not None:
             self.bins.setText(bins)
 
     def _class_changed(self, name: str) -> None:
-        if self.definition is None or not name:
+        self.class_note.setText("")  # set again by set_data when it suggests the choice
+        self.class_note.hide()
+        self.features.clear()
+        if self.definition is None:
+            self.bins.setEnabled(False)
+            self.bins.setText("")
+            self.changed.emit()
             return
-        numeric = self.definition[name].data_type.kind in (DataKind.INTEGER, DataKind.DECIMAL)
+        numeric = bool(name) and self.definition[name].data_type.is_numeric
         binnable = numeric and self.definition[name].type is not AttributeType.QUASI_IDENTIFYING
         self.bins.setEnabled(binnable)
         self.bins.setText(suggested_bins(self.frame[name]) if binnable else "")
-        self.features.clear()
         for attribute in self.definition:
             if attribute.type is AttributeType.IDENTIFYING or attribute.name == name:
                 continue
@@ -209,9 +252,10 @@ class ClassificationForm(QWidget):
 
     def config(self) -> ClassificationConfig:
         """The settings as a ClassificationConfig; ConfigurationError says what to fix."""
-        name = self.class_attribute.currentText()
+        name = self.class_name()
         if not name:
-            raise ConfigurationError("Choose a class attribute.")
+            raise ConfigurationError("Choose the class attribute: the attribute classifiers "
+                                     "will predict.")
         features = self.checked_features()
         if not features:
             raise ConfigurationError("Check at least one feature attribute.")
@@ -220,8 +264,12 @@ class ClassificationForm(QWidget):
             raise ConfigurationError(
                 f"The class attribute '{name}' has {self.frame[name].nunique():,} distinct "
                 "values; enter class bins (e.g. 10000, 50000) or choose another attribute.")
+        return ClassificationConfig(name, tuple(features), self.classifier_spec(),
+                                    folds=self.folds.value(), seed=self.seed.value())
+
+    def classifier_spec(self) -> ClassifierSpec:
+        """The classifier with its parameters and the seed (no class attribute needed:
+        the overview predicts every target with it)."""
         kind = self.classifier.currentData()
         params = {p: _parameter_value(w, PARAMETERS[kind][p]) for p, w in self.parameters.items()}
-        spec = ClassifierSpec(kind, params, seed=self.seed.value())
-        return ClassificationConfig(name, tuple(features), spec, folds=self.folds.value(),
-                                    seed=self.seed.value())
+        return ClassifierSpec(kind, params, seed=self.seed.value())

@@ -98,11 +98,11 @@ class ClassificationPanel(QWidget):
     def run_overview(self) -> JobWorker | None:
         """Every candidate target with this form's classifier, folds and seed."""
         try:
-            config = self.form.config()
+            classifier = self.form.classifier_spec()
         except ArxpyError as exc:
             self.overview.controls.set_status(str(exc), error=True)
             return None
-        return self.overview.run(config.classifier, config.folds, config.seed)
+        return self.overview.run(classifier, self.form.folds.value(), self.form.seed.value())
 
     def run(self) -> JobWorker | None:
         """Start the analysis with the form's settings; None (and a message) if unusable."""
@@ -128,13 +128,16 @@ class ClassificationPanel(QWidget):
         if performance is None:
             self.heading.setText("Choose a class attribute and features, then run.")
             return
-        levels = ", ".join(f"{name} {level}" for name, level in performance.levels.items())
+        levels = html.escape(", ".join(f"{name} {level}"
+                                       for name, level in performance.levels.items()),
+                             quote=False)
         source = (f"output of transformation {levels or 'none'}" if not performance.notes
                   else html.escape(" ".join(performance.notes)))
         classes = html.escape(", ".join(performance.class_values))
         folds = int(performance.folds.max()) + 1
         self.heading.setText(
-            f"<b>{performance.classifier.label}</b> predicting <b>{performance.class_attribute}"
-            f"</b> ({classes}) from {len(performance.features)} features, {folds}-fold "
+            f"<b>{performance.classifier.label}</b> predicting "
+            f"<b>{html.escape(performance.class_attribute, quote=False)}</b> ({classes}) "
+            f"from {len(performance.features)} features, {folds}-fold "
             f"cross-validation over {len(performance.folds):,} records; {source} "
             f"{performance.excluded_from_training:,} suppressed records left out of training.")

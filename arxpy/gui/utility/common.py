@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from arxpy.formatting import figure as number  # noqa: F401 (the views import it here)
 from arxpy.formatting import fixed_percent
+from arxpy.gui.plain_text import set_axis_label, set_title  # noqa: F401 (views use them)
 
 #: Okabe-Ito colours: input (original data) blue, output (de-identified data) orange.
 INPUT_COLOR = "#0072B2"
@@ -60,13 +61,13 @@ def plot_widget(title: str = "", x_label: str = "", y_label: str = "") -> pg.Plo
     widget = pg.PlotWidget(background="w")
     plot = widget.getPlotItem()
     if title:
-        plot.setTitle(title, color="#222", size="10pt")
+        set_title(plot, title, color="#222", size="10pt")
     for axis in ("left", "bottom"):
         item = plot.getAxis(axis)
         item.setPen(pg.mkPen("#444"))
         item.setTextPen(pg.mkPen("#222"))
-    plot.setLabel("bottom", x_label, color="#222")
-    plot.setLabel("left", y_label, color="#222")
+    set_axis_label(plot, "bottom", x_label, color="#222")
+    set_axis_label(plot, "left", y_label, color="#222")
     for axis in ("left", "bottom"):
         plot.getAxis(axis).enableAutoSIPrefix(False)  # "(x0.001)" confuses more than helps
     plot.setMenuEnabled(False)

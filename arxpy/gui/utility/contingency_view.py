@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from arxpy.analysis.statistics import UtilityStatistics, contingency
 from arxpy.data.definition import DataType
+from arxpy.gui.plain_text import set_axis_label
 from arxpy.gui.utility.common import SIDE_COLORS, note, plot_widget, side_label, thinned_ticks
 from arxpy.gui.utility.distribution_view import binned, value_order
 
@@ -156,10 +157,22 @@ class ContingencyView(QWidget):
             combo.blockSignals(False)
         self._show()
 
+    def _clear(self) -> None:
+        """Empty heatmaps, axes and legend, as before any statistics."""
+        self.tables = {}
+        for side, widget in self.plots.items():
+            plot = widget.getPlotItem()
+            self.images[side].clear()
+            for axis in ("left", "bottom"):
+                plot.getAxis(axis).setTicks(None)
+                plot.setLabel(axis, "")
+        self.column_legend.setText("")
+
     def _show(self) -> None:
         stats = self.statistics
         first, second = self.rows.currentText(), self.columns.currentText()
         if stats is None or not first or not second:
+            self._clear()
             return
         types = (stats.definition[first].data_type, stats.definition[second].data_type)
         for side, frame in (("input", stats.input), ("output", stats.published())):
@@ -215,7 +228,7 @@ class ContingencyView(QWidget):
         plot.getAxis("left").setTicks([thinned_ticks([str(v) for v in table.index], 25)])
         plot.getAxis("bottom").setTicks([column_ticks([str(v) for v in table.columns],
                                                       self._room())])
-        plot.setLabel("left", first)
-        plot.setLabel("bottom", second)
+        set_axis_label(plot, "left", first)
+        set_axis_label(plot, "bottom", second)
         plot.setXRange(-0.5, max(table.shape[1], 1) - 0.5, padding=0)
         plot.setYRange(-0.5, max(table.shape[0], 1) - 0.5, padding=0)

@@ -114,8 +114,12 @@ class PerformanceView(QWidget):
     def show_performance(self, evaluated: EvaluatedClassification | None) -> None:
         """Show a finished evaluation (None clears); only draws, computes nothing."""
         if evaluated is None:
-            for headline in self.headlines.values():
+            # Values and explanations: the Brier score's names the last run's input figure.
+            for (_key, _title, explanation), headline in zip(HEADLINES,
+                                                             self.headlines.values(),
+                                                             strict=True):
                 headline.value.setText("—")
+                headline.explanation.setText(explanation)
             self.per_class.setRowCount(0)
             for widget in (self.roc, self.pr):
                 widget.getPlotItem().clear()

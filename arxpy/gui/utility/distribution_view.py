@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBox
 from arxpy.analysis.generalized import read_numeric
 from arxpy.analysis.statistics import UtilityStatistics, frequencies
 from arxpy.data.definition import DataKind, DataType
+from arxpy.gui.plain_text import set_axis_label
 from arxpy.gui.utility.common import (
     MAX_CATEGORIES,
     SIDE_COLORS,
@@ -159,14 +160,30 @@ class DistributionView(QWidget):
         self.attribute.blockSignals(False)
         if names:
             self.select(current if current in names else names[0])
+        else:
+            self._clear()
 
     def select(self, attribute: str) -> None:
         self.attribute.setCurrentText(attribute)
         self._show(attribute)
 
+    def _clear(self) -> None:
+        """Empty charts and notes, as before any statistics (no other data's figures)."""
+        self.tables = {}
+        for side, widget in self.plots.items():
+            plot = widget.getPlotItem()
+            plot.clear()
+            for axis in ("left", "bottom"):
+                plot.getAxis(axis).setTicks(None)
+            plot.invertY(False)
+            plot.setLabel("left", "% of records")
+            plot.setLabel("bottom", "")
+            self.notes[side].setText("")
+
     def _show(self, attribute: str) -> None:
         stats = self.statistics
         if stats is None or not attribute:
+            self._clear()
             return
         data_type = stats.definition[attribute].data_type
         for side, frame in (("input", stats.input), ("output", stats.published())):
@@ -181,7 +198,7 @@ class DistributionView(QWidget):
                       SIDE_COLORS[side], horizontal=horizontal)
             item = plot.getPlotItem()
             item.setLabel("left" if not horizontal else "bottom", "% of records")
-            item.setLabel("bottom" if not horizontal else "left", attribute)
+            set_axis_label(item, "bottom" if not horizontal else "left", attribute)
             records = int(table["count"].sum())
             distinct = len(frame[attribute].unique())
             self.notes[side].setText(f"{records:,} records, {distinct:,} distinct "

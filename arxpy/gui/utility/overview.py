@@ -22,6 +22,7 @@ from arxpy.analysis.classification import (
 )
 from arxpy.data.definition import AttributeType, DataKind
 from arxpy.errors import ArxpyError
+from arxpy.gui.plain_text import tooltip
 from arxpy.gui.risk.common import SIDE_ROLE, VALUE_ROLE, read_only_table
 from arxpy.gui.utility.classification_config import suggested_bins
 from arxpy.gui.utility.jobs import Applied, with_class_bins
@@ -132,7 +133,7 @@ class ClassificationOverview(QWidget):
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
             name = QTableWidgetItem(row.attribute)
-            name.setToolTip(row.note or row.attribute)
+            name.setToolTip(tooltip(row.note or row.attribute))
             self.table.setItem(r, 0, name)
             for c, (value, side) in enumerate(((row.baseline, "input"),
                                                (row.original, "input"),

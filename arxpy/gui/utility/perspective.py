@@ -102,7 +102,9 @@ class UtilityPerspective(QWidget):
         if self.worker is not None:
             self.worker.cancel()
             self.worker = None
+        self.progress.setVisible(False)
         if applied is None:
+            self.heading.setText("")
             return
         self._describe(applied)
         # Computed when shown: a background job competes with the other views for the GIL.
@@ -131,7 +133,8 @@ class UtilityPerspective(QWidget):
     def _describe(self, applied: Applied, bundle: StatisticsBundle | None = None) -> None:
         """Name the current release; with statistics, its anonymity and suppression."""
         if applied.is_lattice:
-            levels = ", ".join(f"{name} {level}" for name, level in applied.level_map.items())
+            levels = ", ".join(f"{html.escape(name, quote=False)} {level}"
+                               for name, level in applied.level_map.items())
             text = f"<b>Applied transformation</b> [{levels}]"
         else:
             text = f"<b>Method run</b> {html.escape(applied.label, quote=False)}"

@@ -128,8 +128,12 @@ class StudyPanel(QWidget):
 
     def _show(self, study: StudyResult | None) -> None:
         self.study = study
-        for widget in self.plots.values():
-            widget.getPlotItem().clear()
+        for model, widget in self.plots.items():
+            plot = widget.getPlotItem()
+            plot.clear()
+            # Titles name the last study's ρ: a new one (or none) starts from the plain title.
+            plot.setTitle(MODEL_TITLES[model], color="#222", size="10pt")
+            plot.enableAutoRange()
         if study is None:
             self.table.setRowCount(0)
             self.heading.setText("")

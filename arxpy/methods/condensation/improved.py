@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from arxpy.data.roles import NUMERIC, STATUS_NAMES, SURVIVAL_TIME_NAMES
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, ThrottledProgress
 from arxpy.methods.condensation.clustering import fill_small_clusters, kmeans
@@ -36,15 +37,15 @@ class ImprovedCondensation(_ClusterMethod):
     params = (
         *_COMMON, _GENERATOR,
         Param("time", "attribute", label="survival time", help="the survival time attribute",
-              step="Alg. 2 step 2d-ii"),
+              step="Alg. 2 step 2d-ii", data_types=NUMERIC, named_like=SURVIVAL_TIME_NAMES),
         Param("status", "attribute", None, optional=True, label="vital status",
               help="the binary survival status attribute (none: one subset) [I]",
-              step="Alg. 2 step 1"),
+              step="Alg. 2 step 1", named_like=STATUS_NAMES),
         Param("event_value", "text", None, optional=True, label="event value",
               help="the status value meaning the event (death); used for reporting only"),
         Param("response", "attribute", None, optional=True, label="response",
               help="the attribute that gets weight w (default: the time attribute)",
-              step="Alg. 2 step 2a"),
+              step="Alg. 2 step 2a", data_types=NUMERIC),
         Param("weight", "float", 0.5, low=0.0, high=1.0, label="weight w",
               help="share of the distance given to the response (paper: 0.5)",
               step="Alg. 2 step 2a (L1677-1683)"),

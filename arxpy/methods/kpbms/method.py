@@ -21,6 +21,7 @@ import pandas as pd
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.data.discretization import DEFAULT_BINS, DISCRETIZATIONS, MAX_BINS, fit_cuts
 from arxpy.data.mdl import continuous_attributes, discretize, numeric_attributes
+from arxpy.data.roles import CLASS_NAMES, DISCRETE, NUMERIC
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
@@ -93,7 +94,8 @@ class KpbmsRelease(Release):
 
 _PARAMS = (
     Param("class_attribute", "attribute", label="class attribute",
-          help="the attribute classifiers will predict", step="Sec. 3"),
+          help="the attribute classifiers will predict", step="Sec. 3", data_types=DISCRETE,
+          named_like=CLASS_NAMES),
     Param("qis", "attributes", None, optional=True, label="candidate features",
           help="features PB-FSS may select, all treated as quasi-identifiers (default: "
           "every non-identifying attribute but the class)", step="Sec. 6 [I]"),
@@ -105,7 +107,7 @@ _PARAMS = (
           step="spec §3 [I]"),
     Param("continuous", "attributes", None, optional=True, label="continuous attributes",
           help="attributes to discretize (default: numeric ones with a fractional value "
-          "or more than 20 distinct values)", step="Sec. 6 [I]"),
+          "or more than 20 distinct values)", step="Sec. 6 [I]", data_types=NUMERIC),
     Param("k", "int", 5, low=1, label="k", unit="records",
           help="smallest (pattern, class) group; 1 = feature selection only", step="Alg. 2"),
     Param("max_loss", "float", 0.10, low=0.0, high=1.0, label="maximum loss (t)",
