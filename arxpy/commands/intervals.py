@@ -157,7 +157,7 @@ def run_intervals(args: argparse.Namespace) -> int:
         bar.close()
     release = method.release_from_boxes(frame, definition, boxes, started)
     out = interval_table(frame, method, release, keep_text=args.interval_text)
-    order = output_order(args)
+    order = output_order(args, release.seed)
     if order["shuffled"]:
         out = shuffled(out, order["seed"])
     _write_output(out, args.output)

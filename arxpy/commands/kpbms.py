@@ -182,7 +182,7 @@ def _write_outputs(args: argparse.Namespace, release, report: dict[str, Any]) ->
     """The data, then the report (a report never describes missing data)."""
     from arxpy.engine.export import export_release
 
-    order = output_order(args)
+    order = output_order(args, release.seed)
     export_release(release, args.output, overwrite=True, delimiter=args.delimiter or ",",
                    shuffle_seed=order["seed"])
     report["output_order"] = order

@@ -198,13 +198,15 @@ def add_order_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed of the row order (default: drawn and reported)")
 
 
-def output_order(args: argparse.Namespace) -> dict[str, Any]:
-    """The report's ``output_order``: shuffled with a seed (given or drawn), or kept."""
+def output_order(args: argparse.Namespace, run_seed: int | None = None) -> dict[str, Any]:
+    """The report's ``output_order``: kept, or shuffled with ``--shuffle-seed``, else the
+    run's own seed (so the one seed a report gives repeats the file), else a drawn one."""
     if getattr(args, "keep_order", False):
         return {"shuffled": False, "seed": None}
-    seed = args.shuffle_seed if getattr(args, "shuffle_seed", None) is not None \
-        else drawn_seed()
-    return {"shuffled": True, "seed": seed}
+    seed = getattr(args, "shuffle_seed", None)
+    if seed is None:
+        seed = run_seed if run_seed is not None else drawn_seed()
+    return {"shuffled": True, "seed": int(seed)}
 
 
 def write_json(path: Path, report: dict[str, Any]) -> None:

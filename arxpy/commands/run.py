@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     release = outcome.release() if hasattr(outcome, "release") else outcome
-    order = output_order(args) if _in_input_order(release) else \
+    order = output_order(args, release.seed) if _in_input_order(release) else \
         {"shuffled": False, "seed": None, "note": "the method orders its own rows"}
     written = write_release(release, args.output, order["seed"])
     report: dict[str, Any] = {**release.to_dict(), "output": written.name,
