@@ -159,3 +159,33 @@ def test_cli_evaluate_takes_any_method(tmp_path, example):
                 "colour=blue", "--class-attribute", "Charge", "--class-bins", "10000",
                 "--report", str(tmp_path / "x.json")])
     assert bad == 2 and not (tmp_path / "x.json").exists()
+
+
+def test_relative_accuracy_carries_a_caveat_when_the_original_is_no_better_than_zero_r():
+    """A target the features cannot predict: relative accuracy divides by noise, and the
+    report, Compare and the panel say so instead of showing it bare."""
+    import numpy as np
+
+    from arxpy.analysis.compare import compare_releases
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"x": rng.integers(0, 3, 300).astype(str),  # tells nothing
+                          "coin": rng.choice(["heads", "tails"], 300, p=[0.8, 0.2])})
+    definition = DataDefinition.for_columns(frame.columns).with_attribute(
+        "x", type=AttributeType.QUASI_IDENTIFYING)
+    task = ClassificationTask(frame, definition, {}, ClassificationConfig("coin", ("x",)))
+    boxes = run_method("intervals", frame, definition, {"attributes": ["x"], "k": 5})
+    performance = evaluate_release(task, boxes)
+    assert performance.original_accuracy - performance.baseline_accuracy <= 0.01
+    assert "no better than ZeroR" in performance.relative_accuracy_caveat
+    assert performance.to_dict()["relative_accuracy_caveat"] == \
+        performance.relative_accuracy_caveat
+    cell = compare_releases({"b": boxes, "c": boxes}, frame, task).loc["relative accuracy", "b"]
+    assert str(cell).startswith("not meaningful: ")
+    predictable, _ = _threshold_table()
+    definition = DataDefinition.for_columns(predictable.columns).with_attribute(
+        "x", type=AttributeType.QUASI_IDENTIFYING)
+    task = ClassificationTask(predictable, definition, {},
+                              ClassificationConfig("label", ("x",)))
+    boxes = run_method("intervals", predictable, definition, {"attributes": ["x"], "k": 5})
+    assert evaluate_release(task, boxes).relative_accuracy_caveat is None

@@ -117,8 +117,10 @@ def _accuracy(task: ClassificationTask, release: Release,
     except ConfigurationError as exc:  # one release that cannot be evaluated says why
         return dict.fromkeys(("classifier accuracy", "relative accuracy"),
                              f"not applicable: {exc}")
+    caveat = performance.relative_accuracy_caveat
     return {"classifier accuracy": performance.accuracy,
-            "relative accuracy": performance.relative_accuracy}
+            "relative accuracy": f"not meaningful: {caveat}" if caveat
+            else performance.relative_accuracy}
 
 
 def _figures(release: Release, document: Mapping | None, km_rows: bool

@@ -66,6 +66,11 @@ class Predictions:
         return float(np.mean(np.sum((self.proba - onehot) ** 2, axis=1)))
 
 
+#: The least gain of the original classifier over ZeroR (a share of records) for which
+#: relative accuracy is shown without a caveat.
+RELATIVE_ACCURACY_FLOOR = 0.01
+
+
 def relative_accuracy(accuracy: float, baseline: float, original: float) -> float:
     """``(accuracy - baseline) / (original - baseline)``; NaN when original == baseline."""
     span = original - baseline
@@ -116,6 +121,19 @@ class ClassificationPerformance:
     @property
     def relative_accuracy(self) -> float:
         return relative_accuracy(self.accuracy, self.baseline_accuracy, self.original_accuracy)
+
+    @property
+    def relative_accuracy_caveat(self) -> str | None:
+        """Why relative accuracy misleads here, if it does: it divides by how much the
+        original classifier beats ZeroR, and one percentage point or less is noise."""
+        gain = self.original_accuracy - self.baseline_accuracy
+        if gain > RELATIVE_ACCURACY_FLOOR:
+            return None
+        return (f"The classifier trained on the original data is no better than ZeroR "
+                f"({100 * self.original_accuracy:.1f} % against "
+                f"{100 * self.baseline_accuracy:.1f} %), so relative accuracy means little: "
+                "compare the accuracies themselves, or choose features that predict the "
+                "target.")
 
     @property
     def brier(self) -> float:
@@ -232,6 +250,7 @@ class ClassificationPerformance:
             "original_accuracy": self.original_accuracy,
             "accuracy": self.accuracy,
             "relative_accuracy": _none_if_nan(self.relative_accuracy),
+            "relative_accuracy_caveat": self.relative_accuracy_caveat,
             "brier": self.brier,
             "original_brier": self.original.brier,
             "baseline_brier": self.baseline.brier,

@@ -131,6 +131,11 @@ class PerformanceView(QWidget):
             self.headlines[key].value.setText(text)
         self.headlines["brier"].explanation.setText(
             f"0 perfect, 2 worst; trained on input: {performance.original.brier:.4f}")
+        caveat = performance.relative_accuracy_caveat
+        relative = self.headlines["relative"]
+        relative.explanation.setText(
+            "⚠ " + caveat if caveat else dict((k, e) for k, _t, e in HEADLINES)["relative"])
+        relative.explanation.setToolTip(caveat or "")
         self._fill_per_class(evaluated.per_class)
         self._curves(self.roc, evaluated.roc, "fpr", "tpr", evaluated, diagonal=True)
         self._curves(self.pr, evaluated.precision_recall, "recall", "precision", evaluated)
