@@ -120,6 +120,7 @@ class PerformanceView(QWidget):
                                                              strict=True):
                 headline.value.setText("—")
                 headline.explanation.setText(explanation)
+                headline.explanation.setToolTip("")  # a caveat belongs to the last run
             self.per_class.setRowCount(0)
             for widget in (self.roc, self.pr):
                 widget.getPlotItem().clear()
