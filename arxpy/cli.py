@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import importlib
 import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Sequence
 from types import FrameType
 from typing import NoReturn
@@ -65,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Ctrl-C ends with one line and status 130 at any point, the seconds spent importing
     # the sub-commands included; outputs are written atomically, so none is half-written.
     try:
-        with noting_interrupts():
+        with noting_interrupts(), _user_warnings():
             return _run(argv)
     except ArxpyError as exc:
         print(f"arxpy: error: {exc}", file=sys.stderr)
@@ -73,6 +75,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(INTERRUPTED_LINE, file=sys.stderr)
         return INTERRUPTED_STATUS
+
+
+@contextlib.contextmanager
+def _user_warnings():
+    """Warnings meant for the user (a formula-like value, a duplicated column name) as
+    one ``arxpy: warning:`` line each, not Python's file-and-line form."""
+    from arxpy.data.csv_io import DuplicateNamesWarning
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, DuplicateNamesWarning):
+            print(f"arxpy: warning: {message}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
 
 
 def console_main() -> NoReturn:

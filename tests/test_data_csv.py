@@ -338,3 +338,26 @@ def test_one_million_rows_ten_columns(tmp_path):
         handle.write("1,2,3\n")
     with pytest.raises(DataImportError, match=f"line {n + 2}: expected 10 fields"):
         read_csv(path)
+
+
+def test_a_duplicated_column_name_is_said_not_silently_renamed(tmp_path, capsys):
+    """Issue 28, defect 8: the renamed copy is released as it is unless given a role,
+    so the import says so (and the command line prints one warning line)."""
+    import warnings as _warnings
+
+    from arxpy.cli import main
+    from arxpy.data.csv_io import DuplicateNamesWarning
+
+    path = tmp_path / "dup.csv"
+    path.write_text("age,sex,age\n31,f,31\n45,m,45\n")
+    with pytest.warns(DuplicateNamesWarning, match="a second 'age' is 'age \\(2\\)'"):
+        frame = read_csv(path, sniff_csv(path))
+    assert list(frame.columns) == ["age", "sex", "age (2)"]
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("error", DuplicateNamesWarning)
+        assert make_unique_names(["a", "b", ""]) == ["a", "b", "Column 3"]  # no duplicate
+    assert main(["run", "top-bottom-coding", "--data", str(path), "--attribute", "age",
+                 "--top", "40", "--output", str(tmp_path / "out.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "arxpy: warning: Columns share a name (a second 'age' is 'age (2)')" in err
+    assert "UserWarning" not in err and "csv_io.py" not in err

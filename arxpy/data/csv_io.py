@@ -19,6 +19,7 @@ import io
 import os
 import re
 import sys
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -158,12 +159,18 @@ def preview_csv(
     return read_csv(path, fmt, nrows=rows)
 
 
+class DuplicateNamesWarning(UserWarning):
+    """Two header cells carry the same name; the later one was renamed."""
+
+
 def make_unique_names(raw: Iterable[object]) -> list[str]:
     """Column names from header cells, unique and non-blank.
 
     A blank cell at 1-based position ``i`` becomes ``Column i``. The first occurrence
     of a name keeps it; a later duplicate gets the smallest suffix `` (k)``, k >= 2,
-    that is neither another header cell nor already given (``a, a`` -> ``a, a (2)``).
+    that is neither another header cell nor already given (``a, a`` -> ``a, a (2)``),
+    and a :class:`DuplicateNamesWarning` says so: the renamed copy is an attribute of
+    its own, released as it is unless it is given a role.
     """
     names = [str(v) if str(v).strip() else f"Column {i}" for i, v in enumerate(raw, 1)]
     originals = set(names)
@@ -178,6 +185,13 @@ def make_unique_names(raw: Iterable[object]) -> list[str]:
                 candidate = name  # keep looking: that name belongs to another column
         used.add(candidate)
         unique.append(candidate)
+    renamed = [(name, new) for name, new in zip(names, unique, strict=True) if name != new]
+    if renamed:
+        shown = ", ".join(f"a second '{name}' is '{new}'" for name, new in renamed[:5])
+        warnings.warn(DuplicateNamesWarning(
+            f"Columns share a name ({shown}). Each copy is an attribute of its own and is "
+            "released as it is unless you give it a role; rename or remove duplicates "
+            "in the source if they hold the same data."), stacklevel=2)
     return unique
 
 
