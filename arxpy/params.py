@@ -297,3 +297,9 @@ class Parameterized:
     @classmethod
     def describe_params(cls) -> list[dict[str, Any]]:
         return [p.describe() for p in cls.params]
+
+
+def drawn_seed() -> int:
+    """A fresh seed for a run given none (methods, the command line and the GUI's export
+    draw it the same way), so its report can say how to repeat the run."""
+    return int(np.random.SeedSequence().generate_state(1)[0])

@@ -32,7 +32,6 @@ from arxpy.analysis.setvalued_compare import (
     published_document,
     setvalued_figures,
 )
-from arxpy.data.codes import group_sizes
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken
 from arxpy.release import Release
@@ -142,7 +141,7 @@ def _attacker_cells(release: Release) -> dict[str, object]:
     view = release.verdict.attacker
     if not view.applies:
         return dict.fromkeys(_CELL_ROWS, f"not applicable: {view.not_applicable}")
-    sizes = group_sizes(release.released(), list(view.quasi_identifiers))
+    sizes = view.sizes
     risks = sample_risks(ClassSizeHistogram.from_class_sizes(sizes)).prosecutor
     smallest = int(sizes.min()) if len(sizes) else 0
     cells = (int(len(sizes)), smallest, float(sizes.mean()) if len(sizes) else float("nan"),

@@ -174,7 +174,7 @@ def run_intervals(args: argparse.Namespace) -> int:
 
 def _draw_a_seed_for_random_order(args: argparse.Namespace) -> None:
     """``--order random`` without ``--seed``: draw one, so the report can repeat the run."""
-    from arxpy.commands.options import drawn_seed
+    from arxpy.params import drawn_seed
 
     if args.order == "random" and args.seed is None:
         args.seed = drawn_seed()

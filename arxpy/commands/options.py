@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from arxpy.commands.files import add_input_option, assignment_paths
 from arxpy.errors import ConfigurationError
+from arxpy.params import drawn_seed
 
 METRICS = ("loss", "dm", "aecs", "entropy", "precision", "height", "kl", "classification")
 STRATEGIES = ("optimal", "exhaustive", "heuristic")
@@ -179,13 +180,6 @@ def file_sha256(path: Path) -> str:
         while block := handle.read(1 << 22):
             digest.update(block)
     return digest.hexdigest()
-
-
-def drawn_seed() -> int:
-    """A fresh seed for a run given none, so its report can say how to repeat it."""
-    import numpy as np
-
-    return int(np.random.SeedSequence().generate_state(1)[0])
 
 
 def add_order_arguments(parser: argparse.ArgumentParser) -> None:

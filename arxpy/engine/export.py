@@ -386,7 +386,7 @@ def _classes_and_risk(release: Release) -> str:
     if not view.applies:
         return (title + _table([suppressed])
                 + f"<p>{html.escape(view.text)}</p>")
-    sizes = group_sizes(release.released(), list(view.quasi_identifiers))
+    sizes = view.sizes
     risks = sample_risks(ClassSizeHistogram.from_class_sizes(sizes)).prosecutor
     rows = [
         ("Quasi-identifiers", ", ".join(view.quasi_identifiers)),

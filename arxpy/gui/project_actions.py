@@ -9,7 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from arxpy.engine.stored import ResultTooLarge
@@ -18,6 +17,7 @@ from arxpy.gui.folders import remember
 from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.plain_text import escaped
 from arxpy.gui.workers import JobWorker
+from arxpy.params import drawn_seed
 from arxpy.project import PROJECT_SUFFIX, Project
 from arxpy.workflows.saved_runs import RestoredRun, restore_runs
 
@@ -222,7 +222,7 @@ class ProjectActions:
             self.window.explore.export_dialog().open()
             return True
         delimiter = self.state.input_delimiter if Path(path).suffix == ".csv" else None
-        seed = int(np.random.SeedSequence().generate_state(1)[0])  # rows shuffled
+        seed = drawn_seed()  # rows shuffled
         ok = self._guarded(lambda: export_release(
             current.release(), path, overwrite=True, delimiter=delimiter, shuffle_seed=seed))
         if ok:

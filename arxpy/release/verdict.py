@@ -22,7 +22,7 @@ attacker's view, where it applies, keeps the class size the claims promise.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,6 +56,8 @@ class AttackerView:
     average_risk: float | None = None
     uncovered: tuple[str, ...] = ()
     not_applicable: str = ""
+    #: The class sizes themselves (Compare and the report draw on them; not in reports).
+    sizes: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def applies(self) -> bool:
@@ -184,11 +186,12 @@ def attacker_view(release: Release) -> AttackerView:
     uncovered = tuple(q for q in qis if q not in covered)
     released = release.released()
     if not len(released):
-        return AttackerView(qis, 0, None, None, None, uncovered)
+        return AttackerView(qis, 0, None, None, None, uncovered,
+                            sizes=np.zeros(0, dtype=np.int64))
     codes, n = group_codes(column_codes(released, qis))
-    sizes = np.bincount(codes, minlength=n)
+    sizes = np.bincount(codes, minlength=n).astype(np.int64)
     return AttackerView(qis, int(n), int(sizes.min()), 1.0 / int(sizes.min()),
-                        n / len(released), uncovered)
+                        n / len(released), uncovered, sizes=sizes)
 
 
 def _percent(value: float | None) -> str:

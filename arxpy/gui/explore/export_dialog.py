@@ -15,7 +15,6 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -52,6 +51,7 @@ from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.folders import pick_path
 from arxpy.gui.plain_text import escaped, plain_label
+from arxpy.params import drawn_seed
 
 log = logging.getLogger(__name__)
 
@@ -241,7 +241,7 @@ class ExportDialog(QDialog):
         delimiter = self.delimiter.currentData() if data.suffix == ".csv" else None
         # A fresh seed per export: the order is random, not derived from the data.
         seed = None if self.keep_order.isChecked() else \
-            int(np.random.SeedSequence().generate_state(1)[0])
+            drawn_seed()
         self.shuffle_seed = seed
         if self.formula_examples and not neutralize and data.suffix.lower() != ".xlsx":
             log.warning("Exporting %s with %s", data,

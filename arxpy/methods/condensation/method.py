@@ -35,7 +35,7 @@ from arxpy.methods.condensation.encoding import (
 from arxpy.methods.condensation.generator import GENERATORS, synthesize
 from arxpy.methods.condensation.microaggregation import group_means, mdav_groups, tfrp_groups
 from arxpy.methods.registry import register_method
-from arxpy.params import Param
+from arxpy.params import Param, drawn_seed
 from arxpy.release import SUPPRESSED_VALUE, Claim, Release, table_sha256
 
 REFERENCE = ("Gal, Tucker, Gangopadhyay & Chen (2014), A data recipient centered "
@@ -147,7 +147,7 @@ class _ClusterMethod(Method):
         started = time.perf_counter()
         report = ThrottledProgress(progress)
         seed = self.seed if self.seed is not None else \
-            int(np.random.SeedSequence().generate_state(1)[0])
+            drawn_seed()
         rng = np.random.default_rng(seed)
         definition.check_columns(data.columns)
         identifying = set(definition.identifying)

@@ -48,7 +48,7 @@ from arxpy.methods.disassociation.publish import publish, published_json
 from arxpy.methods.disassociation.refine import Cluster, Unit, refine
 from arxpy.methods.disassociation.verpart import verpart
 from arxpy.methods.registry import register_method
-from arxpy.params import Param
+from arxpy.params import Param, drawn_seed
 from arxpy.privacy.km_anonymity import check_km_anonymity
 from arxpy.release import Claim, ClaimCheck, Release, register_claim_checker, table_sha256
 
@@ -208,7 +208,7 @@ class Disassociation(Method):
         report = ThrottledProgress(progress)
         definition.check_columns(data.columns)
         seed = self.seed if self.seed is not None else \
-            int(np.random.SeedSequence().generate_state(1)[0])
+            drawn_seed()
         outcome = self.disassociate(self.read_codes(data), seed=seed, progress=report,
                                     cancel=cancel)
         clock = time.perf_counter()
