@@ -21,7 +21,7 @@ from arxpy.gui.utility.common import (
     plot_widget,
     read_only_table,
 )
-from arxpy.release import Verdict, released_group_sizes
+from arxpy.release import Verdict
 
 #: More distinct group sizes than this are drawn as a binned histogram.
 MAX_SIZE_BARS = 40
@@ -105,14 +105,6 @@ def size_histogram(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     return (edges[:-1] + edges[1:]) / 2, counts.astype(float), 0.9 * width
 
 
-def group_sizes_of(release) -> np.ndarray:
-    """The method's own groups where it has them, else the attacker's classes over the
-    declared quasi-identifiers (both recounted from the released records)."""
-    if release.groups is not None:
-        return released_group_sizes(release)
-    return release.class_sizes
-
-
 def claimed_k(run: MethodRun) -> int | None:
     """The largest group size the run's claims promise (the line drawn at k)."""
     sizes = [s for s in (c.promised_class_size for c in run.release.claims) if s]
@@ -124,7 +116,7 @@ class GroupSizesView(QWidget):
 
     def __init__(self, run: MethodRun, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        sizes = group_sizes_of(run.release)
+        sizes = run.release.class_sizes  # the method's groups, else classes over the QIs
         self.plot = plot_widget("Groups by size", "group size (records)", "groups")
         plot = self.plot.getPlotItem()
         x, heights, width = size_histogram(sizes)
