@@ -423,6 +423,9 @@ class IntervalGeneralisation(Method):
     summary = ("Replaces numeric quasi-identifiers by boxes (one interval per attribute) that "
                "at least k records share, shaped to keep a chosen statistic narrow; interval "
                "statistics of the release contain the true values.")
+    guidance = ("Choose it for numeric quasi-identifiers when analysts can work with intervals: "
+                "interval statistics of the release are guaranteed to contain the true "
+                "statistics.")
     reference = ("Xiang, O'Rawe, Kreinovich, Hajagos & Ferson (2014), Protecting patient "
                  "privacy while preserving medical information for research, REC'2014")
     params = (

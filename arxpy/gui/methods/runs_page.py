@@ -45,8 +45,7 @@ log = logging.getLogger(__name__)
 
 RUN_COLUMNS = ("Run", "Method", "Key parameters", "Groups", "Smallest group", "Elapsed")
 EMPTY_TEXT = ("No method run yet. Choose a method in Configure, set its parameters and "
-              "press Run (Ctrl+R); every run is listed here. Runs are not saved with the "
-              "project: run again after opening it.")
+              "press Run (Ctrl+R); every run is listed here and saved with the project.")
 
 
 def run_row(run: MethodRun) -> tuple[str, ...]:
