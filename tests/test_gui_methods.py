@@ -94,9 +94,12 @@ def test_selector_lists_the_lattice_first_then_every_registered_method(window):
     names = [combo.itemData(i) for i in range(combo.count())]
     assert names[0] == LATTICE and combo.itemText(0) == LATTICE_LABEL
     assert sorted(names) == sorted(method_classes())
+    baselines = [method_classes()[name].comparison_baseline for name in names[1:]]
+    assert baselines == sorted(baselines) and any(baselines), "baselines come last"
     for i, name in enumerate(names[1:], start=1):
         cls = method_classes()[name]
-        assert combo.itemText(i) == cls.label
+        said = ": comparison baseline" if cls.comparison_baseline else ""
+        assert combo.itemText(i) == cls.label + said
         assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == cls.summary
 
 

@@ -45,6 +45,9 @@ class Method(Parameterized, ABC):
     reference: ClassVar[str] = ""
     #: When a custodian would choose it, in plain words (help and ``arxpy methods``).
     guidance: ClassVar[str] = ""
+    #: A baseline other methods are compared with rather than a way to publish (the
+    #: method selector lists it last and says so).
+    comparison_baseline: ClassVar[bool] = False
 
     @classmethod
     def owner_name(cls) -> str:

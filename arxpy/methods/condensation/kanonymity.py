@@ -68,6 +68,7 @@ class KAnonymityBaseline(Method):
     data: the stand-in for the paper's commercial tool (spec 000 §2.5)."""
 
     name = "k-anonymity-baseline"
+    comparison_baseline = True
     label = "k-anonymity (ARX-style)"
     summary = ("Generalizes the quasi-identifiers (numbers to round intervals, categories to "
                "*) and suppresses records until every class has at least k records, with the "
