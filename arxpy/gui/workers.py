@@ -1,9 +1,9 @@
 """The one place that adapts engine jobs (plain functions on worker threads) to Qt signals.
 
-The job runs on a Python thread started by :class:`arxpy.jobs.JobRunner`; it
-only writes its latest progress into a lock-protected slot. A QTimer on the GUI
-thread polls that slot and the job's end, so every signal is emitted on the GUI
-thread and no Qt object is touched from the worker.
+The job runs on a Python thread started by :class:`arxpy.jobs.JobRunner`. Its progress
+(the latest report, coalesced) and its end reach the GUI thread as
+queued signals, so the public signals are emitted on the GUI thread, nothing polls, and
+no widget is touched from the worker.
 """
 
 from __future__ import annotations
@@ -15,16 +15,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressBar
 
 from arxpy.errors import ArxpyError, CancelledError
 from arxpy.jobs import CancelToken, Job, JobRunner
 
 log = logging.getLogger(__name__)
-
-#: How often the GUI thread looks at the job (ms): smooth progress, negligible cost.
-POLL_MS = 40
 
 
 class _GcPause:
@@ -71,31 +68,36 @@ class JobWorker(QObject):
     finished = Signal(object)
     failed = Signal(str)
     cancelled = Signal()
+    # Emitted on the job's thread; queued to this object's (the GUI) thread.
+    _reported = Signal()
+    _ended = Signal()
 
     def __init__(self, function: Callable[..., Any], parent: QObject | None = None,
                  **kwargs: Any) -> None:
         super().__init__(parent)
         self._function = function
         self._kwargs = kwargs
-        self._lock = threading.Lock()
-        self._latest: tuple[float, str] | None = None
         self._job: Job[Any] | None = None
         self._token = CancelToken()
-        self._timer = QTimer(self)
-        self._timer.setInterval(POLL_MS)
-        self._timer.timeout.connect(self._poll)
+        # The job's latest report, and whether a signal about it is on its way: reports
+        # coalesce, so a busy job never floods the event loop and the latest is never lost.
+        self._lock = threading.Lock()
+        self._latest: tuple[float, str] | None = None
+        queued = Qt.ConnectionType.QueuedConnection
+        self._reported.connect(self._show_progress, queued)
+        self._ended.connect(self._end, queued)
 
     @property
     def running(self) -> bool:
         return self._job is not None
 
     def start(self) -> None:
-        # Hand the GIL to a waiting thread after 1 ms instead of Python's 5 ms, so a timer
-        # on the GUI thread is not kept waiting by a busy job.
+        # Hand the GIL to a waiting thread after 1 ms instead of Python's 5 ms, so the GUI
+        # thread is not kept waiting by a busy job.
         sys.setswitchinterval(0.001)
         self._job = JobRunner().start(_GC_PAUSE.around(self._function), self._report,
-                                      self._token, **self._kwargs)
-        self._timer.start()
+                                      self._token, on_done=self._from_job(self._ended.emit),
+                                      **self._kwargs)
 
     def cancel(self) -> None:
         """Ask the job to stop; ``cancelled`` follows once it has (within ~200 ms)."""
@@ -105,19 +107,34 @@ class JobWorker(QObject):
         """Block until the job's thread ends (for tests and shutdown); True if it has."""
         return self._job is None or self._job.wait(timeout)
 
-    def _report(self, fraction: float, message: str) -> None:  # worker thread
-        with self._lock:
-            self._latest = (fraction, message)
+    @staticmethod
+    def _from_job(emit: Callable[..., None]) -> Callable[..., None]:
+        """``emit`` as called from the job's thread: the window may have been closed and
+        this object deleted meanwhile, and then nobody is waiting for the signal."""
+        def call(*args: Any) -> None:
+            try:
+                emit(*args)
+            except RuntimeError:  # "Internal C++ object already deleted"
+                pass
+        return call
 
-    def _poll(self) -> None:  # GUI thread
+    def _report(self, fraction: float, message: str) -> None:  # the job's thread
+        with self._lock:
+            waiting = self._latest is not None
+            self._latest = (fraction, message)
+        if not waiting:
+            self._from_job(self._reported.emit)()
+
+    def _show_progress(self) -> None:  # GUI thread
         with self._lock:
             latest, self._latest = self._latest, None
-        if latest is not None:
+        if latest is not None and self._job is not None:  # none after the end
             self.progress.emit(round(100 * latest[0]), latest[1])
-        if self._job is None or not self._job.done:
-            return
-        self._timer.stop()
+
+    def _end(self) -> None:  # GUI thread
         job, self._job = self._job, None
+        if job is None:
+            return
         # Nothing of the run stays reachable from this worker (a child of a long-lived
         # widget): not the job, its result, nor the inputs it was given.
         self._function, self._kwargs = None, {}
@@ -125,7 +142,7 @@ class JobWorker(QObject):
 
     def _finish(self, job: Job[Any]) -> None:
         try:
-            result = job.result(0)
+            result = job.result()  # the outcome is stored; the thread is ending
         except CancelledError:
             self.cancelled.emit()
         except ArxpyError as exc:
