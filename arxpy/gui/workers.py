@@ -154,6 +154,101 @@ class JobWorker(QObject):
             self.finished.emit(result)
 
 
+class ViewJob(QObject):
+    """The background job a view owns: the one way views run jobs.
+
+    Starting a job cancels the previous one and cuts its signals, so a late result of a
+    replaced job never reaches the view; progress, cancel and the end are signals of
+    this object. Each worker is deleted once it has ended.
+    """
+
+    progress = Signal(int, str)
+    finished = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+    #: True when a job starts, False when it ends or is forgotten (for buttons and bars).
+    busy = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.worker: JobWorker | None = None
+
+    @property
+    def running(self) -> bool:
+        """Until the job's end has been signalled, not merely until its thread ended."""
+        return self.worker is not None
+
+    def start(self, function: Callable[..., Any], *,
+              on_finished: Callable[[Any], None] | None = None,
+              on_failed: Callable[[str], None] | None = None, **kwargs: Any) -> JobWorker:
+        """Run ``function(**kwargs, progress=..., cancel=...)``, replacing any job.
+        ``on_finished``/``on_failed`` hear this job only (not the next one)."""
+        self.forget()
+        worker = JobWorker(function, self, **kwargs)
+        worker.progress.connect(self.progress)
+        for signal, handler in ((worker.finished, self._finished), (worker.failed, self._failed),
+                                (worker.cancelled, self._cancelled),
+                                (worker.finished, on_finished), (worker.failed, on_failed)):
+            if handler is not None:
+                signal.connect(handler)
+        self.worker = worker
+        worker.start()
+        self.busy.emit(True)
+        return worker
+
+    def cancel(self) -> None:
+        """Ask the job to stop; ``cancelled`` follows (within ~200 ms)."""
+        if self.worker is not None:
+            self.worker.cancel()
+
+    def forget(self) -> None:
+        """Cancel the job and hear nothing more of it (what it analysed is gone)."""
+        worker, self.worker = self.worker, None
+        if worker is None:
+            return
+        worker.cancel()
+        for signal in (worker.progress, worker.finished, worker.failed, worker.cancelled):
+            signal.disconnect()
+        # It is deleted when its thread has ended (the end is still signalled to it).
+        worker.finished.connect(worker.deleteLater)
+        worker.failed.connect(worker.deleteLater)
+        worker.cancelled.connect(worker.deleteLater)
+        self.busy.emit(False)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job's thread ends (tests and shutdown); True if it has."""
+        return self.worker is None or self.worker.wait(timeout)
+
+    def _ended(self) -> None:
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.deleteLater()
+        self.busy.emit(False)
+
+    def _finished(self, result: Any) -> None:
+        self._ended()
+        self.finished.emit(result)
+
+    def _failed(self, message: str) -> None:
+        self._ended()
+        self.failed.emit(message)
+
+    def _cancelled(self) -> None:
+        self._ended()
+        self.cancelled.emit()
+
+
+def view_job(owner: QObject, slot: str = "") -> ViewJob:
+    """The :class:`ViewJob` of ``owner`` for ``slot`` (made on first use): a view whose
+    jobs of one kind replace each other asks for the same slot every time."""
+    name = f"view-job:{slot}"
+    job = owner.findChild(ViewJob, name, Qt.FindChildOption.FindDirectChildrenOnly)
+    if job is None:
+        job = ViewJob(owner)
+        job.setObjectName(name)
+    return job
+
+
 class JobProgressBar(QProgressBar):
     """The progress bar of a background job: a new value is painted at the next
     event-loop turn, with everything else.
