@@ -99,6 +99,10 @@ class JobWorker(QObject):
                                       self._token, on_done=self._from_job(self._ended.emit),
                                       **self._kwargs)
 
+    @property
+    def token(self) -> CancelToken:
+        return self._token
+
     def cancel(self) -> None:
         """Ask the job to stop; ``cancelled`` follows once it has (within ~200 ms)."""
         self._token.cancel()
@@ -172,6 +176,12 @@ class ViewJob(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.worker: JobWorker | None = None
+        # When the view goes (its run closed, the window shut), the job is cancelled:
+        # nobody will see its result and it would hold a core. The closure holds only
+        # plain Python, which still works once the Qt objects are gone.
+        tokens: list[CancelToken] = []
+        self._tokens = tokens
+        self.destroyed.connect(lambda *_: [token.cancel() for token in tokens])
 
     @property
     def running(self) -> bool:
@@ -192,6 +202,7 @@ class ViewJob(QObject):
             if handler is not None:
                 signal.connect(handler)
         self.worker = worker
+        self._tokens[:] = [worker.token]
         worker.start()
         self.busy.emit(True)
         return worker
