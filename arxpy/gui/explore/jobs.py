@@ -1,7 +1,8 @@
 """Background computations of the Explore perspective, via the shell's JobWorker.
 
-:class:`~arxpy.engine.result.Result` serializes its own output computations, so jobs
-of several views may ask it for outputs at once.
+:class:`~arxpy.engine.result.Result` computes each output from its stored data with a
+search context of the call's own, so jobs of several views ask it for outputs at once
+without waiting for each other.
 """
 
 from __future__ import annotations
