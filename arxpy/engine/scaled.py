@@ -54,7 +54,7 @@ class ScaledRun:
         """Lookup tables for ``levels`` (default: the optimum)."""
         return output_plan(self.result, self.definition, self.histogram.columns, levels)
 
-    def release_summary(self, levels: Sequence[int] | None = None) -> dict[str, Any]:
+    def release_dict(self, levels: Sequence[int] | None = None) -> dict[str, Any]:
         """The keys of :meth:`arxpy.release.Release.to_dict` that a histogram gives.
 
         Method, parameters, transformation, anonymous, claims, class statistics and
