@@ -9,8 +9,14 @@ import sys
 import pytest
 
 from arxpy.cli import main
-from arxpy.help import GLOSSARY, PERSPECTIVES, glossary, method_topic, model_topic, \
-    perspective_topic
+from arxpy.help import (
+    GLOSSARY,
+    PERSPECTIVES,
+    glossary,
+    method_topic,
+    model_topic,
+    perspective_topic,
+)
 from arxpy.methods import method_classes
 from arxpy.privacy import privacy_model_classes
 from arxpy.quality import quality_model_classes

@@ -33,7 +33,6 @@ from arxpy.release import Claim, Release, table_sha256
 ORDERS = ("input", "sorted", "random")
 MERGES = ("leftover", "seed", "widen")
 NEIGHBOURS = ("auto", "kd-tree", "exact")
-TARGETS = ("uniform", "mean", "variance", "covariance", "correlation", "weights")
 #: Targets whose gradient does not depend on the point (KD-tree path is valid).
 CONSTANT_TARGETS = ("uniform", "mean", "weights")
 #: How often the loops look at the cancel token (iterations).

@@ -1,8 +1,9 @@
 """Background computations of the Explore perspective and its neighbours: a function
 without progress run as a view's job (see :class:`arxpy.gui.workers.ViewJob`).
 
-:class:`~arxpy.engine.result.Result` serializes its own output computations, so jobs
-of several views may ask it for outputs at once.
+:class:`~arxpy.engine.result.Result` computes each output from its stored data with a
+search context of the call's own, so jobs of several views ask it for outputs at once
+without waiting for each other.
 """
 
 from __future__ import annotations

@@ -31,7 +31,6 @@ from arxpy.gui.methods.common import (
     caveat_banner,
     number,
 )
-from arxpy.gui.methods.jobs import CONDENSATION_METHODS
 from arxpy.gui.methods.preservation_view import ModelPreservationView
 from arxpy.gui.methods.views import MethodRun, register_result_view
 from arxpy.gui.plain_text import set_axis_label
@@ -48,6 +47,7 @@ from arxpy.gui.utility.common import (
 )
 from arxpy.gui.workers import JobWorker, ViewJob
 from arxpy.methods.condensation import CAVEAT
+from arxpy.workflows.model_preservation import CONDENSATION_METHODS
 
 IMPROVED = "improved-condensation"
 #: What each method's rows are, for the overview.

@@ -153,7 +153,7 @@ class PublicationView(QWidget):
         self.summary = summary
         check = summary.check
         _set_badge(self.badge, ("✔ Verified independently: " if check.ok else "✘ ")
-                   + check.summary(), "#1a7f37" if check.ok else "#b3261e")
+                   + check.describe(), "#1a7f37" if check.ok else "#b3261e")
         lines = []  # the badge's tooltip (codes as text, never HTML)
         if not check.ok and check.itemset_violations:
             first = check.itemset_violations[0]

@@ -73,7 +73,7 @@ def check_km_claim(release: Release, claim: Claim) -> ClaimCheck:
         return ClaimCheck(claim, None, "the release carries no published document")
     check = check_km_anonymity(dict(document), int(claim.parameters["k"]),
                                int(claim.parameters["m"]))
-    return ClaimCheck(claim, bool(check.ok), check.summary())
+    return ClaimCheck(claim, bool(check.ok), check.describe())
 
 
 @dataclass(frozen=True, eq=False)
