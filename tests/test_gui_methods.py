@@ -429,6 +429,9 @@ def test_interval_over_age_reads_not_anonymous_in_explore_compare_and_risk(windo
     qtbot.waitUntil(lambda: window.risk.analysis("output") is not None
                     and not window.risk.busy, timeout=30_000)
     assert html.escape(headline, quote=False) in window.risk.heading.text()
+    window.show_perspective(2)
+    qtbot.waitUntil(lambda: window.utility.bundle is not None, timeout=30_000)
+    assert html.escape(headline, quote=False) in window.utility.heading.text()
 
 
 def test_other_methods_parameters_do_not_make_the_lattice_result_stale(window, qtbot):

@@ -137,9 +137,10 @@ class UtilityPerspective(QWidget):
             text = f"<b>Method run</b> {html.escape(applied.label, quote=False)}"
         if bundle is not None:
             suppressed = int(bundle.statistics.suppressed.sum())
-            anonymous = "anonymous" if bundle.anonymous else \
-                "<span style='color:#b00020'>not anonymous</span>"
-            text += (f" — {anonymous}, {suppressed:,} of {len(applied.frame):,} records "
+            verdict = html.escape(bundle.headline, quote=False)
+            if not bundle.anonymous:
+                verdict = f"<span style='color:#b00020'>{verdict}</span>"
+            text += (f" — {verdict} {suppressed:,} of {len(applied.frame):,} records "
                      "suppressed.")
         self.heading.setText(text)
 
