@@ -166,8 +166,11 @@ def read_data_option(path: Path, delimiter: str | None, encoding: str | None = N
 
 def load_inputs(args: argparse.Namespace):
     """(frame, definition, hierarchies, settings) from the data and privacy options."""
+    from arxpy.data.value_checks import warn_sensitive_variants
+
     loader = _load_files if args.data is not None else _load_project
     frame, definition, hierarchies, base = loader(args)
+    warn_sensitive_variants(frame, definition)
     return frame, definition, hierarchies, settings_from_args(args, base)
 
 

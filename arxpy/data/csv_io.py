@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from arxpy.data.types import is_missing, looks_typed
+from arxpy.data.types import MISSING_VALUES, looks_typed
+from arxpy.data.value_checks import DataWarning
 from arxpy.errors import DataImportError
 from arxpy.jobs import InterruptWatch
 
@@ -159,7 +160,7 @@ def preview_csv(
     return read_csv(path, fmt, nrows=rows)
 
 
-class DuplicateNamesWarning(UserWarning):
+class DuplicateNamesWarning(DataWarning):
     """Two header cells carry the same name; the later one was renamed."""
 
 
@@ -467,7 +468,7 @@ def _detect_header(records: list[list[str]]) -> bool:
     if not records:
         return True
     first, body = records[0], records[1:]
-    present = [(j, v) for j, v in enumerate(first) if not is_missing([v])[0]]
+    present = [(j, v) for j, v in enumerate(first) if v.strip().lower() not in MISSING_VALUES]
     if any(looks_typed(value) for _, value in present):
         return False
     for j, value in present:
