@@ -108,7 +108,7 @@ def infer_data_type(values: pd.Series | Sequence[str]) -> DataType:
     if not texts:
         return DataType(DataKind.STRING)
     if _all_match(_INTEGRAL_RE, texts):
-        if _all_match(_INTEGER_RE, texts) and _are_compact_dates(pd.Series(texts)):
+        if _all_match(_INTEGER_RE, texts) and _are_compact_dates(texts):
             return DataType(DataKind.DATE, COMPACT_DATE_FORMAT)
         return DataType(DataKind.INTEGER)
     if _all_match(_DECIMAL_POINT_RE, texts):
@@ -246,8 +246,12 @@ def _format_float(value: float, digits: int | None) -> str:
 def _factorize(values: pd.Series | Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes and distinct values; None/NaN (not expected) count as ""."""
     series = values if isinstance(values, pd.Series) else pd.Series(list(values), dtype=object)
-    codes, uniques = pd.factorize(series.fillna(""), sort=False)
-    return codes, np.asarray(uniques, dtype=object)
+    codes, uniques = pd.factorize(series, sort=False)  # NaN gets code -1
+    uniques = np.asarray(uniques, dtype=object)
+    if len(codes) and codes.min() < 0:
+        codes = np.where(codes < 0, len(uniques), codes)
+        uniques = np.append(uniques, np.array([""], dtype=object))
+    return codes, uniques
 
 
 def _parse_uniques(uniques: np.ndarray, data_type: DataType) -> tuple[np.ndarray, np.ndarray]:
@@ -312,10 +316,11 @@ def _all_dates(texts: list[str], date_format: str) -> bool:
     return True
 
 
-def _are_compact_dates(texts: pd.Series) -> bool:
-    if not (texts.str.len() == 8).all():
+def _are_compact_dates(texts: list[str]) -> bool:
+    if not all(len(t) == 8 for t in texts):
         return False
-    parsed = _parse_dates(texts, COMPACT_DATE_FORMAT, first_failure=True)
+    parsed = _parse_dates(pd.Series(texts, dtype=object), COMPACT_DATE_FORMAT,
+                          first_failure=True)
     if np.isnat(parsed).any():
         return False
     years = parsed.astype("datetime64[Y]").astype(int) + 1970
