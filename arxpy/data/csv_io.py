@@ -153,6 +153,21 @@ def read_csv(
             fmt = replace(fmt, encoding=fallback)
 
 
+def column_names(path: str | os.PathLike[str], fmt: CsvFormat) -> list[str]:
+    """The column names :func:`read_csv` gives, from the first record alone (to check
+    a configuration before reading a large file; the read itself warns about duplicates)."""
+    file = _existing_file(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DuplicateNamesWarning)
+        try:
+            first = _check_records(file, fmt, nrows=1 if fmt.has_header else 0)
+        except UnicodeDecodeError:
+            raise DataImportError(_undecodable_message(file, fmt.encoding)) from None
+        if fmt.has_header:
+            return make_unique_names(first)
+    return [f"Column {i}" for i in range(1, len(first) + 1)]
+
+
 def preview_csv(
     path: str | os.PathLike[str], fmt: CsvFormat | None = None, rows: int = 20
 ) -> pd.DataFrame:
