@@ -92,11 +92,12 @@ def _user_warnings():
         else:
             shown(message, category, filename, lineno, file, line)
 
-    warnings.showwarning = show
-    try:
+    with warnings.catch_warnings():  # restores the filters and showwarning afterwards
+        # Once per message and run: a fresh filter also forgets what an earlier run in
+        # this process (a script, a test) showed, which "default" would stay silent on.
+        warnings.simplefilter("default", DataWarning)
+        warnings.showwarning = show
         yield
-    finally:
-        warnings.showwarning = shown
 
 
 def console_main() -> NoReturn:
