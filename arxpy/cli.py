@@ -86,23 +86,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 @contextlib.contextmanager
 def _user_warnings():
-    """Warnings meant for the user (a formula-like value, a duplicated column name) as
-    one ``arxpy: warning:`` line each, not Python's file-and-line form."""
-    from arxpy.data.csv_io import DuplicateNamesWarning
+    """Warnings meant for the user (a duplicated column name, numbers that may be
+    codes, values spelled several ways: every DataWarning) as one ``arxpy: warning:``
+    line each, not Python's file-and-line form."""
+    from arxpy.data.value_checks import DataWarning
 
     shown = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        if issubclass(category, DuplicateNamesWarning):
+        if issubclass(category, DataWarning):
             print(f"arxpy: warning: {message}", file=sys.stderr)
         else:
             shown(message, category, filename, lineno, file, line)
 
-    warnings.showwarning = show
-    try:
+    with warnings.catch_warnings():  # restores the filters and showwarning afterwards
+        # Once per message and run: a fresh filter also forgets what an earlier run in
+        # this process (a script, a test) showed, which "default" would stay silent on.
+        warnings.simplefilter("default", DataWarning)
+        warnings.showwarning = show
         yield
-    finally:
-        warnings.showwarning = shown
 
 
 def console_main() -> NoReturn:

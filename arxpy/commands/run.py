@@ -84,6 +84,7 @@ def _declare_parameter_files(parser: argparse.ArgumentParser, params) -> None:
 def load(args: argparse.Namespace):
     """(frame, definition, hierarchies) from the data and role options."""
     from arxpy.data.definition import AttributeType, DataDefinition
+    from arxpy.data.value_checks import warn_sensitive_variants
 
     if args.project is not None:
         from arxpy.project import Project
@@ -103,6 +104,7 @@ def load(args: argparse.Namespace):
                         (args.identifying, AttributeType.IDENTIFYING)):
         for name in names:
             definition = definition.with_attribute(name, type=role)
+    warn_sensitive_variants(frame, definition)
     return frame, definition, hierarchies
 
 
