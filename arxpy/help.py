@@ -230,7 +230,7 @@ def settings_section(params: tuple[Param, ...]) -> tuple[tuple[str, str], ...]:
 
 def method_topic(method: type) -> Topic:
     """The help of a method class, from its declaration."""
-    paragraphs = [method.summary]
+    paragraphs = [method.description]
     if method.guidance:
         paragraphs.append(method.guidance)
     if method.reference:
@@ -243,7 +243,7 @@ def method_topic(method: type) -> Topic:
 def model_topic(model: type, family: str) -> Topic:
     """The help of a privacy or quality model class (``family``: "privacy", "quality")."""
     key = getattr(model, "kind", None) or model.name
-    return Topic(f"{family}:{key}", model.label, (model.summary,),
+    return Topic(f"{family}:{key}", model.label, (model.description,),
                  settings_section(model.params), sections_heading="Settings")
 
 

@@ -100,7 +100,7 @@ def test_selector_lists_the_lattice_first_then_every_registered_method(window):
         cls = method_classes()[name]
         said = ": comparison baseline" if cls.comparison_baseline else ""
         assert combo.itemText(i) == cls.label + said
-        assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == cls.summary
+        assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == cls.description
 
 
 def test_choosing_a_method_shows_its_form_and_hides_the_lattice_panels(window):
@@ -239,7 +239,7 @@ def test_cancel_stops_a_run_and_keeps_nothing(window, qtbot, monkeypatch):
     started = []
 
     class Endless(Method):
-        name, label, summary = "endless-test", "Endless (test)", "Runs until cancelled."
+        name, label, description = "endless-test", "Endless (test)", "Runs until cancelled."
         params = (Param("k", "int", 2, low=1),)
 
         def run(self, data, definition, *, hierarchies=None, progress=None,

@@ -39,7 +39,7 @@ def test_every_method_says_when_to_choose_it_and_explains_every_setting(name):
     assert all(text.strip() for _, text in topic.sections), "a setting without a word"
 
 
-def test_every_privacy_and_quality_model_has_a_summary():
+def test_every_privacy_and_quality_model_has_a_description():
     for family, classes in (("privacy", privacy_model_classes()),
                             ("quality", quality_model_classes())):
         for cls in classes.values():

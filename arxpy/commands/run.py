@@ -48,8 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "release and its report. 'arxpy run METHOD --help' lists the method's settings.")
     methods = parser.add_subparsers(dest="method", metavar="METHOD", required=True)
     for name, cls in method_classes().items():
-        sub = methods.add_parser(name, help=cls.summary,
-                                 description=f"{cls.label}: {cls.summary}")
+        sub = methods.add_parser(name, help=cls.description,
+                                 description=f"{cls.label}: {cls.description}")
         add_data_arguments(sub)
         sub.add_argument("--quasi-identifying", action="append", default=[], metavar="ATTR",
                          help="a quasi-identifier without a hierarchy (the attacker's view "

@@ -84,7 +84,7 @@ class PrivacyModelDialog(QDialog):
         title.addWidget(help_button(lambda: model_topic(cls, "privacy"),
                                     "What this model promises and what its settings do"))
         layout.addLayout(title)
-        help_text = QLabel(cls.summary, wordWrap=True)
+        help_text = QLabel(cls.description, wordWrap=True)
         help_text.setStyleSheet("color: #555")
         layout.addWidget(help_text)
         layout.addWidget(self.form)

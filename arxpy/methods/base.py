@@ -40,7 +40,7 @@ class Method(Parameterized, ABC):
     #: Display name.
     label: ClassVar[str]
     #: What the method promises, in one sentence.
-    summary: ClassVar[str]
+    description: ClassVar[str]
     #: The paper the method implements ("" for ARX's own).
     reference: ClassVar[str] = ""
     #: When a custodian would choose it, in plain words (help and ``arxpy methods``).
@@ -74,7 +74,7 @@ class Method(Parameterized, ABC):
 
     @classmethod
     def describe(cls) -> dict[str, Any]:
-        """Name, label, summary and declared parameters (JSON-able)."""
-        return {"name": cls.name, "label": cls.label, "summary": cls.summary,
+        """Name, label, description (as ``summary``) and declared parameters (JSON-able)."""
+        return {"name": cls.name, "label": cls.label, "summary": cls.description,
                 "guidance": cls.guidance, "reference": cls.reference,
                 "params": cls.describe_params()}

@@ -431,9 +431,9 @@ class IntervalGeneralisation(Method):
 
     name = "intervals"
     label = "Interval generalisation"
-    summary = ("Replaces numeric quasi-identifiers by boxes (one interval per attribute) that "
-               "at least k records share, shaped to keep a chosen statistic narrow; interval "
-               "statistics of the release contain the true values.")
+    description = ("Replaces numeric quasi-identifiers by boxes (one interval per attribute) that "
+                   "at least k records share, shaped to keep a chosen statistic narrow; interval "
+                   "statistics of the release contain the true values.")
     guidance = ("Choose it for numeric quasi-identifiers when analysts can work with intervals: "
                 "interval statistics of the release are guaranteed to contain the true "
                 "statistics.")

@@ -37,8 +37,8 @@ class TopBottomCoding(Method):
 
     name = "top-bottom-coding"
     label = "Top-and-bottom coding"
-    summary = ("Releases the values of a numeric attribute above a top code as one "
-               "category (>top) and below a bottom code as another (<bottom).")
+    description = ("Releases the values of a numeric attribute above a top code as one "
+                   "category (>top) and below a bottom code as another (<bottom).")
     guidance = ("Choose it to hide the extremes of one numeric attribute (very old ages, very "
                 "high incomes). It protects no record by itself: combine it with a privacy "
                 "model.")

@@ -31,7 +31,7 @@ class MethodChoice:
 
     name: str
     label: str
-    summary: str
+    description: str
 
 
 def selectable_methods() -> list[MethodChoice]:
@@ -41,8 +41,8 @@ def selectable_methods() -> list[MethodChoice]:
     lattice = classes[LATTICE]
     others = sorted((cls for name, cls in classes.items() if name != LATTICE),
                     key=lambda cls: (cls.comparison_baseline, cls.label.lower()))
-    return [MethodChoice(LATTICE, LATTICE_LABEL, lattice.summary)] + [
-        MethodChoice(cls.name, _choice_label(cls), cls.summary) for cls in others]
+    return [MethodChoice(LATTICE, LATTICE_LABEL, lattice.description)] + [
+        MethodChoice(cls.name, _choice_label(cls), cls.description) for cls in others]
 
 
 def _choice_label(cls: type[Method]) -> str:

@@ -51,7 +51,7 @@ ERROR_STYLE = "color: #b3261e"
 
 
 class MethodPanel(QWidget):
-    """The method combo box, its summary, and the lattice panels or the method's form."""
+    """The method combo box, its description, and the lattice panels or the method's form."""
 
     #: The chosen method changed (its name).
     method_changed = Signal(str)
@@ -70,8 +70,8 @@ class MethodPanel(QWidget):
         self.combo = shrinkable(QComboBox(), 24)
         self._fill_combo()
         self.combo.currentIndexChanged.connect(self._chosen)
-        self.summary = plain_label(QLabel(wordWrap=True))
-        self.summary.setStyleSheet("color: #555")
+        self.description = plain_label(QLabel(wordWrap=True))
+        self.description.setStyleSheet("color: #555")
         self.note = QLabel(wordWrap=True)
         self.note.setStyleSheet("color: #555; font-style: italic")
         # Why the parameters cannot run: below the form, beside the Run button, in room
@@ -88,7 +88,7 @@ class MethodPanel(QWidget):
         form_page = QWidget()
         form_layout = QVBoxLayout(form_page)
         form_layout.setContentsMargins(0, 0, 4, 0)
-        for label in (self.summary, self.note):
+        for label in (self.description, self.note):
             form_layout.addWidget(label)
         form_layout.addLayout(self.form_holder)
         form_layout.addWidget(self.hint)
@@ -137,7 +137,7 @@ class MethodPanel(QWidget):
         self.combo.clear()
         for choice in self.choices:
             self.combo.addItem(choice.label, choice.name)
-            self.combo.setItemData(self.combo.count() - 1, choice.summary,
+            self.combo.setItemData(self.combo.count() - 1, choice.description,
                                    Qt.ItemDataRole.ToolTipRole)
         self._filling = False
 
@@ -180,11 +180,11 @@ class MethodPanel(QWidget):
         if choice is None:
             self._show_unknown(name)
         elif name != LATTICE:
-            self.summary.setText(choice.summary)
+            self.description.setText(choice.description)
             self._show_form(name)
         else:  # a form left on the hidden page would hold another method's (or project's)
             self._drop_form()
-            for label in (self.summary, self.note, self.hint, self.error):
+            for label in (self.description, self.note, self.hint, self.error):
                 label.setText("")
             self.error.setVisible(False)
         self.method_changed.emit(name)
@@ -201,7 +201,7 @@ class MethodPanel(QWidget):
 
     def _show_unknown(self, name: str) -> None:
         self._drop_form()
-        self.summary.setText("")
+        self.description.setText("")
         self.note.setText("")
         self.hint.setVisible(False)
         self.error.setText(f"This project chose the method '{name}', which this installation "

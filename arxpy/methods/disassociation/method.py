@@ -118,10 +118,10 @@ class Disassociation(Method):
 
     name = "disassociation"
     label = "Disassociation (k^m-anonymity for sets of codes)"
-    summary = ("Clusters the records and splits each cluster's codes into chunks that are "
-               "k^m-anonymous, publishing rare codes only as a set per cluster: an attacker "
-               "who knows up to m codes of a patient finds at least k candidate records, and "
-               "no code is generalized or suppressed.")
+    description = ("Clusters the records and splits each cluster's codes into chunks that are "
+                   "k^m-anonymous, publishing rare codes only as a set per cluster: an attacker "
+                   "who knows up to m codes of a patient finds at least k candidate records, and "
+                   "no code is generalized or suppressed.")
     guidance = ("Choose it for diagnosis or procedure codes per patient (set-valued data), when "
                 "every code must stay as it is and an attacker may know up to m codes of a "
                 "patient.")
