@@ -29,7 +29,7 @@ def _record(project, spec, label="run", pinned=False):
     method = method_from_dict(spec)
     release = method.run(project.data, project.definition, hierarchies=project.hierarchies)
     printed = input_fingerprint(project.data, project.definition, project.hierarchies)
-    return run_record(method, release, label, pinned, printed), release
+    return run_record(method, release, label, [None] if pinned else [], printed), release
 
 
 def _restore(project, records):

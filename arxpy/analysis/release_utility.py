@@ -16,6 +16,7 @@ method keeps of its own:
   correlations between numeric attributes.
 
 A figure that does not apply is a sentence saying why (starting ``"not applicable"``).
+:func:`attribute_losses` gives the same measures per attribute (Compare's loss bars).
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ SYNTHETIC = "not applicable: synthetic rows stand for no record"
 NO_ROWS = "not applicable: the release publishes no records with attributes"
 #: The error of a statistic whose attribute publishes no number at all.
 LOST = 1.0
+#: Columns of :func:`attribute_losses`.
+ENTROPY_LOSS, MEAN_ERROR, DEVIATION_ERROR = ("entropy loss", "error of mean",
+                                             "error of standard deviation")
 
 
 def utility_figures(original: pd.DataFrame, release: Release) -> dict[str, object]:
@@ -54,6 +58,31 @@ def utility_figures(original: pd.DataFrame, release: Release) -> dict[str, objec
             CORRELATIONS: _correlations(original, published, numeric)}
 
 
+def attribute_losses(original: pd.DataFrame, release: Release) -> pd.DataFrame | str:
+    """Per attribute (rows), the measures of :data:`ROWS` before averaging: entropy loss
+    of each quasi-identifier, error of mean and of standard deviation of each numeric
+    attribute (NaN where a measure does not apply to an attribute). ``attrs["why"]``
+    says why a whole column does not apply; a sentence instead of a table when nothing
+    does."""
+    if release.input_rows() is None:
+        return NO_ROWS
+    numeric = numeric_attributes(original, release)
+    entropies = _entropies(original, release)
+    moments = _attribute_moments(original, release.released(), numeric)
+    names = list(dict.fromkeys([*(entropies if isinstance(entropies, dict) else []),
+                                *numeric]))
+    if not names:
+        return "not applicable: no quasi-identifier or numeric attribute is released"
+    table = pd.DataFrame(
+        {ENTROPY_LOSS: [entropies.get(n, math.nan) if isinstance(entropies, dict)
+                        else math.nan for n in names],
+         MEAN_ERROR: [moments.get(n, (math.nan, math.nan))[0] for n in names],
+         DEVIATION_ERROR: [moments.get(n, (math.nan, math.nan))[1] for n in names]},
+        index=pd.Index(names, name="attribute"))
+    table.attrs["why"] = {ENTROPY_LOSS: entropies} if isinstance(entropies, str) else {}
+    return table
+
+
 def numeric_attributes(original: pd.DataFrame, release: Release) -> list[str]:
     """Integer and decimal attributes present in both tables."""
     kinds = (DataKind.INTEGER, DataKind.DECIMAL)
@@ -63,6 +92,12 @@ def numeric_attributes(original: pd.DataFrame, release: Release) -> list[str]:
 
 
 def _entropy(original: pd.DataFrame, release: Release) -> object:
+    losses = _entropies(original, release)
+    return losses if isinstance(losses, str) else float(np.mean(list(losses.values())))
+
+
+def _entropies(original: pd.DataFrame, release: Release) -> dict[str, float] | str:
+    """Entropy loss per released quasi-identifier, or why it does not apply."""
     if release.synthetic:
         return SYNTHETIC
     qis = [q for q in release.quasi_identifiers if q in original.columns]
@@ -75,8 +110,7 @@ def _entropy(original: pd.DataFrame, release: Release) -> object:
     rows = release.input_rows()
     suppressed = np.zeros(len(rows), dtype=bool)
     suppressed[rows] = np.asarray(release.suppressed, dtype=bool)
-    losses = [entropy_loss(original[q], aligned[q], suppressed) for q in qis]
-    return float(np.mean(losses))
+    return {q: float(entropy_loss(original[q], aligned[q], suppressed)) for q in qis}
 
 
 def _numbers(values: pd.Series) -> np.ndarray:
@@ -88,17 +122,23 @@ def _moments(original: pd.DataFrame, published: pd.DataFrame,
              numeric: list[str]) -> dict[str, object]:
     if not numeric:
         return dict.fromkeys((MEANS, DEVIATIONS), "not applicable: no numeric attribute")
-    means, deviations = [], []
+    errors = _attribute_moments(original, published, numeric).values()
+    return {MEANS: _mean([m for m, _ in errors]), DEVIATIONS: _mean([d for _, d in errors])}
+
+
+def _attribute_moments(original: pd.DataFrame, published: pd.DataFrame,
+                       numeric: list[str]) -> dict[str, tuple[float, float]]:
+    """Per numeric attribute, the relative errors of its mean and standard deviation."""
+    errors = {}
     for name in numeric:
         before = pd.to_numeric(original[name], errors="coerce").to_numpy(dtype=float)
         after = _numbers(published[name])
         if len(after) and not np.isfinite(after).any():  # every number generalized away
-            means.append(LOST)
-            deviations.append(LOST)
+            errors[name] = (LOST, LOST)
             continue
-        means.append(_relative(np.nanmean(before), _nanmean(after)))
-        deviations.append(_relative(np.nanstd(before, ddof=1), _nanstd(after)))
-    return {MEANS: _mean(means), DEVIATIONS: _mean(deviations)}
+        errors[name] = (_relative(np.nanmean(before), _nanmean(after)),
+                        _relative(np.nanstd(before, ddof=1), _nanstd(after)))
+    return errors
 
 
 def _correlations(original: pd.DataFrame, published: pd.DataFrame,
