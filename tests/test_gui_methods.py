@@ -347,7 +347,7 @@ def test_the_project_file_keeps_the_method_and_parameters_but_not_runs(window, q
     assert window.configure.method_panel.combo.currentData() == "condensation"
     assert window.configure.method_panel.form.widgets["k"].value() == 6
     assert window.state.runs == [] and window.state.current_release() is None
-    assert "No method run yet" in window.runs_page.heading.text()
+    assert "No run yet" in window.runs_page.heading.text()
 
 
 def test_window_fits_1280x720_after_every_view_of_a_method_run(window, qtbot):
