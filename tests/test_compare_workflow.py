@@ -64,7 +64,8 @@ def test_the_charts_figures_and_the_reasons_where_they_do_not_apply(project, rel
         assert shares[0] == pytest.approx(np.mean(sizes == 1))  # classes of one record
         # Records by risk, counted here from the class sizes: 1/size in (0.1, 0.2].
         banded = sizes[(1 / sizes > 0.1) & (1 / sizes <= 0.2)].sum() / sizes.sum()
-        assert comparison.record_risks[name].shares[2] == pytest.approx(banded)
+        assert comparison.record_risks[name].labels[1] == "10–20 %"
+        assert comparison.record_risks[name].shares[1] == pytest.approx(banded)
     assert "synthetic" in comparison.class_sizes["condensation"]
     assert "synthetic" in comparison.record_risks["condensation"]
     top = comparison.class_sizes["lattice candidate"].shares
@@ -114,7 +115,8 @@ def test_which_to_publish_names_the_best_anonymous_and_why_others_are_not():
     assert [name for name, _ in advice.not_anonymous] == ["exact"]
     text = " ".join(advice.sentences())
     assert f"exact is not anonymous: {exact.verdict.headline}" in text
-    assert "Largest smallest class: coarse." in text
+    assert "coarse is best on largest smallest class, lowest highest" in text
+    assert advice.sentences({"coarse": "A"})[0].startswith("A is best on largest")
     alone = publication_advice(compare_releases({"exact": exact, "fine": fine}, frame))
     assert alone.sentences()[0] == "fine is the only anonymous release."
 
@@ -197,4 +199,30 @@ def test_record_risk_bands_cover_every_record():
     sizes = np.array([1, 2, 3, 5, 10, 20, 50, 100, 200])
     shares = record_risk_shares(sizes).shares
     assert shares.sum() == pytest.approx(1.0)
-    assert shares[0] == pytest.approx(1 / sizes.sum())  # the one record alone: risk 100 %
+    assert shares[0] == pytest.approx((1 + 2 + 3) / sizes.sum())  # risks 1, 1/2, 1/3
+    assert shares[-1] == pytest.approx((100 + 200) / sizes.sum())  # at most 1 %
+
+
+def test_an_attribute_left_out_of_the_release_is_lost_not_ignored():
+    from arxpy.data.definition import (
+        AttributeDefinition,
+        AttributeType,
+        DataDefinition,
+        DataKind,
+        DataType,
+    )
+
+    frame = pd.DataFrame({"age": [str(20 + i % 6) for i in range(12)],
+                          "stay": [str(1 + i % 4) for i in range(12)]})
+    number = DataType(DataKind.INTEGER)
+    definition = DataDefinition([
+        AttributeDefinition("age", AttributeType.QUASI_IDENTIFYING, data_type=number),
+        AttributeDefinition("stay", AttributeType.QUASI_IDENTIFYING, data_type=number)])
+    release = Release(table=frame[["age"]].copy(), suppressed=np.zeros(12, bool),
+                      definition=definition, method="selection", parameters={}, claims=(),
+                      input_sha256=table_sha256(frame))
+    losses = attribute_losses(frame, release)
+    assert losses.loc["stay"].tolist() == [1.0, 1.0, 1.0]  # everything of 'stay' is lost
+    assert losses.loc["age", ENTROPY_LOSS] == 0.0
+    figures = utility_figures(frame, release)
+    assert figures[ENTROPY] == 0.5 and figures[MEANS] == 0.5

@@ -8,10 +8,11 @@ method keeps of its own:
   suppressed), averaged. It needs each record's released row (:meth:`Release.recode`),
   so it does not apply to synthetic rows.
 - **error of means / of standard deviations**: per numeric attribute (integer or
-  decimal data type), ``|released - original| / |original|`` of the published values
-  (interval midpoints for generalized or boxed values), averaged over attributes. An
+  decimal data type, not identifying), ``|released - original| / |original|`` of the
+  published values (interval midpoints for generalized or boxed values), averaged. An
   attribute whose published values carry no number at all (generalized to ``*``,
-  masked) counts as an error of 1: its statistics are lost, not exact.
+  masked) or that the release leaves out counts as an error of 1: its statistics are
+  lost, not exact. A quasi-identifier left out likewise counts as entropy loss 1.
 - **change of correlations**: the mean absolute change of the pairwise Pearson
   correlations between numeric attributes.
 
@@ -84,11 +85,13 @@ def attribute_losses(original: pd.DataFrame, release: Release) -> pd.DataFrame |
 
 
 def numeric_attributes(original: pd.DataFrame, release: Release) -> list[str]:
-    """Integer and decimal attributes present in both tables."""
+    """Integer and decimal attributes of the input that are not identifying (a release
+    that leaves one out has lost its statistics)."""
     kinds = (DataKind.INTEGER, DataKind.DECIMAL)
+    identifying = set(release.definition.identifying)
     return [a.name for a in release.definition
             if a.data_type.kind in kinds and a.name in original.columns
-            and a.name in release.table.columns]
+            and a.name not in identifying]
 
 
 def _entropy(original: pd.DataFrame, release: Release) -> object:
@@ -97,11 +100,12 @@ def _entropy(original: pd.DataFrame, release: Release) -> object:
 
 
 def _entropies(original: pd.DataFrame, release: Release) -> dict[str, float] | str:
-    """Entropy loss per released quasi-identifier, or why it does not apply."""
+    """Entropy loss per declared quasi-identifier (1 for one the release leaves out),
+    or why it does not apply."""
     if release.synthetic:
         return SYNTHETIC
-    qis = [q for q in release.quasi_identifiers if q in original.columns]
-    if not qis:
+    qis = [q for q in release.definition.quasi_identifiers if q in original.columns]
+    if not any(q in release.table.columns for q in qis):
         return "not applicable: no declared quasi-identifier is released"
     try:
         aligned = release.recode(original)
@@ -110,7 +114,15 @@ def _entropies(original: pd.DataFrame, release: Release) -> dict[str, float] | s
     rows = release.input_rows()
     suppressed = np.zeros(len(rows), dtype=bool)
     suppressed[rows] = np.asarray(release.suppressed, dtype=bool)
-    return {q: float(entropy_loss(original[q], aligned[q], suppressed)) for q in qis}
+    return {q: float(entropy_loss(original[q], aligned[q], suppressed))
+            if q in aligned.columns else LOST for q in qis}
+
+
+def _published_numbers(published: pd.DataFrame, name: str) -> np.ndarray:
+    """The numbers published of ``name``; none (all NaN) if the release leaves it out."""
+    if name not in published.columns:
+        return np.full(len(published), np.nan)
+    return _numbers(published[name])
 
 
 def _numbers(values: pd.Series) -> np.ndarray:
@@ -132,7 +144,7 @@ def _attribute_moments(original: pd.DataFrame, published: pd.DataFrame,
     errors = {}
     for name in numeric:
         before = pd.to_numeric(original[name], errors="coerce").to_numpy(dtype=float)
-        after = _numbers(published[name])
+        after = _published_numbers(published, name)
         if len(after) and not np.isfinite(after).any():  # every number generalized away
             errors[name] = (LOST, LOST)
             continue
@@ -146,7 +158,7 @@ def _correlations(original: pd.DataFrame, published: pd.DataFrame,
     if len(numeric) < 2:
         return "not applicable: fewer than two numeric attributes"
     before = pd.DataFrame({n: pd.to_numeric(original[n], errors="coerce") for n in numeric})
-    after = pd.DataFrame({n: _numbers(published[n]) for n in numeric})
+    after = pd.DataFrame({n: _published_numbers(published, n) for n in numeric})
     r_before, r_after = before.corr(), after.corr()
     # A pair whose published numbers are gone has lost its correlation entirely.
     changes = [abs(r_before.loc[a, b]) if after[a].isna().all() or after[b].isna().all()

@@ -36,8 +36,7 @@ from arxpy.release import Release
 #: Class-size bands [low, high) of the class-size chart.
 SIZE_BANDS = ((1, 2), (2, 5), (5, 10), (10, 20), (20, 50), (50, 100), (100, None))
 #: Re-identification risk bands (low, high] of the record-risk chart (risk = 1 / size).
-RISK_BANDS = ((0.5, 1.0), (0.2, 0.5), (0.1, 0.2), (0.05, 0.1), (0.02, 0.05), (0.01, 0.02),
-              (0.0, 0.01))
+RISK_BANDS = ((0.2, 1.0), (0.1, 0.2), (0.05, 0.1), (0.01, 0.05), (0.0, 0.01))
 NOT_SET = "does not apply: a set-valued release publishes chunks of codes, not classes"
 
 
@@ -60,20 +59,28 @@ class Advice:
     #: (release, its verdict's sentence) for each release that is not anonymous.
     not_anonymous: tuple[tuple[str, str], ...]
 
-    def sentences(self) -> list[str]:
-        """The advice in plain words, one sentence per line."""
+    def wins(self) -> list[tuple[str, list[str]]]:
+        """(release, the criteria it is best on) for each anonymous release, in order."""
+        return [(name, [words for words, names in self.best if name in names])
+                for name in self.anonymous]
+
+    def sentences(self, names: Mapping[str, str] | None = None) -> list[str]:
+        """The advice in plain words, one sentence per line; ``names`` may shorten how
+        releases are called (e.g. Compare's column letters)."""
+        call = (lambda name: names.get(name, name)) if names else (lambda name: name)
         out = []
         if not self.anonymous:
             out.append("None of the compared releases is anonymous: publish none of them "
                        "as it is.")
         elif len(self.anonymous) == 1:
-            out.append(f"{self.anonymous[0]} is the only anonymous release.")
+            out.append(f"{call(self.anonymous[0])} is the only anonymous release.")
         elif not self.best:
             out.append("The anonymous releases are equal on every compared figure.")
-        for criterion, names in self.best:
-            out.append(f"{criterion[0].upper()}{criterion[1:]}: {' and '.join(names)}.")
-        for name, verdict in self.not_anonymous:
-            out.append(f"{name} is not anonymous: {verdict}")
+        else:
+            out += [f"{call(name)} is best on {', '.join(criteria)}."
+                    for name, criteria in self.wins() if criteria]
+        out += [f"{call(name)} is not anonymous: {verdict}"
+                for name, verdict in self.not_anonymous]
         return out
 
 
@@ -170,8 +177,8 @@ def record_risk_shares(sizes: np.ndarray) -> Distribution:
     labels, shares = [], []
     for low, high in RISK_BANDS:
         chosen = (risk > low) & (risk <= high)
-        labels.append(f"≤ {_percent(high)}" if low == 0 else
-                      f"{_percent(low)}–{_percent(high)}")
+        labels.append(f"≤ {_percent(high)}" if low == 0 else f"> {_percent(low)}"
+                      if high == 1 else f"{100 * low:g}–{_percent(high)}")
         shares.append(float(sizes[chosen].sum()) / records)
     return Distribution(tuple(labels), np.array(shares))
 

@@ -33,6 +33,11 @@ def color_of(index: int) -> str:
     return RELEASE_COLORS[index % len(RELEASE_COLORS)]
 
 
+def letter_of(index: int) -> str:
+    """Compare's short name of its ``index``-th release: A, B, ... (then A2, B2, ...)."""
+    return chr(ord("A") + index % 26) + (str(index // 26 + 1) if index >= 26 else "")
+
+
 def short_reason(reason: str, limit: int = 90) -> str:
     """The first clause of a "does not apply: ..." sentence, for a caption."""
     for prefix in ("does not apply: ", "not applicable: "):
@@ -43,48 +48,52 @@ def short_reason(reason: str, limit: int = 90) -> str:
 
 
 class ComparisonCharts(QWidget):
-    """Four charts in a grid, each with its caption below."""
+    """Four charts side by side under one legend (letter, colour and name of each
+    release), each with its caption below."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.comparison: Comparison | None = None
         self.sizes = plot_widget("Classes by size", "records in the class", "% of classes")
-        self.risks = plot_widget("Records by re-identification risk",
-                                 "prosecutor risk (1 / class size)", "% of records")
-        self.loss = plot_widget("Information loss per attribute")
-        self.roc = plot_widget("ROC curves (classifier trained on each release)",
-                               "false positive rate", "true positive rate")
+        self.risks = plot_widget("Records by risk", "re-identification risk (1 / class size)",
+                                 "% of records")
+        self.loss = plot_widget("Loss per attribute")
+        self.roc = plot_widget("ROC curves", "false positive rate", "true positive rate")
         self.measure = QComboBox()
         for column, words in LOSS_MEASURES:
             self.measure.addItem(words, column)
-        self.measure.setToolTip("Which loss the bars show, per attribute")
+        self.measure.setToolTip("Which loss the bars of 'Loss per attribute' show")
         self.roc_class = QComboBox()
-        self.roc_class.setToolTip("The class whose curves are drawn (one against the rest)")
+        self.roc_class.setToolTip("The class whose ROC curves are drawn (one against the "
+                                  "rest), for the classifier trained on each release")
         self.measure.currentIndexChanged.connect(lambda _i: self._draw_loss())
         self.roc_class.currentIndexChanged.connect(lambda _i: self._draw_roc())
         self.captions = {widget: _caption() for widget in (self.sizes, self.risks, self.loss,
                                                            self.roc)}
-        grid = QGridLayout(self)
-        grid.setContentsMargins(0, 0, 0, 0)
-        cells = ((self.sizes, None), (self.risks, None), (self.loss, self.measure),
-                 (self.roc, self.roc_class))
-        for index, (widget, chooser) in enumerate(cells):
-            box = QVBoxLayout()
-            box.setSpacing(2)
-            if chooser is not None:
-                row = QHBoxLayout()
-                row.addWidget(QLabel("Show:" if widget is self.loss else "Class:"))
-                row.addWidget(chooser, 1)
-                box.addLayout(row)
-            box.addWidget(widget, 1)
-            box.addWidget(self.captions[widget])
-            grid.addLayout(box, index // 2, index % 2)
-        for widget in self.captions:
-            widget.setMinimumHeight(170)
+        self.legend = _caption()
+        # One row above the charts: the legend, then the two charts' choices.
+        top = QHBoxLayout()
+        top.addWidget(self.legend, 1)
+        for words, chooser in (("Loss:", self.measure), ("ROC class:", self.roc_class)):
+            top.addWidget(QLabel(words))
+            top.addWidget(chooser)
+        grid = QGridLayout()
+        for index, widget in enumerate(self.captions):
+            grid.addWidget(widget, 0, index)
+            grid.addWidget(self.captions[widget], 1, index, Qt.AlignmentFlag.AlignTop)
+            grid.setColumnStretch(index, 1)
+            widget.setMinimumSize(200, 160)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addLayout(top)
+        outer.addLayout(grid, 1)
 
     def show_comparison(self, comparison: Comparison | None) -> None:
         """Draw ``comparison`` (None clears every chart and caption)."""
         self.comparison = comparison
+        self.legend.setText(" &nbsp; ".join(
+            f"<span style='color:{color_of(i)}'>■</span> <b>{letter_of(i)}</b> "
+            f"{html.escape(name)}" for i, name in enumerate(self._names())))
         self._draw_distribution(self.sizes, "class_sizes")
         self._draw_distribution(self.risks, "record_risks")
         self._fill_classes()
@@ -187,7 +196,7 @@ class ComparisonCharts(QWidget):
             plot.plot(curve["fpr"].to_numpy(), curve["tpr"].to_numpy(),
                       pen=pg.mkPen(GREY, width=2, style=Qt.PenStyle.DashLine))
             entries.append(f"<span style='color:{GREY}'><b>╺ ╺ ╺</b></span> "
-                           "trained on the original data")
+                           "original data")
         for index, name in enumerate(self._names()):
             roc = comparison.roc.get(name)
             if isinstance(roc, str) or roc is None:
@@ -214,11 +223,12 @@ def _caption() -> QLabel:
 
 
 def _entry(index: int, name: str, detail: str) -> str:
-    """One release in a caption: its colour, name and a figure, or why it is not drawn."""
+    """One release in a caption: its colour, letter and a figure, or why it is not
+    drawn (``name`` is in the legend above)."""
     skipped = detail.startswith(("does not apply", "not applicable", "not evaluated"))
     text = f"not drawn: {short_reason(detail)}" if skipped else detail
-    return (f"<span style='color:{color_of(index)}'><b>■</b></span> "
-            f"{html.escape(name)} <span style='color:#555'>({html.escape(text)})</span>")
+    return (f"<span style='color:{color_of(index)}'><b>■ {letter_of(index)}</b></span> "
+            f"<span style='color:#555'>{html.escape(text)}</span>")
 
 
 def _peak(shown: Distribution) -> str:

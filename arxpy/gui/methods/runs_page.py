@@ -34,7 +34,7 @@ from arxpy.analysis.compare import best_columns
 from arxpy.analysis.setvalued_compare import SETVALUED_ROWS
 from arxpy.errors import ArxpyError, ConfigurationError
 from arxpy.formatting import figure, percent
-from arxpy.gui.explore.compare_charts import ComparisonCharts
+from arxpy.gui.explore.compare_charts import ComparisonCharts, letter_of
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.methods.choice import key_parameters
 from arxpy.gui.methods.run_views import GroupSizesView, RunSummaryView
@@ -108,6 +108,11 @@ class RunsPage(QWidget):
         self.advice.setWordWrap(True)
         self.advice.setTextFormat(Qt.TextFormat.RichText)
         self.compare_table = read_only_table(("Figure",))
+        self.compare_table.setToolTip(
+            "Figures recomputed from each release's published records: classes are records "
+            "sharing every declared quasi-identifier value (the attacker's view); each "
+            "verdict checks the release's claims independently, as in Explore, Risk and "
+            "the report.")
         self.charts = ComparisonCharts()
         self.target = QComboBox()
         self.target.setToolTip("Compare classifier accuracy on this attribute too (seed "
@@ -124,15 +129,19 @@ class RunsPage(QWidget):
         charts = QScrollArea()
         charts.setWidgetResizable(True)
         charts.setWidget(self.charts)
+        figures = QWidget()
+        figures_layout = QVBoxLayout(figures)
+        figures_layout.setContentsMargins(0, 0, 0, 0)
+        figures_layout.addWidget(self.compare_table, 1)
+        figures_layout.addWidget(self.compare_note)
         self.compare_views = QTabWidget()
-        self.compare_views.addTab(self.compare_table, "Figures")
+        self.compare_views.addTab(figures, "Figures")
         self.compare_views.addTab(charts, "Charts")
         compare = QWidget()
         compare_layout = QVBoxLayout(compare)
         compare_layout.addLayout(target_row)
         compare_layout.addWidget(self.advice)
         compare_layout.addWidget(self.compare_views, 1)
-        compare_layout.addWidget(self.compare_note)
         self.compare_page = compare
         self.tabs.addTab(compare, "Compare")
         self._layout()
@@ -167,6 +176,8 @@ class RunsPage(QWidget):
         splitter.addWidget(top)
         splitter.addWidget(self.tabs)
         splitter.setSizes([170, 430])
+        splitter.setStretchFactor(1, 1)  # a taller window gives its height to the tabs
+        splitter.setStretchFactor(0, 0)
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -332,6 +343,7 @@ class RunsPage(QWidget):
     def _say(self, text: str) -> None:
         self.compare_note.setText(text)
         self.tabs.setCurrentWidget(self.compare_page)
+        self.compare_views.setCurrentIndex(0)  # where the note is
 
     def _compare(self, named: dict[str, Any], compared: tuple[Any, ...]) -> None:
         try:
@@ -357,7 +369,8 @@ class RunsPage(QWidget):
         frame = comparison.table
         self.compare_table.setColumnCount(len(frame.columns) + 1)
         self.compare_table.setHorizontalHeaderLabels(
-            ["Figure", *(_wrapped(str(c)) for c in frame.columns)])
+            ["Figure", *(_wrapped(f"{letter_of(i)} · {c}")
+                         for i, c in enumerate(frame.columns))])
         for column, name in enumerate(frame.columns, start=1):
             self.compare_table.horizontalHeaderItem(column).setToolTip(str(name))
         fill_table(self.compare_table, [(name, *(_cell(name, v) for v in row))
@@ -375,11 +388,9 @@ class RunsPage(QWidget):
                       "come from the document and the independent checker."
                       if SETVALUED_ROWS[0] in frame.index else "")
         self.compare_note.setText(
-            "Figures recomputed from each release's published records: classes are records "
-            "sharing every declared quasi-identifier value (the attacker's view); each "
-            "verdict checks the release's claims independently, as in Explore, Risk and "
-            "the report. ★ marks the best value among anonymous releases; hover a cell for "
-            "its full text." + set_valued)
+            "★ best value among the anonymous releases. Figures are recomputed from each "
+            "release's published records; hover a cell or header for its full text."
+            + set_valued)
 
     def _mark_best(self, frame: pd.DataFrame) -> None:
         """★ and bold on each row's best value among the anonymous releases."""
@@ -419,7 +430,8 @@ def _advice_html(comparison: Comparison) -> str:
     """"Which to publish?" as one paragraph, the releases that are not anonymous in red."""
     if comparison.advice is None:
         return ""
-    lines = comparison.advice.sentences()
+    letters = {str(c): letter_of(i) for i, c in enumerate(comparison.table.columns)}
+    lines = comparison.advice.sentences(letters)
     shown = [f"<span style='color:#b3261e'>{html.escape(line)}</span>"
              if " is not anonymous: " in line or line.startswith("None of") else
              html.escape(line) for line in lines]
