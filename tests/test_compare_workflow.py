@@ -218,11 +218,15 @@ def test_an_attribute_left_out_of_the_release_is_lost_not_ignored():
     definition = DataDefinition([
         AttributeDefinition("age", AttributeType.QUASI_IDENTIFYING, data_type=number),
         AttributeDefinition("stay", AttributeType.QUASI_IDENTIFYING, data_type=number)])
+    # The release's own definition names what it kept (as kPB-MS's does).
+    kept = DataDefinition([definition["age"]])
     release = Release(table=frame[["age"]].copy(), suppressed=np.zeros(12, bool),
-                      definition=definition, method="selection", parameters={}, claims=(),
+                      definition=kept, method="selection", parameters={}, claims=(),
                       input_sha256=table_sha256(frame))
-    losses = attribute_losses(frame, release)
+    losses = attribute_losses(frame, release, definition)
     assert losses.loc["stay"].tolist() == [1.0, 1.0, 1.0]  # everything of 'stay' is lost
     assert losses.loc["age", ENTROPY_LOSS] == 0.0
-    figures = utility_figures(frame, release)
+    figures = utility_figures(frame, release, definition)
     assert figures[ENTROPY] == 0.5 and figures[MEANS] == 0.5
+    table = compare_releases({"x": release}, frame, definition=definition)
+    assert table.loc[ENTROPY, "x"] == 0.5

@@ -33,6 +33,7 @@ from arxpy.analysis.setvalued_compare import (
     published_document,
     setvalued_figures,
 )
+from arxpy.data.definition import DataDefinition
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken
 from arxpy.release import Release
@@ -44,11 +45,13 @@ def compare_releases(releases: Mapping[str, Release], original: pd.DataFrame | N
                      task: ClassificationTask | None = None,
                      class_edges: Sequence[float] | None = None, *,
                      evaluations: Mapping[str, ClassificationPerformance | str] | None = None,
+                     definition: DataDefinition | None = None,
                      cancel: CancelToken | None = None) -> pd.DataFrame:
     """One column per release (named by the mapping's keys), one row per figure.
 
     With ``original`` (the input table), information loss that applies across methods
-    (:mod:`arxpy.analysis.release_utility`); with ``task``, classifier accuracy on its
+    (:mod:`arxpy.analysis.release_utility`, over the attributes ``definition``
+    declares, by default each release's own); with ``task``, classifier accuracy on its
     target by seed 004's cross-validation (:func:`evaluate_release`, the class binned at
     ``class_edges``), or from ``evaluations`` already made (:func:`evaluation`, by
     release name). ``frame.attrs["better"]`` maps each row whose best value can be
@@ -68,7 +71,7 @@ def compare_releases(releases: Mapping[str, Release], original: pd.DataFrame | N
             cancel.raise_if_cancelled()
         figures = _figures(release, documents[name], km_rows)
         if original is not None:
-            figures = _before_checks(figures, utility_figures(original, release))
+            figures = _before_checks(figures, utility_figures(original, release, definition))
         if evaluations is not None and name in evaluations:
             figures = _before_checks(figures, accuracy_cells(evaluations[name]))
         elif task is not None:

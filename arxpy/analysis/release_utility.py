@@ -30,7 +30,7 @@ import pandas as pd
 
 from arxpy.analysis.generalized import read_numeric
 from arxpy.analysis.statistics import entropy_loss
-from arxpy.data.definition import DataKind
+from arxpy.data.definition import DataDefinition, DataKind
 from arxpy.errors import ConfigurationError
 from arxpy.release import Release
 
@@ -48,27 +48,33 @@ ENTROPY_LOSS, MEAN_ERROR, DEVIATION_ERROR = ("entropy loss", "error of mean",
                                              "error of standard deviation")
 
 
-def utility_figures(original: pd.DataFrame, release: Release) -> dict[str, object]:
-    """The rows of :data:`ROWS` for ``release`` of ``original`` (its input)."""
+def utility_figures(original: pd.DataFrame, release: Release,
+                    definition: DataDefinition | None = None) -> dict[str, object]:
+    """The rows of :data:`ROWS` for ``release`` of ``original`` (its input), over the
+    attributes ``definition`` declares (default: the release's own definition, which a
+    method that leaves attributes out may have narrowed)."""
     if release.input_rows() is None:
         return dict.fromkeys(ROWS, NO_ROWS)
+    definition = definition or release.definition
     published = release.released()
-    numeric = numeric_attributes(original, release)
-    return {ENTROPY: _entropy(original, release),
+    numeric = numeric_attributes(original, release, definition)
+    return {ENTROPY: _entropy(original, release, definition),
             **_moments(original, published, numeric),
             CORRELATIONS: _correlations(original, published, numeric)}
 
 
-def attribute_losses(original: pd.DataFrame, release: Release) -> pd.DataFrame | str:
+def attribute_losses(original: pd.DataFrame, release: Release,
+                     definition: DataDefinition | None = None) -> pd.DataFrame | str:
     """Per attribute (rows), the measures of :data:`ROWS` before averaging: entropy loss
     of each quasi-identifier, error of mean and of standard deviation of each numeric
     attribute (NaN where a measure does not apply to an attribute). ``attrs["why"]``
     says why a whole column does not apply; a sentence instead of a table when nothing
-    does."""
+    does. ``definition`` as for :func:`utility_figures`."""
     if release.input_rows() is None:
         return NO_ROWS
-    numeric = numeric_attributes(original, release)
-    entropies = _entropies(original, release)
+    definition = definition or release.definition
+    numeric = numeric_attributes(original, release, definition)
+    entropies = _entropies(original, release, definition)
     moments = _attribute_moments(original, release.released(), numeric)
     names = list(dict.fromkeys([*(entropies if isinstance(entropies, dict) else []),
                                 *numeric]))
@@ -84,27 +90,30 @@ def attribute_losses(original: pd.DataFrame, release: Release) -> pd.DataFrame |
     return table
 
 
-def numeric_attributes(original: pd.DataFrame, release: Release) -> list[str]:
+def numeric_attributes(original: pd.DataFrame, release: Release,
+                       definition: DataDefinition | None = None) -> list[str]:
     """Integer and decimal attributes of the input that are not identifying (a release
     that leaves one out has lost its statistics)."""
     kinds = (DataKind.INTEGER, DataKind.DECIMAL)
-    identifying = set(release.definition.identifying)
-    return [a.name for a in release.definition
+    definition = definition or release.definition
+    identifying = set(definition.identifying)
+    return [a.name for a in definition
             if a.data_type.kind in kinds and a.name in original.columns
             and a.name not in identifying]
 
 
-def _entropy(original: pd.DataFrame, release: Release) -> object:
-    losses = _entropies(original, release)
+def _entropy(original: pd.DataFrame, release: Release, definition: DataDefinition) -> object:
+    losses = _entropies(original, release, definition)
     return losses if isinstance(losses, str) else float(np.mean(list(losses.values())))
 
 
-def _entropies(original: pd.DataFrame, release: Release) -> dict[str, float] | str:
+def _entropies(original: pd.DataFrame, release: Release,
+               definition: DataDefinition) -> dict[str, float] | str:
     """Entropy loss per declared quasi-identifier (1 for one the release leaves out),
     or why it does not apply."""
     if release.synthetic:
         return SYNTHETIC
-    qis = [q for q in release.definition.quasi_identifiers if q in original.columns]
+    qis = [q for q in definition.quasi_identifiers if q in original.columns]
     if not any(q in release.table.columns for q in qis):
         return "not applicable: no declared quasi-identifier is released"
     try:

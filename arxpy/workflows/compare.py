@@ -133,7 +133,8 @@ def compare_candidates(releases: Mapping[str, Release | Callable[[], Release]],
         task = ClassificationTask(table, definition, hierarchies, ClassificationConfig(target))
         evaluations = {name: evaluation(task, r, bins or None, cancel)
                        for name, r in named.items()}
-    frame = compare_releases(named, original, evaluations=evaluations or None, cancel=cancel)
+    frame = compare_releases(named, original, evaluations=evaluations or None,
+                             definition=definition, cancel=cancel)
     sizes = {name: _attacker_sizes(r) for name, r in named.items()}
     return Comparison(
         table=frame,
@@ -141,7 +142,8 @@ def compare_candidates(releases: Mapping[str, Release | Callable[[], Release]],
                      for n, s in sizes.items()},
         record_risks={n: s if isinstance(s, str) else record_risk_shares(s)
                       for n, s in sizes.items()},
-        attribute_losses={n: attribute_losses(original, r) for n, r in named.items()},
+        attribute_losses={n: attribute_losses(original, r, definition)
+                          for n, r in named.items()},
         roc={n: _roc(e) for n, e in evaluations.items()},
         roc_original=next((e.roc_curves().query("model == 'original'")
                            for e in evaluations.values() if not isinstance(e, str)), None),

@@ -82,7 +82,7 @@ class ComparisonCharts(QWidget):
             grid.addWidget(widget, 0, index)
             grid.addWidget(self.captions[widget], 1, index, Qt.AlignmentFlag.AlignTop)
             grid.setColumnStretch(index, 1)
-            widget.setMinimumSize(200, 160)
+            widget.setMinimumSize(200, 130)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(top)

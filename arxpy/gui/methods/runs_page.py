@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -126,9 +125,6 @@ class RunsPage(QWidget):
         target_row.addWidget(QLabel("binned at"))
         target_row.addWidget(self.target_bins)
         target_row.addStretch(1)
-        charts = QScrollArea()
-        charts.setWidgetResizable(True)
-        charts.setWidget(self.charts)
         figures = QWidget()
         figures_layout = QVBoxLayout(figures)
         figures_layout.setContentsMargins(0, 0, 0, 0)
@@ -136,7 +132,8 @@ class RunsPage(QWidget):
         figures_layout.addWidget(self.compare_note)
         self.compare_views = QTabWidget()
         self.compare_views.addTab(figures, "Figures")
-        self.compare_views.addTab(charts, "Charts")
+        # Not in a scroll area: the charts shrink to the room there is (1280x720 too).
+        self.compare_views.addTab(self.charts, "Charts")
         compare = QWidget()
         compare_layout = QVBoxLayout(compare)
         compare_layout.addLayout(target_row)
