@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from arxpy.analysis.release_utility import DEVIATION_ERROR, ENTROPY_LOSS, MEAN_ERROR
@@ -83,6 +84,8 @@ class ComparisonCharts(QWidget):
             grid.addWidget(self.captions[widget], 1, index, Qt.AlignmentFlag.AlignTop)
             grid.setColumnStretch(index, 1)
             widget.setMinimumSize(200, 130)
+            widget.getPlotItem().getAxis("bottom").setStyle(tickFont=QFont(self.font().family(),
+                                                                          8))
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(top)
@@ -123,8 +126,8 @@ class ComparisonCharts(QWidget):
                       symbolPen=None)
             entries.append(_entry(index, name, _peak(shown)))
         plot.getAxis("bottom").setTicks([list(enumerate(labels))] if labels else None)
-        if labels:
-            plot.setXRange(-0.3, len(labels) - 0.7, padding=0)
+        if labels:  # room for the end labels, which pyqtgraph drops when they stick out
+            plot.setXRange(-0.6, len(labels) - 0.4, padding=0)
             plot.setYRange(0, 100, padding=0.02)
         self._caption(widget, entries)
 

@@ -378,6 +378,9 @@ class RunsPage(QWidget):
                 if item is not None:
                     item.setToolTip(item.text())
         self._mark_best(frame)
+        # The figures' names whole; the releases share the rest of the width.
+        self.compare_table.horizontalHeader().setSectionResizeMode(
+            0, self.compare_table.horizontalHeader().ResizeMode.ResizeToContents)
         self.advice.setText(_advice_html(comparison))
         self.charts.show_comparison(comparison)
         set_valued = (" Set-valued (disassociation) releases publish a document of chunks: "

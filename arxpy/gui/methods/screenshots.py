@@ -4,7 +4,8 @@
 ``methods-*.png`` (default DIR /tmp/arxpy-shots) at 1280x720 and 1920x1080 (``-1080p``):
 the main window with the example loaded (Configure with a method's form, kPB-MS's form
 and one refusing its parameters, Explore's runs page with each tab of a condensation run
-and a comparison, Utility and Risk of the run), then with synthetic diagnosis codes (the
+and a comparison, the pinned lattice optimum, kPB-MS and MDAV releases compared across
+methods (figures and charts), Utility and Risk of the run), then with synthetic diagnosis codes (the
 import wizard's codes page, Configure with the codes as chips and the disassociation
 form, the run's tabs), then every registered result view of an improved condensation
 run on a synthetic cancer registry, of interval generalisation on synthetic blood
