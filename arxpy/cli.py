@@ -27,12 +27,14 @@ from arxpy.jobs import noting_interrupts
 COMMANDS = ("gui", "example", "run", "anonymize", "evaluate", "study", "risk", "methods",
             "intervals", "condense", "compare_models", "disassociate", "km_check",
             "synth_ehr", "setvalued_utility", "setvalued_risk", "kpbms", "pbca",
-            "kpbms_evaluate")
+            "kpbms_evaluate", "glossary")
 
 
 #: What an interrupted run (Ctrl-C) prints, and its exit status (128 + SIGINT).
 INTERRUPTED_LINE = "arxpy: interrupted"
 INTERRUPTED_STATUS = 130
+#: The exit status when the reader of the output went away (128 + SIGPIPE, as a shell's).
+BROKEN_PIPE_STATUS = 141
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -75,6 +77,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(INTERRUPTED_LINE, file=sys.stderr)
         return INTERRUPTED_STATUS
+    except BrokenPipeError:
+        # The reader stopped reading (`arxpy methods | head`): the rest is not wanted.
+        # Standard output goes to the null device so the exit's flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE_STATUS
 
 
 @contextlib.contextmanager

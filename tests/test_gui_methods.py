@@ -94,9 +94,12 @@ def test_selector_lists_the_lattice_first_then_every_registered_method(window):
     names = [combo.itemData(i) for i in range(combo.count())]
     assert names[0] == LATTICE and combo.itemText(0) == LATTICE_LABEL
     assert sorted(names) == sorted(method_classes())
+    baselines = [method_classes()[name].comparison_baseline for name in names[1:]]
+    assert baselines == sorted(baselines) and any(baselines), "baselines come last"
     for i, name in enumerate(names[1:], start=1):
         cls = method_classes()[name]
-        assert combo.itemText(i) == cls.label
+        said = ": comparison baseline" if cls.comparison_baseline else ""
+        assert combo.itemText(i) == cls.label + said
         assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == cls.summary
 
 
@@ -347,7 +350,7 @@ def test_the_project_file_keeps_the_method_and_parameters_but_not_runs(window, q
     assert window.configure.method_panel.combo.currentData() == "condensation"
     assert window.configure.method_panel.form.widgets["k"].value() == 6
     assert window.state.runs == [] and window.state.current_release() is None
-    assert "No run yet" in window.runs_page.heading.text()
+    assert "No method run yet" in window.runs_page.heading.text()
 
 
 def test_window_fits_1280x720_after_every_view_of_a_method_run(window, qtbot):

@@ -154,7 +154,7 @@ def run_on_engine(args: argparse.Namespace) -> int:
 
     The report has today's keys (from the histogram's result), ``engine`` (name,
     histogram rows, seconds per step) and a ``release`` with the keys a histogram gives
-    (:meth:`~arxpy.engine.scaled.ScaledRun.release_summary`) plus the written file's
+    (:meth:`~arxpy.engine.scaled.ScaledRun.release_dict`) plus the written file's
     ``output_file_sha256`` and ``output_records``.
     """
     import time
@@ -193,7 +193,7 @@ def run_on_engine(args: argparse.Namespace) -> int:
                         "seconds": {"histogram": run.histogram.seconds,
                                     "search": search_seconds, "write": None}}
     if result.optimum is not None and (args.output or args.report):
-        report["release"] = run.release_summary()
+        report["release"] = run.release_dict()
         if args.output:
             bar = ProgressBar()
             try:

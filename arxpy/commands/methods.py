@@ -32,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
     for cls in chosen:
         print(f"{cls.name}: {cls.label}")
         print(f"  {cls.summary}")
+        if cls.guidance:
+            print(f"  When: {cls.guidance}")
         if cls.reference:
             print(f"  Reference: {cls.reference}")
         for param in cls.params:

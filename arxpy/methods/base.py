@@ -43,6 +43,11 @@ class Method(Parameterized, ABC):
     summary: ClassVar[str]
     #: The paper the method implements ("" for ARX's own).
     reference: ClassVar[str] = ""
+    #: When a custodian would choose it, in plain words (help and ``arxpy methods``).
+    guidance: ClassVar[str] = ""
+    #: A baseline other methods are compared with rather than a way to publish (the
+    #: method selector lists it last and says so).
+    comparison_baseline: ClassVar[bool] = False
 
     @classmethod
     def owner_name(cls) -> str:
@@ -71,4 +76,5 @@ class Method(Parameterized, ABC):
     def describe(cls) -> dict[str, Any]:
         """Name, label, summary and declared parameters (JSON-able)."""
         return {"name": cls.name, "label": cls.label, "summary": cls.summary,
-                "reference": cls.reference, "params": cls.describe_params()}
+                "guidance": cls.guidance, "reference": cls.reference,
+                "params": cls.describe_params()}

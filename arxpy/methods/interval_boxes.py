@@ -33,7 +33,6 @@ from arxpy.release import Claim, Release, table_sha256
 ORDERS = ("input", "sorted", "random")
 MERGES = ("leftover", "seed", "widen")
 NEIGHBOURS = ("auto", "kd-tree", "exact")
-TARGETS = ("uniform", "mean", "variance", "covariance", "correlation", "weights")
 #: Targets whose gradient does not depend on the point (KD-tree path is valid).
 CONSTANT_TARGETS = ("uniform", "mean", "weights")
 #: How often the loops look at the cancel token (iterations).
@@ -423,6 +422,9 @@ class IntervalGeneralisation(Method):
     summary = ("Replaces numeric quasi-identifiers by boxes (one interval per attribute) that "
                "at least k records share, shaped to keep a chosen statistic narrow; interval "
                "statistics of the release contain the true values.")
+    guidance = ("Choose it for numeric quasi-identifiers when analysts can work with intervals: "
+                "interval statistics of the release are guaranteed to contain the true "
+                "statistics.")
     reference = ("Xiang, O'Rawe, Kreinovich, Hajagos & Ferson (2014), Protecting patient "
                  "privacy while preserving medical information for research, REC'2014")
     params = (

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from arxpy.errors import ConfigurationError
 from arxpy.gui.code_picker import attach_code_picker
 from arxpy.gui.code_sets import set_valued_defaults
+from arxpy.gui.help import help_button
 from arxpy.gui.message_lines import ReservedLines
 from arxpy.gui.methods.choice import (
     LATTICE,
@@ -40,6 +41,7 @@ from arxpy.gui.param_form import ParamForm, mark_invalid
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.settings_panel import shrinkable
 from arxpy.gui.state import AppState
+from arxpy.help import Topic, method_topic
 from arxpy.methods import method_classes, method_from_dict
 
 COMMIT_DELAY_MS = 300
@@ -121,6 +123,9 @@ class MethodPanel(QWidget):
         row = QHBoxLayout()
         row.addWidget(QLabel("<b>Method:</b>"))
         row.addWidget(self.combo, 1)
+        self.help_button = help_button(self.topic, "What the chosen method does and when "
+                                       "to choose it")
+        row.addWidget(self.help_button)
         for widget in widgets:
             row.addWidget(widget)
         return row
@@ -141,6 +146,10 @@ class MethodPanel(QWidget):
     @property
     def method_name(self) -> str:
         return self.combo.currentData() or LATTICE
+
+    def topic(self) -> Topic:
+        """The help of the chosen method."""
+        return method_topic(method_classes()[self.method_name])
 
     def method_label(self) -> str:
         return self.combo.currentText() or chosen_method(self.state.settings)

@@ -46,8 +46,8 @@ from arxpy.workflows.pins import of_run, pinned_releases
 log = logging.getLogger(__name__)
 
 RUN_COLUMNS = ("Run", "Method", "Key parameters", "Groups", "Smallest group", "Elapsed")
-EMPTY_TEXT = ("No run yet. Choose a method in Configure, set its parameters and press Run "
-              "(Ctrl+R); every run is listed here and saved with the project.")
+EMPTY_TEXT = ("No method run yet. Choose a method in Configure, set its parameters and "
+              "press Run (Ctrl+R); every run is listed here and saved with the project.")
 
 
 def run_row(run: MethodRun, pins: int = 0) -> tuple[str, ...]:

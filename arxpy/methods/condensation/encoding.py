@@ -59,10 +59,6 @@ class Encoded:
                 return block
         raise ConfigurationError(f"Attribute '{name}' is not among the condensed attributes.")
 
-    def attribute_of_column(self) -> np.ndarray:
-        """For each matrix column, the index of its attribute in :attr:`blocks`."""
-        return np.concatenate([np.full(b.stop - b.start, i) for i, b in enumerate(self.blocks)])
-
 
 def attribute_kind(frame: pd.DataFrame, definition: DataDefinition, name: str,
                    types: Mapping[str, str]) -> str:
