@@ -93,6 +93,8 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else QSettings()
         self.state.max_runs = kept_runs(self.settings)
         self.autosave = Autosave(self.state, recovery_dir, parent=self)
+        # Beside the recovery copies: the key sealing saved releases to this installation.
+        self.state.sealing_key_file = self.autosave.directory / "sealing.key"
         self.worker: JobWorker | None = None
         self._run_revision = -1
         #: The saved result being restored by the running search (see restore_saved_result).
