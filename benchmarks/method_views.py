@@ -35,8 +35,8 @@ def build_times() -> None:
     from PySide6.QtWidgets import QApplication
 
     import arxpy.gui.methods  # noqa: F401  (registers the views)
-    from arxpy.gui.methods.screenshots import condensation_run, interval_run
     from arxpy.gui.methods.views import result_views
+    from screenshots.methods import condensation_run, interval_run
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     quiet = threading.active_count()
@@ -74,8 +74,8 @@ def event_loop_pause() -> None:
     from PySide6.QtWidgets import QApplication
 
     from arxpy.gui.methods.preservation_view import ModelPreservationView
-    from arxpy.gui.methods.screenshots import condensation_run
     from arxpy.gui.rendering import wait_until
+    from screenshots.methods import condensation_run
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     view = ModelPreservationView(condensation_run(n=3000, k=60))
@@ -118,7 +118,7 @@ _DISASSOCIATION = []
 
 def _large_disassociation():
     """The 50,000-record disassociation run (made once)."""
-    from arxpy.gui.methods.screenshots import disassociation_run
+    from screenshots.methods import disassociation_run
 
     if not _DISASSOCIATION:
         _DISASSOCIATION.append(disassociation_run(n=50_000, codes=631))

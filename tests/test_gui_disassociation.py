@@ -372,7 +372,7 @@ def test_generic_export_says_the_table_is_synthetic(qtbot, tmp_path):
 def test_utility_job_keeps_the_event_loop_responsive(qtbot):
     from conftest import event_loop_gaps
 
-    from arxpy.gui.methods.screenshots import disassociation_run
+    from screenshots.methods import disassociation_run
 
     run = disassociation_run(n=10_000, codes=631)  # dotted codes: normalised per run
     view = UtilityView(run)

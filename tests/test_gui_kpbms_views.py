@@ -27,10 +27,10 @@ from arxpy.gui.methods.kpbms_views import (
     SuppressionView,
     recount_kpbms,
 )
-from arxpy.gui.methods.screenshots import kpbms_run
 from arxpy.gui.methods.views import MethodRun, result_views
 from arxpy.methods import run_method
 from arxpy.methods.kpbms import LossLimitError
+from screenshots.methods import kpbms_run
 
 #: Room a view may ask for inside the window's tab at 1280x720.
 MAX_WIDTH, MAX_HEIGHT = 1000, 620
@@ -275,8 +275,8 @@ def test_published_table_is_the_export_and_names_every_drop(qtbot, run):
 
 def test_views_of_a_selection_only_run_with_equal_frequency_bins(qtbot):
     """k = 1 drops nothing and tests nothing; every view still builds and says so."""
-    from arxpy.gui.methods.screenshots import _run
     from arxpy.methods.kpbms.devdata import screening_data
+    from screenshots.methods import _run
 
     one = _run("kpbms", screening_data(300, 1), {"class_attribute": "outcome", "k": 1,
                                                  "discretize": "eqfreq", "bins": 3,
@@ -309,7 +309,7 @@ def test_evaluation_keeps_the_event_loop_responsive(qtbot):
 def test_selection_view_warns_about_a_many_valued_feature(qtbot):
     from PySide6.QtWidgets import QLabel
 
-    from arxpy.gui.methods.screenshots import _run
+    from screenshots.methods import _run
 
     rng = np.random.default_rng(4)
     frame = pd.DataFrame({"visit": [f"v{i // 2}" for i in range(200)],

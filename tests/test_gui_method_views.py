@@ -29,8 +29,8 @@ from arxpy.gui.methods.interval_views import (
     StatisticsPanel,
 )
 from arxpy.gui.methods.preservation_view import ModelPreservationView
-from arxpy.gui.methods.screenshots import condensation_run, interval_run
 from arxpy.gui.methods.views import result_views
+from screenshots.methods import condensation_run, interval_run
 
 REPO = Path(__file__).resolve().parents[1]
 #: Room a view may ask for inside the window's tab at 1280x720.
@@ -347,7 +347,7 @@ def test_suppressed_records_are_not_given_to_the_recipients_models():
 
 @pytest.mark.slow
 def test_screenshots_render_every_view(tmp_path):
-    from arxpy.gui.methods.screenshots import render_method_views
+    from screenshots.methods import render_method_views
 
     written = render_method_views(tmp_path, (1280, 720))
     names = {p.name for p in written}

@@ -1,7 +1,7 @@
 """Render the application's views offscreen to PNG files for the README and for review.
 
-Usage: ``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.screenshots --output DIR``
-(``python -m arxpy.gui.screenshots DIR`` works too). Opens the bundled example, runs
+Usage: ``QT_QPA_PLATFORM=offscreen python -m screenshots.app --output DIR``
+(``python -m screenshots.app DIR`` works too). Opens the bundled example, runs
 the anonymization and saves the start page, each perspective, the hierarchy wizard,
 a privacy model dialog and the pages of the import wizard (also with a doubtful
 delimiter), Configure with its messages, with a refused method parameter and with a
@@ -51,7 +51,7 @@ def render_all(output: Path, size: tuple[int, int] = SIZE, suffix: str = "") -> 
     window.state.undo_stack.setIndex(0)  # the dialogs' demonstration edits are undone
     window.state.discard_changes()
     _run(window)
-    from arxpy.gui.explore.screenshots import pin_candidates
+    from screenshots.explore import pin_candidates
 
     for levels in pin_candidates(window.state.result):  # Compare shows them side by side
         window.state.pin(levels)
@@ -199,9 +199,9 @@ def main(argv: list[str] | None = None) -> int:
 def render_perspective_views(output: Path, size: tuple[int, int] = SIZE,
                              suffix: str = "") -> list[Path]:
     """The detailed views each perspective package renders for itself."""
-    from arxpy.gui.explore.screenshots import render_explore
-    from arxpy.gui.risk.screenshots import render_risk
-    from arxpy.gui.utility.screenshots import render_utility
+    from screenshots.explore import render_explore
+    from screenshots.risk import render_risk
+    from screenshots.utility import render_utility
 
     written: list[Path] = []
     written += render_explore(output, size, suffix)

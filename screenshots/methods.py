@@ -1,6 +1,6 @@
 """Render the method views to PNG for review.
 
-``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.methods.screenshots [DIR]`` writes
+``QT_QPA_PLATFORM=offscreen python -m screenshots.methods [DIR]`` writes
 ``methods-*.png`` (default DIR /tmp/arxpy-shots) at 1280x720 and 1920x1080 (``-1080p``):
 the main window with the example loaded (Configure with a method's form, kPB-MS's form
 and one refusing its parameters, Explore's runs page with each tab of a condensation run

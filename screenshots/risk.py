@@ -1,6 +1,6 @@
 """Render the Risk perspective to PNG with the example loaded and a run done.
 
-``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.risk.screenshots [DIR]`` writes
+``QT_QPA_PLATFORM=offscreen python -m screenshots.risk [DIR]`` writes
 ``risk-*.png`` (default DIR /tmp/arxpy-shots): one per tab, and the input alone as it
 looks before a run.
 """

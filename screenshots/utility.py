@@ -1,6 +1,6 @@
 """Render each tab of the Utility perspective to PNG with the example loaded and runs done.
 
-``QT_QPA_PLATFORM=offscreen python -m arxpy.gui.utility.screenshots [DIR]`` writes
+``QT_QPA_PLATFORM=offscreen python -m screenshots.utility [DIR]`` writes
 ``utility-*.png`` (default DIR /tmp/arxpy-shots). The example has 40,000 records; the
 study tab uses a 3,000-record sample of it so that the whole lattice is evaluated in
 well under a minute.
