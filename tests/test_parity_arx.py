@@ -11,10 +11,13 @@ from __future__ import annotations
 import pytest
 from conftest import load_adult
 
-from arxpy.data.definition import AttributeDefinition, DataDefinition
+from arxpy.data.definition import DEFAULT_WEIGHT, AttributeDefinition, DataDefinition
 from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.privacy.kanonymity import KAnonymity
+from arxpy.quality.entropy import NonUniformEntropy
+from arxpy.quality.height import Height
 from arxpy.quality.loss import Loss
+from arxpy.quality.precision import Precision
 
 ADULT_WEIGHTS = {
     "sex": 0.2, "age": 1.0, "race": 0.3, "marital-status": 0.5, "education": 0.8,
@@ -26,7 +29,8 @@ def weighted_adult(weights: dict[str, float]):
     """Adult with the weighted attributes as quasi-identifiers, in ``weights``' order."""
     frame, definition, hierarchies = load_adult(list(weights))
     definition = DataDefinition(
-        AttributeDefinition(d.name, d.type, weight=weights.get(d.name, 1.0)) for d in definition
+        AttributeDefinition(d.name, d.type, weight=weights.get(d.name, DEFAULT_WEIGHT))
+        for d in definition
     )
     return frame, definition, hierarchies
 
@@ -47,6 +51,40 @@ def test_weighted_loss_matches_arx(adult_dir, weights, suppression, levels, scor
     assert result.quasi_identifiers == list(weights)
     best = result.optimum
     assert list(best.levels) == levels
+    assert best.score == pytest.approx(score, rel=1e-12)
+    assert best.suppressed_records == suppressed
+
+
+ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country",
+             "workclass", "occupation", "salary-class"]
+
+
+@pytest.mark.parametrize(
+    ("weights", "models", "quality", "suppression", "levels", "score", "suppressed"),
+    [
+        ({"age": 1.0}, [KAnonymity(5)], Loss(), 0.02,
+         [0, 3, 0, 2, 2, 1, 1, 2, 0], 0.1772098011984118, 506),
+        ({"age": 1.0, "education": 0.7}, [KAnonymity(5)], NonUniformEntropy(), 0.02,
+         [1, 0, 1, 2, 2, 2, 2, 1, 0], 157307.72972206865, 584),
+        ({"marital-status": 1.0}, [KAnonymity(5)], Precision(), 0.02,
+         [0, 4, 0, 0, 3, 1, 1, 2, 0], 0.22633335543620006, 372),
+        ({"age": 1.0, "native-country": 0.9}, [KAnonymity(5)], Height(), 0.02,
+         [0, 1, 1, 1, 1, 2, 1, 2, 0], 5.8, 563),
+    ],
+    ids=["loss", "entropy", "precision", "height"],
+)
+def test_weights_set_on_some_attributes_match_arx(adult_dir, weights, models, quality,
+                                                  suppression, levels, score, suppressed):
+    # Issue 31, item 1: the other attributes weigh ARX's default 0.5, not 1.0 (with 1.0
+    # every row here scored differently and entropy and precision chose other nodes).
+    # ARX 3.9.2 through tools/arx's driver, e.g. `run ... weights=age:1.0`.
+    frame, definition, hierarchies = load_adult()
+    for name, weight in weights.items():
+        definition = definition.with_attribute(name, weight=weight)
+    config = AnonymizationConfig(models, quality, suppression_limit=suppression)
+    result = anonymize(frame, definition, hierarchies, config)
+    best = result.optimum
+    assert [best.levels[result.quasi_identifiers.index(q)] for q in ADULT_QIS] == levels
     assert best.score == pytest.approx(score, rel=1e-12)
     assert best.suppressed_records == suppressed
 
