@@ -221,10 +221,33 @@ class SearchContext:
             suppressed = _records_outside(sizes, kept)
         for model in self.enforcing:
             if suppressed < self.max_suppressed:
-                kept = np.asarray(model.enforce(classes, kept, self.max_suppressed - suppressed),
-                                  dtype=bool)
+                kept = np.asarray(model.enforce(classes, kept, self.max_suppressed - suppressed,
+                                                self.arx_tie_order), dtype=bool)
                 suppressed = _records_outside(sizes, kept)
         return kept, suppressed, fails_downward
+
+    def arx_tie_order(self, classes: EquivalenceClasses, tied: np.ndarray,
+                      needed: int) -> np.ndarray:
+        """The first ``needed`` of ``tied`` (class indices, one size) in the order ARX's
+        risk-based models suppress them: by the class's own information loss under the
+        quality model, then by its first row (``HashGroupifyDistribution``'s comparator).
+        First rows cost a pass over the root's classes, so they are looked up only for
+        the classes whose loss ties at the cut."""
+        tied = np.asarray(tied, dtype=np.int64)
+        losses = self.quality.class_losses(classes, tied)
+        if losses is None:
+            losses = np.zeros((len(tied), 1))
+        columns = [losses[:, j] for j in reversed(range(losses.shape[1]))]
+        ranked = np.lexsort(columns)
+        cut = losses[ranked[needed - 1]]
+        at_cut = (losses == cut).all(axis=1)
+        before = int(np.count_nonzero(at_cut[ranked[:needed]]))
+        if before == int(np.count_nonzero(at_cut)):  # the cut falls between losses
+            return tied[ranked[:needed]]
+        candidates = np.flatnonzero(at_cut)
+        first = self.grouper.first_rows(classes, tied[candidates])
+        taken = candidates[np.argsort(first, kind="stable")[:before]]
+        return np.concatenate((tied[ranked[:needed - before]], tied[taken]))
 
     def check(self, levels: Sequence[int], classes: EquivalenceClasses | None = None) -> Check:
         """Check one transformation and remember the outcome."""
