@@ -257,17 +257,16 @@ def test_ties_go_to_the_transformation_flash_checks_first():
         assert [t.levels for t in result.tied_optima()] == [(1, 0), (0, 1)]
 
 
-def test_ties_are_pruned_when_their_bound_equals_the_best_loss():
-    # Issue 19, item 1: ARX skips a transformation whose lower bound merely equals the
-    # best loss (FLASHAlgorithmImpl.skip: compareTo(bound) <= 0), so a tie at a lower
-    # level can go unchecked. Traced by hand: k = 2 with 1 record suppressible (2-anonymity
-    # is monotonic, Loss with suppression is not: Flash's binary + linear phases). Path
-    # from the bottom: (0,0), (1,0), (2,0), (2,1). The binary search checks (1,0): not
-    # anonymous (2 outliers), its successors (2,0), (1,1) are queued; then (2,0):
-    # anonymous (1 record suppressed), loss 1.0, the first optimum. The queue yields
-    # (1,1), whose level bound 1.0 is not below 1.0: skipped; at level 1, (0,1) (bound
-    # 1.0, no suppression, loss 1.0) is skipped the same way. ARX returns (2,0); the old
-    # rule (fewest steps) returned (0,1).
+def test_loss_ties_are_not_skipped_by_a_level_bound_arx_does_not_have():
+    # Issue 19 traced this table by hand assuming ARX bounds Loss from levels alone, and
+    # expected (2,0). ARX 3.9.2 returns (0,1) (tools/arx driver: models=k:2
+    # metric=loss:0.0:max supp=0.34): MetricMDNMLoss.getLowerBoundInternal(node) is null,
+    # so FLASHAlgorithmImpl.skip never skips an unchecked transformation by its own bound;
+    # only checked ones carry one (issue 31). Path from the bottom: (0,0), (1,0), (2,0),
+    # (2,1). The binary search checks (1,0): not anonymous, (2,0) and (1,1) queued; (2,0):
+    # anonymous, 1 suppressed, loss 1.0, the first optimum; (1,1) has no bound and is
+    # checked: loss 1.0 at level 2, not lower than (2,0)'s; then (0,1) at level 1, loss 1.0,
+    # a lower level: ARX's optimum.
     import pandas as pd
 
     from arxpy.data.definition import AttributeType
@@ -282,9 +281,78 @@ def test_ties_are_pruned_when_their_bound_equals_the_best_loss():
         result = anonymize(frame, definition, hierarchies, AnonymizationConfig(
             [KAnonymity(2)], Loss(gs_factor=0.0, aggregate="max"), suppression_limit=0.34,
             strategy=strategy))
-        assert result.optimum.levels == (2, 0)
-        assert result.optimum.suppressed_records == 1
-        assert {t.levels for t in result.tied_optima()} == {(2, 0), (0, 1), (1, 1), (2, 1)}
+        assert result.optimum.levels == (0, 1)
+        assert result.optimum.suppressed_records == 0
+
+
+def _tie_at_the_top():
+    """Issue 31, item 3, in 4,000 records: five attributes of 16 values each; a1 is
+    single-valued in the data from level 3 on and a2 from level 2 (their hierarchies
+    hold other values too), so the transformations with a0, a3, a4 at the top and a1 >= 3,
+    a2 >= 2 all have one class of every record and the same monotonic entropy. The
+    sensitive s is the sum of the five halves (value // 8), so every other transformation
+    has a class that fails enhanced 0.5-likeness."""
+    import numpy as np
+    import pandas as pd
+
+    from arxpy.data.definition import AttributeType
+    from arxpy.hierarchy.model import Hierarchy
+
+    values = np.random.default_rng(3).integers(0, 16, (4000, 5))
+    frame = pd.DataFrame({f"a{j}": [f"v{x}" for x in values[:, j]] for j in range(5)})
+    frame["s"] = [f"s{x}" for x in (values // 8).sum(axis=1)]
+    quarters = [[f"v{x}", f"q{x // 4}", f"h{x // 8}"] for x in range(32)]
+    halves = [[f"v{x}", f"h{x // 8}"] for x in range(16)]
+    hierarchies = {
+        "a0": Hierarchy([row + ["*"] for row in quarters[:16]]),
+        "a1": Hierarchy([row + ["A" if i < 16 else "B", "*"] for i, row in enumerate(quarters)]),
+        "a2": Hierarchy([[f"v{x}", f"h{x // 8}", "A" if x < 16 else "B", "X", "*"]
+                         for x in range(32)]),
+        "a3": Hierarchy([row + ["*"] for row in halves]),
+        "a4": Hierarchy([row + ["*"] for row in halves]),
+    }
+    definition = DataDefinition(
+        AttributeDefinition(c, AttributeType.SENSITIVE if c == "s"
+                            else AttributeType.QUASI_IDENTIFYING) for c in frame.columns)
+    return frame, definition, hierarchies
+
+
+def test_a_tie_at_the_top_goes_to_the_transformation_arx_returns():
+    # ARX 3.9.2 (models=k:2,benh:s:0.5 metric=entropy:0.5:mono supp=0.02) returns
+    # [3,3,2,2,2], nothing suppressed; arxpy returned the top [3,4,4,2,2], every record
+    # "*". ARX's monotonic entropy (MetricMDNUEntropy) has no bound from levels, so Flash
+    # checks [3,3,2,2,2] after the top and keeps the lower level (trackOptimum).
+    from arxpy.privacy.likeness import EnhancedBetaLikeness
+    from arxpy.quality.entropy import NonUniformEntropy
+
+    frame, definition, hierarchies = _tie_at_the_top()
+    for strategy in ("optimal", "exhaustive"):
+        result = anonymize(frame, definition, hierarchies, AnonymizationConfig(
+            [KAnonymity(2), EnhancedBetaLikeness("s", 0.5)], NonUniformEntropy(monotonic=True),
+            suppression_limit=0.02, strategy=strategy))
+        best = result.optimum
+        assert best.levels == (3, 3, 2, 2, 2)
+        assert best.score == pytest.approx(79935.4766537697, rel=1e-12)
+        assert best.completely_generalized_records == 0
+        assert result.transformation((3, 4, 4, 2, 2)).score == best.score  # the tie
+
+
+def test_equal_bounds_prune_as_in_arx_and_keep_the_optimum():
+    # Issue 31, item 4: Loss with gs-factor 1.0 costs generalization nothing, so every
+    # anonymous transformation without suppression scores 0, as does every bound. ARX
+    # skips a transformation whose bound equals the best loss; arxpy used to skip only
+    # above it and checked 762 of 900 (and returned the tie [3,4,4,0,0]). ARX 3.9.2
+    # (models=k:3 metric=loss:1.0 supp=0.02): [0,2,1,1,1], 53 checked.
+    frame, definition, hierarchies = _tie_at_the_top()
+    optima, checked = {}, {}
+    for strategy in ("optimal", "exhaustive"):
+        result = anonymize(frame, definition, hierarchies, AnonymizationConfig(
+            [KAnonymity(3)], Loss(gs_factor=1.0), suppression_limit=0.02, strategy=strategy))
+        optima[strategy] = (result.optimum.levels, result.optimum.score)
+        checked[strategy] = result.outcome.transformations_checked
+    assert optima["optimal"] == optima["exhaustive"] == ((0, 2, 1, 1, 1), 0.0)
+    assert checked == {"optimal": checked["optimal"], "exhaustive": 900}
+    assert checked["optimal"] <= 60
 
 
 def test_tied_optima_are_reported_and_the_fewest_steps_wins():

@@ -72,6 +72,9 @@ class SearchOutcome:
     states: np.ndarray | None = None
     #: Strategy-specific figures (e.g. nodes skipped by bound) for reports.
     notes: dict[str, float] = field(default_factory=dict)
+    #: Were transformations skipped whose bound equals the optimum's score (possible
+    #: ties left unchecked, for ARX's choice among them to settle)?
+    unchecked_ties: bool = False
 
 
 def exceeds(bound: Sequence[float], best: Sequence[float]) -> bool:
@@ -81,6 +84,17 @@ def exceeds(bound: Sequence[float], best: Sequence[float]) -> bool:
         return b - _SLACK * max(1.0, abs(b)) > best[0]
     relaxed = tuple(b - _SLACK * max(1.0, abs(b)) for b in bound)
     return relaxed > tuple(best)
+
+
+def reaches(bound: Sequence[float], best: Sequence[float]) -> bool:
+    """Can nothing bounded by ``bound`` beat ``best`` (bound >= best, no slack)?
+
+    ARX prunes then (``FLASHAlgorithmImpl.skip``/``prune``: ``compareTo(bound) <= 0``);
+    what it skips can only tie with ``best``.
+    """
+    if len(bound) == 1 and len(best) == 1:
+        return bound[0] >= best[0]
+    return tuple(bound) >= tuple(best)
 
 
 def _judges_classes_only(model: PrivacyModel) -> bool:
