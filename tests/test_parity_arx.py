@@ -149,10 +149,9 @@ def test_pitman_root_in_the_valid_range_gives_arx_estimate(adult_dir):
 
 def test_arx_reported_dankar_node_fails_under_arx_estimator(adult_dir):
     # Issue 19, item 2, the one remaining difference: the node with ARX's score 1.3735.
-    # Read from ARX's source (Dankar -> Pitman at sampling fraction 0.03, Newton from
-    # Hoshino's start, constraint theta >= 0 only), the first try converges to theta =
-    # 59.05, alpha = 0.342, in range, so the estimate is 0.00166 > 0.1 % with or without
-    # arxpy's range check: ARX's own definitions reject this node (docs/engine.md).
+    # arxpy's valid Pitman root (theta = 59.05, alpha = 0.342) gives 0.00166 > 0.1 %, so
+    # arxpy rejects the node. ARX 3.9.2 estimates 2.36e-5 there and accepts it, from a
+    # root with alpha = -0.394 outside the Pitman range (its third start; docs/engine.md).
     from arxpy.lattice.encoding import encode
     from arxpy.lattice.grouping import Grouper
     from arxpy.privacy.population_uniqueness import PopulationUniqueness
