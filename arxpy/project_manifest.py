@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from arxpy.data.definition import AttributeType, DataKind
+from arxpy.data.definition import DEFAULT_WEIGHT, AttributeType, DataKind
 
 #: Keys of ``settings`` and the JSON types each may hold (None: may be null).
 _SETTING_TYPES: dict[str, tuple[type, ...]] = {
@@ -80,7 +80,7 @@ def _check_definition(definition: Any) -> None:
             if value is not None and (not _is_int(value) or value < 0):
                 raise ManifestError(f"{key}.{bound}", "null or a whole number of 0 or more",
                                     value)
-        weight = attribute.get("weight", 1.0)
+        weight = attribute.get("weight", DEFAULT_WEIGHT)
         if not _is_number(weight) or not weight > 0 or not math.isfinite(weight):
             raise ManifestError(f"{key}.weight", "a positive finite number", weight)
 

@@ -43,6 +43,15 @@ def _choose(combo, data) -> None:
     combo.activated.emit(combo.currentIndex())
 
 
+def test_weight_spin_boxes_show_arx_default_for_an_unset_weight(window):
+    # Issue 31: an attribute without a weight weighs 0.5 in ARX and here, and says so.
+    panel = window.configure.attribute_panel
+    window.configure.select_attribute("age")
+    assert panel.weight.value() == 0.5
+    table = window.configure.settings_panel.weights
+    assert table.cellWidget(0, 1).value() == 0.5
+
+
 def test_attribute_panel_sets_type_data_type_levels_and_weight(window):
     panel = window.configure.attribute_panel
     window.configure.select_attribute("zip")

@@ -11,10 +11,13 @@ from __future__ import annotations
 import pytest
 from conftest import load_adult
 
-from arxpy.data.definition import AttributeDefinition, DataDefinition
+from arxpy.data.definition import DEFAULT_WEIGHT, AttributeDefinition, DataDefinition
 from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.privacy.kanonymity import KAnonymity
+from arxpy.quality.entropy import NonUniformEntropy
+from arxpy.quality.height import Height
 from arxpy.quality.loss import Loss
+from arxpy.quality.precision import Precision
 
 ADULT_WEIGHTS = {
     "sex": 0.2, "age": 1.0, "race": 0.3, "marital-status": 0.5, "education": 0.8,
@@ -26,7 +29,8 @@ def weighted_adult(weights: dict[str, float]):
     """Adult with the weighted attributes as quasi-identifiers, in ``weights``' order."""
     frame, definition, hierarchies = load_adult(list(weights))
     definition = DataDefinition(
-        AttributeDefinition(d.name, d.type, weight=weights.get(d.name, 1.0)) for d in definition
+        AttributeDefinition(d.name, d.type, weight=weights.get(d.name, DEFAULT_WEIGHT))
+        for d in definition
     )
     return frame, definition, hierarchies
 
@@ -51,6 +55,78 @@ def test_weighted_loss_matches_arx(adult_dir, weights, suppression, levels, scor
     assert best.suppressed_records == suppressed
 
 
+ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country",
+             "workclass", "occupation", "salary-class"]
+
+
+@pytest.mark.parametrize(
+    ("weights", "models", "quality", "suppression", "levels", "score", "suppressed"),
+    [
+        ({"age": 1.0}, [KAnonymity(5)], Loss(), 0.02,
+         [0, 3, 0, 2, 2, 1, 1, 2, 0], 0.1772098011984118, 506),
+        ({"age": 1.0, "education": 0.7}, [KAnonymity(5)], NonUniformEntropy(), 0.02,
+         [1, 0, 1, 2, 2, 2, 2, 1, 0], 157307.72972206865, 584),
+        ({"marital-status": 1.0}, [KAnonymity(5)], Precision(), 0.02,
+         [0, 4, 0, 0, 3, 1, 1, 2, 0], 0.22633335543620006, 372),
+        ({"age": 1.0, "native-country": 0.9}, [KAnonymity(5)], Height(), 0.02,
+         [0, 1, 1, 1, 1, 2, 1, 2, 0], 5.8, 563),
+    ],
+    ids=["loss", "entropy", "precision", "height"],
+)
+def test_weights_set_on_some_attributes_match_arx(adult_dir, weights, models, quality,
+                                                  suppression, levels, score, suppressed):
+    # Issue 31, item 1: the other attributes weigh ARX's default 0.5, not 1.0 (with 1.0
+    # every row here scored differently and entropy and precision chose other nodes).
+    # ARX 3.9.2 through tools/arx's driver, e.g. `run ... weights=age:1.0`.
+    frame, definition, hierarchies = load_adult()
+    for name, weight in weights.items():
+        definition = definition.with_attribute(name, weight=weight)
+    config = AnonymizationConfig(models, quality, suppression_limit=suppression)
+    result = anonymize(frame, definition, hierarchies, config)
+    best = result.optimum
+    assert [best.levels[result.quasi_identifiers.index(q)] for q in ADULT_QIS] == levels
+    assert best.score == pytest.approx(score, rel=1e-12)
+    assert best.suppressed_records == suppressed
+
+
+def _row_digest(rows) -> str:
+    import hashlib
+
+    return hashlib.sha256(",".join(map(str, sorted(rows))).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize(
+    ("qis", "model", "suppression", "levels", "score", "count", "digest"),
+    [
+        (ADULT_QIS, "avgrisk", 0.02, [0, 3, 0, 0, 2, 1, 0, 2, 0], 0.18356675931270638, 421,
+         "641c02f3d3034acd"),
+        (["age", "sex", "race", "education", "marital-status", "workclass", "native-country"],
+         "snb", 0.1, [3, 0, 0, 1, 0, 0, 0], 0.10281330118412013, 1628, "98896b448c00d6df"),
+    ],
+    ids=["average-risk", "population-uniqueness"],
+)
+def test_risk_based_models_suppress_the_rows_arx_suppresses(adult_dir, qis, model, suppression,
+                                                           levels, score, count, digest):
+    # Issue 31, item 2: the same count was suppressed before, but only 182 of ARX's 421
+    # rows. The digest is of ARX 3.9.2's suppressed row numbers (rows all "*" in its
+    # `out=` file), sorted and comma-joined: average risk <= 5 % (models=avgrisk:0.05) and
+    # population uniqueness <= 0.2 % by SNB in 500,000 (popuniq:0.002:snb:500000), Loss.
+    from arxpy.privacy.population_uniqueness import PopulationUniqueness
+    from arxpy.privacy.risk_threshold import AverageRisk
+
+    privacy = AverageRisk(0.05) if model == "avgrisk" else \
+        PopulationUniqueness(0.002, "snb", population_size=500_000)
+    frame, definition, hierarchies = load_adult(qis)
+    result = anonymize(frame, definition, hierarchies,
+                       AnonymizationConfig([privacy], Loss(), suppression_limit=suppression))
+    best = result.optimum
+    assert [best.levels[result.quasi_identifiers.index(q)] for q in qis] == levels
+    assert best.score == pytest.approx(score, rel=1e-12)
+    rows = result.release().suppressed.nonzero()[0].tolist()
+    assert len(rows) == count
+    assert _row_digest(rows) == digest
+
+
 def test_pitman_root_in_the_valid_range_gives_arx_estimate(adult_dir):
     # Issue 19, item 2: at this Adult node (Dankar, population 1,000,000) ARX estimates a
     # Pitman population uniqueness of 0.0208 (a direct maximisation of the likelihood:
@@ -73,10 +149,9 @@ def test_pitman_root_in_the_valid_range_gives_arx_estimate(adult_dir):
 
 def test_arx_reported_dankar_node_fails_under_arx_estimator(adult_dir):
     # Issue 19, item 2, the one remaining difference: the node with ARX's score 1.3735.
-    # Read from ARX's source (Dankar -> Pitman at sampling fraction 0.03, Newton from
-    # Hoshino's start, constraint theta >= 0 only), the first try converges to theta =
-    # 59.05, alpha = 0.342, in range, so the estimate is 0.00166 > 0.1 % with or without
-    # arxpy's range check: ARX's own definitions reject this node (docs/engine.md).
+    # arxpy's valid Pitman root (theta = 59.05, alpha = 0.342) gives 0.00166 > 0.1 %, so
+    # arxpy rejects the node. ARX 3.9.2 estimates 2.36e-5 there and accepts it, from a
+    # root with alpha = -0.394 outside the Pitman range (its third start; docs/engine.md).
     from arxpy.lattice.encoding import encode
     from arxpy.lattice.grouping import Grouper
     from arxpy.privacy.population_uniqueness import PopulationUniqueness
@@ -181,17 +256,16 @@ def test_ties_go_to_the_transformation_flash_checks_first():
         assert [t.levels for t in result.tied_optima()] == [(1, 0), (0, 1)]
 
 
-def test_ties_are_pruned_when_their_bound_equals_the_best_loss():
-    # Issue 19, item 1: ARX skips a transformation whose lower bound merely equals the
-    # best loss (FLASHAlgorithmImpl.skip: compareTo(bound) <= 0), so a tie at a lower
-    # level can go unchecked. Traced by hand: k = 2 with 1 record suppressible (2-anonymity
-    # is monotonic, Loss with suppression is not: Flash's binary + linear phases). Path
-    # from the bottom: (0,0), (1,0), (2,0), (2,1). The binary search checks (1,0): not
-    # anonymous (2 outliers), its successors (2,0), (1,1) are queued; then (2,0):
-    # anonymous (1 record suppressed), loss 1.0, the first optimum. The queue yields
-    # (1,1), whose level bound 1.0 is not below 1.0: skipped; at level 1, (0,1) (bound
-    # 1.0, no suppression, loss 1.0) is skipped the same way. ARX returns (2,0); the old
-    # rule (fewest steps) returned (0,1).
+def test_loss_ties_are_not_skipped_by_a_level_bound_arx_does_not_have():
+    # Issue 19 traced this table by hand assuming ARX bounds Loss from levels alone, and
+    # expected (2,0). ARX 3.9.2 returns (0,1) (tools/arx driver: models=k:2
+    # metric=loss:0.0:max supp=0.34): MetricMDNMLoss.getLowerBoundInternal(node) is null,
+    # so FLASHAlgorithmImpl.skip never skips an unchecked transformation by its own bound;
+    # only checked ones carry one (issue 31). Path from the bottom: (0,0), (1,0), (2,0),
+    # (2,1). The binary search checks (1,0): not anonymous, (2,0) and (1,1) queued; (2,0):
+    # anonymous, 1 suppressed, loss 1.0, the first optimum; (1,1) has no bound and is
+    # checked: loss 1.0 at level 2, not lower than (2,0)'s; then (0,1) at level 1, loss 1.0,
+    # a lower level: ARX's optimum.
     import pandas as pd
 
     from arxpy.data.definition import AttributeType
@@ -206,9 +280,78 @@ def test_ties_are_pruned_when_their_bound_equals_the_best_loss():
         result = anonymize(frame, definition, hierarchies, AnonymizationConfig(
             [KAnonymity(2)], Loss(gs_factor=0.0, aggregate="max"), suppression_limit=0.34,
             strategy=strategy))
-        assert result.optimum.levels == (2, 0)
-        assert result.optimum.suppressed_records == 1
-        assert {t.levels for t in result.tied_optima()} == {(2, 0), (0, 1), (1, 1), (2, 1)}
+        assert result.optimum.levels == (0, 1)
+        assert result.optimum.suppressed_records == 0
+
+
+def _tie_at_the_top():
+    """Issue 31, item 3, in 4,000 records: five attributes of 16 values each; a1 is
+    single-valued in the data from level 3 on and a2 from level 2 (their hierarchies
+    hold other values too), so the transformations with a0, a3, a4 at the top and a1 >= 3,
+    a2 >= 2 all have one class of every record and the same monotonic entropy. The
+    sensitive s is the sum of the five halves (value // 8), so every other transformation
+    has a class that fails enhanced 0.5-likeness."""
+    import numpy as np
+    import pandas as pd
+
+    from arxpy.data.definition import AttributeType
+    from arxpy.hierarchy.model import Hierarchy
+
+    values = np.random.default_rng(3).integers(0, 16, (4000, 5))
+    frame = pd.DataFrame({f"a{j}": [f"v{x}" for x in values[:, j]] for j in range(5)})
+    frame["s"] = [f"s{x}" for x in (values // 8).sum(axis=1)]
+    quarters = [[f"v{x}", f"q{x // 4}", f"h{x // 8}"] for x in range(32)]
+    halves = [[f"v{x}", f"h{x // 8}"] for x in range(16)]
+    hierarchies = {
+        "a0": Hierarchy([row + ["*"] for row in quarters[:16]]),
+        "a1": Hierarchy([row + ["A" if i < 16 else "B", "*"] for i, row in enumerate(quarters)]),
+        "a2": Hierarchy([[f"v{x}", f"h{x // 8}", "A" if x < 16 else "B", "X", "*"]
+                         for x in range(32)]),
+        "a3": Hierarchy([row + ["*"] for row in halves]),
+        "a4": Hierarchy([row + ["*"] for row in halves]),
+    }
+    definition = DataDefinition(
+        AttributeDefinition(c, AttributeType.SENSITIVE if c == "s"
+                            else AttributeType.QUASI_IDENTIFYING) for c in frame.columns)
+    return frame, definition, hierarchies
+
+
+def test_a_tie_at_the_top_goes_to_the_transformation_arx_returns():
+    # ARX 3.9.2 (models=k:2,benh:s:0.5 metric=entropy:0.5:mono supp=0.02) returns
+    # [3,3,2,2,2], nothing suppressed; arxpy returned the top [3,4,4,2,2], every record
+    # "*". ARX's monotonic entropy (MetricMDNUEntropy) has no bound from levels, so Flash
+    # checks [3,3,2,2,2] after the top and keeps the lower level (trackOptimum).
+    from arxpy.privacy.likeness import EnhancedBetaLikeness
+    from arxpy.quality.entropy import NonUniformEntropy
+
+    frame, definition, hierarchies = _tie_at_the_top()
+    for strategy in ("optimal", "exhaustive"):
+        result = anonymize(frame, definition, hierarchies, AnonymizationConfig(
+            [KAnonymity(2), EnhancedBetaLikeness("s", 0.5)], NonUniformEntropy(monotonic=True),
+            suppression_limit=0.02, strategy=strategy))
+        best = result.optimum
+        assert best.levels == (3, 3, 2, 2, 2)
+        assert best.score == pytest.approx(79935.4766537697, rel=1e-12)
+        assert best.completely_generalized_records == 0
+        assert result.transformation((3, 4, 4, 2, 2)).score == best.score  # the tie
+
+
+def test_equal_bounds_prune_as_in_arx_and_keep_the_optimum():
+    # Issue 31, item 4: Loss with gs-factor 1.0 costs generalization nothing, so every
+    # anonymous transformation without suppression scores 0, as does every bound. ARX
+    # skips a transformation whose bound equals the best loss; arxpy used to skip only
+    # above it and checked 762 of 900 (and returned the tie [3,4,4,0,0]). ARX 3.9.2
+    # (models=k:3 metric=loss:1.0 supp=0.02): [0,2,1,1,1], 53 checked.
+    frame, definition, hierarchies = _tie_at_the_top()
+    optima, checked = {}, {}
+    for strategy in ("optimal", "exhaustive"):
+        result = anonymize(frame, definition, hierarchies, AnonymizationConfig(
+            [KAnonymity(3)], Loss(gs_factor=1.0), suppression_limit=0.02, strategy=strategy))
+        optima[strategy] = (result.optimum.levels, result.optimum.score)
+        checked[strategy] = result.outcome.transformations_checked
+    assert optima["optimal"] == optima["exhaustive"] == ((0, 2, 1, 1, 1), 0.0)
+    assert checked == {"optimal": checked["optimal"], "exhaustive": 900}
+    assert checked["optimal"] <= 60
 
 
 def test_tied_optima_are_reported_and_the_fewest_steps_wins():

@@ -59,7 +59,8 @@ def add_attribute_arguments(parser: argparse.ArgumentParser) -> None:
     """``--weight``, ``--min-level``, ``--max-level`` and ``--type`` per attribute."""
     parser.add_argument("--weight", action="append", default=[], metavar="ATTR=W",
                         help="weight (> 0) of a quasi-identifier in weighted quality models "
-                        "(Loss, Precision, Entropy, Height)")
+                        "(Loss, Precision, Entropy, Height); 0.5 when not given, as in ARX, "
+                        "and every weight is divided by the largest")
     parser.add_argument("--min-level", action="append", default=[], metavar="ATTR=L",
                         help="lowest generalization level the search may use for ATTR")
     parser.add_argument("--max-level", action="append", default=[], metavar="ATTR=L",

@@ -18,6 +18,11 @@ from typing import Any
 from arxpy.data.transactions import DEFAULT_CODE_DELIMITER
 from arxpy.errors import DefinitionError
 
+#: The weight of an attribute nobody gave one, as in ARX (``ARXConfiguration.
+#: getAttributeWeight``); weighted quality models divide every weight by the largest,
+#: so only ratios matter.
+DEFAULT_WEIGHT = 0.5
+
 
 class AttributeType(StrEnum):
     """The role of an attribute, as in ARX."""
@@ -104,7 +109,8 @@ class AttributeDefinition:
 
     ``min_level``/``max_level`` bound the generalization levels the search may use
     for a quasi-identifier (``None`` = hierarchy bottom/top). ``weight`` (> 0)
-    scales the attribute's contribution to weighted quality models.
+    scales the attribute's contribution to weighted quality models; an attribute
+    without one gets :data:`DEFAULT_WEIGHT` (0.5), as in ARX.
     """
 
     name: str
@@ -112,7 +118,7 @@ class AttributeDefinition:
     data_type: DataType = field(default_factory=DataType)
     min_level: int | None = None
     max_level: int | None = None
-    weight: float = 1.0
+    weight: float = DEFAULT_WEIGHT
 
     def __post_init__(self) -> None:
         if not (isinstance(self.weight, int | float) and 0 < self.weight < math.inf):
@@ -151,7 +157,9 @@ class AttributeDefinition:
             data_type=DataType.from_dict(d.get("data_type", {"kind": "string"})),
             min_level=d.get("min_level"),
             max_level=d.get("max_level"),
-            weight=float(d.get("weight", 1.0)),
+            # Missing = never set = ARX's default (arxpy has always written every weight,
+            # so the files it wrote keep theirs: see docs/engine.md, "Attribute weights").
+            weight=float(d.get("weight", DEFAULT_WEIGHT)),
         )
 
 

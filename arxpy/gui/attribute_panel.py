@@ -18,7 +18,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.data.definition import AttributeDefinition, AttributeType, DataKind, DataType
+from arxpy.data.definition import (
+    DEFAULT_WEIGHT,
+    AttributeDefinition,
+    AttributeType,
+    DataKind,
+    DataType,
+)
 from arxpy.data.types import DATE_FORMATS, DECIMAL_COMMA, infer_data_type, validate_values
 from arxpy.errors import ArxpyError
 from arxpy.gui.message_lines import ReservedLines
@@ -65,8 +71,11 @@ class AttributePanel(QWidget):
         self.order_button = QPushButton("Order…")
         self.order_button.setToolTip("Rank the values of an ordinal attribute")
         self.min_level, self.max_level = QComboBox(), QComboBox()
-        self.weight = QDoubleSpinBox(decimals=2, minimum=0.01, maximum=100.0, singleStep=0.1)
-        self.weight.setToolTip("Weight of the attribute in weighted quality models (Loss, ...)")
+        self.weight = QDoubleSpinBox(decimals=2, minimum=0.01, maximum=100.0, singleStep=0.1,
+                                     value=DEFAULT_WEIGHT)
+        self.weight.setToolTip(
+            f"Weight of the attribute in weighted quality models (Loss, ...); {DEFAULT_WEIGHT} "
+            "unless set, as in ARX. Only ratios matter: weights are divided by the largest.")
         # Two lines reserved: a warning appearing must not push the hierarchy editor down.
         self.message = ReservedLines(2)
         self.message.setStyleSheet("color: #a61b1b")

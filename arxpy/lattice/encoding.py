@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition, DataType
+from arxpy.data.definition import (
+    DEFAULT_WEIGHT,
+    AttributeDefinition,
+    AttributeType,
+    DataDefinition,
+    DataType,
+)
 from arxpy.errors import DefinitionError, HierarchyError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.hierarchy.validation import check_hierarchy
@@ -48,7 +54,7 @@ class QuasiIdentifier:
     hierarchy: Hierarchy
     min_level: int
     max_level: int
-    weight: float = 1.0
+    weight: float = DEFAULT_WEIGHT
     data_type: DataType = field(default_factory=DataType)
     #: Records each row stands for (see :attr:`EncodedData.weights`); None: one each.
     weights: np.ndarray | None = field(default=None, repr=False)

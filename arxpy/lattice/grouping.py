@@ -65,6 +65,15 @@ def _merge(columns: Sequence[np.ndarray], radices: Sequence[int],
     return _Grouped(inverse, weighted_counts(inverse, weights, len(uniques)), None, keys)
 
 
+def _first_of(wanted: np.ndarray, held: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """For each key in ``wanted``, the least ``first`` among the entries ``held`` with it."""
+    # A hash lookup: several times faster than np.isin or a binary search here.
+    found = np.flatnonzero(pd.Index(wanted).get_indexer(held) >= 0)
+    order = found[np.lexsort((first[found], held[found]))]
+    distinct, head = np.unique(held[order], return_index=True)
+    return first[order[head]][np.searchsorted(distinct, wanted)]
+
+
 def dense_enough(cells: int, entries: int) -> bool:
     """Is a table of ``cells`` cleared and summed faster than ``entries`` hashed?"""
     return cells <= max(8 * entries, 1 << 18)
@@ -136,6 +145,8 @@ class Grouper:
         #: fit ``LEVEL_COLUMNS_BYTES``: rolling up from the root then takes no lookups.
         self._root: EquivalenceClasses | None = None
         self._root_columns: dict[tuple[int, ...], np.ndarray] = {}
+        #: The first row of each of the root's classes (see :meth:`first_rows`).
+        self._root_first = np.zeros(0, dtype=np.int64)
         self._root_bytes = 0
         #: Number of transformations computed by roll-up.
         self.rollups = 0
@@ -161,6 +172,39 @@ class Grouper:
         return [q.level_maps[lv][q.codes] for q, lv in zip(self.data.quasi_identifiers, levels,
                                                             strict=True)]
 
+    def first_rows(self, classes: EquivalenceClasses, which: np.ndarray) -> np.ndarray:
+        """The first row of each of the classes ``which`` (indices): ARX's representative
+        of a class, its smallest row (rows standing for no record, weight 0, skipped).
+
+        Finds the roll-up root's classes (else the rows) whose key at ``classes.levels``
+        is one of theirs: a pass over the root's classes, for the calls that need it.
+        """
+        which = np.asarray(which, dtype=np.int64)
+        levels = classes.levels
+        radices = self.radices(levels)
+        root = self._root
+        if root is not None and all(a <= b for a, b in zip(root.levels, levels, strict=True)):
+            first = self._root_first
+            if classes.packed is not None and _span(radices) < KEY_LIMIT:
+                high, place, low = self._root_key(levels, radices)  # kept halves: cheap
+                held = high if low is None else high * place + low
+                return _first_of(classes.packed.values[which], held, first)
+            codes = [self._key_column(root, q, level) for q, level in enumerate(levels)]
+        else:
+            codes, first = self.record_codes(levels), self._row_numbers()
+        keys = classes.keys_of(which)
+        columns = [np.concatenate((keys[:, q], column)) for q, column in enumerate(codes)]
+        joint, _ = combine_codes(columns, radices)  # one numbering for both
+        return _first_of(joint[: len(which)], joint[len(which):], first)
+
+    def _row_numbers(self) -> np.ndarray:
+        """Each row's number, past the end for rows standing for no record."""
+        n = len(self.data.quasi_identifiers[0].codes)
+        rows = np.arange(n, dtype=np.int64)
+        if self.data.weights is not None:
+            rows[self.data.weights == 0] = n
+        return rows
+
     def group_records(self, levels: Sequence[int]) -> tuple[EquivalenceClasses, np.ndarray]:
         """Classes of ``levels`` from the records, and each record's class index (each
         histogram row's, when the data are weighted)."""
@@ -180,6 +224,9 @@ class Grouper:
         keys = merged.keys if merged.packed is None else merged.packed.decode()
         classes = EquivalenceClasses(levels, keys, sizes, distributions, sums, merged.packed)
         self._root, self._root_columns, self._root_bytes = classes, {}, 0
+        rows = self._row_numbers()
+        self._root_first = np.full(merged.n_classes, len(rows), dtype=np.int64)
+        np.minimum.at(self._root_first, merged.inverse, rows)
         return classes, merged.inverse
 
     def roll_up(self, source: EquivalenceClasses, levels: Sequence[int]) -> EquivalenceClasses:

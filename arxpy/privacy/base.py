@@ -22,6 +22,7 @@ import numpy as np
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.params import Param, Parameterized
+from arxpy.privacy.enforcement import TieOrder
 
 
 class PrivacyModel(Parameterized, ABC):
@@ -77,11 +78,14 @@ class PrivacyModel(Parameterized, ABC):
         """Does the output meet the model, given which classes are kept (not suppressed)?"""
         return True
 
-    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int) -> np.ndarray:
+    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int,
+                order: TieOrder | None = None) -> np.ndarray:
         """Classes to keep after suppressing more (at most ``budget`` records) to meet the model.
 
         Dataset-level models suppress further classes until ``dataset_satisfied`` holds,
-        as ARX does for risk-based models; per-class models need nothing more.
+        as ARX does for risk-based models, taking classes of equal size in ``order``
+        (the search passes ARX's: own information loss, then first row; None: by index);
+        per-class models need nothing more.
         """
         return kept
 

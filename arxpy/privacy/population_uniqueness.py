@@ -6,8 +6,8 @@ unique, computed from the kept classes with the Pitman, Zayatz, SNB or Dankar es
 sample uniques (ARX does not trust an estimate of 0 otherwise: it means the estimator
 failed). For Dankar's rule the Zayatz fallback is off, as in ARX's criterion. As in ARX
 the model is not monotonic with suppression, and monotonic without suppression only for
-Zayatz. ``enforce`` reproduces ARX's enforcement: a binary search for the fewest
-smallest classes to suppress.
+Zayatz. ``enforce`` reproduces ARX's enforcement, step by step: its binary search over
+how many of the smallest classes to suppress (:mod:`arxpy.privacy.enforcement`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.params import Param
 from arxpy.privacy.base import PrivacyModel
+from arxpy.privacy.enforcement import TieOrder, suppress_smallest
 from arxpy.privacy.registry import register_privacy_model
 from arxpy.risk.histogram import ClassSizeHistogram
 from arxpy.risk.population import REGIONS, PopulationModel, PopulationSetting
@@ -101,31 +102,12 @@ class PopulationUniqueness(PrivacyModel):
     def dataset_satisfied(self, classes: EquivalenceClasses, kept: np.ndarray) -> bool:
         return self.fulfilled_by(classes.sizes[np.asarray(kept, dtype=bool)])
 
-    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int) -> np.ndarray:
-        """Kept classes after suppressing the fewest smallest classes that meet the model.
-
-        ARX's binary search (``suppressWhileNotFulfilledBinary``) over how many of the
-        kept classes, smallest first, to suppress; at most ``budget`` more records. If no
-        prefix within the budget works, ``kept`` is returned unchanged.
-        """
-        kept = np.asarray(kept, dtype=bool)
-        if self.dataset_satisfied(classes, kept):
-            return kept
-        order = np.flatnonzero(kept)
-        order = order[np.argsort(classes.sizes[order], kind="stable")]
-        removed = np.concatenate(([0], np.cumsum(classes.sizes[order])))
-        low, high, best = 1, int(np.searchsorted(removed, budget, side="right")) - 1, None
-        while low <= high:
-            mid = (low + high) // 2
-            if self.fulfilled_by(classes.sizes[order[mid:]]):
-                best, high = mid, mid - 1
-            else:
-                low = mid + 1
-        if best is None:
-            return kept
-        out = kept.copy()
-        out[order[:best]] = False
-        return out
+    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int,
+                order: TieOrder | None = None) -> np.ndarray:
+        """Kept classes after ARX's binary search over how many of the smallest classes
+        to suppress (:func:`~arxpy.privacy.enforcement.suppress_smallest`; at most
+        ``budget`` more records, equal sizes in ``order``)."""
+        return suppress_smallest(classes, kept, budget, self.fulfilled_by, order)
 
     def describe(self) -> str:
         return (f"population uniqueness at most {self.threshold:g} ({self.estimator}, "

@@ -14,15 +14,23 @@ from arxpy.formatting import plain
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.params import Param
 from arxpy.privacy.base import PrivacyModel
+from arxpy.privacy.enforcement import TieOrder, suppress_smallest
 from arxpy.privacy.registry import register_privacy_model
 
 
 def average_risk(sizes: np.ndarray, kept: np.ndarray) -> float:
-    """Average re-identification risk of the kept classes, in (0, 1]; NaN if none is kept."""
-    n_records = int(sizes[kept].sum())
+    """Average re-identification risk of the kept classes, in (0, 1]; NaN if none is kept.
+
+    Computed as ARX does, 1 / (records / classes), so a threshold compares to the last bit.
+    """
+    return _risk_of(sizes[np.asarray(kept, dtype=bool)])
+
+
+def _risk_of(kept_sizes: np.ndarray) -> float:
+    n_records = int(kept_sizes.sum())
     if n_records == 0:
         return float("nan")
-    return int(np.count_nonzero(kept)) / n_records
+    return 1.0 / (n_records / kept_sizes.size)
 
 
 @register_privacy_model
@@ -31,7 +39,8 @@ class AverageRisk(PrivacyModel):
 
     The model judges the output as a whole: every class passes ``satisfied`` and
     ``dataset_satisfied`` decides. ``enforce`` reproduces ARX's enforcement, which
-    suppresses the smallest classes until the threshold is met.
+    suppresses the smallest classes until the threshold is met (equal sizes in ARX's
+    order: :mod:`arxpy.privacy.enforcement`).
     """
 
     kind = "average-risk"
@@ -53,33 +62,23 @@ class AverageRisk(PrivacyModel):
     def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
         return np.ones(classes.n_classes, dtype=bool)
 
+    def fulfilled_by(self, kept_sizes: np.ndarray) -> bool:
+        """Does a release with these (kept) class sizes meet the model?"""
+        # An output without records has no defined risk: refused (ARX accepts it, but
+        # only a 100 % suppression limit lets a transformation suppress everything).
+        return bool(_risk_of(kept_sizes) <= self.threshold)
+
     def dataset_satisfied(self, classes: EquivalenceClasses, kept: np.ndarray) -> bool:
-        # An output without records has no defined risk; ARX does not accept it either.
-        return bool(average_risk(classes.sizes, kept) <= self.threshold)
+        return self.fulfilled_by(classes.sizes[np.asarray(kept, dtype=bool)])
 
-    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int) -> np.ndarray:
-        """Which classes stay kept after suppressing the smallest until the threshold is met.
+    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int,
+                order: TieOrder | None = None) -> np.ndarray:
+        """Which classes stay kept after ARX's suppression of the smallest classes.
 
-        At most ``budget`` more records may be suppressed; if that is not enough, ``kept``
-        is returned unchanged (and ``dataset_satisfied`` stays False). Suppressing a
-        smallest class never lowers the average class size, so the first sufficient
-        prefix of the classes sorted by size is the least suppression (ties by index).
+        At most ``budget`` more records may be suppressed (see
+        :func:`~arxpy.privacy.enforcement.suppress_smallest`; equal sizes in ``order``).
         """
-        kept = np.asarray(kept, dtype=bool)
-        if self.dataset_satisfied(classes, kept):
-            return kept
-        candidates = np.flatnonzero(kept)
-        candidates = candidates[np.argsort(classes.sizes[candidates], kind="stable")]
-        removed = np.cumsum(classes.sizes[candidates])
-        remaining_records = int(classes.sizes[kept].sum()) - removed
-        remaining_classes = candidates.size - np.arange(1, candidates.size + 1)
-        enough = (remaining_records > 0) & (remaining_classes <= self.threshold * remaining_records)
-        enough &= removed <= budget
-        if not enough.any():
-            return kept
-        out = kept.copy()
-        out[candidates[: int(np.argmax(enough)) + 1]] = False
-        return out
+        return suppress_smallest(classes, kept, budget, self.fulfilled_by, order)
 
     def describe(self) -> str:
         return f"average re-identification risk at most {plain(self.threshold)}"

@@ -65,6 +65,15 @@ class QualityModel(Parameterized, ABC):
     def score(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         """Raw score (lower is better); ``suppressed`` is a boolean array per class."""
 
+    def class_losses(self, classes: EquivalenceClasses, which: np.ndarray) -> np.ndarray | None:
+        """Each of the classes ``which`` (indices) scored alone, as ARX's per-class
+        ``getInformationLoss(transformation, entry)``: an (len(which), m) array whose rows
+        compare lexicographically, lower first. ARX suppresses equal-size classes in this
+        order for risk-based models; None (the default) where ARX orders them by first row
+        alone (its entropy, precision, height, AECS and discernibility metrics, and those
+        whose per-class loss is the class size)."""
+        return None
+
     def lower_bound(self, classes: EquivalenceClasses) -> float | None:
         """A bound on the score of this transformation and all above it, or None."""
         return None

@@ -196,6 +196,37 @@ class Loss(QualityModel):
     def score(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         return self.evaluate(classes, suppressed)[0]
 
+    def class_losses(self, classes: EquivalenceClasses, which: np.ndarray) -> np.ndarray:
+        """ARX's ``MetricMDNMLoss.getInformationLossInternal(node, entry)``: per attribute
+        size x share (not normalized, no gs-factor), aggregated with the weights in
+        :meth:`aggregate_values`' order of operations, for many classes at once."""
+        self._require_prepared(classes)
+        which = np.asarray(which, dtype=np.int64)
+        starts = np.array([self._starts[q][level] for q, level in enumerate(classes.levels)],
+                          dtype=np.int64)
+        shares = self._row_counts[classes.keys_of(which) + starts] / self._domain
+        values = classes.sizes[which, None] * shares
+        weighted = values * np.asarray(self._weights)
+        n = values.shape[1]
+        if self.aggregate == "rank":
+            return -np.sort(-weighted, axis=1)
+        result = np.ones(len(which)) if self.aggregate == "geometric_mean" else \
+            np.zeros(len(which))
+        for j in range(n):
+            if self.aggregate == "geometric_mean":
+                result *= np.power(weighted[:, j] + 1.0, 1.0 / n)
+            elif self.aggregate == "sum":
+                result += weighted[:, j]
+            elif self.aggregate == "max":
+                result = np.maximum(result, weighted[:, j])
+            else:  # arithmetic_mean: (v / n) * w
+                result += values[:, j] / n * self._weights[j]
+        if self.aggregate == "geometric_mean":
+            result -= 1.0
+        elif self.aggregate == "sum":
+            result[~np.isfinite(result)] = np.finfo(float).max
+        return result[:, None]
+
     def evaluate(
         self, classes: EquivalenceClasses, suppressed: np.ndarray
     ) -> tuple[float, tuple[float, ...]]:

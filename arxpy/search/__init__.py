@@ -37,7 +37,11 @@ def run_search(ctx: SearchContext, strategy: str) -> SearchOutcome:
     outcome = function(ctx)
     if outcome.optimal and outcome.optimum is not None:
         # Among equally good transformations, the one ARX's Flash returns.
-        outcome.optimum = arx_choice(ctx, outcome.optimum)
+        choice = arx_choice(ctx, outcome.optimum, outcome.unchecked_ties)
+        if choice is None:  # ARX's replay cannot settle the ties the search skipped
+            outcome = search_optimal(ctx, prune_ties=False)
+            choice = arx_choice(ctx, outcome.optimum)  # type: ignore[arg-type]
+        outcome.optimum = choice
         outcome.transformations_checked = len(ctx.checks)
         outcome.rollups = ctx.grouper.rollups
     return outcome

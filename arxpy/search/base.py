@@ -72,6 +72,9 @@ class SearchOutcome:
     states: np.ndarray | None = None
     #: Strategy-specific figures (e.g. nodes skipped by bound) for reports.
     notes: dict[str, float] = field(default_factory=dict)
+    #: Were transformations skipped whose bound equals the optimum's score (possible
+    #: ties left unchecked, for ARX's choice among them to settle)?
+    unchecked_ties: bool = False
 
 
 def exceeds(bound: Sequence[float], best: Sequence[float]) -> bool:
@@ -81,6 +84,17 @@ def exceeds(bound: Sequence[float], best: Sequence[float]) -> bool:
         return b - _SLACK * max(1.0, abs(b)) > best[0]
     relaxed = tuple(b - _SLACK * max(1.0, abs(b)) for b in bound)
     return relaxed > tuple(best)
+
+
+def reaches(bound: Sequence[float], best: Sequence[float]) -> bool:
+    """Can nothing bounded by ``bound`` beat ``best`` (bound >= best, no slack)?
+
+    ARX prunes then (``FLASHAlgorithmImpl.skip``/``prune``: ``compareTo(bound) <= 0``);
+    what it skips can only tie with ``best``.
+    """
+    if len(bound) == 1 and len(best) == 1:
+        return bound[0] >= best[0]
+    return tuple(bound) >= tuple(best)
 
 
 def _judges_classes_only(model: PrivacyModel) -> bool:
@@ -221,10 +235,33 @@ class SearchContext:
             suppressed = _records_outside(sizes, kept)
         for model in self.enforcing:
             if suppressed < self.max_suppressed:
-                kept = np.asarray(model.enforce(classes, kept, self.max_suppressed - suppressed),
-                                  dtype=bool)
+                kept = np.asarray(model.enforce(classes, kept, self.max_suppressed - suppressed,
+                                                self.arx_tie_order), dtype=bool)
                 suppressed = _records_outside(sizes, kept)
         return kept, suppressed, fails_downward
+
+    def arx_tie_order(self, classes: EquivalenceClasses, tied: np.ndarray,
+                      needed: int) -> np.ndarray:
+        """The first ``needed`` of ``tied`` (class indices, one size) in the order ARX's
+        risk-based models suppress them: by the class's own information loss under the
+        quality model, then by its first row (``HashGroupifyDistribution``'s comparator).
+        First rows cost a pass over the root's classes, so they are looked up only for
+        the classes whose loss ties at the cut."""
+        tied = np.asarray(tied, dtype=np.int64)
+        losses = self.quality.class_losses(classes, tied)
+        if losses is None:
+            losses = np.zeros((len(tied), 1))
+        columns = [losses[:, j] for j in reversed(range(losses.shape[1]))]
+        ranked = np.lexsort(columns)
+        cut = losses[ranked[needed - 1]]
+        at_cut = (losses == cut).all(axis=1)
+        before = int(np.count_nonzero(at_cut[ranked[:needed]]))
+        if before == int(np.count_nonzero(at_cut)):  # the cut falls between losses
+            return tied[ranked[:needed]]
+        candidates = np.flatnonzero(at_cut)
+        first = self.grouper.first_rows(classes, tied[candidates])
+        taken = candidates[np.argsort(first, kind="stable")[:before]]
+        return np.concatenate((tied[ranked[:needed - before]], tied[taken]))
 
     def check(self, levels: Sequence[int], classes: EquivalenceClasses | None = None) -> Check:
         """Check one transformation and remember the outcome."""

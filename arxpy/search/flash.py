@@ -49,6 +49,11 @@ MAX_REPLAY_NODES = 100_000
 #: ``MetricSDClassification`` and ``MetricSDNMKLDivergence``); arxpy's own bound for
 #: classification prunes its search but must not prune the replay.
 _NO_ARX_BOUND = frozenset({"classification", "kl"})
+#: Quality models whose ARX counterparts bound a transformation from its levels alone
+#: (``getLowerBoundInternal(Transformation)``: ``MetricMDHeight``, ``MetricMD(NM)Precision``).
+#: ARX's Loss, entropy, AECS and discernibility return null there, so an unchecked
+#: transformation is never skipped by its own bound; only a checked one carries a bound.
+_ARX_LEVEL_BOUND = frozenset({"height", "precision"})
 
 FULL, PARTIAL, NONE = "full", "partial", "none"
 
@@ -176,8 +181,8 @@ class FlashReplay:
                           "successors_pruned": "up", "insufficient_utility": "up"}
         if self.privacy == FULL:
             self.direction.update(anonymous="up", not_anonymous="down")
-        self.level_bounds = None if ctx.quality.name in _NO_ARX_BOUND else \
-            ctx.quality.lower_bounds_for_levels(self.nodes)
+        self.level_bounds = ctx.quality.lower_bounds_for_levels(self.nodes) \
+            if ctx.quality.name in _ARX_LEVEL_BOUND else None
         self.bounds: dict[int, tuple[float, ...] | None] = {}
         self.loss: dict[int, tuple[float, ...]] = {}
         self.best: int | None = None
@@ -263,8 +268,26 @@ class FlashReplay:
             fulfilled = int(sizes[sizes < self.min_group].sum()) <= ctx.max_suppressed
             self.put("k_anonymous" if fulfilled else "not_k_anonymous", index)
         self.loss[index] = check.key
-        if self.level_bounds is None and ctx.quality.name not in _NO_ARX_BOUND:
-            self.bounds[index] = ctx.quality.lower_bound_key(ctx.classes(levels))
+        if self.level_bounds is None:
+            self.bounds[index] = self._checked_bound(check, levels)
+
+    def _checked_bound(self, check: Check, levels: tuple[int, ...]) -> tuple[float, ...] | None:
+        """The bound ARX's checker stores with a checked transformation: the one its
+        ``getInformationLoss`` returns beside the loss when the transformation is
+        anonymous, else ``getLowerBound(transformation, groupify)``."""
+        quality = self.ctx.quality
+        if quality.name in _NO_ARX_BOUND:
+            return None
+        monotonic = bool(getattr(quality, "monotonic", False))
+        if quality.name == "entropy":
+            # MetricMDNU(NM)Entropy: no bound without the loss; the monotonic one's is it.
+            if not check.anonymous:
+                return None
+            if monotonic:
+                return check.key
+        elif quality.name == "dm" and monotonic and check.anonymous:
+            return check.key  # MetricSDDiscernability: the loss is its own bound
+        return quality.lower_bound_key(self.ctx.classes(levels))
 
     def bound(self, index: int) -> tuple[float, ...] | None:
         if self.level_bounds is not None:
@@ -471,20 +494,37 @@ class FlashReplay:
         self.put("successors_pruned", index)
 
 
-def arx_choice(ctx: SearchContext, optimum: Check) -> Check:
-    """Among the checked transformations tied with ``optimum``, the one ARX returns.
+def arx_choice(ctx: SearchContext, optimum: Check, unchecked_ties: bool = False
+               ) -> Check | None:
+    """Among the transformations tied with ``optimum``, the one ARX returns.
 
-    Replays Flash only when there is a tie to break; keeps ``optimum`` when the replay
-    ends elsewhere (a different score: ARX assumes every quality model monotonic without
-    suppression, and may then stop at a transformation that is not optimal).
+    Replays Flash when there is a tie to break: two checked ones, or ``unchecked_ties``
+    (the search skipped transformations whose bound equals the optimum's score, as ARX
+    does). When the replay ends elsewhere (a different score: ARX assumes every quality
+    model monotonic without suppression, and may then stop at a transformation that is
+    not optimal), keeps ``optimum``, or returns None if ties went unchecked (the caller
+    then searches again without skipping them). Never the top when an equally good
+    anonymous transformation below it was checked: the top releases nothing.
     """
     ties = [c for c in ctx.checks.values() if c.anonymous and c.key == optimum.key]
-    if len(ties) < 2 or ctx.lattice.size > MAX_REPLAY_NODES:
+    if (len(ties) < 2 and not unchecked_ties) or ctx.lattice.size > MAX_REPLAY_NODES:
         return optimum
     choice = FlashReplay(ctx).run()
     if choice is None or choice.key != optimum.key:
-        return optimum
-    return choice
+        if unchecked_ties:
+            return None
+        choice = optimum
+    return _below_the_top(ctx, choice)
+
+
+def _below_the_top(ctx: SearchContext, choice: Check) -> Check:
+    """``choice``, or if it is the top, the checked tie ARX's ``trackOptimum`` prefers:
+    the lowest level, the first checked among equals."""
+    if choice.levels != tuple(ctx.lattice.top):
+        return choice
+    lower = [c for c in ctx.checks.values()
+             if c.anonymous and c.key == choice.key and c.levels != choice.levels]
+    return min(lower, key=lambda c: sum(c.levels)) if lower else choice
 
 
 def arx_choice_for(ctx: SearchContext, quality: QualityModel,
@@ -504,4 +544,6 @@ def arx_choice_for(ctx: SearchContext, quality: QualityModel,
         levels: dataclasses.replace(check, score=scores[levels][0], key=scores[levels][1])
         if levels in scores else dataclasses.replace(check, score=math.inf, key=worst)
         for levels, check in ctx.checks.items()}
-    return arx_choice(other, other.checks[optimum]).levels
+    choice = arx_choice(other, other.checks[optimum])
+    assert choice is not None  # every tie was checked
+    return choice.levels

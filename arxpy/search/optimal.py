@@ -4,10 +4,13 @@ Provably optimal like ARX's Flash (Kohlmayer et al., "Flash: efficient, stable a
 optimal k-anonymity", 2012), but ordered by the quality model's lower bound:
 
 * Transformations are visited in increasing order of their lower bound (when the model
-  can bound from levels alone) or of their height. Once the next bound exceeds the best
+  can bound from levels alone) or of their height. Once the next bound reaches the best
   score found, no unvisited transformation can beat it and the search stops.
-* Without level bounds, a bound computed from a transformation's classes that exceeds
+* Without level bounds, a bound computed from a transformation's classes that reaches
   the best prunes it and everything above it (bounds grow with generalization).
+* A bound equal to the best prunes too, as in ARX (``FLASHAlgorithmImpl.skip``): what it
+  skips can only tie, and ARX's choice among ties is settled afterwards by replaying its
+  traversal (:mod:`arxpy.search.flash`), which only lattices it can replay allow.
 * Predictive tagging (Flash, Sec. 4): when the privacy models are monotonic, a
   non-anonymous transformation makes every transformation below it non-anonymous
   (skipped unchecked), an anonymous one every transformation above it anonymous.
@@ -31,7 +34,9 @@ from arxpy.search.base import (
     SearchOutcome,
     better,
     exceeds,
+    reaches,
 )
+from arxpy.search.flash import MAX_REPLAY_NODES
 
 #: Largest lattice the optimal strategy enumerates (one state byte per node).
 MAX_NODES = 5_000_000
@@ -97,7 +102,7 @@ def _path_up(start: tuple[int, ...], bottom: tuple[int, ...],
 class _OptimalSearch:
     """State of one optimal search: node states, bounds, the best so far."""
 
-    def __init__(self, ctx: SearchContext) -> None:
+    def __init__(self, ctx: SearchContext, prune_ties: bool = True) -> None:
         self.ctx = ctx
         self.lattice = ctx.lattice
         self.nodes = self.lattice.nodes()
@@ -107,6 +112,12 @@ class _OptimalSearch:
         self.states = np.zeros(len(self.nodes), dtype=np.int8)
         self.pruned = np.zeros(len(self.nodes), dtype=bool)
         self.best: Check | None = None
+        #: Prune on bounds equal to the best, as ARX does, where the tie ARX would choose
+        #: can be replayed afterwards (else only on bounds above it).
+        self._beaten = reaches if prune_ties and self.lattice.size <= MAX_REPLAY_NODES \
+            else exceeds
+        #: Were transformations skipped that might tie with the best?
+        self.unchecked_ties = False
         #: Binary search on the border of the monotonic per-class models alone when the
         #: models together are not monotonic (Flash's two phases: k-anonymity first).
         self.partial = not ctx.monotonic and bool(ctx.monotonic_per_class)
@@ -129,8 +140,16 @@ class _OptimalSearch:
 
     def relevant(self, index: int) -> bool:
         """Could the node at ``index`` still beat the best (by its level bound)?"""
-        return self._bound_list is None or self.best is None or not exceeds(
+        return self._bound_list is None or self.best is None or not self.ruled_out(
             (self._bound_list[index],), self.best.key)
+
+    def ruled_out(self, bound: tuple[float, ...], best: tuple[float, ...]) -> bool:
+        """Can nothing ``bound`` bounds beat ``best``? Notes when it might tie."""
+        if not self._beaten(bound, best):
+            return False
+        if not exceeds(bound, best):
+            self.unchecked_ties = True
+        return True
 
     def classify(self, levels: tuple[int, ...]) -> bool:
         """Check ``levels`` and tag by the propagated property; does it hold there?"""
@@ -139,6 +158,11 @@ class _OptimalSearch:
             classes = self.ctx.classes(levels)
             check = self.ctx.check(levels, classes)
             self.note_bound(levels, classes)
+            if check.anonymous and better(check, self.best):
+                # Any anonymous check bounds the optimum: taking it now lets bounds prune
+                # sooner (the top, checked first, often ties with the optimum; which tie
+                # is returned is ARX's choice, settled after the search).
+                self.improve(check)
         return self.tag(levels, check)
 
     def tag(self, levels: tuple[int, ...], check: Check) -> bool:
@@ -168,7 +192,7 @@ class _OptimalSearch:
         bound = bound if bound is not None else self.ctx.quality.lower_bound_key(classes)
         if bound is None:
             return
-        if self.best is not None and exceeds(bound, self.best.key):
+        if self.best is not None and self.ruled_out(bound, self.best.key):
             self.prune_above(levels)
         else:
             self.candidates.append((bound, levels))
@@ -178,7 +202,7 @@ class _OptimalSearch:
         self.best = check
         waiting = []
         for bound, levels in self.candidates:
-            if exceeds(bound, check.key):
+            if self.ruled_out(bound, check.key):
                 self.prune_above(levels)
             else:
                 waiting.append((bound, levels))
@@ -248,7 +272,8 @@ class _OptimalSearch:
         else:
             classes = ctx.classes(levels)
             bound = ctx.quality.lower_bound_key(classes) if self.bounds is None else None
-            if bound is not None and self.best is not None and exceeds(bound, self.best.key):
+            if bound is not None and self.best is not None and \
+                    self.ruled_out(bound, self.best.key):
                 self.prune_above(levels)
                 return
             check = ctx.check(levels, classes)
@@ -262,7 +287,8 @@ class _OptimalSearch:
 
         Every transformation is a specialization of the top, so one check settles the
         lattice whatever its size (Flash reaches the same verdict by tagging the top's
-        down-set). The top is not taken as a candidate here; the search visits it in turn.
+        down-set). An anonymous top becomes the first best (:meth:`classify`): its score
+        prunes, and the tie ARX prefers below it is chosen after the search.
         """
         top = self.lattice.top
         if self.ctx.monotonic or self.partial:
@@ -292,9 +318,11 @@ class _OptimalSearch:
                 ctx.cancel.raise_if_cancelled()
                 ctx.progress(position / total, f"Checked {len(ctx.checks)} transformations")
                 self.visit(index)
-        return ctx.outcome(self.best, optimal=True, states=self.states,
-                           skipped_by_bound=float(skipped),
-                           pruned_by_bound=float(self.pruned.sum()))
+        outcome = ctx.outcome(self.best, optimal=True, states=self.states,
+                              skipped_by_bound=float(skipped),
+                              pruned_by_bound=float(self.pruned.sum()))
+        outcome.unchecked_ties = self.unchecked_ties
+        return outcome
 
 
 def check_lattice_size(size: int, strategy: str) -> None:
@@ -310,7 +338,10 @@ def check_lattice_size(size: int, strategy: str) -> None:
         )
 
 
-def search_optimal(ctx: SearchContext) -> SearchOutcome:
-    """Find the transformation with the best score among the anonymous ones."""
+def search_optimal(ctx: SearchContext, prune_ties: bool = True) -> SearchOutcome:
+    """Find the transformation with the best score among the anonymous ones.
+
+    ``prune_ties``: skip transformations whose bound equals the best score, as ARX does
+    (only where the lattice is small enough to replay ARX's choice among ties)."""
     check_lattice_size(ctx.lattice.size, "optimal")
-    return _OptimalSearch(ctx).run()
+    return _OptimalSearch(ctx, prune_ties).run()
