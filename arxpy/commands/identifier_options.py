@@ -85,10 +85,6 @@ class IdentifierOptions:
             raise ConfigurationError(
                 "Keyed pseudonyms and date shifts need the secret key: add --key-file "
                 "KEYFILE (create one with 'arxpy keygen --pseudonym KEYFILE').")
-        if args.key_file is not None and not plan.needs_key:
-            raise ConfigurationError(
-                "--key-file serves --pseudonymize and --date-shift only; leave it out "
-                "(masks and random replacements use no key).")
         return cls(plan, key)
 
     def checking(self, check: Callable[..., None]) -> Callable[..., None]:

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from arxpy.errors import ConfigurationError
 
@@ -90,11 +91,21 @@ class PseudonymFormat:
 
 
 def _hex_prefixes(macs: list[bytes], length: int) -> np.ndarray:
+    head = (length + 1) // 2  # bytes holding the first ``length`` hex digits
+    if length % 2 == 0:
+        return np.array([m[:head].hex() for m in macs], dtype=object)
+    return np.array([m[:head].hex()[:length] for m in macs], dtype=object)
+
+
+def distinct_hex_prefixes(macs: list[bytes], length: int) -> bool:
+    """Are the first ``length`` hex digits of the MACs all distinct? A fast sufficient
+    test on 64-bit integers (False may also mean: look at the strings)."""
     if not macs:
-        return np.array([], dtype=object)
-    text = np.frombuffer(b"".join(macs).hex().encode("ascii"), dtype="S1").reshape(-1, 64)
-    heads = np.ascontiguousarray(text[:, :length]).view(f"S{length}").ravel()
-    return heads.astype(str).astype(object)
+        return True
+    bits = 4 * min(length, 16)
+    whole = np.frombuffer(b"".join(macs), dtype=">u8").reshape(len(macs), -1)
+    heads = whole[:, 0].astype(np.uint64)
+    return len(pd.unique(heads >> np.uint64(64 - bits))) == len(macs)
 
 
 def _same_length_number(mac: bytes, length: int) -> str:

@@ -12,13 +12,18 @@ a value (``keep-last:4`` of ``123``), all of them are masked.
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass
+from typing import Any
 
 from arxpy.errors import ConfigurationError
 
 KEEP_LAST, KEEP_FIRST, REGEX = "keep-last", "keep-first", "regex"
 RULE_HELP = "keep-last:N, keep-first:N or regex:PATTERN (the pattern's groups are kept)"
 DEFAULT_MASK_CHARACTER = "*"
+#: A letter or digit: exactly the characters str.isalnum accepts.
+_ALNUM = re.compile(r"[^\W_]")
+_ASCII_ALNUM = string.ascii_letters + string.digits
 
 
 @dataclass(frozen=True)
@@ -51,35 +56,45 @@ class MaskRule:
     def __str__(self) -> str:
         return f"{self.kind}:{self.pattern if self.kind == REGEX else self.count}"
 
-    def kept(self, value: str) -> list[bool] | None:
-        """Per character: is it kept as it is? None where a pattern does not match."""
-        if self.kind == KEEP_FIRST:
-            return [i < self.count for i in range(len(value))]
-        if self.kind == KEEP_LAST:
-            return [i >= len(value) - self.count for i in range(len(value))]
-        match = re.fullmatch(self.pattern, value)
-        if match is None:
-            return None
-        keep = [False] * len(value)
-        for group in range(1, len(match.groups()) + 1):
-            start, end = match.span(group)
-            keep[start:end] = [True] * (end - start)  # an unmatched group spans (-1, -1)
-        return keep
-
 
 def mask_values(values: list[str], rule: MaskRule, character: str) -> tuple[list[str], int]:
     """Each value masked by ``rule``, and how many did not match its pattern."""
+    if rule.kind != REGEX:
+        tables = (str.maketrans(dict.fromkeys(_ASCII_ALNUM, character)),
+                  str.maketrans(dict.fromkeys(_ASCII_ALNUM)))
+        return [_mask_ends(v, rule, character, tables) for v in values], 0
+    pattern = re.compile(rule.pattern)
     masked, unmatched = [], 0
     for value in values:
-        keep = rule.kept(value)
-        if keep is None:
-            unmatched += 1
-            keep = [False] * len(value)
-        elif all(k for c, k in zip(value, keep, strict=True) if c.isalnum()):
+        match = pattern.fullmatch(value)
+        unmatched += match is None
+        keep = [False] * len(value)
+        for group in range(1, len(match.groups()) + 1 if match else 1):
+            start, end = match.span(group)
+            keep[start:end] = [True] * (end - start)  # an unmatched group spans (-1, -1)
+        if all(k for c, k in zip(value, keep, strict=True) if c.isalnum()):
             keep = [False] * len(value)  # keeping it all would release the value
         masked.append("".join(c if k or not c.isalnum() else character
                               for c, k in zip(value, keep, strict=True)))
     return masked, unmatched
+
+
+def _mask_ends(value: str, rule: MaskRule, character: str,
+               tables: tuple[dict[int, Any], dict[int, Any]]) -> str:
+    """``keep-first``/``keep-last``; ASCII text by ``str.translate`` (fast on 10^6)."""
+    cut = rule.count if rule.kind == KEEP_FIRST else max(len(value) - rule.count, 0)
+    kept, hidden = (value[:cut], value[cut:]) if rule.kind == KEEP_FIRST \
+        else (value[cut:], value[:cut])
+    if value.isascii():
+        masking, removing = tables
+        if len(hidden.translate(removing)) == len(hidden):  # no letter or digit hidden:
+            return value.translate(masking)  # keeping the rest would release the value
+        hidden = hidden.translate(masking)
+    elif not _ALNUM.search(hidden):
+        return _ALNUM.sub(character, value)
+    else:
+        hidden = _ALNUM.sub(character, hidden)
+    return kept + hidden if rule.kind == KEEP_FIRST else hidden + kept
 
 
 def check_mask_character(character: str) -> str:

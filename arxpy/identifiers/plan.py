@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import AttributeType, DataDefinition, DataType
-from arxpy.data.types import is_missing
+from arxpy.data.types import MISSING_VALUES, is_missing
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers.dates import DateShift, shift_dates
-from arxpy.identifiers.formats import DIGITS, PseudonymFormat
+from arxpy.identifiers.formats import DIGITS, HEX, PseudonymFormat, distinct_hex_prefixes
 from arxpy.identifiers.keys import PseudonymKey
 from arxpy.identifiers.masking import (
     DEFAULT_MASK_CHARACTER,
@@ -38,6 +38,7 @@ REMOVE, PSEUDONYM, MASK, RANDOM = "remove", "keyed-pseudonym", "mask", "random-r
 #: The namespace of pseudonyms that name none: one value, one pseudonym, under any name.
 DEFAULT_NAMESPACE = "default"
 PSEUDONYM_LABEL = "arxpy pseudonym v1"
+_LONGEST_MISSING = max(map(len, MISSING_VALUES))
 #: Redraws of random replacements that met another before the format is called too short.
 _RANDOM_ROUNDS = 32
 PROTECTION_NOTE = (
@@ -227,15 +228,20 @@ class IdentifierPlan:
             members = [t for t in self.of_kind(PSEUDONYM) if t.namespace == namespace]
             fmt = members[0].format
             distinct = [_Distinct.of(frame[t.attribute]) for t in members]
-            union = pd.Index(np.concatenate([d.present for d in distinct])).unique()
-            values = union.to_numpy(dtype=object)
+            union = distinct[0].present if len(distinct) == 1 else pd.unique(
+                np.concatenate([d.present for d in distinct]))
+            values = np.asarray(union, dtype=object)
             names = ", ".join(f"'{t.attribute}'" for t in members)
             fmt.check_values(values, names)
-            pseudonyms = fmt.render(key.digests(f"{PSEUDONYM_LABEL}\0{namespace}", values),
-                                    values)
-            _refuse_collisions(pseudonyms, fmt, names)
+            macs = key.digests(f"{PSEUDONYM_LABEL}\0{namespace}", values)
+            pseudonyms = fmt.render(macs, values)
+            if not (fmt.kind == HEX and distinct_hex_prefixes(macs, fmt.length)):
+                _refuse_collisions(pseudonyms, fmt, names)
+            positions = pd.Index(values)
             for t, d in zip(members, distinct, strict=True):
-                out[t.attribute] = d.mapped(pseudonyms[union.get_indexer(d.present)])
+                at = np.arange(len(values)) if len(distinct) == 1 \
+                    else positions.get_indexer(d.present)
+                out[t.attribute] = d.mapped(pseudonyms[at])
         return out
 
     def _masks(self, frame: pd.DataFrame, details: dict[str, dict[str, Any]]
@@ -272,7 +278,12 @@ class _Distinct:
     def of(cls, column: pd.Series) -> _Distinct:
         codes, uniques = pd.factorize(column.astype(str), sort=False)
         uniques = np.asarray(uniques, dtype=object)
-        return cls(column, codes, uniques, is_missing(pd.Series(uniques, dtype=object)))
+        # Only short values can spell a missing one: test those alone (fast on 10^6).
+        short = np.fromiter((len(v.strip()) <= _LONGEST_MISSING for v in uniques), bool,
+                            len(uniques))
+        missing = np.zeros(len(uniques), bool)
+        missing[short] = is_missing(pd.Series(uniques[short], dtype=object))
+        return cls(column, codes, uniques, missing)
 
     @property
     def present(self) -> np.ndarray:
