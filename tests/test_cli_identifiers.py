@@ -174,3 +174,17 @@ def test_keygen_prints_the_fingerprint_never_the_key_and_refuses_an_existing_fil
     assert not _leaks(out, path.read_bytes(), set())
     assert main(["keygen", "--pseudonym", str(path)]) == 2
     assert "never overwritten" in capsys.readouterr().err
+
+
+def test_a_named_namespace_is_reported_and_gives_its_own_pseudonyms(ward):
+    out, report = ward / "out.csv", ward / "report.json"
+    assert main(anonymize_args(ward, "--pseudonymize", "pid=patients", "--output", str(out),
+                               "--report", str(report))) == 0
+    treatment = json.loads(report.read_text())["identifiers"]["treatments"][0]
+    assert (treatment["attribute"], treatment["namespace"]) == ("pid", "patients")
+    secret = (ward / "k.key").read_bytes()
+    source = pd.read_csv(ward / "data.csv", sep=";", dtype=str, keep_default_na=False)
+    released = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)
+    assert set(released["pid"]) == {
+        hmac.new(secret, b"arxpy pseudonym v1\0patients\0" + p.encode(),
+                 hashlib.sha256).hexdigest()[:16] for p in source["pid"]}

@@ -176,8 +176,8 @@ class IdentifierPlan:
         self.check(definition)
         if self.needs_key and key is None:
             raise ConfigurationError(
-                "Keyed pseudonyms and date shifts need a key: give --key-file KEYFILE "
-                "(create one with 'arxpy keygen --pseudonym KEYFILE').")
+                "Keyed pseudonyms and date shifts need a key: give its key file (create "
+                "one with 'arxpy keygen --pseudonym KEYFILE').")
         columns: dict[str, pd.Series] = {}
         details: dict[str, dict[str, Any]] = {}
         if self.date_shift is not None:
@@ -237,11 +237,12 @@ class IdentifierPlan:
             pseudonyms = fmt.render(macs, values)
             if not (fmt.kind == HEX and distinct_hex_prefixes(macs, fmt.length)):
                 _refuse_collisions(pseudonyms, fmt, names)
+            if len(members) == 1:
+                out[members[0].attribute] = distinct[0].mapped(pseudonyms)
+                continue
             positions = pd.Index(values)
             for t, d in zip(members, distinct, strict=True):
-                at = np.arange(len(values)) if len(distinct) == 1 \
-                    else positions.get_indexer(d.present)
-                out[t.attribute] = d.mapped(pseudonyms[at])
+                out[t.attribute] = d.mapped(pseudonyms[positions.get_indexer(d.present)])
         return out
 
     def _masks(self, frame: pd.DataFrame, details: dict[str, dict[str, Any]]
