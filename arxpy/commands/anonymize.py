@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arxpy.commands.files import add_output_option
+from arxpy.commands.identifier_options import IdentifierOptions, add_identifier_arguments
 from arxpy.commands.options import (
     ProgressBar,
     add_attribute_arguments,
@@ -65,6 +66,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     engines.add_argument("--spark-master", metavar="URL",
                          help="Spark master URL (default local[*], this machine)")
     add_order_arguments(parser)
+    add_identifier_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -102,10 +104,15 @@ def run(args: argparse.Namespace) -> int:
     from arxpy.engine import AnonymizationConfig, anonymize
 
     _check_engine_options(args)
-    if args.engine != "memory" or (args.data is not None and is_parquet_path(args.data)):
+    identifiers = IdentifierOptions.from_args(args)
+    parquet = args.data is not None and is_parquet_path(args.data)
+    identifiers.refuse_record_engine(args.engine, parquet)
+    if args.engine != "memory" or parquet:
         return run_on_engine(args)  # (the in-memory engine reads Parquet too)
-    frame, definition, hierarchies, settings = load_inputs(args, check=_searchable)
+    frame, definition, hierarchies, settings = load_inputs(
+        args, check=identifiers.checking(_searchable))
     _refuse_another_method(args, settings)
+    frame, definition = identifiers.apply(frame, definition, hierarchies)  # before the search
     config = AnonymizationConfig.from_dict(settings)
     bar = ProgressBar()
     try:
@@ -113,8 +120,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     report = result.to_dict()
+    identifiers.add_to(report)
     _write_outputs(args, result, report)
     _print_summary(result, report, config)
+    if identifiers.summary():
+        print(identifiers.summary())
     return 0
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from arxpy.commands.files import INPUT, add_output_option, declare_files
+from arxpy.commands.identifier_options import IdentifierOptions, add_identifier_arguments
 from arxpy.commands.options import (
     ProgressBar,
     add_data_arguments,
@@ -62,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         add_order_arguments(sub)
         add_param_options(sub, cls.params, prefix=name)
         _declare_parameter_files(sub, cls.params)
+        add_identifier_arguments(sub)  # after the parameters: their option names stay
         sub.set_defaults(func=run, method_class=cls)
 
 
@@ -113,23 +115,29 @@ def run(args: argparse.Namespace) -> int:
 
     cls = args.method_class
     method = cls(**params_from_args(args, cls.params))  # checked by the declaration
+    identifiers = IdentifierOptions.from_args(args)
     frame, definition, hierarchies = load(args)
+    frame, definition = identifiers.apply(frame, definition, hierarchies)  # before the method runs
     bar = ProgressBar()
     try:
         outcome = method.run(frame, definition, hierarchies=hierarchies, progress=bar)
     finally:
         bar.close()
     release = outcome.release() if hasattr(outcome, "release") else outcome
+    identifiers.refuse_quasi_identifying(release)
     order = output_order(args, release.seed) if _in_input_order(release) else \
         {"shuffled": False, "seed": None, "note": "the method orders its own rows"}
     written = write_release(release, args.output, order["seed"])
     report: dict[str, Any] = {**release.to_dict(), "output": written.name,
                               "output_file_sha256": file_sha256(written),
                               "output_order": order}
+    identifiers.add_to(report)
     if args.report:
         write_json(args.report, report)
     print(f"{cls.name}: {release.records - release.suppressed_records:,} of "
           f"{release.records:,} records released. {release.verify().headline}")
+    if identifiers.summary():
+        print(identifiers.summary())
     return 0
 
 
