@@ -427,8 +427,7 @@ class _RecordEvaluation:
         self.features = names
         self.labels = task.class_codes(0)
         self.kept = ~np.asarray(release.suppressed, dtype=bool)
-        self.train_labels = _released_labels(release, task, class_edges, self.kept,
-                                             self.labels[self.rows])
+        self.train_labels = _released_labels(release, task, class_edges, self.kept)
 
     def run(self, progress: Progress | None, cancel: CancelToken | None
             ) -> ClassificationPerformance:
@@ -492,14 +491,16 @@ def _shared_codes(train: pd.DataFrame, test: pd.DataFrame, original: pd.DataFram
 
 
 def _released_labels(release: Release, task: ClassificationTask,
-                     class_edges: Sequence[float] | None, kept: np.ndarray,
-                     original: np.ndarray) -> np.ndarray:
+                     class_edges: Sequence[float] | None, kept: np.ndarray) -> np.ndarray:
     """The class code of each released row as the release shows it (binned at
     ``class_edges`` like the original; a group mean is binned too), -1 for suppressed
-    rows; the original codes where the release has no class column."""
+    rows. A release without the class column cannot be evaluated: its recipient has
+    no labels to train on (kPB-MS publishing another class attribute)."""
     name = task.config.class_attribute
     if name not in release.table.columns:
-        return original
+        raise ConfigurationError(
+            f"The release does not publish '{name}', so a recipient could not train a "
+            "classifier to predict it; choose a target the release keeps.")
     values = release.table[name].reset_index(drop=True)
     if class_edges is not None:  # a boxed or generalized value counts as its midpoint
         reading = read_numeric(values.astype(str))
