@@ -195,23 +195,17 @@ def run_on_engine(args: argparse.Namespace) -> int:
     if result.optimum is not None and (args.output or args.report):
         report["release"] = run.release_summary()
         if args.output:
+            order = output_order(args)
             bar = ProgressBar()
             try:
                 summary = run.write(args.output, delimiter=_output_delimiter(args),
-                                    progress=bar)
+                                    shuffle_seed=order["seed"], progress=bar)
             finally:
                 bar.close()
             report["engine"]["seconds"]["write"] = summary.seconds
             report["release"]["output_records"] = summary.records
             report["release"]["output_file_sha256"] = file_sha256(summary.path)
-            # Not yet shuffled here: a record engine writes its records in input order.
-            report["output_order"] = {"shuffled": False, "seed": None,
-                                      "note": f"the {engine.name} engine writes rows in "
-                                              "input order"}
-            if not args.keep_order:
-                print(f"arxpy: warning: the {engine.name} engine writes released rows in "
-                      "the input's order; shuffle the file before sharing it with anyone "
-                      "who holds another copy of the input", file=sys.stderr)
+            report["output_order"] = order
     if args.report:
         write_json(args.report, report)
     _print_summary(result, report, config)
