@@ -157,13 +157,8 @@ def run_on_engine(args: argparse.Namespace) -> int:
     (:meth:`~arxpy.engine.scaled.ScaledRun.release_summary`) plus the written file's
     ``output_file_sha256`` and ``output_records``.
     """
-    import time
-
     import arxpy.privacy  # noqa: F401  (registers every privacy model)
     import arxpy.quality  # noqa: F401  (registers every quality model)
-    from arxpy.engine import AnonymizationConfig
-    from arxpy.engine.backends.base import RecordSource
-    from arxpy.engine.scaled import anonymize_source
 
     if args.neutralize_formulas:
         raise ConfigurationError(
@@ -172,6 +167,21 @@ def run_on_engine(args: argparse.Namespace) -> int:
     if args.spark_master and args.engine != "spark":
         raise ConfigurationError("--spark-master is an option of --engine spark.")
     engine = make_engine(args)
+    try:
+        return _run_with(engine, args)
+    finally:
+        close = getattr(engine, "close", None)  # Spark allows one session per process
+        if close is not None:
+            close()
+
+
+def _run_with(engine: Any, args: argparse.Namespace) -> int:
+    import time
+
+    from arxpy.engine import AnonymizationConfig
+    from arxpy.engine.backends.base import RecordSource
+    from arxpy.engine.scaled import anonymize_source
+
     if args.data is not None:
         source = RecordSource.of_file(args.data, delimiter=args.delimiter,
                                       encoding=args.encoding)
