@@ -142,10 +142,14 @@ class DuckDBEngine:
             cursor = connection.execute(sql)
             return cursor.fetchnumpy() if numpy else cursor.fetchall()
         except duckdb.InterruptException:
-            raise CancelledError("Cancelled.") from None
+            if cancel.cancelled:
+                raise CancelledError("Cancelled.") from None
+            raise KeyboardInterrupt from None  # Ctrl-C, which DuckDB caught itself
         except duckdb.IOException as exc:
             raise DataImportError(f"DuckDB cannot read the data: {exc}") from None
         except duckdb.InvalidInputException as exc:
+            if "KeyboardInterrupt" in str(exc):  # Ctrl-C inside one of our functions
+                raise KeyboardInterrupt from None
             raise DataImportError(_invalid_input_message(exc)) from None
         except duckdb.ConversionException as exc:
             # a cast to the ENUM of a hierarchy's values failed
