@@ -12,7 +12,7 @@ import pytest
 
 from arxpy import cli
 from arxpy.cli import main
-from tests.fuzz import commands
+from . import commands
 
 _PLACES = {"dir": "/d"} | {k: f"/d/{k}" for k in (
     "people", "age", "registry", "other", "types", "analyses", "codes", "sensitive",
