@@ -12,6 +12,7 @@ import pytest
 
 from arxpy import cli
 from arxpy.cli import main
+
 from . import commands
 
 _PLACES = {"dir": "/d"} | {k: f"/d/{k}" for k in (
