@@ -330,17 +330,9 @@ def option_cases(rng: random.Random, n: int):
 
 def _template(r: random.Random, folder: Path, with_outputs: bool = False
               ) -> tuple[str, dict[str, str], list[str]]:
-    names = [name for name, argv in commands.TEMPLATES.items()
-             if not with_outputs or "--output" in argv({"dir": ""} | _ANY)
-             or "--report" in argv({"dir": ""} | _ANY)]
-    name = r.choice(names)
+    name = r.choice(commands.overwritable() if with_outputs else list(commands.TEMPLATES))
     files = commands.write_inputs(folder)
     return name, files, commands.TEMPLATES[name](files)
-
-
-#: Placeholder paths to read a template's options without writing its inputs.
-_ANY = {key: "x" for key in ("people", "age", "registry", "other", "types", "analyses",
-                             "codes", "sensitive", "policy", "published", "intervals")}
 
 
 def overwrite_cases(rng: random.Random, n: int):

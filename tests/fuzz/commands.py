@@ -153,6 +153,18 @@ NUMERIC_OPTIONS = ("--k", "--m", "--seed", "--shuffle-seed", "--records", "--bin
                    "--cv-folds", "--l", "--time-limit", "--codes", "--max-size")
 
 
+#: Placeholder paths to read a template's options without writing its inputs.
+PLACES = {"dir": "/d"} | {k: f"/d/{k}" for k in (
+    "people", "age", "registry", "other", "types", "analyses", "codes", "sensitive",
+    "policy", "published", "intervals")}
+
+
+def overwritable() -> list[str]:
+    """Templates writing a file that could replace another file of the same run."""
+    return [name for name, argv in TEMPLATES.items()
+            if (found := declared(argv(PLACES)))[1] and sum(map(len, found)) > 1]
+
+
 def parser_of(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     from arxpy.cli import build_parser
 

@@ -15,12 +15,8 @@ from arxpy.cli import main
 
 from . import commands
 
-_PLACES = {"dir": "/d"} | {k: f"/d/{k}" for k in (
-    "people", "age", "registry", "other", "types", "analyses", "codes", "sensitive",
-    "policy", "published", "intervals")}
 #: Commands writing a file that could replace another file of the run.
-WITH_OUTPUTS = [name for name, argv in commands.TEMPLATES.items()
-                if (found := commands.declared(argv(_PLACES)))[1] and sum(map(len, found)) > 1]
+WITH_OUTPUTS = commands.overwritable()
 
 
 @pytest.fixture(scope="module")
