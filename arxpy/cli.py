@@ -27,12 +27,14 @@ from arxpy.jobs import noting_interrupts
 COMMANDS = ("gui", "example", "run", "anonymize", "evaluate", "study", "risk", "methods",
             "intervals", "condense", "compare_models", "disassociate", "km_check",
             "synth_ehr", "setvalued_utility", "setvalued_risk", "kpbms", "pbca",
-            "kpbms_evaluate")
+            "kpbms_evaluate", "glossary")
 
 
 #: What an interrupted run (Ctrl-C) prints, and its exit status (128 + SIGINT).
 INTERRUPTED_LINE = "arxpy: interrupted"
 INTERRUPTED_STATUS = 130
+#: The exit status when the reader of the output went away (128 + SIGPIPE, as a shell's).
+BROKEN_PIPE_STATUS = 141
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -75,27 +77,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(INTERRUPTED_LINE, file=sys.stderr)
         return INTERRUPTED_STATUS
+    except BrokenPipeError:
+        # The reader stopped reading (`arxpy methods | head`): the rest is not wanted.
+        # Standard output goes to the null device so the exit's flush cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE_STATUS
 
 
 @contextlib.contextmanager
 def _user_warnings():
-    """Warnings meant for the user (a formula-like value, a duplicated column name) as
-    one ``arxpy: warning:`` line each, not Python's file-and-line form."""
-    from arxpy.data.csv_io import DuplicateNamesWarning
+    """Warnings meant for the user (a duplicated column name, numbers that may be
+    codes, values spelled several ways: every DataWarning) as one ``arxpy: warning:``
+    line each, not Python's file-and-line form."""
+    from arxpy.data.value_checks import DataWarning
 
     shown = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        if issubclass(category, DuplicateNamesWarning):
+        if issubclass(category, DataWarning):
             print(f"arxpy: warning: {message}", file=sys.stderr)
         else:
             shown(message, category, filename, lineno, file, line)
 
-    warnings.showwarning = show
-    try:
+    with warnings.catch_warnings():  # restores the filters and showwarning afterwards
+        # Once per message and run: a fresh filter also forgets what an earlier run in
+        # this process (a script, a test) showed, which "default" would stay silent on.
+        warnings.simplefilter("default", DataWarning)
+        warnings.showwarning = show
         yield
-    finally:
-        warnings.showwarning = shown
 
 
 def console_main() -> NoReturn:

@@ -72,10 +72,11 @@ class Job(Generic[T]):
     """A job running on a worker thread; see :class:`JobRunner`."""
 
     def __init__(self, function: Callable[..., T], progress: Progress | None,
-                 cancel: CancelToken) -> None:
+                 cancel: CancelToken, on_done: Callable[[], None] | None = None) -> None:
         self.cancel_token = cancel
         self._function = function
         self._progress = progress or no_progress
+        self._on_done = on_done
         self._result: T | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="arxpy-job", daemon=True)
@@ -85,6 +86,8 @@ class Job(Generic[T]):
             self._result = self._function(progress=self._progress, cancel=self.cancel_token)
         except BaseException as exc:  # handed to the caller of result()
             self._error = exc
+        if self._on_done is not None:  # on the job's thread, once the outcome is stored
+            self._on_done()
 
     def start(self) -> Job[T]:
         self._thread.start()
@@ -115,11 +118,13 @@ class JobRunner:
     """Starts jobs on worker threads."""
 
     def start(self, function: Callable[..., T], progress: Progress | None = None,
-              cancel: CancelToken | None = None, **kwargs: Any) -> Job[T]:
-        """Run ``function(**kwargs, progress=..., cancel=...)`` on a new thread."""
+              cancel: CancelToken | None = None, *,
+              on_done: Callable[[], None] | None = None, **kwargs: Any) -> Job[T]:
+        """Run ``function(**kwargs, progress=..., cancel=...)`` on a new thread;
+        ``on_done()`` is called on that thread when the job's outcome is known."""
         def bound(progress: Progress, cancel: CancelToken) -> T:
             return function(progress=progress, cancel=cancel, **kwargs)
-        return Job(bound, progress, cancel or CancelToken()).start()
+        return Job(bound, progress, cancel or CancelToken(), on_done).start()
 
 
 def run_job(function: Callable[..., T], progress: Progress | None = None,

@@ -70,7 +70,7 @@ def _one_seed(seed: int, reconstructions: int, records: int) -> dict[str, Any]:
                            "constraints": len(constraints)}
     baseline = {name: workload_error("B-gen", q, truth[name], [gen.estimate(q)])
                 for name, q in workloads.items()}
-    out["b_gen"] = {**gen.summary(), **_are(baseline)}
+    out["b_gen"] = {**gen.to_dict(), **_are(baseline)}
     runs = {}
     for k, refine in [(k, True) for k in KS] + [(5, False)]:
         label = f"k={k}" + ("" if refine else ", no REFINE")
@@ -83,9 +83,9 @@ def _one_seed(seed: int, reconstructions: int, records: int) -> dict[str, Any]:
         print(f"  {label}: {_line(runs[label])}", flush=True)
     out["disassociation"] = runs
     out["codes_lost_m3"] = {
-        "b_sup_m2_percent": global_suppression(sets, 5, 2).summary()["suppressed_percent"],
-        "b_sup_m3_percent": global_suppression(sets, 5, 3).summary()["suppressed_percent"],
-        "b_gen_m3_percent": global_generalization(sets, 5, 3).summary()["suppressed_percent"],
+        "b_sup_m2_percent": global_suppression(sets, 5, 2).to_dict()["suppressed_percent"],
+        "b_sup_m3_percent": global_suppression(sets, 5, 3).to_dict()["suppressed_percent"],
+        "b_gen_m3_percent": global_generalization(sets, 5, 3).to_dict()["suppressed_percent"],
         "disassociation_percent": 0.0 if runs["k=5"]["codes_lost"] == 0 else
         100.0 * runs["k=5"]["codes_lost"] / sets.n_codes}
     out["small_data"] = _small_data(sets, seed, reconstructions)

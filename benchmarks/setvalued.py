@@ -107,7 +107,7 @@ def baselines(ms: list[int], k: int) -> list[dict]:
         for run in (global_generalization, global_suppression):
             result = run(sets, k, m)
             summary = {key: (round(v, 2) if isinstance(v, float) else v)
-                       for key, v in result.summary().items()}
+                       for key, v in result.to_dict().items()}
             rows.append(summary)
             print(json.dumps(summary))
     return rows

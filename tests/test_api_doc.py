@@ -14,7 +14,7 @@ def test_the_documented_script_runs(capsys):
     [script] = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
     exec(compile(script, str(DOC), "exec"), {"__name__": "api_doc"})
     printed = capsys.readouterr().out
-    assert "Anonymous: all 2 claim(s) verified independently." in printed
+    assert "Anonymous: all 2 claims verified independently." in printed
     assert "written: ['anonymized.csv'" in printed
 
 

@@ -61,7 +61,7 @@ def test_a_run_writes_the_release_and_the_one_verdict(table):
     assert set(written) >= {"method", "anonymous", "claims", "verification", "classes",
                             "input_sha256", "output_sha256", "versions", "elapsed_seconds"}
     assert written["anonymous"] is True
-    assert written["verification"]["headline"] == "Anonymous: all 1 claim(s) verified " \
+    assert written["verification"]["headline"] == "Anonymous: its one claim verified " \
                                                   "independently."
     released = pd.read_csv(out, dtype=str)
     assert len(released) == len(data) and "Hospital ID" not in released.columns

@@ -143,7 +143,7 @@ def check_document(records, params, outcome):
         assert all(set(s) <= set(chunk["domain"]) for s in chunk["subrecords"])
     # The independent checker agrees with the brute force: no violation, no small cluster.
     verdict = check_km_anonymity(published, k, m)
-    assert verdict.ok and verdict.violations_found == 0, verdict.summary()
+    assert verdict.ok and verdict.violations_found == 0, verdict.describe()
     assert verdict.record_chunks + verdict.shared_chunks == len(chunks)
     published_codes = {c for ch in chunks for c in ch["domain"]}
     published_codes |= {c for cl in clusters for c in cl["item_chunk"]}

@@ -3,6 +3,7 @@
 import sqlite3
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
 from arxpy.data.definition import DataKind
@@ -141,3 +142,33 @@ def test_a_file_with_one_column_is_not_questioned(wizard, tmp_path):
     # A ';' in some cells only (free text) is not a delimiter either.
     assert likely_delimiter("note", ["a; b", "c", "d"], ",") is None
     assert likely_delimiter("a|b|c", ["1|2|3", "4|5|6"], ",") == "|"
+
+
+def test_the_columns_page_shows_the_import_warnings_as_plain_text(wizard, tmp_path):
+    """Issue 28, defects 8 and 10: a renamed duplicate (released as it is unless given a
+    role), numbers that may be codes and spellings that differ only by case are said on
+    the page; a column name that looks like HTML is shown as written."""
+    path = tmp_path / "dup.csv"
+    rows = "".join(f"{30 + i},{i % 2 + 1},{['HIV', 'hiv ', 'flu'][i % 3]},{30 + i}\n"
+                   for i in range(12))
+    path.write_text("age,<b>sex</b>,diagnosis,age\n" + rows, encoding="utf-8")
+    wizard.show()
+    wizard.source_page.path.setText(str(path))
+    wizard.next()
+    wizard.next()
+    label = wizard.columns_page.warnings
+    text = label.text()
+    assert label.textFormat() == Qt.TextFormat.PlainText
+    assert "a second 'age' is 'age (2)'" in text and "released as it is" in text
+    assert "'<b>sex</b>' is numeric but holds only 2 distinct values" in text
+    assert "'diagnosis' has 1 value(s) spelled in ways that differ only by case" in text
+    assert "'age' is numeric" not in text and "HIV" not in text
+    assert len(text.splitlines()) == 3
+    clean = tmp_path / "clean.csv"
+    clean.write_text("age,town\n" + "".join(f"{30 + i},t{i}\n" for i in range(12)))
+    wizard.back()
+    wizard.back()
+    wizard.source_page.path.setText(str(clean))
+    wizard.next()
+    wizard.next()
+    assert wizard.columns_page.warnings.text() == ""

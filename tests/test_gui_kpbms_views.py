@@ -90,7 +90,7 @@ def test_badge_catches_a_release_that_breaks_its_claim(run):
     check = recount_kpbms(MethodRun(run.method, broken, run.data, run.definition, "broken"))
     assert not check.holds and check.smallest < run.method.k
     assert not broken.anonymous  # the one verdict, shown by the badge, catches it too
-    assert broken.verify().headline.startswith("NOT anonymous: 1 of 1 claim(s)")
+    assert broken.verify().headline.startswith("NOT anonymous: 1 of 1 claim does not hold")
 
 
 def _category(run, row: int, name: str) -> str:

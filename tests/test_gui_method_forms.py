@@ -49,7 +49,7 @@ def test_a_form_that_rewrites_a_value_fails_the_check(fill):
     from arxpy.params import Param
 
     class Budgeted(Method):
-        name, label, summary = "conformance-budgeted", "Budgeted (test)", "Never runs."
+        name, label, description = "conformance-budgeted", "Budgeted (test)", "Never runs."
         params = (Param("budget", "float", 5e9, low=0.0, label="budget"),)
 
         def run(self, data, definition, **kwargs):

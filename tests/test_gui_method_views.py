@@ -332,15 +332,15 @@ def test_model_preservation_keeps_the_event_loop_responsive(qtbot):
 
 
 def test_suppressed_records_are_not_given_to_the_recipients_models():
-    from arxpy.gui.methods.jobs import anonymizer
     from arxpy.methods import method_from_dict
+    from arxpy.workflows.model_preservation import Repetitions
 
     data = condensation_run(n=300, k=10).data.copy()
     data.loc[5:, "VitalStat"] = "0"
     data.loc[:4, "VitalStat"] = "1"  # a status subset below k: suppressed
     run = condensation_run(n=300, k=10)
     method = method_from_dict({**run.method.to_dict(), "small_subset": "suppress"})
-    table = anonymizer(method, data, run.definition, None)(3)
+    table = Repetitions(method, data, run.definition, released_only=True)(3)
     assert len(table) == len(data) - 5
     assert not (table == "*").any().any()
 

@@ -94,10 +94,13 @@ def test_selector_lists_the_lattice_first_then_every_registered_method(window):
     names = [combo.itemData(i) for i in range(combo.count())]
     assert names[0] == LATTICE and combo.itemText(0) == LATTICE_LABEL
     assert sorted(names) == sorted(method_classes())
+    baselines = [method_classes()[name].comparison_baseline for name in names[1:]]
+    assert baselines == sorted(baselines) and any(baselines), "baselines come last"
     for i, name in enumerate(names[1:], start=1):
         cls = method_classes()[name]
-        assert combo.itemText(i) == cls.label
-        assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == cls.summary
+        said = ": comparison baseline" if cls.comparison_baseline else ""
+        assert combo.itemText(i) == cls.label + said
+        assert combo.itemData(i, Qt.ItemDataRole.ToolTipRole) == cls.description
 
 
 def test_choosing_a_method_shows_its_form_and_hides_the_lattice_panels(window):
@@ -236,7 +239,7 @@ def test_cancel_stops_a_run_and_keeps_nothing(window, qtbot, monkeypatch):
     started = []
 
     class Endless(Method):
-        name, label, summary = "endless-test", "Endless (test)", "Runs until cancelled."
+        name, label, description = "endless-test", "Endless (test)", "Runs until cancelled."
         params = (Param("k", "int", 2, low=1),)
 
         def run(self, data, definition, *, hierarchies=None, progress=None,
@@ -426,6 +429,9 @@ def test_interval_over_age_reads_not_anonymous_in_explore_compare_and_risk(windo
     qtbot.waitUntil(lambda: window.risk.analysis("output") is not None
                     and not window.risk.busy, timeout=30_000)
     assert html.escape(headline, quote=False) in window.risk.heading.text()
+    window.show_perspective(2)
+    qtbot.waitUntil(lambda: window.utility.bundle is not None, timeout=30_000)
+    assert html.escape(headline, quote=False) in window.utility.heading.text()
 
 
 def test_other_methods_parameters_do_not_make_the_lattice_result_stale(window, qtbot):
@@ -484,20 +490,26 @@ def test_form_fields_for_every_kind_a_method_declares(qtbot):
                              "types": {"A": "integer"}, "limit": 2.5, "status": "C"}
 
 
-def test_compare_includes_the_applied_transformation_when_asked(window, qtbot):
+def test_compare_pinned_takes_a_search_candidate_and_a_method_run(window, qtbot):
     run_and_wait(window, qtbot)  # the lattice search
-    levels = window.state.applied
+    state = window.state
+    other = next(c.levels for c in state.result.checked_transformations()
+                 if c.state == "anonymous" and c.levels != state.applied)
+    state.pin(other)  # as the lattice's context menu does
+    search = state.search_run()
+    assert state.pinned == [other] and search is not None
     run = condensation_run(window, qtbot)
+    state.pin_run(run)
     page = window.runs_page
-    page.select_runs([run])
-    page.with_lattice.setChecked(True)
-    page.compare_selected()
+    assert page.buttons["Compare pinned"].text() == "Compare pinned (2)"
+    page.compare_pinned()
     qtbot.waitUntil(lambda: page.compare_table.columnCount() == 3, timeout=10_000)
     headers = [page.compare_table.horizontalHeaderItem(i).toolTip() for i in range(1, 3)]
-    assert headers == [run.label, f"transformation {list(levels)}"]
+    assert headers == [f"{search.label} {list(other)}", run.label]
     rows = [page.compare_table.item(r, 0).text() for r in range(page.compare_table.rowCount())]
-    verdict = page.compare_table.item(rows.index("verdict"), 1).text()
+    verdict = page.compare_table.item(rows.index("verdict"), 2).text()
     assert verdict == run.release.verify().headline  # the same sentence as everywhere
+    assert "Which to publish?" in page.advice.text()
 
 
 def test_a_saved_lattice_result_is_not_restored_by_running_another_method(window, qtbot,
@@ -671,26 +683,81 @@ def test_method_runs_are_saved_with_the_project_and_come_back(window, qtbot, tmp
     assert "not restored" not in window.statusBar().currentMessage()
 
 
-def test_two_searches_stay_side_by_side_and_compare_with_pins_and_other_runs(window, qtbot):
-    """k = 5 and k = 10 optima are both kept as runs; Compare takes them, a pinned
-    candidate of the current search and a condensation run, with one verdict each."""
-    state = window.state
+def _count_runs(monkeypatch) -> dict[str, int]:
+    """Count every lattice search and improved-condensation run from now on."""
+    from arxpy.gui import main_window
+    from arxpy.methods.condensation.improved import ImprovedCondensation
+    from arxpy.methods.generalization import Generalization
+
+    calls = {"search": 0, "improved-condensation": 0}
+
+    def counted(key, function):
+        def wrapper(*args, **kwargs):
+            calls[key] += 1
+            return function(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(main_window, "checked_anonymize",
+                        counted("search", main_window.checked_anonymize))
+    monkeypatch.setattr(Generalization, "run", counted("search", Generalization.run))
+    monkeypatch.setattr(ImprovedCondensation, "run",
+                        counted("improved-condensation", ImprovedCondensation.run))
+    return calls
+
+
+def test_pins_of_three_runs_compare_save_and_return_without_running_again(
+        window, qtbot, tmp_path, monkeypatch):
+    """Issue 30's acceptance: two searches (k = 5, k = 10) and improved condensation,
+    candidates pinned from all three, compared; saved, closed and reopened, the runs,
+    pins and comparison return and nothing is searched or run again."""
+    calls = _count_runs(monkeypatch)
+    state, page = window.state, window.runs_page
     run_and_wait(window, qtbot)  # the example's settings: k = 5
     models = state.settings["privacy_models"]
     state.update_settings(privacy_models=[{**models[0], "k": 10}, *models[1:]])
     run_and_wait(window, qtbot)
-    searches = [r for r in state.runs if r.method.name == "generalization"]
-    assert len(searches) == 2 and searches[0].label != searches[1].label
-    assert "5-anonymity" in searches[0].label and "10-anonymity" in searches[1].label
-    other = next(c for c in state.result.checked_transformations()
-                 if c.state == "anonymous" and c.levels != state.applied)
-    state.pin(other.levels)
-    condensed = condensation_run(window, qtbot)
-    page = window.runs_page
-    page.select_runs([*searches, condensed])
-    page.with_lattice.setChecked(True)
-    page.compare_selected()
-    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 6, timeout=20_000)
-    headers = [page.compare_table.horizontalHeaderItem(i).toolTip() for i in range(6)]
-    assert headers[1:4] == [searches[0].label, searches[1].label, condensed.label]
-    assert headers[5] == f"pinned {list(other.levels)}"
+    five, ten = [r for r in state.runs if r.method.name == "generalization"]
+    assert "5-anonymity" in five.label and "10-anonymity" in ten.label
+    choose(window, "improved-condensation")
+    window.configure.method_panel.form.widgets["time"].setCurrentText("Length of stay")
+    set_k(window, 5)
+    run_and_wait(window, qtbot)
+    condensed = state.runs[-1]
+    assert calls == {"search": 2, "improved-condensation": 1}
+
+    state.pin_run(five)  # the k = 5 optimum, though k = 10 is the current search
+    other = next(c.levels for c in ten.result.checked_transformations()
+                 if c.state == "anonymous" and c.levels != ten.release.levels)
+    state.pin(ten.release.levels)
+    state.pin(other)
+    state.pin_run(condensed)
+    names = [f"{five.label} {list(five.release.levels)}",
+             f"{ten.label} {list(ten.release.levels)}", f"{ten.label} {list(other)}",
+             condensed.label]
+    page.compare_pinned()
+    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 5, timeout=20_000)
+    shown = _compare_cells(page)
+    assert list(shown) == names
+    path = tmp_path / "pins.arxpy"
+    assert window.projects.save_to(path)
+    window.set_project(None)
+    assert page.compare_table.columnCount() == 1  # nothing of the closed project
+
+    assert window.projects.open_project(path)
+    qtbot.waitUntil(lambda: len(state.runs) == 3 and window.worker is None, timeout=30_000)
+    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 5, timeout=20_000)
+    assert calls == {"search": 2, "improved-condensation": 1}  # nothing ran again
+    assert [r.label for r in state.runs] == [five.label, ten.label, condensed.label]
+    assert [p.name for p in state.pins] == names
+    assert state.runs[1].result is not None  # the search reopened with its candidates
+    assert _compare_cells(page) == shown
+    assert "Which to publish?" in page.advice.text()
+    assert not state.modified
+    assert "not restored" not in window.statusBar().currentMessage()
+
+
+def _compare_cells(page) -> dict[str, list[str]]:
+    table = page.compare_table
+    return {table.horizontalHeaderItem(c).toolTip(): [
+        table.item(r, c).text() for r in range(table.rowCount())]
+        for c in range(1, table.columnCount())}

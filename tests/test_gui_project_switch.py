@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from gui_texts import shown_texts, where
-from PySide6.QtCore import QItemSelectionModel, QSettings
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 
 from arxpy.data.definition import AttributeType, DataDefinition, DataKind, DataType
@@ -161,13 +161,9 @@ def _run_everything(window, qtbot, class_attribute: str, study: bool) -> None:
     window.anonymize()
     _idle(window, qtbot)
     page = window.runs_page
-    page.with_lattice.setChecked(True)
     # Through the selection model: selectRow follows the keyboard modifiers, which an
     # earlier test's Ctrl-click can leave pressed on the offscreen platform.
-    page.table.selectionModel().select(
-        page.table.model().index(0, 0),
-        QItemSelectionModel.SelectionFlag.ClearAndSelect
-        | QItemSelectionModel.SelectionFlag.Rows)
+    page.select_runs(state.runs[:2])  # the lattice search and the MDAV run
     page.compare_selected()
     qtbot.waitUntil(lambda: page.compare_table.rowCount() > 0, timeout=WAIT_MS)
     state.show_runs(False)

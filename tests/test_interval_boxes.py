@@ -92,7 +92,7 @@ def test_golden_two_dimensional_mean_target():
                           "b": ["0", "90", "80", "1", "2", "70"]})
     _, release = _run(frame, attributes=["a", "b"], k=3, statistic="mean:a")
     assert list(release.groups) == [0, 0, 0, 1, 1, 1]
-    _, uniform = _run(frame, attributes=["a", "b"], k=3)
+    _, uniform = _run(frame, attributes=["a", "b"], k=3, statistic="uniform")
     assert list(uniform.groups) != [0, 0, 0, 1, 1, 1]
 
 
@@ -152,7 +152,8 @@ def test_leftovers_and_created_boxes_add_up():
     assert boxes.leftovers == len(frame) - 4 * len(boxes.seeds)
 
 
-@pytest.mark.parametrize("statistic", ["uniform", "mean:a", "weights:a=2,b=0.5,c=1"])
+@pytest.mark.parametrize("statistic", ["standardized", "uniform", "mean:a",
+                                       "weights:a=2,b=0.5,c=1"])
 def test_kd_tree_and_exact_paths_agree(statistic):
     rng = np.random.default_rng(11)
     frame = pd.DataFrame(rng.normal(size=(400, 3)), columns=["a", "b", "c"]).astype(str)
@@ -186,8 +187,34 @@ def test_targeting_a_mean_narrows_it(seed):
     x = rng.multivariate_normal([120, 70], [[400, 120], [120, 150]], 300)
     frame = pd.DataFrame(x, columns=["a", "b"]).astype(str)
     targeted, _ = _mean_var_widths(frame, ["a", "b"], k=3, statistic="mean:a")
-    uniform, _ = _mean_var_widths(frame, ["a", "b"], k=3)
+    uniform, _ = _mean_var_widths(frame, ["a", "b"], k=3, statistic="uniform")
     assert targeted <= 0.5 * uniform
+
+
+def _widths_in_sd(values: np.ndarray, **params) -> np.ndarray:
+    """Mean box width per attribute, in that attribute's standard deviations."""
+    frame = _frame(values, names=("age", "size", "receptor"))
+    boxes = IntervalGeneralisation(attributes=["age", "size", "receptor"], k=5,
+                                   **params).boxes(frame)
+    widths = boxes.record_hi() - boxes.record_lo()
+    return widths.mean(axis=0) / values.std(axis=0)
+
+
+def test_the_default_target_is_scale_free_and_uniform_keeps_raw_units():
+    """Issue 28, defect 12: age (SD 12), tumour size (SD 1.7) and a receptor level
+    (SD 80). Measure: mean box width per attribute in SD units; under the default the
+    widest attribute is within 1.5 times the narrowest, under ``uniform`` the
+    small-scale one is several times wider than the large-scale one."""
+    rng = np.random.default_rng(3)
+    values = np.column_stack([rng.normal(55, 12, 400).round(0), rng.gamma(2, 1.2, 400).round(1),
+                              rng.normal(150, 80, 400).round(0)])
+    default = _widths_in_sd(values)
+    assert IntervalGeneralisation(attributes=["a"]).statistic == "standardized"
+    assert default.max() <= 1.5 * default.min()
+    uniform = _widths_in_sd(values, statistic="uniform")
+    assert uniform[1] >= 5 * uniform[2]  # size (SD 1.7) against receptor (SD 80)
+    rescaled = values * [1, 1000, 1]  # tumour size in micrometres: the same boxes
+    assert np.allclose(_widths_in_sd(rescaled), default, rtol=0.02)
 
 
 def test_targeting_a_variance_narrows_it():

@@ -133,8 +133,12 @@ def test_compare_models_names_an_unknown_quasi_identifier(tmp_path, capsys):
 
 
 def test_the_gui_compare_mode_runs_the_baseline_once_on_the_analyses_covariates(registry):
-    from arxpy.gui.methods.jobs import COMPARED_METHODS, model_preservation_job, sibling_method
     from arxpy.methods import ImprovedCondensation
+    from arxpy.workflows.model_preservation import (
+        COMPARED_METHODS,
+        model_preservation_job,
+        sibling_method,
+    )
 
     assert "k-anonymity-baseline" in COMPARED_METHODS
     improved = ImprovedCondensation(k=25, time="SurvInterval", status="VitalStat",

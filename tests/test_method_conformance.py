@@ -152,7 +152,7 @@ class Honest(Method):
 
     name = "conformance-honest"
     label = "Honest suppression (test)"
-    summary = "Suppresses the records of classes smaller than k."
+    description = "Suppresses the records of classes smaller than k."
     params = (
         Param("k", "int", 3, low=2, label="k", help="smallest class"),
         Param("limit", "float", 1.0, low=0.0, high=1.0, label="suppression limit"),

@@ -44,7 +44,7 @@ def instance(cls):
 
 @pytest.mark.parametrize("cls", list(privacy_model_classes().values()), ids=lambda c: c.kind)
 def test_every_privacy_model_is_one_declaration(cls) -> None:
-    assert cls.label and cls.summary.endswith(".")
+    assert cls.label and cls.description.endswith(".")
     assert all(p.help for p in cls.params), "every parameter explains itself in the form"
     model = instance(cls)
     again = privacy_model_from_dict(model.to_dict())

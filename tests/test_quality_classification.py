@@ -73,7 +73,7 @@ def test_score_matches_the_records_at_every_transformation(model):
     config = AnonymizationConfig([KAnonymity(1)], model.clone(), 0.2, "exhaustive")
     result = anonymize(frame, definition(), HIERARCHIES, config)
     prepared = result.config.quality_model
-    qis = result._context.data.quasi_identifiers
+    qis = result.encoded.quasi_identifiers
     for index in range(result.lattice.size):
         levels = result.lattice.levels(index)
         classes, _ = result.classes_of(levels)
@@ -115,7 +115,7 @@ def test_groups_too_many_for_one_int64_are_renumbered(model, monkeypatch):
     config = AnonymizationConfig([KAnonymity(1)], model.clone(), 0.2, "exhaustive")
     result = anonymize(frame, definition(), HIERARCHIES, config)
     wide, narrow = result.config.quality_model, result.config.quality_model.clone()
-    narrow.prepare(result._context.data)
+    narrow.prepare(result.encoded)
     narrow.suppression_budget = wide.suppression_budget
     monkeypatch.setattr(classification, "KEY_LIMIT", 2)
     for index in range(result.lattice.size):

@@ -29,7 +29,7 @@ def _record(project, spec, label="run", pinned=False):
     method = method_from_dict(spec)
     release = method.run(project.data, project.definition, hierarchies=project.hierarchies)
     printed = input_fingerprint(project.data, project.definition, project.hierarchies)
-    return run_record(method, release, label, pinned, printed), release
+    return run_record(method, release, label, [None] if pinned else [], printed), release
 
 
 def _restore(project, records):
@@ -71,6 +71,7 @@ def test_records_that_do_not_fit_are_refused_with_the_reason(project):
 
 def test_a_file_cannot_ask_for_unbounded_work(project):
     good, _ = _record(project, {"name": "mdav", "k": 5, "seed": 1})
-    restored, problems = _restore(project, [good] * (MAX_SAVED_RUNS + 3))
+    records = [good | {"label": f"run {i}"} for i in range(MAX_SAVED_RUNS + 3)]
+    restored, problems = _restore(project, records)
     assert len(restored) == MAX_SAVED_RUNS
     assert f"the first {MAX_SAVED_RUNS} were restored" in problems[0]

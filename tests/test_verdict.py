@@ -119,7 +119,7 @@ def test_a_release_that_lies_is_caught_and_a_release_without_claims_is_not_anony
     lying = _table_release(table, [Claim("k-anonymity", {"k": 3}, ("a",), "3-anonymity")],
                            ["a", "b"])
     assert not lying.anonymous
-    assert lying.verify().headline.startswith("NOT anonymous: 1 of 1 claim(s)")
+    assert lying.verify().headline.startswith("NOT anonymous: 1 of 1 claim does not hold")
     assert "smallest class 2 records, at least 3 claimed" in lying.verify().checks[0].finding
     bare = _table_release(table, [], ["a"])
     assert not bare.anonymous and "claims no privacy property" in bare.verify().headline

@@ -18,6 +18,7 @@ from arxpy.analysis.classification import (
     evaluate_release,
     evaluation_unavailable,
 )
+from arxpy.analysis.metrics import ClassificationPerformance
 from arxpy.analysis.release_utility import (
     CORRELATIONS,
     DEVIATIONS,
@@ -32,6 +33,7 @@ from arxpy.analysis.setvalued_compare import (
     published_document,
     setvalued_figures,
 )
+from arxpy.data.definition import DataDefinition
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken
 from arxpy.release import Release
@@ -42,13 +44,17 @@ from arxpy.risk.sample import sample_risks
 def compare_releases(releases: Mapping[str, Release], original: pd.DataFrame | None = None,
                      task: ClassificationTask | None = None,
                      class_edges: Sequence[float] | None = None, *,
+                     evaluations: Mapping[str, ClassificationPerformance | str] | None = None,
+                     definition: DataDefinition | None = None,
                      cancel: CancelToken | None = None) -> pd.DataFrame:
     """One column per release (named by the mapping's keys), one row per figure.
 
     With ``original`` (the input table), information loss that applies across methods
-    (:mod:`arxpy.analysis.release_utility`); with ``task``, classifier accuracy on its
+    (:mod:`arxpy.analysis.release_utility`, over the attributes ``definition``
+    declares, by default each release's own); with ``task``, classifier accuracy on its
     target by seed 004's cross-validation (:func:`evaluate_release`, the class binned at
-    ``class_edges``). ``frame.attrs["better"]`` maps each row whose best value can be
+    ``class_edges``), or from ``evaluations`` already made (:func:`evaluation`, by
+    release name). ``frame.attrs["better"]`` maps each row whose best value can be
     marked to ``"lower"`` or ``"higher"``; :func:`best_columns` finds them.
     Raises ConfigurationError when the releases come from different inputs.
     """
@@ -65,9 +71,12 @@ def compare_releases(releases: Mapping[str, Release], original: pd.DataFrame | N
             cancel.raise_if_cancelled()
         figures = _figures(release, documents[name], km_rows)
         if original is not None:
-            figures = _before_checks(figures, utility_figures(original, release))
-        if task is not None:
-            figures = _before_checks(figures, _accuracy(task, release, class_edges, cancel))
+            figures = _before_checks(figures, utility_figures(original, release, definition))
+        if evaluations is not None and name in evaluations:
+            figures = _before_checks(figures, accuracy_cells(evaluations[name]))
+        elif task is not None:
+            figures = _before_checks(figures, accuracy_cells(
+                evaluation(task, release, class_edges, cancel)))
         columns[name] = figures
     frame = pd.DataFrame(columns)
     frame.attrs["better"] = {row: way for row, way in BETTER.items() if row in frame.index}
@@ -104,18 +113,23 @@ def _before_checks(figures: dict[str, object], more: dict[str, object]) -> dict[
     return dict(items[:at] + list(more.items()) + items[at:])
 
 
-def _accuracy(task: ClassificationTask, release: Release,
-              class_edges: Sequence[float] | None, cancel: CancelToken | None
-              ) -> dict[str, object]:
+def evaluation(task: ClassificationTask, release: Release,
+               class_edges: Sequence[float] | None = None,
+               cancel: CancelToken | None = None) -> ClassificationPerformance | str:
+    """Classifier performance on ``release`` (a job), or a sentence saying why not."""
     reason = evaluation_unavailable(release)
     if reason:
-        return dict.fromkeys(("classifier accuracy", "relative accuracy"),
-                             f"not applicable: {reason}")
+        return f"not applicable: {reason}"
     try:
-        performance = evaluate_release(task, release, class_edges=class_edges, cancel=cancel)
+        return evaluate_release(task, release, class_edges=class_edges, cancel=cancel)
     except ConfigurationError as exc:  # one release that cannot be evaluated says why
-        return dict.fromkeys(("classifier accuracy", "relative accuracy"),
-                             f"not applicable: {exc}")
+        return f"not applicable: {exc}"
+
+
+def accuracy_cells(performance: ClassificationPerformance | str) -> dict[str, object]:
+    """Compare's accuracy rows of one :func:`evaluation`."""
+    if isinstance(performance, str):
+        return dict.fromkeys(("classifier accuracy", "relative accuracy"), performance)
     caveat = performance.relative_accuracy_caveat
     return {"classifier accuracy": performance.accuracy,
             "relative accuracy": f"not meaningful: {caveat}" if caveat

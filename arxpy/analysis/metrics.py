@@ -19,6 +19,8 @@ Definitions (every record is predicted once, when its fold is held out):
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +83,22 @@ def relative_accuracy(accuracy: float, baseline: float, original: float) -> floa
 
 def _none_if_nan(value: float) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
+
+
+_RANGE = re.compile(r"^\s*(<|>=|\[)\s*(-?[\d.]+(?:e[+-]?\d+)?)")
+
+
+def range_order(values: Sequence[str]) -> list[str]:
+    """Class values as people read them: binned ranges (``<10000``, ``[10000, 50000[``,
+    ``>=50000``, as :func:`~arxpy.analysis.classification.bin_values` names them) by
+    their lower edge, then any other value alphabetically."""
+    def key(value: str) -> tuple:
+        found = _RANGE.match(str(value))
+        if found is None:
+            return (1, math.inf, 0, str(value))
+        kind, edge = found.groups()
+        return (0, float(edge), {"<": 0, "[": 1, ">=": 2}[kind], str(value))
+    return sorted(values, key=key)
 
 
 @dataclass(frozen=True)
@@ -169,13 +187,14 @@ class ClassificationPerformance:
         from sklearn.metrics import precision_recall_fscore_support
 
         frames = []
-        codes = np.arange(len(self.class_values))
+        shown = range_order(self.class_values)
+        codes = [self.class_values.index(value) for value in shown]
         for name in MODELS:
             p = self._model(name)
             precision, recall, f1, support = precision_recall_fscore_support(
                 p.labels, p.predicted, labels=codes, zero_division=0)
             frames.append(pd.DataFrame({
-                "model": name, "class": self.class_values, "precision": precision,
+                "model": name, "class": shown, "precision": precision,
                 "recall": recall, "f1": f1, "support": support}))
         return pd.concat(frames, ignore_index=True).set_index(["model", "class"])
 
@@ -184,7 +203,7 @@ class ClassificationPerformance:
         if len(self.class_values) == 2:
             positive = self.positive_class or sorted(self.class_values)[-1]
             return [positive]
-        return list(self.class_values)
+        return range_order(self.class_values)
 
     def _curve_targets(self):
         """(model, class, truth, score) for every curve that has positives and negatives."""

@@ -59,9 +59,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     engines.add_argument("--engine", choices=tuple(ENGINES), default="memory",
                          help="where the records are processed (default memory: in this "
                          "process, as before)")
-    engines.add_argument("--memory-limit", metavar="SIZE", default="2GB",
+    engines.add_argument("--memory-limit", metavar="SIZE",
                          help="DuckDB's memory limit, beyond which it spills to a temporary "
-                         "folder (default 2GB)")
+                         "folder (--engine duckdb only; default 2GB)")
     engines.add_argument("--spark-master", metavar="URL",
                          help="Spark master URL (default local[*], this machine)")
     add_order_arguments(parser)
@@ -101,9 +101,11 @@ def run(args: argparse.Namespace) -> int:
     import arxpy.quality  # noqa: F401  (registers every quality model)
     from arxpy.engine import AnonymizationConfig, anonymize
 
+    _check_engine_options(args)
     if args.engine != "memory" or (args.data is not None and is_parquet_path(args.data)):
         return run_on_engine(args)  # (the in-memory engine reads Parquet too)
-    frame, definition, hierarchies, settings = load_inputs(args)
+    frame, definition, hierarchies, settings = load_inputs(args, check=_searchable)
+    _refuse_another_method(args, settings)
     config = AnonymizationConfig.from_dict(settings)
     bar = ProgressBar()
     try:
@@ -142,11 +144,44 @@ def make_engine(args: argparse.Namespace) -> Any:
     from arxpy.engine.backends.base import create_engine
 
     options: dict[str, Any] = {}
-    if args.engine == "duckdb":
+    if args.engine == "duckdb" and args.memory_limit is not None:
         options["memory_limit"] = args.memory_limit
     if args.engine == "spark" and args.spark_master:
         options["master"] = args.spark_master
     return create_engine(args.engine, **options)
+
+
+def _searchable(definition: Any, hierarchies: Any, settings: dict[str, Any]) -> None:
+    """Refuse, before the records are read, what the search refuses whatever they hold:
+    settings that can never work (no privacy model) and no quasi-identifier."""
+    from arxpy.engine import AnonymizationConfig
+
+    AnonymizationConfig.from_dict(settings)
+    if not definition.quasi_identifiers:
+        raise ConfigurationError(
+            "No attribute is a quasi-identifier; give at least one a hierarchy "
+            "(--hierarchy ATTR=FILE).")
+
+
+def _refuse_another_method(args: argparse.Namespace, settings: dict[str, Any]) -> None:
+    """A project whose chosen method is not the lattice search is not searched quietly
+    in its place (issue 28, defect 13): ``arxpy run`` runs the other methods."""
+    method = settings.get("method")  # absent: the lattice search (gui/methods/choice.py)
+    if args.project is not None and method and method != "generalization":
+        raise ConfigurationError(
+            f"The project's chosen method is '{method}', not the lattice search that "
+            f"anonymize runs; use 'arxpy run {method} --project {args.project}' (with "
+            "its parameters as options), or choose the lattice search in the project.")
+
+
+def _check_engine_options(args: argparse.Namespace) -> None:
+    """An engine's option given without that engine would be ignored: refuse it."""
+    for option, value, engine in (("--memory-limit", args.memory_limit, "duckdb"),
+                                  ("--spark-master", args.spark_master, "spark")):
+        if value is not None and args.engine != engine:
+            raise ConfigurationError(
+                f"{option} is an option of --engine {engine}; add --engine {engine} or "
+                f"leave {option} out (the {args.engine} engine would ignore it).")
 
 
 def run_on_engine(args: argparse.Namespace) -> int:
@@ -154,7 +189,7 @@ def run_on_engine(args: argparse.Namespace) -> int:
 
     The report has today's keys (from the histogram's result), ``engine`` (name,
     histogram rows, seconds per step) and a ``release`` with the keys a histogram gives
-    (:meth:`~arxpy.engine.scaled.ScaledRun.release_summary`) plus the written file's
+    (:meth:`~arxpy.engine.scaled.ScaledRun.release_dict`) plus the written file's
     ``output_file_sha256`` and ``output_records``.
     """
     import arxpy.privacy  # noqa: F401  (registers every privacy model)
@@ -164,8 +199,6 @@ def run_on_engine(args: argparse.Namespace) -> int:
         raise ConfigurationError(
             f"--neutralize-formulas works with --engine memory only; the {args.engine} "
             "engine writes cells as they are.")
-    if args.spark_master and args.engine != "spark":
-        raise ConfigurationError("--spark-master is an option of --engine spark.")
     engine = make_engine(args)
     try:
         return _run_with(engine, args)
@@ -186,8 +219,10 @@ def _run_with(engine: Any, args: argparse.Namespace) -> int:
         source = RecordSource.of_file(args.data, delimiter=args.delimiter,
                                       encoding=args.encoding)
         definition, hierarchies, settings = load_configuration(args, engine.columns(source))
+        _searchable(definition, hierarchies, settings)
     else:  # a project's data are in memory already
         frame, definition, hierarchies, settings = load_inputs(args)
+        _refuse_another_method(args, settings)
         source = RecordSource.of_frame(frame)
     config = AnonymizationConfig.from_dict(settings)
     bar = ProgressBar()
@@ -203,7 +238,7 @@ def _run_with(engine: Any, args: argparse.Namespace) -> int:
                         "seconds": {"histogram": run.histogram.seconds,
                                     "search": search_seconds, "write": None}}
     if result.optimum is not None and (args.output or args.report):
-        report["release"] = run.release_summary()
+        report["release"] = run.release_dict()
         if args.output:
             order = output_order(args)
             bar = ProgressBar()

@@ -17,11 +17,9 @@ its hashes, the analyses file's hash and the software ``versions``.
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -40,6 +38,9 @@ from arxpy.commands.options import (
     write_json,
 )
 from arxpy.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from arxpy.workflows.model_preservation import RepeatedTables
 
 #: The k-anonymity baseline's name here (the paper's "commercial" tool, spec 000 §2.5).
 BASELINE = "k-anonymity"
@@ -126,35 +127,12 @@ def _baseline_parameters(args, analyses, frame, k: int) -> dict[str, Any]:
     return {"k": k, "quasi_identifiers": chosen, "suppression_limit": args.suppression_limit}
 
 
-@dataclass
-class _Runs:
-    """The anonymized tables of one method at one k (or the ``--anonymized`` files), in
-    input order, with what produced them: the method's parameters as it ran (its seed
-    aside) and each repetition's seed."""
-
-    method: str
-    k: int | None
-    tables: list[pd.DataFrame] = field(default_factory=list)
-    seconds: float | None = None
-    parameters: dict[str, Any] | None = None
-    seeds: list[int | None] = field(default_factory=list)
-
-    def add(self, release) -> None:
-        from arxpy.analysis.condensation_report import input_order
-
-        # Back to input order: conditional privacy pairs by position (spec §3).
-        self.tables.append(input_order(release))
-        self.seconds = (self.seconds or 0.0) + release.elapsed_seconds
-        self.seeds.append(release.seed)
-        if self.parameters is None:  # as JSON holds them (tuples as lists, numbers plain)
-            plain = json.loads(json.dumps(dict(release.parameters), default=str))
-            self.parameters = {k: v for k, v in plain.items() if k != "seed"}
-
-
 def _anonymized_runs(args, frame, definition, analyses, progress):
-    """A :class:`_Runs` for every method and k, R repetitions each (a deterministic
-    method runs once; its table stands for every repetition)."""
-    from arxpy.methods import run_method
+    """The :class:`~arxpy.workflows.model_preservation.Repetitions` of every method
+    and k, R each (a deterministic method runs once; its table stands for every
+    repetition)."""
+    from arxpy.methods import method_from_dict
+    from arxpy.workflows.model_preservation import Repetitions
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in COMPARED]
@@ -167,15 +145,13 @@ def _anonymized_runs(args, frame, definition, analyses, progress):
     total, done = len(methods) * len(ks) * args.repeats, 0
     for method in methods:
         for k in ks:
-            runs = _Runs(method, k)
+            params = (_baseline_parameters(args, analyses, frame, k) if method == BASELINE
+                      else method_parameters(args, method, k, args.seed))
+            runs = Repetitions(method_from_dict({"name": COMPARED[method], **params}), frame,
+                               definition, label=method, k=k)
             for r in range(args.repeats):
-                if method == BASELINE and runs.tables:
-                    runs.tables.append(runs.tables[0])
-                    continue
-                params = (_baseline_parameters(args, analyses, frame, k) if method == BASELINE
-                          else method_parameters(args, method, k, args.seed + r))
-                runs.add(run_method(COMPARED[method], frame, definition, params))
-                done += 1 if method != BASELINE else args.repeats
+                runs(args.seed + r)
+                done += 1
                 progress(done / total, f"{method} k={k} repetition {r + 1}")
             yield runs
 
@@ -183,6 +159,7 @@ def _anonymized_runs(args, frame, definition, analyses, progress):
 def run(args: argparse.Namespace) -> int:
     from arxpy.analysis.model_preservation import read_analyses
     from arxpy.commands.condense import load_table
+    from arxpy.workflows.model_preservation import RepeatedTables
 
     try:
         analyses = read_analyses(args.analyses)
@@ -194,8 +171,8 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar()
     try:
         if args.anonymized is not None:
-            runs = [_Runs("anonymized", None, [read_data_option(p, args.delimiter)
-                                               for p in args.anonymized])]
+            runs = [RepeatedTables("anonymized", tables=[
+                read_data_option(p, args.delimiter) for p in args.anonymized])]
         else:
             runs = _anonymized_runs(args, frame, definition, analyses, bar)
         results = [_evaluate(args, frame, analyses, each) for each in runs]
@@ -233,7 +210,7 @@ def _provenance(args: argparse.Namespace, frame: pd.DataFrame) -> dict[str, Any]
     return out
 
 
-def _evaluate(args, frame, analyses, runs: _Runs) -> dict[str, Any]:
+def _evaluate(args, frame, analyses, runs: RepeatedTables) -> dict[str, Any]:
     from arxpy.analysis.model_preservation import compare_models
     from arxpy.analysis.release_fidelity import (
         CONDITIONAL_PRIVACY_ESTIMATOR,
@@ -252,7 +229,7 @@ def _evaluate(args, frame, analyses, runs: _Runs) -> dict[str, Any]:
     started = time.perf_counter()
     kept = [c for c in frame.columns if c in tables[0].columns]
     preservation = compare_models(frame, tables, analyses, args.alpha)
-    entry: dict[str, Any] = {"method": runs.method, "k": runs.k,
+    entry: dict[str, Any] = {"method": runs.label, "k": runs.k,
                              "parameters": runs.parameters,
                              "seeds": runs.seeds if any(s is not None for s in runs.seeds)
                              else None,

@@ -37,7 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _register_intervals(subparsers: argparse._SubParsersAction) -> None:
-    from arxpy.methods.interval_boxes import MERGES, NEIGHBOURS, ORDERS
+    from arxpy.methods.interval_boxes import MERGES, NEIGHBOURS, ORDERS, IntervalGeneralisation
+
+    default = {p.name: p.default for p in IntervalGeneralisation.params}  # one declaration
 
     parser = subparsers.add_parser(
         "intervals", help="replace numeric attributes by k-anonymous intervals (boxes)",
@@ -52,17 +54,19 @@ def _register_intervals(subparsers: argparse._SubParsersAction) -> None:
                         help="numeric attributes to box")
     parser.add_argument("--k", type=int, metavar="K",
                         help="records per box (privacy-constrained mode)")
-    parser.add_argument("--statistic", default="uniform", metavar="STAT",
-                        help="target: uniform, mean:A, variance:A, covariance:A,B, "
-                        "correlation:A,B or weights:A=1,B=2 (default uniform)")
-    parser.add_argument("--order", choices=ORDERS, default="input",
-                        help="processing order (default input)")
-    parser.add_argument("--merge", choices=MERGES, default="leftover",
-                        help="leftover merge rule (default leftover; seed is the paper's "
+    parser.add_argument("--statistic", default=default["statistic"], metavar="STAT",
+                        help="target: standardized (1/SD weights, scale-free), uniform "
+                        "(raw units), mean:A, variance:A, covariance:A,B, correlation:A,B "
+                        "or weights:A=1,B=2 (default %(default)s)")
+    parser.add_argument("--order", choices=ORDERS, default=default["order"],
+                        help="processing order (default %(default)s)")
+    parser.add_argument("--merge", choices=MERGES, default=default["merge"],
+                        help="leftover merge rule (default %(default)s; seed is the paper's "
                         "literal rule)")
-    parser.add_argument("--eps", type=float, default=1e-6, help="gradient floor (default 1e-6)")
-    parser.add_argument("--neighbours", choices=NEIGHBOURS, default="auto",
-                        help="neighbour search (default auto)")
+    parser.add_argument("--eps", type=float, default=default["eps"],
+                        help="gradient floor (default %(default)g)")
+    parser.add_argument("--neighbours", choices=NEIGHBOURS, default=default["neighbours"],
+                        help="neighbour search (default %(default)s)")
     parser.add_argument("--seed", type=seed_option, help="seed of --order random")
     parser.add_argument("--max-width", metavar="LIMITS",
                         help='utility-constrained mode: width limits, e.g. '

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     if args.report is not None:
         write_json(args.report, result.to_dict())
-    print(result.summary())
+    print(result.describe())
     for violation in result.cluster_violations[:SHOWN]:
         print(f"  {violation.location}: {violation.size} records")
     for violation in result.itemset_violations[:SHOWN]:

@@ -31,7 +31,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for cls in chosen:
         print(f"{cls.name}: {cls.label}")
-        print(f"  {cls.summary}")
+        print(f"  {cls.description}")
+        if cls.guidance:
+            print(f"  When: {cls.guidance}")
         if cls.reference:
             print(f"  Reference: {cls.reference}")
         for param in cls.params:

@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -164,10 +165,20 @@ def read_data_option(path: Path, delimiter: str | None, encoding: str | None = N
     return read_csv(path, fmt, guess_encoding=encoding is None)
 
 
-def load_inputs(args: argparse.Namespace):
-    """(frame, definition, hierarchies, settings) from the data and privacy options."""
-    loader = _load_files if args.data is not None else _load_project
-    frame, definition, hierarchies, base = loader(args)
+def load_inputs(args: argparse.Namespace, check: Callable[..., None] | None = None):
+    """(frame, definition, hierarchies, settings) from the data and privacy options.
+
+    ``check(definition, hierarchies, settings)``, if given, judges the configuration
+    before ``--data`` is read (the definition has roles, no data types), so a setting
+    that can never work is refused without reading a large file.
+    """
+    from arxpy.data.value_checks import warn_sensitive_variants
+
+    if args.data is not None:
+        frame, definition, hierarchies, base = _load_files(args, check)
+    else:
+        frame, definition, hierarchies, base = _load_project(args)
+    warn_sensitive_variants(frame, definition)
     return frame, definition, hierarchies, settings_from_args(args, base)
 
 
@@ -349,10 +360,20 @@ def settings_from_args(args: argparse.Namespace, base: dict[str, Any]) -> dict[s
     return settings
 
 
-def _load_files(args: argparse.Namespace):
-    frame = read_data_option(args.data, args.delimiter, getattr(args, "encoding", None))
-    definition, hierarchies = definition_from_options(args, frame.columns, frame)
-    return frame, definition, hierarchies, {}
+def _load_files(args: argparse.Namespace, check: Callable[..., None] | None):
+    """The data, read after the configuration is checked against its header: a missing
+    hierarchy file, an unknown attribute or what ``check`` refuses costs no reading."""
+    from arxpy.data.csv_io import column_names, read_csv, sniff_csv
+
+    encoding = getattr(args, "encoding", None)
+    fmt = sniff_csv(args.data, delimiter=args.delimiter, encoding=encoding)
+    hierarchies = read_hierarchy_options(args.hierarchy, args.delimiter)
+    roles = _roles(args, column_names(args.data, fmt), hierarchies)
+    if check is not None:
+        check(roles, hierarchies, settings_from_args(args, {}))
+    frame = read_csv(args.data, fmt, guess_encoding=encoding is None)
+    definition = _roles(args, frame.columns, hierarchies)
+    return frame, apply_attribute_options(args, frame, definition), hierarchies, {}
 
 
 def load_configuration(args: argparse.Namespace, columns):
@@ -366,9 +387,15 @@ def load_configuration(args: argparse.Namespace, columns):
 def definition_from_options(args: argparse.Namespace, columns, frame):
     """The attribute definition and hierarchies the options give for ``columns``;
     ``frame`` (or None) holds the values ``--type`` infers formats from."""
+    hierarchies = read_hierarchy_options(args.hierarchy, args.delimiter)
+    definition = _roles(args, columns, hierarchies)
+    return apply_attribute_options(args, frame, definition), hierarchies
+
+
+def _roles(args: argparse.Namespace, columns, hierarchies):
+    """A definition of ``columns`` with the roles the options give (names checked)."""
     from arxpy.data.definition import AttributeType, DataDefinition
 
-    hierarchies = read_hierarchy_options(args.hierarchy, args.delimiter)
     specs = privacy_specs(args)
     sensitive = set(args.sensitive) | {s["attribute"] for s in specs if "attribute" in s}
     definition = DataDefinition.for_columns(columns)
@@ -382,7 +409,7 @@ def definition_from_options(args: argparse.Namespace, columns, frame):
         definition = definition.with_attribute(name, type=AttributeType.SENSITIVE)
     for name in args.identifying:
         definition = definition.with_attribute(name, type=AttributeType.IDENTIFYING)
-    return apply_attribute_options(args, frame, definition), hierarchies
+    return definition
 
 
 def _hierarchical_t_closeness(specs: list[dict[str, Any]]) -> set[str]:

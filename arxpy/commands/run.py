@@ -48,8 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "release and its report. 'arxpy run METHOD --help' lists the method's settings.")
     methods = parser.add_subparsers(dest="method", metavar="METHOD", required=True)
     for name, cls in method_classes().items():
-        sub = methods.add_parser(name, help=cls.summary,
-                                 description=f"{cls.label}: {cls.summary}")
+        sub = methods.add_parser(name, help=cls.description,
+                                 description=f"{cls.label}: {cls.description}")
         add_data_arguments(sub)
         sub.add_argument("--quasi-identifying", action="append", default=[], metavar="ATTR",
                          help="a quasi-identifier without a hierarchy (the attacker's view "
@@ -84,6 +84,7 @@ def _declare_parameter_files(parser: argparse.ArgumentParser, params) -> None:
 def load(args: argparse.Namespace):
     """(frame, definition, hierarchies) from the data and role options."""
     from arxpy.data.definition import AttributeType, DataDefinition
+    from arxpy.data.value_checks import warn_sensitive_variants
 
     if args.project is not None:
         from arxpy.project import Project
@@ -103,6 +104,7 @@ def load(args: argparse.Namespace):
                         (args.identifying, AttributeType.IDENTIFYING)):
         for name in names:
             definition = definition.with_attribute(name, type=role)
+    warn_sensitive_variants(frame, definition)
     return frame, definition, hierarchies
 
 

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed, "policy": args.policy, "published": stats,
         "workloads": _workload_reports(workloads, original, released, baseline, args),
         "mre": _mre_report(args.policy, original, released),
-        "baseline": baseline.summary() if baseline is not None else None,
+        "baseline": baseline.to_dict() if baseline is not None else None,
     }
     report["elapsed_seconds"] = time.perf_counter() - started
     write_json(args.report, report)

@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from arxpy.data.types import is_missing, looks_typed
+from arxpy.data.types import MISSING_VALUES, looks_typed
+from arxpy.data.value_checks import DataWarning
 from arxpy.errors import DataImportError
 from arxpy.jobs import InterruptWatch
 
@@ -152,6 +153,21 @@ def read_csv(
             fmt = replace(fmt, encoding=fallback)
 
 
+def column_names(path: str | os.PathLike[str], fmt: CsvFormat) -> list[str]:
+    """The column names :func:`read_csv` gives, from the first record alone (to check
+    a configuration before reading a large file; the read itself warns about duplicates)."""
+    file = _existing_file(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DuplicateNamesWarning)
+        try:
+            first = _check_records(file, fmt, nrows=1 if fmt.has_header else 0)
+        except UnicodeDecodeError:
+            raise DataImportError(_undecodable_message(file, fmt.encoding)) from None
+        if fmt.has_header:
+            return make_unique_names(first)
+    return [f"Column {i}" for i in range(1, len(first) + 1)]
+
+
 def preview_csv(
     path: str | os.PathLike[str], fmt: CsvFormat | None = None, rows: int = 20
 ) -> pd.DataFrame:
@@ -159,7 +175,7 @@ def preview_csv(
     return read_csv(path, fmt, nrows=rows)
 
 
-class DuplicateNamesWarning(UserWarning):
+class DuplicateNamesWarning(DataWarning):
     """Two header cells carry the same name; the later one was renamed."""
 
 
@@ -467,7 +483,7 @@ def _detect_header(records: list[list[str]]) -> bool:
     if not records:
         return True
     first, body = records[0], records[1:]
-    present = [(j, v) for j, v in enumerate(first) if not is_missing([v])[0]]
+    present = [(j, v) for j, v in enumerate(first) if v.strip().lower() not in MISSING_VALUES]
     if any(looks_typed(value) for _, value in present):
         return False
     for j, value in present:

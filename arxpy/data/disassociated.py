@@ -132,6 +132,27 @@ class _Validator:
             self.fail(f"{where}.shared_chunks", "must be a list")
         for s, chunk in enumerate(shared):
             self.shared_chunk(chunk, sizes, f"{where}.shared_chunks[{s}]")
+        self.published_once(clusters, shared, where)
+
+    def published_once(self, clusters: list[dict], shared: list[dict], where: str) -> None:
+        """Each code of a cluster sits in one place: one record chunk, one shared chunk
+        or the item chunk (spec 002 §2.3, "no double publication"). A code in two places
+        is counted twice by nothing, so per-chunk checks pass while the places combined
+        tell more than either (two documents' worth of one cluster)."""
+        for c, cluster in enumerate(clusters):
+            places = [(f"clusters[{c}].record_chunks[{i}]", chunk["domain"])
+                      for i, chunk in enumerate(cluster.get("record_chunks", []))]
+            places.append((f"clusters[{c}].item_chunk", cluster.get("item_chunk", [])))
+            places += [(f"shared_chunks[{s}]", chunk["domain"])
+                       for s, chunk in enumerate(shared) if c in chunk["members"]]
+            seen: dict[str, str] = {}
+            for place, codes in places:
+                for code in codes:
+                    if code in seen:
+                        self.fail(f"{where}", f"publishes code {code!r} of cluster {c} in "
+                                  f"both {seen[code]} and {place}; each code of a cluster "
+                                  "is published in one place only")
+                    seen[code] = place
 
     def cluster(self, cluster: Any, where: str) -> int:
         if not isinstance(cluster, dict):

@@ -11,7 +11,9 @@ Rules (all documented choices, shown to users by the GUI):
   :data:`MISSING_VALUES` (empty, ``NA``, ``N/A``, ``NaN``, ``NULL``, ``?``) is missing.
   Missing values stay in the table as their own string; they are only skipped here.
 - Surrounding whitespace is ignored when parsing numbers and dates (``" 39"`` is 39).
-- Integer: optional sign and ASCII digits. Decimal: ``.`` as decimal separator with an
+- Integer: optional sign and ASCII digits, optionally followed by a point and zeros
+  (``5.0``, ``5.``): pandas and R write integer columns that way once a value is
+  missing, and the values are still integers. Decimal: ``.`` as decimal separator with an
   optional exponent, or - when no value contains a ``.`` and some value is ``d,d`` -
   ``,`` as decimal separator (``DataType(DECIMAL, format=",")``). Thousands separators
   are not recognized (``1,234,567`` is a string).
@@ -56,11 +58,14 @@ COMPACT_DATE_FORMAT = "%Y%m%d"
 _COMPACT_YEARS = (1900, 2099)
 
 _INTEGER = r"[+-]?[0-9]+"
+_INTEGRAL = r"[+-]?[0-9]+(?:\.0*)?"  # an integer, possibly written as a decimal (5.0)
 _DECIMAL_POINT = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 _DECIMAL_COMMA = r"[+-]?[0-9]+(?:,[0-9]+)?"
 DECIMAL_COMMA = ","  # DataType.format of a decimal column written with a decimal comma
 _INTEGER_RE = re.compile(_INTEGER)
+_INTEGRAL_RE = re.compile(_INTEGRAL)
 _DECIMAL_POINT_RE = re.compile(_DECIMAL_POINT)
+_DECIMAL_COMMA_RE = re.compile(_DECIMAL_COMMA)
 # A format is first tried on this many distinct values, so string columns fail fast.
 _DATE_PROBE = 64
 
@@ -96,17 +101,19 @@ def infer_data_type(values: pd.Series | Sequence[str]) -> DataType:
     string; a column with no non-missing value is a string. Never returns ordinal.
     """
     _, uniques = _factorize(values)
-    texts = pd.Series([str(u).strip() for u in uniques], dtype=object)
-    texts = texts[~texts.str.lower().isin(MISSING_VALUES)]
-    if texts.empty:
+    # Plain loops over the distinct values: pandas' string methods loop in Python too,
+    # and their fixed cost per call dominates on wide tables of few values.
+    stripped = (str(u).strip() for u in uniques)
+    texts = [t for t in stripped if t.lower() not in MISSING_VALUES]
+    if not texts:
         return DataType(DataKind.STRING)
-    if texts.str.fullmatch(_INTEGER).all():
-        if _are_compact_dates(texts):
+    if _all_match(_INTEGRAL_RE, texts):
+        if _all_match(_INTEGER_RE, texts) and _are_compact_dates(texts):
             return DataType(DataKind.DATE, COMPACT_DATE_FORMAT)
         return DataType(DataKind.INTEGER)
-    if texts.str.fullmatch(_DECIMAL_POINT).all():
+    if _all_match(_DECIMAL_POINT_RE, texts):
         return DataType(DataKind.DECIMAL)
-    if texts.str.fullmatch(_DECIMAL_COMMA).all():
+    if _all_match(_DECIMAL_COMMA_RE, texts):
         return DataType(DataKind.DECIMAL, DECIMAL_COMMA)
     for date_format in DATE_FORMATS:
         if _all_dates(texts, date_format):
@@ -114,13 +121,33 @@ def infer_data_type(values: pd.Series | Sequence[str]) -> DataType:
     return DataType(DataKind.STRING)
 
 
-def looks_typed(value: str) -> bool:
-    """True if a single value is a number or a date in one of :data:`DATE_FORMATS`.
+def _all_match(pattern: re.Pattern[str], texts: list[str]) -> bool:
+    return all(pattern.fullmatch(t) for t in texts)
 
-    Used to tell a header row (names) from a data row when sniffing files.
+
+def looks_typed(value: str) -> bool:
+    """True if a single value is a number or a date in one of :data:`DATE_FORMATS`
+    (what :func:`infer_data_type` would find for it alone, missing spellings aside).
+
+    Used to tell a header row (names) from a data row when sniffing files, once per
+    header cell: plain ``re`` and ``strptime``, since pandas costs milliseconds a call
+    and a header may have thousands of cells.
     """
-    kind = infer_data_type([value]).kind
-    return kind is not DataKind.STRING
+    text = str(value).strip()
+    if text.lower() in MISSING_VALUES:
+        return False
+    if any(p.fullmatch(text) for p in (_INTEGRAL_RE, _DECIMAL_POINT_RE, _DECIMAL_COMMA_RE)):
+        return True
+    # Every date format starts with a number: names fail here, without strptime.
+    return text[:1].isdigit() and any(_is_date(text, f) for f in DATE_FORMATS)
+
+
+def _is_date(text: str, date_format: str) -> bool:
+    try:
+        dt.datetime.strptime(text, date_format)
+    except ValueError:
+        return False
+    return True
 
 
 def validate_values(
@@ -219,8 +246,12 @@ def _format_float(value: float, digits: int | None) -> str:
 def _factorize(values: pd.Series | Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes and distinct values; None/NaN (not expected) count as ""."""
     series = values if isinstance(values, pd.Series) else pd.Series(list(values), dtype=object)
-    codes, uniques = pd.factorize(series.fillna(""), sort=False)
-    return codes, np.asarray(uniques, dtype=object)
+    codes, uniques = pd.factorize(series, sort=False)  # NaN gets code -1
+    uniques = np.asarray(uniques, dtype=object)
+    if len(codes) and codes.min() < 0:
+        codes = np.where(codes < 0, len(uniques), codes)
+        uniques = np.append(uniques, np.array([""], dtype=object))
+    return codes, uniques
 
 
 def _parse_uniques(uniques: np.ndarray, data_type: DataType) -> tuple[np.ndarray, np.ndarray]:
@@ -245,7 +276,7 @@ def _parse_uniques(uniques: np.ndarray, data_type: DataType) -> tuple[np.ndarray
 def _parse_numbers(stripped: pd.Series, missing: np.ndarray, data_type: DataType) -> np.ndarray:
     comma = data_type.kind is DataKind.DECIMAL and data_type.format == DECIMAL_COMMA
     if data_type.kind is DataKind.INTEGER:
-        pattern = _INTEGER
+        pattern = _INTEGRAL
     else:
         pattern = _DECIMAL_COMMA if comma else _DECIMAL_POINT
     ok = stripped.str.fullmatch(pattern).to_numpy(dtype=bool) & ~missing
@@ -274,18 +305,22 @@ def _parse_dates(texts: pd.Series, date_format: str, first_failure: bool = False
     return result
 
 
-def _all_dates(texts: pd.Series, date_format: str) -> bool:
+def _all_dates(texts: list[str], date_format: str) -> bool:
     """True if every text parses as a date in ``date_format``."""
-    for part in (texts.iloc[:_DATE_PROBE], texts):
+    if not _is_date(texts[0], date_format):  # most columns fail here, without pandas
+        return False
+    series = pd.Series(texts, dtype=object)
+    for part in (series.iloc[:_DATE_PROBE], series):
         if np.isnat(_parse_dates(part, date_format, first_failure=True)).any():
             return False
     return True
 
 
-def _are_compact_dates(texts: pd.Series) -> bool:
-    if not (texts.str.len() == 8).all():
+def _are_compact_dates(texts: list[str]) -> bool:
+    if not all(len(t) == 8 for t in texts):
         return False
-    parsed = _parse_dates(texts, COMPACT_DATE_FORMAT, first_failure=True)
+    parsed = _parse_dates(pd.Series(texts, dtype=object), COMPACT_DATE_FORMAT,
+                          first_failure=True)
     if np.isnat(parsed).any():
         return False
     years = parsed.astype("datetime64[Y]").astype(int) + 1970

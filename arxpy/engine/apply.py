@@ -22,6 +22,7 @@ from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.prepare import prepare
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.lattice.encoding import EncodedData
 from arxpy.release import SUPPRESSED_VALUE, Claim, Release, table_sha256
 from arxpy.release.claims import SUPPRESSION_LIMIT
 from arxpy.search import SearchContext
@@ -99,11 +100,11 @@ def _claim_hierarchies(context: SearchContext) -> dict[str, Hierarchy]:
             if getattr(t, "hierarchy", None) is not None}
 
 
-def completely_generalized(context: SearchContext, levels: Sequence[int], kept: int) -> int:
+def completely_generalized(data: EncodedData, levels: Sequence[int], kept: int) -> int:
     """Kept records with a single value in every quasi-identifier (ARX counts them as
     suppressed too): all kept records when every level has one value, else none."""
     single = all(qi.domain_size(level) == 1
-                 for qi, level in zip(context.data.quasi_identifiers, levels, strict=True))
+                 for qi, level in zip(data.quasi_identifiers, levels, strict=True))
     return kept if single else 0
 
 
@@ -135,7 +136,7 @@ def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefi
         transformation=dict(zip(names, levels, strict=True)),
         elapsed_seconds=elapsed_seconds, remove_suppressed=config.remove_suppressed,
         completely_generalized_records=completely_generalized(
-            context, levels, int((~suppressed).sum())),
+            context.data, levels, int((~suppressed).sum())),
     )
 
 

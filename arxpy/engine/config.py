@@ -12,6 +12,7 @@ every quasi-identifier by default, as in ARX).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,14 +63,24 @@ class AnonymizationConfig:
     remove_suppressed: bool = False
 
     def __post_init__(self) -> None:
+        # Construction normalizes the object being built (lists, declared types);
+        # validate() never changes an existing configuration.
         self.privacy_models = list(self.privacy_models)
-        self.validate()
+        for name, value in self._checked_settings().items():
+            setattr(self, name, value)
 
     def search_settings(self) -> dict[str, Any]:
         return {p.name: getattr(self, p.name) for p in SEARCH_PARAMS}
 
-    def validate(self) -> None:
-        """Raise :class:`ConfigurationError` for settings that can never work."""
+    def validate(self) -> AnonymizationConfig:
+        """Raise :class:`ConfigurationError` for settings that can never work, else
+        return a normalized copy (models in a list, settings of their declared types).
+        The configuration itself is left as it is."""
+        return dataclasses.replace(self, privacy_models=list(self.privacy_models),
+                                   **self._checked_settings())
+
+    def _checked_settings(self) -> dict[str, Any]:
+        """The search settings, checked and of their declared types."""
         if not self.privacy_models:
             raise ConfigurationError("Choose at least one privacy model, e.g. k-anonymity.")
         bad = [m for m in self.privacy_models if not isinstance(m, PrivacyModel)]
@@ -77,9 +88,7 @@ class AnonymizationConfig:
             raise ConfigurationError(f"Not a privacy model: {bad[0]!r}.")
         if not isinstance(self.quality_model, QualityModel):
             raise ConfigurationError(f"Not a quality model: {self.quality_model!r}.")
-        checked = check_params(SEARCH_PARAMS, self.search_settings(), OWNER)
-        for name, value in checked.items():
-            setattr(self, name, value)
+        return check_params(SEARCH_PARAMS, self.search_settings(), OWNER)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -49,8 +49,7 @@ def prepare(frame: pd.DataFrame, definition: DataDefinition,
     histogram of distinct rows with their record counts (see :class:`EncodedData`).
     """
     cancel = cancel or CancelToken()
-    config.validate()
-    config = dataclasses.replace(config,
+    config = dataclasses.replace(config.validate(),
                                  privacy_models=[clone(m) for m in config.privacy_models],
                                  quality_model=clone(config.quality_model))
     definition.check_columns(frame.columns)

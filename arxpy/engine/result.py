@@ -6,6 +6,12 @@ the lattice can hold (the bottom's lower bound when the quality model has one, e
 the lowest score checked) and ``max`` the highest (the top's score, or the highest
 checked if larger). With Loss and default weights this is 0 for no generalization and
 1 for everything generalized to the top of its hierarchy.
+
+A Result is a value: it keeps what the search found and the data it needs to compute
+any candidate again (the encoded table, the run's prepared models, the bottom's
+classes as roll-up root), never the search's working state. Every computation builds
+its own :class:`~arxpy.search.SearchContext` over that data, so views on worker threads
+compute releases, classes and scores at the same time without waiting for each other.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from arxpy.engine.prepare import clone
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.lattice.encoding import EncodedData
 from arxpy.lattice.lattice import Lattice
 from arxpy.quality.base import QualityModel
 from arxpy.release import Release, table_sha256
@@ -70,15 +77,16 @@ class Result:
         self.records = context.data.n_records
         self.notes = dict(outcome.notes)
         self._frame = frame
-        self._context = context
         self._outcome = outcome
+        self._data = context.data
+        # The search's pinned roll-up root; read only from here on.
+        self._bottom = context.classes(self.lattice.bottom)
+        self._tracked = frozenset(t.name for t in context.grouper.tracked)
         self._releases: OrderedDict[tuple[int, ...], Release] = OrderedDict()
         self._release_cache_bytes = release_cache_bytes
-        # Views compute releases on worker threads; the cache and the search context's
-        # grouping state are shared, so one release is computed at a time.
-        self._lock = threading.RLock()
-        self.score_range = self._score_range()
-        context.cache.clear()  # keep only the pinned bottom as a roll-up root
+        # Guards the release cache's bookkeeping only: releases are computed outside it.
+        self._cache_lock = threading.Lock()
+        self.score_range = self._score_range(context)
 
     # --- the lattice --------------------------------------------------------------------
 
@@ -96,9 +104,9 @@ class Result:
         best = self._outcome.optimum
         return None if best is None else self.transformation(best.levels)
 
-    def _score_range(self) -> tuple[float, float]:
+    def _score_range(self, ctx: SearchContext) -> tuple[float, float]:
         # As ARX: relative to the anonymous transformations' scores, so the optimum is 0 %.
-        ctx, quality = self._context, self._context.quality  # the run's prepared copy
+        quality = ctx.quality  # the run's prepared copy
         top = self.lattice.top
         top_classes = ctx.classes(top)
         top_score, _ = quality.evaluate(top_classes, ~ctx.kept(top_classes))
@@ -142,7 +150,7 @@ class Result:
         return TransformationState(levels, STATE_NAMES[code], False, None, None, None)
 
     def _completely_generalized(self, levels: tuple[int, ...], suppressed: int) -> int:
-        return completely_generalized(self._context, levels, self.records - suppressed)
+        return completely_generalized(self._data, levels, self.records - suppressed)
 
     def tied_optima(self) -> list[TransformationState]:
         """Checked anonymous transformations as good as the optimum, the optimum first.
@@ -187,36 +195,58 @@ class Result:
     def input_sha256(self) -> str:
         return table_sha256(self._frame)
 
+    def context(self) -> SearchContext:
+        """A search context of the caller's own over the run's stored data (encoded
+        table, prepared models, the bottom's classes as roll-up root): what engine code
+        needs to group or judge a transformation again. Nothing in it is shared with
+        another caller's but read-only arrays and models."""
+        ctx = SearchContext(self._data, self.config.privacy_models, self.config.quality_model,
+                            self.config.suppression_limit)
+        ctx.cache.put(self._bottom, pinned=True)
+        return ctx
+
+    @property
+    def encoded(self) -> EncodedData:
+        """The run's encoded table (read only)."""
+        return self._data
+
     def release(self, levels: Sequence[int] | dict[str, int] | None = None) -> Release:
-        """The release of transformation ``levels`` (default: the optimum); cached (LRU)."""
+        """The release of transformation ``levels`` (default: the optimum); cached (LRU).
+
+        Safe to call from several threads at once; two asking for the same uncached
+        release may both compute it, and both get the one cached first.
+        """
         levels = self._levels(levels)
-        with self._lock:
+        with self._cache_lock:
             if levels in self._releases:
                 self._releases.move_to_end(levels)
                 return self._releases[levels]
-            release = release_of(self._context, self._frame, self.definition, self.config,
-                                 levels, input_sha256=self.input_sha256,
-                                 elapsed_seconds=self.elapsed_seconds)
-            self._releases[levels] = release
+        release = release_of(self.context(), self._frame, self.definition, self.config,
+                             levels, input_sha256=self.input_sha256,
+                             elapsed_seconds=self.elapsed_seconds)
+        with self._cache_lock:
+            release = self._releases.setdefault(levels, release)
+            self._releases.move_to_end(levels)
             while len(self._releases) > 1 and sum(
                     _nbytes(r) for r in self._releases.values()) > self._release_cache_bytes:
                 self._releases.popitem(last=False)
-            return release
+        return release
 
     def classes_of(self, levels: Sequence[int] | None) -> tuple[EquivalenceClasses, np.ndarray]:
         """The equivalence classes of ``levels`` and which of them are kept (not
-        suppressed): the search's own view, for re-checking its models."""
+        suppressed): the search's own view, for re-checking its models. Each call
+        computes them afresh (rolled up from the bottom's classes)."""
         levels = self._levels(levels)
-        with self._lock:
-            classes = self._context.classes(levels)
-            return classes, self._context.kept(classes)
+        ctx = self.context()
+        classes = ctx.classes(levels)
+        return classes, ctx.kept(classes)
 
     # --- read-only views for explorers and reports (vectorized) ------------------------
 
     @property
     def hierarchies(self) -> dict[str, Hierarchy]:
         """The hierarchy of each quasi-identifier, in lattice order."""
-        return {q.name: q.hierarchy for q in self._context.data.quasi_identifiers}
+        return {q.name: q.hierarchy for q in self._data.quasi_identifiers}
 
     def _require_node_arrays(self) -> None:
         if self.lattice.size > MAX_NODE_ARRAY:
@@ -267,7 +297,7 @@ class Result:
         check = self._check(self._levels(levels))
         if check is not None and not math.isnan(check.score):
             return check.score
-        return self.score_under(levels, self._context.quality)
+        return self.score_under(levels, self.config.quality_model)
 
     def score_under(self, levels: Sequence[int], model: QualityModel) -> float:
         """Raw score of one transformation under another quality model (lower is better).
@@ -277,8 +307,8 @@ class Result:
         (e.g. a classification model's class attribute) or does not fit the data.
         """
         levels = self._levels(levels)
-        data = self._context.data
-        tracked = {t.name for t in self._context.grouper.tracked}
+        data = self._data
+        tracked = self._tracked
         missing = [a for a in model.tracked_attributes
                    if a not in tracked and a not in data.qi_names]
         if missing:
@@ -288,10 +318,9 @@ class Result:
             )
         classes, kept = self.classes_of(levels)
         model = clone(model)  # prepare() stores state on the model: never on the caller's
-        with self._lock:
-            model.validate(data)
-            model.prepare(data)
-            return float(model.score(classes, ~kept))
+        model.validate(data)
+        model.prepare(data)
+        return float(model.score(classes, ~kept))
 
     # --- reports ------------------------------------------------------------------------
 

@@ -54,7 +54,7 @@ class ScaledRun:
         """Lookup tables for ``levels`` (default: the optimum)."""
         return output_plan(self.result, self.definition, self.histogram.columns, levels)
 
-    def release_summary(self, levels: Sequence[int] | None = None) -> dict[str, Any]:
+    def release_dict(self, levels: Sequence[int] | None = None) -> dict[str, Any]:
         """The keys of :meth:`arxpy.release.Release.to_dict` that a histogram gives.
 
         Method, parameters, transformation, anonymous, claims, class statistics and
@@ -64,11 +64,11 @@ class ScaledRun:
         """
         result = self.result
         levels = _levels_or_optimum(result, levels)
-        context = result._context  # the run's own search state (engine layer)
+        context = result.context()
         classes, _ = context.grouper.group_records(levels)
         kept = context.kept(classes)
         sizes = classes.sizes[kept]
-        check = context.checks.get(levels) or context.evaluate(levels, classes)
+        check = result.outcome.checks.get(levels) or context.evaluate(levels, classes)
         names = list(context.lattice.names)
         released = int(sizes.sum())
         statistics = ClassStatistics(
@@ -76,7 +76,7 @@ class ScaledRun:
             max_size=int(sizes.max()) if len(sizes) else 0,
             mean_size=float(sizes.mean()) if len(sizes) else 0.0,
             suppressed_records=classes.n_records - released, records=classes.n_records,
-            completely_generalized_records=completely_generalized(context, levels, released))
+            completely_generalized_records=completely_generalized(context.data, levels, released))
         return {
             "method": GENERALIZATION, "parameters": result.config.to_dict(),
             "transformation": dict(zip(names, levels, strict=True)),
@@ -161,7 +161,7 @@ def output_plan(result: Result, definition: DataDefinition, columns: Sequence[st
                 levels: Sequence[int] | None = None) -> OutputPlan:
     """What an engine needs to write ``levels``' output of a histogram ``result``."""
     levels = _levels_or_optimum(result, levels)
-    context = result._context  # the run's own search state (engine layer)
+    context = result.context()
     classes, _ = context.grouper.group_records(levels)
     kept = context.kept(classes)
     labels, suppressed = {}, {}

@@ -6,12 +6,15 @@ first rows as they will be read, and a question when a delimiter leaves one colu
 a line holding another; (2b) when the data hold a set of codes per record (ticked by
 the user only; the page says when cells look like codes), how the codes are laid out
 (:mod:`arxpy.gui.setvalued_import`); (3) which columns to keep and their data types
-and formats (inferred, changeable). Every error of the data layer appears on the page
-as its message; the page cannot advance until it is fixed.
+and formats (inferred, changeable), with the import's warnings: a duplicated column
+name, numbers that may be category codes, values spelled in several ways (plain text,
+:mod:`arxpy.data.value_checks`). Every error of the data layer appears on the page as
+its message; the page cannot advance until it is fixed.
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -38,6 +41,7 @@ from arxpy.data.delimiter_check import delimiter_warning
 from arxpy.data.excel_io import list_sheets, read_excel
 from arxpy.data.sql_io import list_tables, read_sqlite
 from arxpy.data.types import DATE_FORMATS, infer_data_type
+from arxpy.data.value_checks import DataWarning, codes_warning, variants_warning
 from arxpy.errors import ArxpyError, DataImportError
 from arxpy.gui.folders import pick_path
 from arxpy.gui.message_lines import ReservedLines
@@ -59,6 +63,8 @@ ENCODINGS = ("utf-8", "utf-8-sig", "cp1252", "latin-1", "utf-16")
 IMPORT_KINDS = (DataKind.STRING, DataKind.INTEGER, DataKind.DECIMAL, DataKind.DATE)
 _ERROR_STYLE = "color: #a61b1b"
 _NOTICE_STYLE = "color: #8a5300"
+#: Warnings listed on the columns page; the rest are counted.
+SHOWN_WARNINGS = 6
 
 
 def fill_table(table: QTableWidget, frame: pd.DataFrame, rows: int = PREVIEW_ROWS) -> None:
@@ -72,6 +78,17 @@ def fill_table(table: QTableWidget, frame: pd.DataFrame, rows: int = PREVIEW_ROW
         for c, value in enumerate(values):
             table.setItem(r, c, QTableWidgetItem(str(value)))
     table.resizeColumnsToContents()
+
+
+def _noting_warnings(read) -> tuple[pd.DataFrame, list[str]]:
+    """``read()`` and the messages of the DataWarnings it gave (shown on the page, not
+    printed)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DataWarning)
+        frame = read()
+    for other in (w for w in caught if not issubclass(w.category, DataWarning)):
+        warnings.showwarning(other.message, other.category, other.filename, other.lineno)
+    return frame, [str(w.message) for w in caught if issubclass(w.category, DataWarning)]
 
 
 def _error_label() -> QLabel:
@@ -279,12 +296,16 @@ class ColumnsPage(QWizardPage):
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().hide()
         self.error = _error_label()
+        self.warnings = plain_label(QLabel(wordWrap=True))
+        self.warnings.setStyleSheet(_NOTICE_STYLE)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.warnings)
         layout.addWidget(self.error)
 
     def initializePage(self) -> None:  # noqa: N802 - Qt's name
         self.error.clear()
+        self.warnings.clear()
         try:
             frame = self.owner.table()
         except ArxpyError as exc:
@@ -293,13 +314,17 @@ class ColumnsPage(QWizardPage):
             return
         self.owner.frame = frame
         self.table.setRowCount(frame.shape[1])
+        found = list(self.owner.read_warnings)
         for row, name in enumerate(frame.columns):
-            self._fill_row(row, str(name), frame[name])
+            guess = self._fill_row(row, str(name), frame[name])
+            found.extend(_typing_warnings(str(name), frame[name], guess))
+        self.warnings.setText(_listed(found))
         self.table.resizeColumnsToContents()
         self.table.setColumnWidth(1, max(self.table.columnWidth(1), 110))
         self.table.setColumnWidth(2, max(self.table.columnWidth(2), 150))
 
-    def _fill_row(self, row: int, name: str, values: pd.Series) -> None:
+    def _fill_row(self, row: int, name: str, values: pd.Series) -> DataType:
+        """One column's row; returns the data type guessed for it."""
         include = QTableWidgetItem(name)
         include.setCheckState(_checked(True))
         self.table.setItem(row, 0, include)
@@ -318,6 +343,7 @@ class ColumnsPage(QWizardPage):
         self.table.setCellWidget(row, 2, fmt)
         examples = ", ".join(str(v) for v in pd.unique(values.head(200))[:5])
         self.table.setItem(row, 3, QTableWidgetItem(examples))
+        return guess
 
     def column(self, name: str) -> int:
         for row in range(self.table.rowCount()):
@@ -363,6 +389,26 @@ class ColumnsPage(QWizardPage):
         return True
 
 
+def _typing_warnings(name: str, values: pd.Series, guess: DataType) -> list[str]:
+    """What to check about a column given its guessed type: numbers that may be codes,
+    text values spelled in several ways (roles are not chosen yet: any column)."""
+    if guess.is_numeric:
+        warning = codes_warning(name, values)
+    elif guess.kind is DataKind.STRING:
+        warning = variants_warning(name, values, sensitive=False)
+    else:
+        warning = None
+    return [] if warning is None else [str(warning)]
+
+
+def _listed(messages: list[str]) -> str:
+    """The first :data:`SHOWN_WARNINGS` messages as lines, the rest counted."""
+    lines = [f"⚠ {m}" for m in messages[:SHOWN_WARNINGS]]
+    if len(messages) > SHOWN_WARNINGS:
+        lines.append(f"… and {len(messages) - SHOWN_WARNINGS} more warnings of these kinds.")
+    return "\n".join(lines)
+
+
 def _checked(on: bool) -> Qt.CheckState:
     return Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
 
@@ -377,7 +423,10 @@ class ImportWizard(QWizard):
         self.resize(860, 600)
         self.frame: pd.DataFrame | None = None
         self.project: Project | None = None
-        self._table_cache: dict[tuple[str, str, str, bool], pd.DataFrame] = {}
+        #: The data layer's warnings from the last read (a duplicated column name).
+        self.read_warnings: list[str] = []
+        self._table_cache: dict[tuple[str, str, str, bool],
+                                tuple[pd.DataFrame, list[str]]] = {}
         self.source_page = SourcePage()
         self.format_page = FormatPage(self)
         self.codes_page = CodesPage(self)
@@ -415,19 +464,24 @@ class ImportWizard(QWizard):
         return f"{self.path()}" + (f" ({table})" if table else "")
 
     def read(self, preview: bool) -> pd.DataFrame:
-        """The data as the current choices read them (only the first rows if ``preview``)."""
+        """The data as the current choices read them (only the first rows if ``preview``);
+        the data layer's warnings go to :attr:`read_warnings`."""
         source = self.source_page.source()
         if source == "csv":
             fmt = self.format_page.csv_format()
-            return preview_csv(self.path(), fmt, PREVIEW_ROWS) if preview else \
-                read_csv(self.path(), fmt)
+            frame, self.read_warnings = _noting_warnings(
+                lambda: preview_csv(self.path(), fmt, PREVIEW_ROWS) if preview else
+                read_csv(self.path(), fmt))
+            return frame
         table, header = self.source_page.table.currentText(), self.format_page.header.isChecked()
         key = (source, self.path(), table, header)
         if key not in self._table_cache:  # workbooks and databases have no partial read
             self._table_cache.clear()
-            self._table_cache[key] = (read_excel(self.path(), table, header) if source == "excel"
-                                      else read_sqlite(self.path(), table))
-        return self._table_cache[key]
+            self._table_cache[key] = _noting_warnings(
+                lambda: read_excel(self.path(), table, header) if source == "excel"
+                else read_sqlite(self.path(), table))
+        frame, self.read_warnings = self._table_cache[key]
+        return frame
 
     def build_project(self, definition: DataDefinition) -> Project:
         if self.frame is None:

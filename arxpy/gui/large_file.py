@@ -30,7 +30,7 @@ from arxpy.engine.backends.base import ENGINES, create_engine, engine_missing, i
 from arxpy.engine.scaled import FileRun, anonymize_file
 from arxpy.gui.folders import pick_path
 from arxpy.gui.plain_text import plain_label
-from arxpy.gui.workers import JobProgressBar, JobWorker
+from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 
 ENGINE_LABELS = {"memory": "In memory", "duckdb": "DuckDB (out of core)",
                  "spark": "Spark (distributed)"}
@@ -46,7 +46,13 @@ class LargeFileDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Anonymize a large file")
         self._definition, self._hierarchies, self._config = definition, hierarchies, config
-        self.worker: JobWorker | None = None
+        self.job = ViewJob(self)
+        self.job.busy.connect(self._set_running)
+        self.job.progress.connect(self._progress)
+        self.job.finished.connect(self._finished)
+        self.job.failed.connect(lambda message: self.status.setText(f"Failed: {message}"))
+        self.job.cancelled.connect(
+            lambda: self.status.setText("Cancelled; nothing was written."))
         self.outcome: FileRun | None = None
 
         models = ", ".join(m.describe() for m in config.privacy_models)
@@ -143,7 +149,7 @@ class LargeFileDialog(QDialog):
     def run(self) -> JobWorker | None:
         """Start the job (None if a path is missing or a run is going on)."""
         data, output = self.data_edit.text().strip(), self.output_edit.text().strip()
-        if self.worker is not None:
+        if self.job.running:
             return None
         if not data or not output:
             self.status.setText("Choose the data file and the output file first.")
@@ -152,27 +158,25 @@ class LargeFileDialog(QDialog):
             self.status.setText("The output would overwrite the data file; choose another name.")
             return None
         engine_name = self.engine_combo.currentData()
-        self.worker = JobWorker(_run_file, self, data=data, output=output,
+        worker = self.job.start(_run_file, data=data, output=output,
                                 engine_name=engine_name, definition=self._definition,
                                 hierarchies=self._hierarchies, config=self._config)
-        self.worker.progress.connect(self._progress)
-        self.worker.finished.connect(self._finished)
-        self.worker.failed.connect(lambda message: self._ended(f"Failed: {message}"))
-        self.worker.cancelled.connect(lambda: self._ended("Cancelled; nothing was written."))
-        self._set_running(True)
         self.status.setText(f"Running with {ENGINE_LABELS.get(engine_name, engine_name)}…")
-        self.worker.start()
-        return self.worker
+        return worker
+
+    @property
+    def worker(self) -> JobWorker | None:
+        return self.job.worker
 
     def cancel(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
+        if self.job.running:
+            self.job.cancel()
             self.status.setText("Cancelling…")
 
     def reject(self) -> None:  # closing the dialog stops a run
-        if self.worker is not None:
-            self.worker.cancel()
-            self.worker.wait(5)
+        if self.job.running:
+            self.job.cancel()
+            self.job.wait(5)
         super().reject()
 
     def _set_running(self, running: bool) -> None:
@@ -188,14 +192,9 @@ class LargeFileDialog(QDialog):
         self.progress.setValue(percent)
         self.status.setText(message)
 
-    def _ended(self, message: str) -> None:
-        self.worker = None
-        self._set_running(False)
-        self.status.setText(message)
-
     def _finished(self, outcome: FileRun) -> None:
         self.outcome = outcome
-        self._ended("Done.")
+        self.status.setText("Done.")
         self.progress.setValue(100)
         self.show_outcome(outcome)
 

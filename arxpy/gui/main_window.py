@@ -28,6 +28,7 @@ from arxpy.gui.autosave import Autosave
 from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.folders import pick_path
+from arxpy.gui.help import help_button, help_window
 from arxpy.gui.log_panel import LogPanel
 from arxpy.gui.message_lines import ElidedLine
 from arxpy.gui.methods.choice import is_lattice
@@ -43,6 +44,7 @@ from arxpy.gui.start_page import StartPage
 from arxpy.gui.state import AppState, check_hierarchies_of
 from arxpy.gui.utility import UtilityPerspective
 from arxpy.gui.workers import JobProgressBar, JobWorker
+from arxpy.help import Topic, perspective_topic
 from arxpy.project import Project
 
 log = logging.getLogger(__name__)
@@ -91,6 +93,8 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else QSettings()
         self.state.max_runs = kept_runs(self.settings)
         self.autosave = Autosave(self.state, recovery_dir, parent=self)
+        # Beside the recovery copies: the key sealing saved releases to this installation.
+        self.state.sealing_key_file = self.autosave.directory / "sealing.key"
         self.worker: JobWorker | None = None
         self._run_revision = -1
         #: The saved result being restored by the running search (see restore_saved_result).
@@ -154,6 +158,8 @@ class MainWindow(QMainWindow):
         corner_layout = QHBoxLayout(corner)
         corner_layout.setContentsMargins(8, 2, 4, 2)
         corner_layout.addWidget(self.stale_banner)
+        self.help_button = help_button(self.current_topic, "Help on this perspective (F1)")
+        corner_layout.addWidget(self.help_button)
         self._tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.start_page)
@@ -218,6 +224,12 @@ class MainWindow(QMainWindow):
                                       "Search for the best transformation"),
             "cancel": self._action("&Cancel run", self.cancel, None, sp.SP_MediaStop,
                                    "Stop the running anonymization"),
+            "help": self._action("&Help on this perspective", self.show_help,
+                                 QKeySequence.StandardKey.HelpContents, None,
+                                 "What the current perspective shows and how to use it"),
+            "glossary": self._action("&Glossary", lambda: help_window(self).show_glossary(),
+                                     None, None, "The terms of de-identification in plain "
+                                     "words"),
             "about": self._action("&About arxpy", self.about),
         }
         stack = self.state.undo_stack
@@ -252,6 +264,9 @@ class MainWindow(QMainWindow):
         run_menu.addAction(a["anonymize"])
         run_menu.addAction(a["cancel"])
         help_menu = self.menuBar().addMenu("&Help")
+        for key in ("help", "glossary"):
+            help_menu.addAction(a[key])
+        help_menu.addSeparator()
         help_menu.addAction(a["about"])
 
     def _build_toolbar(self) -> None:
@@ -348,6 +363,12 @@ class MainWindow(QMainWindow):
 
     def current_perspective(self) -> str:
         return PERSPECTIVES[self._tabs.currentIndex()] if self.state.has_project else "Start"
+
+    def current_topic(self) -> Topic:
+        return perspective_topic(self.current_perspective())
+
+    def show_help(self) -> None:
+        help_window(self).show_topic(self.current_topic())
 
     # --- running -------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QPalette, QValidator
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QCheckBox,
@@ -89,6 +89,36 @@ def _decimals(param: Param, value: Any) -> int:
                 and math.isfinite(number) and number != 0:
             decimals = max(decimals, min(_MAX_DECIMALS, 2 - math.floor(math.log10(abs(number)))))
     return decimals
+
+
+#: The unit of fractions of records; forms show them in percent, as every view does.
+FRACTION_OF_RECORDS = "fraction of records"
+
+
+class PercentBox(QDoubleSpinBox):
+    """A fraction (0 to 1) typed and shown in percent: the value stays the fraction the
+    declaration and the project hold; only the text is multiplied by 100."""
+
+    def textFromValue(self, value: float) -> str:  # noqa: N802 - Qt's name
+        return f"{100 * value:.{max(self.decimals() - 2, 0)}f}"
+
+    def valueFromText(self, text: str) -> float:  # noqa: N802 - Qt's name
+        return float(self._number(text)) / 100
+
+    def validate(self, text: str, position: int):  # noqa: D102 - Qt's contract
+        number = self._number(text)
+        if number in ("", "-", "."):
+            return QValidator.State.Intermediate, text, position
+        try:
+            value = float(number) / 100
+        except ValueError:
+            return QValidator.State.Invalid, text, position
+        if self.minimum() <= value <= self.maximum():
+            return QValidator.State.Acceptable, text, position
+        return QValidator.State.Intermediate, text, position
+
+    def _number(self, text: str) -> str:
+        return text.removeprefix(self.prefix()).removesuffix(self.suffix()).strip()
 
 
 def _float_range(param: Param, decimals: int = _DECIMALS) -> tuple[float, float]:
@@ -206,6 +236,10 @@ class ParamForm(QWidget):
         if param.kind == "int":
             low, high = _int_range(param)
             widget: QSpinBox | QDoubleSpinBox = QSpinBox(minimum=low, maximum=high)
+        elif param.unit == FRACTION_OF_RECORDS:
+            decimals = max(_decimals(param, value), 4)  # two decimals of a percent
+            low, high = _float_range(param, decimals)
+            widget = PercentBox(decimals=decimals, minimum=low, maximum=high, singleStep=0.005)
         else:
             decimals = _decimals(param, value)
             low, high = _float_range(param, decimals)
@@ -213,7 +247,9 @@ class ParamForm(QWidget):
                                     singleStep=0.01 if high <= 1 else 0.5)
         if param.optional:
             widget.setSpecialValueText(NOT_GIVEN)
-        if param.unit:
+        if param.unit == FRACTION_OF_RECORDS:
+            widget.setSuffix(" % of records")
+        elif param.unit:
             widget.setSuffix(f" {param.unit}")
         reason = refusal(param, value) if value is not None else ""
         if not reason and value is not None and not low <= float(value) <= high:

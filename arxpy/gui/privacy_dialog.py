@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
     QLabel,
     QVBoxLayout,
     QWidget,
@@ -22,9 +23,11 @@ from PySide6.QtWidgets import (
 
 from arxpy.data.definition import AttributeType
 from arxpy.errors import ArxpyError
+from arxpy.gui.help import help_button
 from arxpy.gui.param_form import ParamForm
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.state import AppState
+from arxpy.help import model_topic
 from arxpy.privacy import PrivacyModel, privacy_model_classes, privacy_model_from_dict
 
 
@@ -76,8 +79,12 @@ class PrivacyModelDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(QLabel(f"<b>{cls.label}</b>"))
-        help_text = QLabel(cls.summary, wordWrap=True)
+        title = QHBoxLayout()
+        title.addWidget(QLabel(f"<b>{cls.label}</b>"), 1)
+        title.addWidget(help_button(lambda: model_topic(cls, "privacy"),
+                                    "What this model promises and what its settings do"))
+        layout.addLayout(title)
+        help_text = QLabel(cls.description, wordWrap=True)
         help_text.setStyleSheet("color: #555")
         layout.addWidget(help_text)
         layout.addWidget(self.form)

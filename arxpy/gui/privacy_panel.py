@@ -51,7 +51,7 @@ class PrivacyModelsPanel(QWidget):
         self.add_menu = QMenu(self)
         for kind, cls in privacy_model_classes().items():
             action = self.add_menu.addAction(cls.label, lambda k=kind: self.add(k))
-            action.setToolTip(cls.summary)
+            action.setToolTip(cls.description)
         self.add_menu.setToolTipsVisible(True)
         self.add_button = QToolButton(text="Add ▾", toolTip="Add a privacy model",
                                       autoRaise=True)

@@ -19,6 +19,7 @@ from arxpy.gui.plain_text import escaped
 from arxpy.gui.workers import JobWorker
 from arxpy.params import drawn_seed
 from arxpy.project import PROJECT_SUFFIX, Project
+from arxpy.workflows.pins import Pin
 from arxpy.workflows.saved_runs import RestoredRun, restore_runs
 
 if TYPE_CHECKING:
@@ -132,7 +133,8 @@ class ProjectActions:
             return None
         state, revision = self.state, self.state.revision
         worker = JobWorker(restore_runs, self.window, records=records, data=state.data,
-                           definition=state.definition, hierarchies=dict(state.hierarchies))
+                           definition=state.definition, hierarchies=dict(state.hierarchies),
+                           key=state.sealing_key)
         worker.finished.connect(lambda outcome: self._runs_restored(outcome, revision))
         worker.failed.connect(lambda message: self.window.statusBar().showMessage(
             f"The saved runs were not restored: {message}"))
@@ -147,8 +149,12 @@ class ProjectActions:
         restored, problems = outcome
         state = self.state
         state.restore_runs([MethodRun(r.method, r.release, state.data, state.definition,
-                                      r.label, r.pinned, r.result) for r in restored])
-        log.info("Restored %d saved run(s)", len(restored))
+                                      r.label, r.pinned, r.result) for r in restored],
+                           [Pin(r.label, levels) for r in restored for levels in r.pins])
+        log.info("Restored %d saved run(s), %d computed again", len(restored),
+                 sum(r.recomputed for r in restored))
+        if state.pins:  # the comparison of the pinned candidates returns with them
+            self.window.runs_page.compare_pinned()
         if problems:  # restored runs show in Explore; only what is missing needs a word
             message = "Saved runs not restored: " + "; ".join(problems) + "."
             log.warning("%s", message)

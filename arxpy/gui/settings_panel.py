@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QScrollArea,
@@ -33,7 +34,9 @@ from arxpy.data.roles import (
     guess_attribute,
     misfit_reason,
 )
+from arxpy.gui.help import help_button
 from arxpy.gui.state import AppState
+from arxpy.help import Topic, model_topic
 from arxpy.quality import quality_model_classes
 from arxpy.quality.loss import AGGREGATES
 
@@ -109,6 +112,10 @@ class SettingsPanel(QWidget):
             combo.currentIndexChanged.connect(self._changed)
         self.monotonic.toggled.connect(self._changed)
 
+    def _quality_topic(self) -> Topic:
+        return model_topic(quality_model_classes()[self.quality.currentData() or "loss"],
+                           "quality")
+
     def _layout(self) -> None:
         general = QWidget()
         form = QFormLayout(general)
@@ -117,7 +124,10 @@ class SettingsPanel(QWidget):
         form.addRow("Time limit:", self.time_limit)
         quality = QWidget()
         qform = QFormLayout(quality)
-        qform.addRow("Measure:", self.quality)
+        measure = QHBoxLayout()
+        measure.addWidget(self.quality, 1)
+        measure.addWidget(help_button(self._quality_topic, "What the chosen measure counts"))
+        qform.addRow("Measure:", measure)
         qform.addRow("gs-factor:", self.gs_factor)
         qform.addRow("Aggregate:", self.aggregate)
         qform.addRow("Class attribute:", self.class_attribute)

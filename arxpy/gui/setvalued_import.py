@@ -33,7 +33,7 @@ from arxpy.data.transactions import DEFAULT_CODE_DELIMITER, CodeSetImport, read_
 from arxpy.errors import ArxpyError
 from arxpy.gui.code_sets import chips_text, codes_tooltip
 from arxpy.gui.plain_text import tooltip
-from arxpy.gui.workers import JobWorker
+from arxpy.gui.workers import ViewJob
 
 LAYOUT_LABELS = {"cell": "Codes in one cell (one row per record)",
                  "long": "Long format (one row per record and code)",
@@ -119,7 +119,9 @@ class CodesPage(QWizardPage):
                          "stored undotted (295.01 and 29501 are one code) and shown dotted.")
         self.source: pd.DataFrame | None = None
         self.imported: CodeSetImport | None = None
-        self.worker: JobWorker | None = None
+        self.job = ViewJob(self)
+        self.job.finished.connect(self._read_done)
+        self.job.failed.connect(self._read_done)
         self.layout_choice = QComboBox()
         for key, label in LAYOUT_LABELS.items():
             self.layout_choice.addItem(label, key)
@@ -239,9 +241,7 @@ class CodesPage(QWizardPage):
             widget.setEnabled(shown)
         self.error.clear()
         self.imported = None
-        if self.worker is not None:
-            self.worker.cancel()  # its answer is for choices no longer shown
-            self.worker = None
+        self.job.forget()  # its answer is for choices no longer shown
         if self.source is None:
             self.completeChanged.emit()
             return
@@ -250,19 +250,13 @@ class CodesPage(QWizardPage):
             self._read_done(_read_codes(**choices))
             return
         self.summary.setText("Reading the codes…")
-        worker = JobWorker(_read_codes, self, **choices)
-        worker.finished.connect(lambda outcome: self._read_done(outcome)
-                                if worker is self.worker else None)
-        worker.failed.connect(lambda message: self._read_done(message)
-                              if worker is self.worker else None)
-        self.worker = worker
-        worker.start()
+        self.job.start(_read_codes, **choices)
         self.completeChanged.emit()
 
     @property
     def busy(self) -> bool:
         """Reading, or about to read, the codes."""
-        return self.worker is not None or self._timer.isActive()
+        return self.job.running or self._timer.isActive()
 
     def _choices(self) -> dict:
         layout, identifier = self.layout_name(), self.id_column.currentText()
@@ -273,7 +267,6 @@ class CodesPage(QWizardPage):
                 "icd9": self.icd9.isChecked()}
 
     def _read_done(self, outcome: CodeSetImport | str) -> None:
-        self.worker = None
         if isinstance(outcome, str):  # the data layer's message
             long_without_id = self.layout_name() == "long" and \
                 self.id_column.currentText() == NO_ID

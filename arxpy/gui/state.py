@@ -35,7 +35,9 @@ from arxpy.hierarchy.model import Hierarchy
 from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
 from arxpy.project import Project
 from arxpy.quality.loss import Loss
+from arxpy.workflows.pins import Pin, of_run, pinned, renamed
 from arxpy.workflows.saved_runs import fingerprint, input_fingerprint, run_record
+from arxpy.workflows.sealed import installation_key
 
 
 def default_settings() -> dict[str, Any]:
@@ -93,10 +95,15 @@ class AppState(QObject):
         self.input_delimiter: str | None = None
         self.selected: tuple[int, ...] | None = None
         self.applied: tuple[int, ...] | None = None
-        #: Transformations pinned for side-by-side comparison (at most MAX_PINNED).
-        self.pinned: list[tuple[int, ...]] = []
-        #: Finished runs of methods other than the lattice search (not saved), oldest
-        #: first; at most :attr:`max_runs` unless more are pinned.
+        #: Candidates of any runs pinned for Compare (see :mod:`arxpy.workflows.pins`).
+        self.pins: list[Pin] = []
+        #: Pins of a current search that is no run (yet): a restored saved result.
+        self._loose_pins: list[tuple[int, ...]] = []
+        #: Where this installation's key sealing saved releases is kept (None: runs are
+        #: computed again on open); see :mod:`arxpy.workflows.sealed`.
+        self.sealing_key_file: Path | None = None
+        #: Finished runs (lattice searches and other methods), oldest first; at most
+        #: :attr:`max_runs` unless more are pinned.
         self.runs: list[MethodRun] = []
         self.max_runs = DEFAULT_KEPT_RUNS
         #: The run Utility, Risk and Export analyse while :attr:`showing_runs`.
@@ -125,7 +132,7 @@ class AppState(QObject):
         self.result = None
         self._result_basis = None
         self.selected = self.applied = None
-        self.pinned = []
+        self.pins, self._loose_pins = [], []
         self.runs, self.current_run, self._run_bases = [], None, {}
         self.showing_runs = project is not None and chosen_method(project.settings) != LATTICE
         self.undo_stack.clear()
@@ -307,12 +314,11 @@ class AppState(QObject):
         self._result_basis = self._snapshot() if result is not None else None
         best = result.optimum if result is not None else None
         self.selected = self.applied = best.levels if best is not None else None
-        pinned, self.pinned = self.pinned, []  # pins belong to the previous result
+        self._loose_pins = []  # the previous search's; a run's pins stay with its run
         self.showing_runs = False
         self.result_changed.emit()
         self.transformation_changed.emit()
-        if pinned:
-            self.pinned_changed.emit()
+        self.pinned_changed.emit()  # the lattice views mark the new search's pins
         self.release_changed.emit()
 
     def fingerprint(self) -> str:
@@ -434,25 +440,35 @@ class AppState(QObject):
         self.runs_changed.emit()
         self._emit_modified()
 
-    def restore_runs(self, runs: list[MethodRun]) -> None:
-        """Runs brought back from the project file (not a modification); the last one
-        becomes current while other methods' runs are shown."""
+    def restore_runs(self, runs: list[MethodRun], pins: list[Pin] = ()) -> None:
+        """Runs and their pins brought back from the project file (not a
+        modification); the last one becomes current while other methods' runs are shown."""
         for run in runs:
             self.runs.append(run)
             self._run_bases[id(run)] = self._run_snapshot(run.method.name)
+        self.pins += [p for p in pins if p not in self.pins]
+        search = self.search_run()
+        if search is not None and self._loose_pins:  # the restored result is this run
+            self.pins += [p for p in (Pin(search.label, levels) for levels in self._loose_pins)
+                          if p not in self.pins]
+            self._loose_pins = []
+        self.runs = [dataclasses.replace(r, pinned=True) if of_run(self.pins, r.label)
+                     and not r.pinned else r for r in self.runs]
         self.runs_changed.emit()
+        self.pinned_changed.emit()
         if runs and self.showing_runs:
             self.select_run(runs[-1])
 
     def saved_runs_records(self) -> list[dict[str, Any]]:
         """What the project file keeps of the runs (see arxpy.workflows.saved_runs); a
         lattice run whose search checked more than a project keeps is left out."""
-        records = []
+        records, key = [], self.sealing_key
         for r in self.runs:
             try:
                 records.append(run_record(
-                    r.method, r.release, r.label, r.pinned,
-                    input_fingerprint(r.data, r.definition, self.hierarchies), r.result))
+                    r.method, r.release, r.label, of_run(self.pins, r.label),
+                    input_fingerprint(r.data, r.definition, self.hierarchies), r.result,
+                    key=key))
             except ResultTooLarge:
                 continue
         return records
@@ -476,9 +492,12 @@ class AppState(QObject):
             self.stale_changed.emit()
 
     def remove_run(self, run: MethodRun) -> None:
-        """Forget ``run``; the current release moves to the latest run left."""
+        """Forget ``run`` and its pins; the current release moves to the latest run left."""
         self.runs = [r for r in self.runs if r is not run]
         self._run_bases.pop(id(run), None)
+        if of_run(self.pins, run.label):
+            self.pins = [p for p in self.pins if p.run != run.label]
+            self.pinned_changed.emit()
         self._runs_edited()
         if self.current_run is run:
             self.current_run = self.runs[-1] if self.runs else None
@@ -495,12 +514,43 @@ class AppState(QObject):
             raise ConfigurationError(f"Another run is called '{label}'; choose another name.")
         return self._replace_run(run, label=label)
 
-    def pin_run(self, run: MethodRun, pinned: bool = True) -> MethodRun:
-        """Keep ``run`` when the list is full (or no longer); the changed run replaces it."""
-        return self._replace_run(run, pinned=pinned) if run.pinned != pinned else run
+    def pin_run(self, run: MethodRun, pin: bool = True) -> MethodRun:
+        """Pin ``run``'s release (a search's: its optimum) for Compare, or unpin every
+        candidate of ``run``; a run with pins is kept when the list is full. Raises
+        ConfigurationError beyond MAX_PINS."""
+        if pin:
+            return self.pin_candidate(run, run.release.levels if run.result is not None
+                                      or run.method.name == LATTICE else None)
+        return self._set_pins([p for p in self.pins if p.run != run.label], run)
+
+    def pin_candidate(self, run: MethodRun, levels: tuple[int, ...] | None) -> MethodRun:
+        """Pin one candidate of ``run`` for Compare: a transformation of its search, or
+        (None) its release. Raises ConfigurationError beyond MAX_PINS."""
+        levels = None if levels is None else tuple(int(v) for v in levels)
+        return self._set_pins(pinned(self.pins, Pin(run.label, levels)), run)
+
+    def unpin_candidate(self, pin: Pin) -> None:
+        run = next((r for r in self.runs if r.label == pin.run), None)
+        if run is not None:
+            self._set_pins([p for p in self.pins if p != pin], run)
+
+    def _set_pins(self, pins: list[Pin], run: MethodRun) -> MethodRun:
+        """New pins; ``run`` (whose pins changed) is kept while it has any."""
+        if pins == self.pins:
+            return run
+        self.pins = pins
+        keep = bool(of_run(pins, run.label))
+        if run.pinned != keep:
+            run = self._replace_run(run, pinned=keep)
+        else:
+            self._runs_edited()  # the pins are saved with the runs
+        self.pinned_changed.emit()
+        return run
 
     def _replace_run(self, run: MethodRun, **changes: Any) -> MethodRun:
         changed = dataclasses.replace(run, **changes)
+        if changed.label != run.label:
+            self.pins = renamed(self.pins, run.label, changed.label)
         self.runs = [changed if r is run else r for r in self.runs]
         self._run_bases[id(changed)] = self._run_bases.pop(id(run), self._run_snapshot(
             run.method.name))
@@ -515,24 +565,67 @@ class AppState(QObject):
     pinned_changed = Signal()
     MAX_PINNED = MAX_PINNED
 
+    @property
+    def sealing_key(self) -> bytes | None:
+        """The key sealing saved releases, made on first use (None: none can be kept)."""
+        if self.sealing_key_file is None:
+            return None
+        try:
+            return installation_key(self.sealing_key_file)
+        except OSError:  # an unwritable folder: runs are computed again on open
+            return None
+
+    def search_run(self) -> MethodRun | None:
+        """The run holding the current search's result: the very result, or a search of
+        the same settings and optimum (a saved result and its saved run)."""
+        if self.result is None:
+            return None
+        searches = [r for r in reversed(self.runs) if r.result is not None]
+        same = next((r for r in searches if r.result is self.result), None)
+        if same is not None or self.result.optimum is None:
+            return same
+        from arxpy.methods import Generalization
+
+        params = Generalization.from_config(self.result.config).get_params()
+        return next((r for r in searches if r.method.name == LATTICE
+                     and r.release.levels == self.result.optimum.levels
+                     and r.method.get_params() == params), None)
+
+    @property
+    def pinned(self) -> list[tuple[int, ...]]:
+        """The current search's pinned transformations (the lattice views' marks)."""
+        run = self.search_run()
+        if run is None:
+            return list(self._loose_pins)
+        return [levels for levels in of_run(self.pins, run.label) if levels is not None]
+
     def pin(self, levels: tuple[int, ...]) -> None:
-        """Pin ``levels`` for comparison; raises ConfigurationError beyond MAX_PINNED."""
+        """Pin ``levels`` of the current search for comparison; raises
+        ConfigurationError beyond MAX_PINNED of one search (or MAX_PINS in all)."""
         levels = tuple(int(v) for v in levels)
-        if levels in self.pinned:
+        current = self.pinned
+        if levels in current:
             return
-        if len(self.pinned) >= self.MAX_PINNED:
+        if len(current) >= self.MAX_PINNED:
             raise ConfigurationError(
                 f"At most {self.MAX_PINNED} transformations can be compared; unpin one of "
-                f"{', '.join(str(list(p)) for p in self.pinned)} first.")
-        self.pinned.append(levels)
-        self.pinned_changed.emit()
+                f"{', '.join(str(list(p)) for p in current)} first.")
+        run = self.search_run()
+        if run is not None:
+            self.pin_candidate(run, levels)
+        else:
+            self._loose_pins.append(levels)
+            self.pinned_changed.emit()
 
     def unpin(self, levels: tuple[int, ...] | None = None) -> None:
-        """Unpin ``levels`` (None: every pinned transformation)."""
-        before = list(self.pinned)
-        self.pinned = [] if levels is None else [p for p in self.pinned
-                                                  if p != tuple(int(v) for v in levels)]
-        if self.pinned != before:
+        """Unpin ``levels`` of the current search (None: all of its pins)."""
+        gone = self.pinned if levels is None else [tuple(int(v) for v in levels)]
+        run = self.search_run()
+        if run is not None:
+            self._set_pins([p for p in self.pins
+                            if not (p.run == run.label and p.levels in gone)], run)
+        elif any(p in gone for p in self._loose_pins):
+            self._loose_pins = [p for p in self._loose_pins if p not in gone]
             self.pinned_changed.emit()
 
 

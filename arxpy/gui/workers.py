@@ -1,9 +1,9 @@
 """The one place that adapts engine jobs (plain functions on worker threads) to Qt signals.
 
-The job runs on a Python thread started by :class:`arxpy.jobs.JobRunner`; it
-only writes its latest progress into a lock-protected slot. A QTimer on the GUI
-thread polls that slot and the job's end, so every signal is emitted on the GUI
-thread and no Qt object is touched from the worker.
+The job runs on a Python thread started by :class:`arxpy.jobs.JobRunner`. Its progress
+(the latest report, coalesced) and its end reach the GUI thread as
+queued signals, so the public signals are emitted on the GUI thread, nothing polls, and
+no widget is touched from the worker.
 """
 
 from __future__ import annotations
@@ -15,16 +15,13 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressBar
 
 from arxpy.errors import ArxpyError, CancelledError
 from arxpy.jobs import CancelToken, Job, JobRunner
 
 log = logging.getLogger(__name__)
-
-#: How often the GUI thread looks at the job (ms): smooth progress, negligible cost.
-POLL_MS = 40
 
 
 class _GcPause:
@@ -71,31 +68,40 @@ class JobWorker(QObject):
     finished = Signal(object)
     failed = Signal(str)
     cancelled = Signal()
+    # Emitted on the job's thread; queued to this object's (the GUI) thread.
+    _reported = Signal()
+    _ended = Signal()
 
     def __init__(self, function: Callable[..., Any], parent: QObject | None = None,
                  **kwargs: Any) -> None:
         super().__init__(parent)
         self._function = function
         self._kwargs = kwargs
-        self._lock = threading.Lock()
-        self._latest: tuple[float, str] | None = None
         self._job: Job[Any] | None = None
         self._token = CancelToken()
-        self._timer = QTimer(self)
-        self._timer.setInterval(POLL_MS)
-        self._timer.timeout.connect(self._poll)
+        # The job's latest report, and whether a signal about it is on its way: reports
+        # coalesce, so a busy job never floods the event loop and the latest is never lost.
+        self._lock = threading.Lock()
+        self._latest: tuple[float, str] | None = None
+        queued = Qt.ConnectionType.QueuedConnection
+        self._reported.connect(self._show_progress, queued)
+        self._ended.connect(self._end, queued)
 
     @property
     def running(self) -> bool:
         return self._job is not None
 
     def start(self) -> None:
-        # Hand the GIL to a waiting thread after 1 ms instead of Python's 5 ms, so a timer
-        # on the GUI thread is not kept waiting by a busy job.
+        # Hand the GIL to a waiting thread after 1 ms instead of Python's 5 ms, so the GUI
+        # thread is not kept waiting by a busy job.
         sys.setswitchinterval(0.001)
         self._job = JobRunner().start(_GC_PAUSE.around(self._function), self._report,
-                                      self._token, **self._kwargs)
-        self._timer.start()
+                                      self._token, on_done=self._from_job(self._ended.emit),
+                                      **self._kwargs)
+
+    @property
+    def token(self) -> CancelToken:
+        return self._token
 
     def cancel(self) -> None:
         """Ask the job to stop; ``cancelled`` follows once it has (within ~200 ms)."""
@@ -105,19 +111,34 @@ class JobWorker(QObject):
         """Block until the job's thread ends (for tests and shutdown); True if it has."""
         return self._job is None or self._job.wait(timeout)
 
-    def _report(self, fraction: float, message: str) -> None:  # worker thread
-        with self._lock:
-            self._latest = (fraction, message)
+    @staticmethod
+    def _from_job(emit: Callable[..., None]) -> Callable[..., None]:
+        """``emit`` as called from the job's thread: the window may have been closed and
+        this object deleted meanwhile, and then nobody is waiting for the signal."""
+        def call(*args: Any) -> None:
+            try:
+                emit(*args)
+            except RuntimeError:  # "Internal C++ object already deleted"
+                pass
+        return call
 
-    def _poll(self) -> None:  # GUI thread
+    def _report(self, fraction: float, message: str) -> None:  # the job's thread
+        with self._lock:
+            waiting = self._latest is not None
+            self._latest = (fraction, message)
+        if not waiting:
+            self._from_job(self._reported.emit)()
+
+    def _show_progress(self) -> None:  # GUI thread
         with self._lock:
             latest, self._latest = self._latest, None
-        if latest is not None:
+        if latest is not None and self._job is not None:  # none after the end
             self.progress.emit(round(100 * latest[0]), latest[1])
-        if self._job is None or not self._job.done:
-            return
-        self._timer.stop()
+
+    def _end(self) -> None:  # GUI thread
         job, self._job = self._job, None
+        if job is None:
+            return
         # Nothing of the run stays reachable from this worker (a child of a long-lived
         # widget): not the job, its result, nor the inputs it was given.
         self._function, self._kwargs = None, {}
@@ -125,7 +146,7 @@ class JobWorker(QObject):
 
     def _finish(self, job: Job[Any]) -> None:
         try:
-            result = job.result(0)
+            result = job.result()  # the outcome is stored; the thread is ending
         except CancelledError:
             self.cancelled.emit()
         except ArxpyError as exc:
@@ -135,6 +156,108 @@ class JobWorker(QObject):
             self.failed.emit(f"Unexpected error ({type(exc).__name__}): {exc}")
         else:
             self.finished.emit(result)
+
+
+class ViewJob(QObject):
+    """The background job a view owns: the one way views run jobs.
+
+    Starting a job cancels the previous one and cuts its signals, so a late result of a
+    replaced job never reaches the view; progress, cancel and the end are signals of
+    this object. Each worker is deleted once it has ended.
+    """
+
+    progress = Signal(int, str)
+    finished = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+    #: True when a job starts, False when it ends or is forgotten (for buttons and bars).
+    busy = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.worker: JobWorker | None = None
+        # When the view goes (its run closed, the window shut), the job is cancelled:
+        # nobody will see its result and it would hold a core. The closure holds only
+        # plain Python, which still works once the Qt objects are gone.
+        tokens: list[CancelToken] = []
+        self._tokens = tokens
+        self.destroyed.connect(lambda *_: [token.cancel() for token in tokens])
+
+    @property
+    def running(self) -> bool:
+        """Until the job's end has been signalled, not merely until its thread ended."""
+        return self.worker is not None
+
+    def start(self, function: Callable[..., Any], *,
+              on_finished: Callable[[Any], None] | None = None,
+              on_failed: Callable[[str], None] | None = None, **kwargs: Any) -> JobWorker:
+        """Run ``function(**kwargs, progress=..., cancel=...)``, replacing any job.
+        ``on_finished``/``on_failed`` hear this job only (not the next one)."""
+        self.forget()
+        worker = JobWorker(function, self, **kwargs)
+        worker.progress.connect(self.progress)
+        for signal, handler in ((worker.finished, self._finished), (worker.failed, self._failed),
+                                (worker.cancelled, self._cancelled),
+                                (worker.finished, on_finished), (worker.failed, on_failed)):
+            if handler is not None:
+                signal.connect(handler)
+        self.worker = worker
+        self._tokens[:] = [worker.token]
+        worker.start()
+        self.busy.emit(True)
+        return worker
+
+    def cancel(self) -> None:
+        """Ask the job to stop; ``cancelled`` follows (within ~200 ms)."""
+        if self.worker is not None:
+            self.worker.cancel()
+
+    def forget(self) -> None:
+        """Cancel the job and hear nothing more of it (what it analysed is gone)."""
+        worker, self.worker = self.worker, None
+        if worker is None:
+            return
+        worker.cancel()
+        for signal in (worker.progress, worker.finished, worker.failed, worker.cancelled):
+            signal.disconnect()
+        # It is deleted when its thread has ended (the end is still signalled to it).
+        worker.finished.connect(worker.deleteLater)
+        worker.failed.connect(worker.deleteLater)
+        worker.cancelled.connect(worker.deleteLater)
+        self.busy.emit(False)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job's thread ends (tests and shutdown); True if it has."""
+        return self.worker is None or self.worker.wait(timeout)
+
+    def _ended(self) -> None:
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.deleteLater()
+        self.busy.emit(False)
+
+    def _finished(self, result: Any) -> None:
+        self._ended()
+        self.finished.emit(result)
+
+    def _failed(self, message: str) -> None:
+        self._ended()
+        self.failed.emit(message)
+
+    def _cancelled(self) -> None:
+        self._ended()
+        self.cancelled.emit()
+
+
+def view_job(owner: QObject, slot: str = "") -> ViewJob:
+    """The :class:`ViewJob` of ``owner`` for ``slot`` (made on first use): a view whose
+    jobs of one kind replace each other asks for the same slot every time."""
+    name = f"view-job:{slot}"
+    job = owner.findChild(ViewJob, name, Qt.FindChildOption.FindDirectChildrenOnly)
+    if job is None:
+        job = ViewJob(owner)
+        job.setObjectName(name)
+    return job
 
 
 class JobProgressBar(QProgressBar):

@@ -82,13 +82,6 @@ class EncodedData:
     tracked: dict[str, TrackedAttribute]
     weights: np.ndarray | None = field(default=None, repr=False)
 
-    @property
-    def n_rows(self) -> int:
-        """Rows of the encoding: records, or histogram rows when weighted."""
-        if self.weights is not None:
-            return len(self.weights)
-        return self.n_records
-
     def row_counts(self, index: np.ndarray, minlength: int) -> np.ndarray:
         """Records per value of ``index`` (one entry per row), as int64."""
         return weighted_counts(index, self.weights, minlength)

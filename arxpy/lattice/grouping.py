@@ -137,9 +137,8 @@ class Grouper:
         self._root: EquivalenceClasses | None = None
         self._root_columns: dict[tuple[int, ...], np.ndarray] = {}
         self._root_bytes = 0
-        #: Number of transformations computed by roll-up / from the records.
+        #: Number of transformations computed by roll-up.
         self.rollups = 0
-        self.groupings = 0
 
     def radices(self, levels: Sequence[int]) -> list[int]:
         """Domain size of each quasi-identifier at ``levels``."""
@@ -176,7 +175,6 @@ class Grouper:
         }
         sums = {name: np.bincount(merged.inverse, weights=values, minlength=merged.n_classes)
                 for name, values in self.record_sums.items()}
-        self.groupings += 1
         # Decoded once here: grouping from the records is rare (the bottom, mostly), and a
         # source's key columns make rolling up many attributes at once cheaper.
         keys = merged.keys if merged.packed is None else merged.packed.decode()

@@ -40,9 +40,14 @@ class Method(Parameterized, ABC):
     #: Display name.
     label: ClassVar[str]
     #: What the method promises, in one sentence.
-    summary: ClassVar[str]
+    description: ClassVar[str]
     #: The paper the method implements ("" for ARX's own).
     reference: ClassVar[str] = ""
+    #: When a custodian would choose it, in plain words (help and ``arxpy methods``).
+    guidance: ClassVar[str] = ""
+    #: A baseline other methods are compared with rather than a way to publish (the
+    #: method selector lists it last and says so).
+    comparison_baseline: ClassVar[bool] = False
 
     @classmethod
     def owner_name(cls) -> str:
@@ -69,6 +74,7 @@ class Method(Parameterized, ABC):
 
     @classmethod
     def describe(cls) -> dict[str, Any]:
-        """Name, label, summary and declared parameters (JSON-able)."""
-        return {"name": cls.name, "label": cls.label, "summary": cls.summary,
-                "reference": cls.reference, "params": cls.describe_params()}
+        """Name, label, description (as ``summary``) and declared parameters (JSON-able)."""
+        return {"name": cls.name, "label": cls.label, "summary": cls.description,
+                "guidance": cls.guidance, "reference": cls.reference,
+                "params": cls.describe_params()}

@@ -30,9 +30,13 @@ class Generalization(Method):
 
     name = "generalization"
     label = "Generalization (lattice search)"
-    summary = ("Generalizes each quasi-identifier to one level of its hierarchy and suppresses "
-               "the records left in classes that fail the privacy models, choosing the "
-               "transformation with the least information loss.")
+    description = ("Generalizes each quasi-identifier to one level of its hierarchy and suppresses "
+                   "the records left in classes that fail the privacy models, choosing the "
+                   "transformation with the least information loss.")
+    guidance = ("The default, as in ARX: choose it for categorical and numeric quasi- "
+                "identifiers with hierarchies when you need a formal privacy model "
+                "(k-anonymity, l-diversity, t-closeness, risk thresholds) and want to compare "
+                "candidate transformations.")
     params = (
         Param("privacy_models", "objects", [{"kind": "k-anonymity", "k": 5}],
               label="privacy models", help="privacy models as settings objects, e.g. "

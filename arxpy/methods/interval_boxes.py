@@ -6,6 +6,10 @@ preserving medical information for research", REC'2014, §5 (L128-169), as speci
 a box (one interval per attribute) that at least k records share; the box is built
 around a seed with the asymmetric distance d(p, q) = max_i a_i(p)·|x_i(p) − x_i(q)|,
 where a_i = |∂C/∂x_i| of the target statistic C at the box centre (L144-153).
+
+With no statistic in mind the default target is ``standardized`` (a_i = 1/SD_i, distances
+in standard deviations), so no attribute's boxes are wide merely because its unit is
+small; ``uniform`` (a_i = 1, raw units) stays available by name.
 """
 
 from __future__ import annotations
@@ -33,9 +37,10 @@ from arxpy.release import Claim, Release, table_sha256
 ORDERS = ("input", "sorted", "random")
 MERGES = ("leftover", "seed", "widen")
 NEIGHBOURS = ("auto", "kd-tree", "exact")
-TARGETS = ("uniform", "mean", "variance", "covariance", "correlation", "weights")
 #: Targets whose gradient does not depend on the point (KD-tree path is valid).
-CONSTANT_TARGETS = ("uniform", "mean", "weights")
+CONSTANT_TARGETS = ("standardized", "uniform", "mean", "weights")
+#: Targets that name no attribute.
+_WHOLE_TABLE_TARGETS = ("standardized", "uniform")
 #: How often the loops look at the cancel token (iterations).
 _CHECK_EVERY = 256
 
@@ -55,26 +60,29 @@ class Target:
         return self.kind in CONSTANT_TARGETS
 
     def text(self) -> str:
-        if self.kind == "uniform":
-            return "uniform"
+        if self.kind in _WHOLE_TABLE_TARGETS:
+            return self.kind
         if self.kind == "weights":
             return "weights:" + ",".join(f"{a}={w:g}" for a, w in self.weights.items())
         return f"{self.kind}:{','.join(self.attributes)}"
 
 
 def parse_target(text: str) -> Target:
-    """``uniform``, ``mean:A``, ``variance:A``, ``covariance:A,B``, ``correlation:A,B`` or
-    ``weights:A=1,B=2`` as a :class:`Target`; ConfigurationError says what to write."""
+    """``standardized``, ``uniform``, ``mean:A``, ``variance:A``, ``covariance:A,B``,
+    ``correlation:A,B`` or ``weights:A=1,B=2`` as a :class:`Target`; ConfigurationError
+    says what to write."""
     text = text.strip()
     kind, _, rest = text.partition(":")
     kind = kind.strip().lower()
     names = tuple(a.strip() for a in rest.split(",") if a.strip())
-    wanted = {"uniform": 0, "mean": 1, "variance": 1, "covariance": 2, "correlation": 2}
+    wanted = {"standardized": 0, "uniform": 0, "mean": 1, "variance": 1, "covariance": 2,
+              "correlation": 2}
     if kind in wanted:
         if len(names) != wanted[kind]:
             raise ConfigurationError(
                 f"Cannot read statistic '{text}': {kind} takes {wanted[kind]} attribute(s), "
-                "e.g. mean:A, variance:A, covariance:A,B, correlation:A,B or uniform.")
+                "e.g. mean:A, variance:A, covariance:A,B, correlation:A,B, standardized or "
+                "uniform.")
         if len(set(names)) != len(names):
             raise ConfigurationError(f"Statistic '{text}' needs two different attributes.")
         return Target(kind, names)
@@ -95,8 +103,8 @@ def parse_target(text: str) -> Target:
             raise ConfigurationError(f"Statistic '{text}' needs at least one positive weight.")
         return Target("weights", tuple(weights), weights)
     raise ConfigurationError(
-        f"Unknown statistic '{text}'; use uniform, mean:A, variance:A, covariance:A,B, "
-        "correlation:A,B or weights:A=1,B=2.")
+        f"Unknown statistic '{text}'; use standardized, uniform, mean:A, variance:A, "
+        "covariance:A,B, correlation:A,B or weights:A=1,B=2.")
 
 
 def gradients(values: np.ndarray, attributes: Sequence[str], target: Target,
@@ -117,7 +125,10 @@ def gradients(values: np.ndarray, attributes: Sequence[str], target: Target,
                 f"({', '.join(attributes)}); add it to the attributes.")
     a = np.zeros((n_records, n_attrs))
     centred = values - values.mean(axis=0)
-    if target.kind == "uniform":
+    if target.kind == "standardized":
+        s = values.std(axis=0)
+        a[:] = 1.0 / np.where(s > 0, s, 1.0)  # a constant attribute: any weight ranks alike
+    elif target.kind == "uniform":
         a[:] = 1.0
     elif target.kind == "weights":
         for name, weight in target.weights.items():
@@ -420,9 +431,12 @@ class IntervalGeneralisation(Method):
 
     name = "intervals"
     label = "Interval generalisation"
-    summary = ("Replaces numeric quasi-identifiers by boxes (one interval per attribute) that "
-               "at least k records share, shaped to keep a chosen statistic narrow; interval "
-               "statistics of the release contain the true values.")
+    description = ("Replaces numeric quasi-identifiers by boxes (one interval per attribute) that "
+                   "at least k records share, shaped to keep a chosen statistic narrow; interval "
+                   "statistics of the release contain the true values.")
+    guidance = ("Choose it for numeric quasi-identifiers when analysts can work with intervals: "
+                "interval statistics of the release are guaranteed to contain the true "
+                "statistics.")
     reference = ("Xiang, O'Rawe, Kreinovich, Hajagos & Ferson (2014), Protecting patient "
                  "privacy while preserving medical information for research, REC'2014")
     params = (
@@ -431,8 +445,9 @@ class IntervalGeneralisation(Method):
               data_types=NUMERIC),
         Param("k", "int", 5, low=2, label="k", help="records sharing every box",
               step="§5 L155"),
-        Param("statistic", "text", "uniform", label="target statistic",
-              help="uniform, mean:A, variance:A, covariance:A,B, correlation:A,B or "
+        Param("statistic", "text", "standardized", label="target statistic",
+              help="standardized (a_i = 1/SD_i, scale-free), uniform (a_i = 1, raw "
+              "units), mean:A, variance:A, covariance:A,B, correlation:A,B or "
               "weights:A=1,B=2 (a_i = |dC/dx_i| at the box centre)", step="§5 L130-153"),
         Param("order", "choice", "input", choices=ORDERS, label="processing order",
               help="order in which records seed boxes (unspecified in the paper)",
@@ -520,7 +535,9 @@ class IntervalGeneralisation(Method):
 def gradient_rule(target: Target) -> str:
     """The gradient a_i = |dC/dx_i| the target uses, in words (for forms and reports)."""
     rules = {
-        "uniform": "a_i = 1 for every attribute (plain Chebyshev distance)",
+        "standardized": "a_i = 1/SD_i for every attribute (Chebyshev distance in standard "
+                        "deviations, so no unit makes an attribute's boxes wider)",
+        "uniform": "a_i = 1 for every attribute (plain Chebyshev distance in raw units)",
         "weights": "a_i = the given weight (constant)",
         "mean": "a_A = 1, other attributes floored at eps*max(a): they get wide intervals",
         "variance": "a_A(x) = 2|x_A - E_A| at the box centre; other attributes floored",

@@ -55,11 +55,6 @@ class GeneralizationBaseline:
     def suppressed_share(self) -> float:
         return len(self.suppressed) / max(len(self.mapping), 1)
 
-    @property
-    def generalized_share(self) -> float:
-        """Share of codes published as something other than themselves."""
-        return sum(g != c for c, g in self.mapping.items()) / max(len(self.mapping), 1)
-
     def estimate(self, queries: Sequence[Sequence[str]], reading: str = "uniform") -> np.ndarray:
         """Estimated COUNT of each query on original codes. ``uniform``: each of a node's
         n_g leaves equally likely, factor (1/n_g)^j; ``nonempty``: a generalised item
@@ -79,7 +74,8 @@ class GeneralizationBaseline:
                 out[q] = index.count_all(list(nodes)) * factor
         return out
 
-    def summary(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, object]:
+        """The baseline's figures, as the set-valued utility report holds them."""
         return {"baseline": "gen (proxy: global full-subtree generalisation)",
                 "k": self.k, "m": self.m, "codes": len(self.mapping),
                 "codes_generalized": sum(g != c for c, g in self.mapping.items()),
@@ -111,7 +107,8 @@ class SuppressionBaseline:
         return np.array([0 if gone.intersection(q) else index.count_all(q) for q in queries],
                         dtype=float)
 
-    def summary(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, object]:
+        """The baseline's figures, as the set-valued utility report holds them."""
         return {"baseline": "sup (proxy: global suppression)", "k": self.k, "m": self.m,
                 "codes": self.codes, "codes_suppressed": len(self.suppressed),
                 "suppressed_percent": 100.0 * self.suppressed_share, "rounds": self.rounds,

@@ -37,8 +37,11 @@ class TopBottomCoding(Method):
 
     name = "top-bottom-coding"
     label = "Top-and-bottom coding"
-    summary = ("Releases the values of a numeric attribute above a top code as one "
-               "category (>top) and below a bottom code as another (<bottom).")
+    description = ("Releases the values of a numeric attribute above a top code as one "
+                   "category (>top) and below a bottom code as another (<bottom).")
+    guidance = ("Choose it to hide the extremes of one numeric attribute (very old ages, very "
+                "high incomes). It protects no record by itself: combine it with a privacy "
+                "model.")
     reference = "Hundepool et al. (2012), Statistical Disclosure Control, §3.4.2"
     params = (
         Param("attribute", "attribute", label="attribute",

@@ -27,7 +27,7 @@ from arxpy.params import Param, Parameterized
 class PrivacyModel(Parameterized, ABC):
     """Base class of privacy models (k-anonymity, l-diversity, t-closeness, ...).
 
-    A subclass declares ``kind``, ``label``, ``summary`` and ``params``; its constructor
+    A subclass declares ``kind``, ``label``, ``description`` and ``params``; its constructor
     is the declaration's (positional arguments in declaration order).
     """
 
@@ -36,7 +36,7 @@ class PrivacyModel(Parameterized, ABC):
     #: Display name, e.g. ``"t-Closeness"``.
     label: ClassVar[str] = ""
     #: What the model promises, in one sentence for people.
-    summary: ClassVar[str] = ""
+    description: ClassVar[str] = ""
     params: ClassVar[tuple[Param, ...]] = ()
     #: Anonymity is preserved by generalization when records may be suppressed.
     monotonic_with_suppression: ClassVar[bool] = False

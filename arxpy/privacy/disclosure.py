@@ -28,8 +28,8 @@ class DeltaDisclosure(SensitiveAttributeModel):
 
     kind = "delta-disclosure"
     label = "δ-Disclosure privacy"
-    summary = ("No class changes the frequency of a sensitive value by a factor of 2^δ "
-               "or more.")
+    description = ("No class changes the frequency of a sensitive value by a factor of 2^δ "
+                   "or more.")
     params = (ATTRIBUTE,
               Param("delta", "float", suggested=1.0, low=0, low_open=True, label="δ",
                     help="Largest log2 of the ratio of a value's frequency in a class to "

@@ -23,8 +23,8 @@ class KAnonymity(PrivacyModel):
 
     kind = "k-anonymity"
     label = "k-Anonymity"
-    summary = ("Every record is indistinguishable from at least k - 1 others in its "
-               "quasi-identifiers.")
+    description = ("Every record is indistinguishable from at least k - 1 others in its "
+                   "quasi-identifiers.")
     params = (Param("k", "int", suggested=5, low=1, unit="records",
                     help="Every class holds at least k records"),)
     monotonic_with_suppression = True

@@ -77,7 +77,8 @@ class KmCheck:
     def ok(self) -> bool:
         return self.violations_found == 0 and not self.cluster_violations
 
-    def summary(self) -> str:
+    def describe(self) -> str:
+        """The verdict in one sentence."""
         if self.ok:
             return (f"k^m-anonymous (k = {self.k}, m = {self.m}): all {self.record_chunks} "
                     f"record chunks and {self.shared_chunks} shared chunks pass; all "

@@ -63,8 +63,8 @@ class DistinctLDiversity(_LDiversity):
 
     kind = "distinct-l-diversity"
     label = "Distinct l-diversity"
-    summary = ("Every equivalence class holds at least l distinct values of the sensitive "
-               "attribute.")
+    description = ("Every equivalence class holds at least l distinct values of the sensitive "
+                   "attribute.")
     params = (ATTRIBUTE, WHOLE_L)
     # ARX DistinctLDiversity: super(attribute, l, true, true)
     monotonic_with_suppression = True
@@ -107,7 +107,7 @@ class EntropyLDiversity(_LDiversity):
 
     kind = "entropy-l-diversity"
     label = "Entropy l-diversity"
-    summary = "The entropy of the sensitive values in every class is at least ln(l)."
+    description = "The entropy of the sensitive values in every class is at least ln(l)."
     params = (ATTRIBUTE,
               Param("l", "float", suggested=2.0, low=1, help="Entropy of each class >= ln(l)"),
               Param("estimator", "choice", "shannon", choices=ENTROPY_ESTIMATORS,
@@ -160,8 +160,8 @@ class RecursiveCLDiversity(_LDiversity):
 
     kind = "recursive-cl-diversity"
     label = "Recursive (c,l)-diversity"
-    summary = ("In every class the most frequent sensitive value is rarer than c times the "
-               "l-th and less frequent ones together.")
+    description = ("In every class the most frequent sensitive value is rarer than c times the "
+                   "l-th and less frequent ones together.")
     params = (ATTRIBUTE,
               Param("c", "float", suggested=4.0, low=0, low_open=True,
                     help="r1 < c (rl + ... + rm)"),

@@ -70,8 +70,8 @@ class BasicBetaLikeness(_BetaLikeness):
 
     kind = "basic-beta-likeness"
     label = "Basic β-likeness"
-    summary = ("No sensitive value is more than (1 + β) times as frequent in a class as in "
-               "the dataset.")
+    description = ("No sensitive value is more than (1 + β) times as frequent in a class as in "
+                   "the dataset.")
     variant = "basic"
 
 
@@ -81,7 +81,7 @@ class EnhancedBetaLikeness(_BetaLikeness):
 
     kind = "enhanced-beta-likeness"
     label = "Enhanced β-likeness"
-    summary = "Like basic β-likeness, with a logarithmic bound for rare values."
+    description = "Like basic β-likeness, with a logarithmic bound for rare values."
     variant = "enhanced"
 
     def value_bound(self, classes: EquivalenceClasses) -> np.ndarray | float:

@@ -38,8 +38,8 @@ class PopulationUniqueness(PrivacyModel):
 
     kind = "population-uniqueness"
     label = "Population uniqueness"
-    summary = ("The estimated share of the population that is unique in the output stays "
-               "below the threshold.")
+    description = ("The estimated share of the population that is unique in the output stays "
+                   "below the threshold.")
     params = (
         Param("threshold", "float", suggested=0.01, low=0, high=1, low_open=True, high_open=True,
               help="Largest estimated share of the population that is unique (e.g. 0.01 "

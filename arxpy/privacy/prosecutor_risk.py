@@ -37,8 +37,8 @@ class ProsecutorRisk(KAnonymity):
 
     kind = "prosecutor-risk"
     label = "Prosecutor risk"
-    summary = ("No record's prosecutor re-identification risk (1 / class size) exceeds the "
-               "threshold.")
+    description = ("No record's prosecutor re-identification risk (1 / class size) exceeds the "
+                   "threshold.")
     params = (Param("threshold", "float", suggested=0.2, low=0, high=1, low_open=True,
                     help="Largest re-identification risk of any record (1 / class size; "
                          "e.g. 0.2 for classes of 5 or more)"),)

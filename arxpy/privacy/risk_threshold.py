@@ -36,8 +36,8 @@ class AverageRisk(PrivacyModel):
 
     kind = "average-risk"
     label = "Average re-identification risk"
-    summary = ("The average prosecutor re-identification risk (1 / class size) stays below "
-               "the threshold.")
+    description = ("The average prosecutor re-identification risk (1 / class size) stays below "
+                   "the threshold.")
     # ARX accepts [0, 1); 0 can never be met (every risk is positive), so we refuse it.
     params = (Param("threshold", "float", suggested=0.05, low=0, high=1, low_open=True,
                     high_open=True, help="Largest average prosecutor risk (e.g. 0.05 for 5%)"),)

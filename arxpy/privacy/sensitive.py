@@ -7,10 +7,6 @@ take per-class maxima over sparse distributions.
 
 from __future__ import annotations
 
-import math
-from numbers import Real
-from typing import Any
-
 import numpy as np
 
 from arxpy.errors import ConfigurationError
@@ -22,15 +18,6 @@ from arxpy.privacy.base import PrivacyModel
 #: Relative slack for comparisons of sums of logarithms, so that a class exactly at
 #: the threshold (entropy exactly log l) is not rejected by rounding.
 LOG_SLACK = 1e-12
-
-
-def require_number(value: Any, name: str, model: str) -> float:
-    """``value`` as a float, or a ConfigurationError naming the parameter and model."""
-    if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(value):
-        raise ConfigurationError(f"Parameter {name} of {model} must be a number, got {value!r}.")
-    if not math.isfinite(value):
-        raise ConfigurationError(f"Parameter {name} of {model} must be finite, got {value!r}.")
-    return float(value)
 
 
 def class_max(class_index: np.ndarray, values: np.ndarray, n_classes: int) -> np.ndarray:

@@ -345,8 +345,8 @@ class TCloseness(SensitiveAttributeModel):
 
     kind = "t-closeness"
     label = "t-Closeness"
-    summary = ("The distribution of the sensitive attribute in every class is within "
-               "distance t of its distribution in the whole dataset.")
+    description = ("The distribution of the sensitive attribute in every class is within "
+                   "distance t of its distribution in the whole dataset.")
     params = (ATTRIBUTE,
               Param("t", "float", suggested=0.2, low=0, high=1,
                     help="Largest distance to the overall distribution (earth mover's "

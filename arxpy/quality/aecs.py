@@ -26,6 +26,7 @@ class AverageClassSize(QualityModel):
 
     name = "aecs"
     label = "Average equivalence class size"
+    description = ("The average number of records per equivalence class (lower is better).")
     params = (GS_FACTOR,)
     gs_factor: float
     _n_records: int | None = None  # set by prepare() on the run's clone

@@ -33,6 +33,8 @@ class QualityModel(Parameterized, ABC):
     name: ClassVar[str]
     #: Human-readable name, e.g. ``"Loss"``.
     label: ClassVar[str]
+    #: What the model measures, in one sentence (help and ``arxpy glossary``).
+    description: ClassVar[str] = ""
     params: ClassVar[tuple[Param, ...]] = ()
     #: Most records an anonymous transformation may suppress (None: any number). The
     #: search sets it on the run's copy; bounds may count on it, since only anonymous

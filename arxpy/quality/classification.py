@@ -133,6 +133,8 @@ class Classification(QualityModel):
 
     name = "classification"
     label = "Classification accuracy"
+    description = ("How well the quasi-identifiers, as generalized, still predict a chosen class "
+                   "attribute (ARX's classification metric).")
 
     params = (
         Param("class_attribute", "attribute", help="the attribute to predict",

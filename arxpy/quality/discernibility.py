@@ -23,6 +23,8 @@ class Discernibility(QualityModel):
 
     name = "dm"
     label = "Discernibility"
+    description = ("Each record is charged the size of its class; suppressed records are charged "
+                   "the whole table (lower is better).")
     params = (MONOTONIC,)
     monotonic: bool
     _n_records: int | None = None  # set by prepare() on the run's clone

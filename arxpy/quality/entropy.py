@@ -57,6 +57,8 @@ class NonUniformEntropy(QualityModel):
 
     name = "entropy"
     label = "Non-uniform entropy"
+    description = ("The information lost when a value is replaced by its generalization, "
+                   "measured in bits per record (non-uniform entropy; lower is better).")
     params = (GS_FACTOR, MONOTONIC)
     gs_factor: float
     monotonic: bool

@@ -22,6 +22,8 @@ class Height(QualityModel):
 
     name = "height"
     label = "Height"
+    description = ("The sum of the generalization levels chosen for the quasi-identifiers (lower "
+                   "is better).")
     _weights: np.ndarray | None = None  # set by prepare() on the run's clone
 
     def prepare(self, data: EncodedData) -> None:

@@ -42,6 +42,8 @@ class KLDivergence(QualityModel):
 
     name = "kl"
     label = "KL divergence"
+    description = ("The Kullback-Leibler divergence between the original and the anonymized "
+                   "distribution of the quasi-identifiers (lower is better).")
     _qis: list[QuasiIdentifier] | None = None  # set by prepare() on the run's clone
 
     def prepare(self, data: EncodedData) -> None:

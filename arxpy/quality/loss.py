@@ -47,6 +47,9 @@ class Loss(QualityModel):
 
     name = "loss"
     label = "Loss"
+    description = ("The share of each attribute's domain that a generalized value covers, "
+                   "suppressed records counting as fully lost (0 no loss, 1 everything "
+                   "generalized away).")
 
     params = (
         GS_FACTOR,

@@ -78,6 +78,8 @@ class Precision(QualityModel):
 
     name = "precision"
     label = "Precision"
+    description = ("The generalization level of each value relative to the height of its "
+                   "hierarchy, averaged over values (0 no loss, 1 everything generalized away).")
     params = (GS_FACTOR, MONOTONIC)
     gs_factor: float
     monotonic: bool

@@ -133,8 +133,9 @@ class Verdict:
         if not self.checks:
             return "Not anonymous: this release claims no privacy property."
         if self.failed:
-            return (f"NOT anonymous: {len(self.failed)} of {len(self.checks)} claim(s) do not "
-                    "hold on the released records.")
+            return (f"NOT anonymous: {len(self.failed)} of {_claims(len(self.checks))} "
+                    f"{'does' if len(self.failed) == 1 else 'do'} not hold on the released "
+                    "records.")
         if not self.protecting:
             kinds = ", ".join(sorted({c.claim.kind for c in self.checks}))
             return (f"Not anonymous: its claims ({kinds}) describe the transformation but "
@@ -145,9 +146,12 @@ class Verdict:
                     f"{self.attacker.smallest:,}): the method's claims cover "
                     f"{', '.join(covered) or 'none of them'} only.")
         if self.unchecked:
-            return (f"Not verified: {len(self.unchecked)} of {len(self.checks)} claim(s) are not "
-                    "independently checkable; the others hold.")
-        return f"Anonymous: all {len(self.checks)} claim(s) verified independently."
+            return (f"Not verified: {len(self.unchecked)} of {_claims(len(self.checks))} "
+                    f"{'is' if len(self.unchecked) == 1 else 'are'} not independently "
+                    "checkable; the others hold.")
+        if len(self.checks) == 1:
+            return "Anonymous: its one claim verified independently."
+        return f"Anonymous: all {_claims(len(self.checks))} verified independently."
 
     @property
     def status(self) -> str:
@@ -199,3 +203,7 @@ def _percent(value: float | None) -> str:
         return "n/a"
     shown = f"{100 * value:.2f}".rstrip("0").rstrip(".")
     return f"{shown} %"
+
+
+def _claims(count: int) -> str:
+    return f"{count} claim{'' if count == 1 else 's'}"

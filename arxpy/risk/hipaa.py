@@ -344,7 +344,6 @@ class _SpecialTally:
         self.total = self.zip3 = self.ages = self.codes = 0
         self.restricted: set[str] = set()
         self.oldest: float | None = None
-        self.age_like = False
 
     def add(self, distinct: pd.Series, shape: _Shape) -> None:
         """Count the rules' matches among ``distinct`` (``total`` is the caller's)."""

@@ -113,7 +113,7 @@ class PropertiesPanel(QWidget):
             return
         self.scores_button.setEnabled(False)
         self.last_job = start_job(self, lambda: (levels, quality_scores(result, levels)),
-                                  self._scores_done, self._failed)
+                                  self._scores_done, self._failed, slot="scores")
 
     def _summary_done(self, value: tuple) -> None:
         showing, summary = value

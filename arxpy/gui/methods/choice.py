@@ -31,17 +31,22 @@ class MethodChoice:
 
     name: str
     label: str
-    summary: str
+    description: str
 
 
 def selectable_methods() -> list[MethodChoice]:
-    """The lattice search first, then every other registered method by label."""
+    """The lattice search first, then every other registered method by label, the
+    comparison baselines last and named as such."""
     classes = method_classes()
     lattice = classes[LATTICE]
     others = sorted((cls for name, cls in classes.items() if name != LATTICE),
-                    key=lambda cls: cls.label.lower())
-    return [MethodChoice(LATTICE, LATTICE_LABEL, lattice.summary)] + [
-        MethodChoice(cls.name, cls.label, cls.summary) for cls in others]
+                    key=lambda cls: (cls.comparison_baseline, cls.label.lower()))
+    return [MethodChoice(LATTICE, LATTICE_LABEL, lattice.description)] + [
+        MethodChoice(cls.name, _choice_label(cls), cls.description) for cls in others]
+
+
+def _choice_label(cls: type[Method]) -> str:
+    return f"{cls.label}: comparison baseline" if cls.comparison_baseline else cls.label
 
 
 def chosen_method(settings: Mapping[str, Any]) -> str:

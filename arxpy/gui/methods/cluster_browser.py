@@ -41,10 +41,9 @@ from PySide6.QtWidgets import (
 
 from arxpy.data import icd9
 from arxpy.gui.code_sets import codes_tooltip, display_code
-from arxpy.gui.methods.common import cancel_jobs_on_destroy
 from arxpy.gui.plain_text import tooltip
 from arxpy.gui.utility.common import note
-from arxpy.gui.workers import JobWorker
+from arxpy.gui.workers import JobWorker, ViewJob
 
 _Index = QModelIndex | QPersistentModelIndex
 #: Backgrounds: a block's domain row, shared-chunk bands, item chunks, a found code.
@@ -378,7 +377,7 @@ class ClusterBrowser(QWidget):
         super().__init__(parent)
         self.published = published
         self.index: PublicationIndex | None = None  # built in the background when shown
-        self.worker: JobWorker | None = None
+        self.job = ViewJob(self)
         self.search = QLineEdit()
         self.search.setPlaceholderText("Find clusters holding a code, e.g. 296.01 or 29601")
         self.search.setClearButtonEnabled(True)
@@ -425,11 +424,10 @@ class ClusterBrowser(QWidget):
             "chunks over the records of several clusters (green band). Which subrecords "
             "belong to the same patient is not published."))
         layout.addWidget(splitter, 1)
-        cancel_jobs_on_destroy(self, self)
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
-        if self.index is None and self.worker is None:
+        if self.index is None and not self.job.running:
             self.start()
 
     def start(self) -> JobWorker:
@@ -437,14 +435,15 @@ class ClusterBrowser(QWidget):
         def build(progress=None, cancel=None) -> PublicationIndex:
             return PublicationIndex(self.published)
 
-        self.worker = JobWorker(build, self)
-        self.worker.finished.connect(self._indexed)
-        self.worker.failed.connect(self.found.setText)
-        self.worker.start()
-        return self.worker
+        return self.job.start(build, on_finished=self._indexed,
+                              on_failed=self.found.setText)
+
+    @property
+    def worker(self) -> JobWorker | None:
+        return self.job.worker
 
     def _indexed(self, index: PublicationIndex) -> None:
-        self.index, self.worker = index, None
+        self.index = index
         self.list_model = ClusterListModel(index, self)
         self.list.setModel(self.list_model)
         header = self.list.horizontalHeader()  # fixed widths: measuring 3,000 rows stalls

@@ -28,11 +28,9 @@ from arxpy.errors import ArxpyError
 from arxpy.gui.methods.common import (
     Figures,
     SizeHistogram,
-    cancel_jobs_on_destroy,
     caveat_banner,
     number,
 )
-from arxpy.gui.methods.jobs import CONDENSATION_METHODS
 from arxpy.gui.methods.preservation_view import ModelPreservationView
 from arxpy.gui.methods.views import MethodRun, register_result_view
 from arxpy.gui.plain_text import set_axis_label
@@ -47,8 +45,9 @@ from arxpy.gui.utility.common import (
     read_only_table,
     tint_headers,
 )
-from arxpy.gui.workers import JobWorker
+from arxpy.gui.workers import JobWorker, ViewJob
 from arxpy.methods.condensation import CAVEAT
+from arxpy.workflows.model_preservation import CONDENSATION_METHODS
 
 IMPROVED = "improved-condensation"
 #: What each method's rows are, for the overview.
@@ -268,13 +267,12 @@ class StatisticsView(QWidget):
         self.run = run
         self.statistics: pd.DataFrame | None = None
         self.privacy: dict[str, float] | None = None
-        self.worker: JobWorker | None = None
+        self.job = ViewJob(self)
         self.table = read_only_table(self.COLUMNS)
         tint_headers(self.table, {2: INPUT_COLOR, 3: OUTPUT_COLOR})
         self.privacy_table = read_only_table(("Attribute", "Π(A|B)", "Π(A) unreleased",
                                               "Kept"))
         self.status = note("Computing…")
-        cancel_jobs_on_destroy(self, self)
         side = QVBoxLayout()
         side.addWidget(QLabel("<b>Conditional privacy</b>"))
         side.addWidget(note("Π(A|B) = 2<sup>h(A|B)</sup>: how uncertain an original value A "
@@ -297,16 +295,17 @@ class StatisticsView(QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
-        if self.statistics is None and self.worker is None:
+        if self.statistics is None and not self.job.running:
             self.start()
 
     def start(self) -> JobWorker:
         """Compute in the background; the tables fill when it finishes."""
-        self.worker = JobWorker(_statistics_job, self, run=self.run)
-        self.worker.finished.connect(self._show)
-        self.worker.failed.connect(self.status.setText)
-        self.worker.start()
-        return self.worker
+        return self.job.start(_statistics_job, run=self.run, on_finished=self._show,
+                              on_failed=self.status.setText)
+
+    @property
+    def worker(self) -> JobWorker | None:
+        return self.job.worker
 
     def _show(self, result) -> None:
         self.statistics, self.privacy = result

@@ -150,7 +150,7 @@ def utility_job(run: MethodRun, *, policy: str, reconstructions: int = 5,
         base = global_generalization(original, k, m, check=check) if baseline == "gen" \
             else global_suppression(original, k, m, check=check)
         estimators["baseline"] = base.estimate
-        summary = base.summary()
+        summary = base.to_dict()
         if isinstance(base, GeneralizationBaseline):
             # Queries touch only the codes the generalisation kept [P L217].
             allowed = {c for c, g in base.mapping.items() if g is not None}

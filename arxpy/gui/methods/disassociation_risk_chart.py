@@ -28,10 +28,9 @@ from arxpy.analysis.setvalued_risk import (
 )
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ArxpyError
-from arxpy.gui.methods.common import cancel_jobs_on_destroy
 from arxpy.gui.methods.disassociation_jobs import RiskPreview, risk_preview_job
 from arxpy.gui.utility.common import note, plot_widget
-from arxpy.gui.workers import JobWorker
+from arxpy.gui.workers import JobWorker, ViewJob
 from arxpy.methods import method_from_dict
 from arxpy.methods.disassociation import Disassociation
 
@@ -151,12 +150,14 @@ class RiskChart(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.worker: JobWorker | None = None
+        self.job = ViewJob(self)
+        self.job.progress.connect(lambda _percent, message: self.status.setText(message + "…"))
+        self.job.failed.connect(self._ended)
+        self.job.cancelled.connect(lambda: self._ended(""))
         self.risk: CombinationRisk | None = None  # what the chart shows
         self._wanted: tuple[pd.DataFrame, Disassociation] | None = None
         self._timer = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._timer.timeout.connect(self._start)
-        cancel_jobs_on_destroy(self, self)
         self.figure = QLabel(wordWrap=True)
         self.figure.setToolTip("Records holding a combination of at most m codes that fewer "
                                "than k records share: an attacker who knows those codes "
@@ -183,7 +184,7 @@ class RiskChart(QWidget):
     @property
     def busy(self) -> bool:
         """A count is waiting or running."""
-        return self._timer.isActive() or self.worker is not None
+        return self._timer.isActive() or self.job.running
 
     def show_values(self, values: Mapping[str, Any], data: pd.DataFrame | None,
                     definition: DataDefinition | None) -> None:
@@ -199,8 +200,7 @@ class RiskChart(QWidget):
             if _COUNTED.holds(data, _reading(method)) else None
         if known is not None:
             self._timer.stop()
-            if self.worker is not None:
-                self.worker.cancel()  # superseded: its result only fills the cache
+            self.job.forget()  # superseded
             self._draw(known, len(_COUNTED.sets))
             return
         self.status.setText(f"Counting for k = {method.k}, m = {method.m}…")
@@ -211,34 +211,24 @@ class RiskChart(QWidget):
         if self._wanted is None:
             return
         data, method = self._wanted
-        if self.worker is not None:
-            self.worker.cancel()
         counted = _COUNTED.of(data, _reading(method))
-        worker = JobWorker(risk_preview_job, self, method=method, data=data,
-                           sets=counted.sets, counts=counted.counts)
-        worker.progress.connect(lambda _percent, message: self.status.setText(message + "…"))
-        worker.finished.connect(lambda result: self._done(worker, data, method, result))
-        worker.failed.connect(lambda message: self._ended(worker, message))
-        worker.cancelled.connect(lambda: self._ended(worker, ""))
-        self.worker = worker
-        worker.start()
+        self.job.start(risk_preview_job, method=method, data=data, sets=counted.sets,
+                       counts=counted.counts,
+                       on_finished=lambda result: self._done(data, method, result))
 
-    def _done(self, worker: JobWorker, data: pd.DataFrame, method: Disassociation,
-              result: RiskPreview) -> None:
-        # A superseded count still fills the cache: the user may come back to its k, m.
-        if _COUNTED.holds(data, _reading(method)):
+    @property
+    def worker(self) -> JobWorker | None:
+        return self.job.worker
+
+    def _done(self, data: pd.DataFrame, method: Disassociation, result: RiskPreview) -> None:
+        if _COUNTED.holds(data, _reading(method)):  # the user may come back to this k, m
             _COUNTED.sets, _COUNTED.counts = result.sets, result.risk
             _COUNTED.percent[(method.k, method.m)] = result.risk.records_at_risk_percent
-        if worker is not self.worker:
-            return
-        self.worker = None
         self._draw(result.risk, len(result.sets))
 
-    def _ended(self, worker: JobWorker, message: str) -> None:
-        if worker is self.worker:
-            self.worker = None
-            self.status.setText(message)
-            self.status.setVisible(bool(message))
+    def _ended(self, message: str) -> None:
+        self.status.setText(message)
+        self.status.setVisible(bool(message))
 
     def _draw(self, risk: CombinationRisk, records: int) -> None:
         self.risk = risk

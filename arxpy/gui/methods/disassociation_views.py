@@ -45,7 +45,6 @@ from arxpy.gui.methods.cluster_browser import ClusterBrowser
 from arxpy.gui.methods.common import (
     Figures,
     SizeHistogram,
-    cancel_jobs_on_destroy,
     caveat_banner,
     frame_view,
     number,
@@ -75,7 +74,7 @@ from arxpy.gui.utility.common import (
     thinned_ticks,
 )
 from arxpy.gui.utility.runner import JobControls
-from arxpy.gui.workers import JobWorker
+from arxpy.gui.workers import JobWorker, ViewJob
 from arxpy.methods.disassociation import CAVEAT
 
 METHOD = "disassociation"
@@ -116,7 +115,10 @@ class PublicationView(QWidget):
         super().__init__(parent)
         self.run = run
         self.summary: PublicationSummary | None = None
-        self.worker: JobWorker | None = None  # the summary and independent check
+        self.job = ViewJob(self)  # the summary and the independent check
+        self.job.finished.connect(self._show)
+        self.job.failed.connect(lambda message: _set_badge(
+            self.badge, f"The check could not run: {message}", VERMILLION))
         self.exports: list[JobWorker] = []  # writes the user asked for run to the end
         k, m = run.release.published["k"], run.release.published["m"]
         self.badge = _badge(f"Checking {k}^{m}-anonymity of every chunk independently…",
@@ -124,7 +126,6 @@ class PublicationView(QWidget):
         self.figures = Figures([(t, "…", e) for t, e in self.FIGURES], columns=6)
         self.places = note()
         self.histogram_box = QVBoxLayout()
-        cancel_jobs_on_destroy(self, self)
         layout = QVBoxLayout(self)
         layout.addWidget(caveat_banner(CAVEAT))
         layout.addWidget(self.badge)
@@ -137,24 +138,22 @@ class PublicationView(QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().showEvent(event)
-        if self.summary is None and self.worker is None:
+        if self.summary is None and not self.job.running:
             self.start()
 
     def start(self) -> JobWorker:
         """Count the publication and run the independent checker in the background."""
-        worker = JobWorker(summary_job, self, run=self.run)
-        worker.finished.connect(self._show)
-        worker.failed.connect(lambda message: _set_badge(
-            self.badge, f"The check could not run: {message}", VERMILLION))
-        self.worker = worker
-        worker.start()
-        return worker
+        return self.job.start(summary_job, run=self.run)
+
+    @property
+    def worker(self) -> JobWorker | None:
+        return self.job.worker
 
     def _show(self, summary: PublicationSummary) -> None:
         self.summary = summary
         check = summary.check
         _set_badge(self.badge, ("✔ Verified independently: " if check.ok else "✘ ")
-                   + check.summary(), "#1a7f37" if check.ok else "#b3261e")
+                   + check.describe(), "#1a7f37" if check.ok else "#b3261e")
         lines = []  # the badge's tooltip (codes as text, never HTML)
         if not check.ok and check.itemset_violations:
             first = check.itemset_violations[0]
@@ -276,7 +275,6 @@ class UtilityView(QWidget):
             self.baseline.addItem(label, key)
         self.w2 = QSpinBox(minimum=4, maximum=20000, value=1000, singleStep=100)
         self.controls = JobControls("Compute")
-        cancel_jobs_on_destroy(self, self.controls)
         self.controls.run_requested.connect(self.start)
         self.controls.finished.connect(self._show)
         # The plots are made when the view is first shown (about 40 ms each): a run's
@@ -490,7 +488,6 @@ class CombinationRiskView(QWidget):
         self.k = QSpinBox(minimum=2, maximum=1000, value=run.method.k)
         self.m = QSpinBox(minimum=1, maximum=5, value=run.method.m)
         self.controls = JobControls("Compute")
-        cancel_jobs_on_destroy(self, self.controls)
         self.controls.run_requested.connect(self.start)
         self.controls.finished.connect(self._show)
         self.headline = QLabel()

@@ -22,7 +22,7 @@ from arxpy.methods import method_from_dict
 from arxpy.methods.condensation import CAVEAT
 from arxpy.methods.disassociation import CAVEAT as DISASSOCIATION_CAVEAT
 from arxpy.methods.disassociation.method import COSTLY_M
-from arxpy.methods.interval_boxes import gradient_rule, parse_target
+from arxpy.methods.interval_boxes import IntervalGeneralisation, gradient_rule, parse_target
 
 FormHint = Callable[[Mapping[str, Any]], str]
 DataHint = Callable[[Mapping[str, Any], pd.DataFrame, DataDefinition], str]
@@ -82,7 +82,8 @@ def form_hint(method: str, values: Mapping[str, Any], data: pd.DataFrame | None 
 def interval_hint(values: Mapping[str, Any]) -> str:
     """The gradient rule of the target statistic, which attributes it ignores (they get
     wide intervals), and the caveat."""
-    target = parse_target(str(values.get("statistic") or "uniform"))
+    declared = next(p.default for p in IntervalGeneralisation.params if p.name == "statistic")
+    target = parse_target(str(values.get("statistic") or declared))
     lines = [f"Gradient rule: {gradient_rule(target)}."]
     ignored = [a for a in values.get("attributes") or () if target.attributes
                and target.kind != "weights" and a not in target.attributes]

@@ -36,7 +36,6 @@ from arxpy.gui.methods.common import (
     SERIES_COLORS,
     Figures,
     SizeHistogram,
-    cancel_jobs_on_destroy,
     caveat_banner,
     frame_view,
     number,
@@ -178,7 +177,6 @@ class StatisticsPanel(QWidget):
         self.holder.setChecked(True)
         self.holder.toggled.connect(lambda _: self._show(self.result))
         self.controls = JobControls("Compute")
-        cancel_jobs_on_destroy(self, self.controls)
         self.controls.run_requested.connect(self.start)
         self.controls.finished.connect(self._show)
         self.table = read_only_table(self.COLUMNS)
@@ -252,7 +250,6 @@ class KSweepView(QWidget):
                                                       for p in target_pairs(run.method))])
         self.statistic.currentTextChanged.connect(lambda _: self._draw())
         self.controls = JobControls("Run sweep")
-        cancel_jobs_on_destroy(self, self.controls)
         self.controls.run_requested.connect(self.start)
         self.controls.finished.connect(self._show)
         self.plot = plot_widget("Width of the statistic's range against k", "k", "width")

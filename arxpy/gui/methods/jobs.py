@@ -1,9 +1,10 @@
-"""The method result views' background work, as plain jobs (no Qt) run by JobWorker.
+"""The interval views' background work, as plain jobs (no Qt) run by JobWorker.
 
 They join a finished run's method (arxpy.methods) to the analyses of its release
 (arxpy.analysis), which the two sibling layers cannot do themselves. Each takes
 ``progress`` and ``cancel`` keyword arguments like every engine job, so tests call
-them directly.
+them directly. The condensation compare mode's job is a workflow shared with
+``arxpy compare-models`` (:mod:`arxpy.workflows.model_preservation`).
 """
 
 from __future__ import annotations
@@ -14,104 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from arxpy.analysis.condensation_report import (
-    Anonymizer,
-    input_order,
-    preservation_by_method,
-    released_mask,
-)
 from arxpy.analysis.interval_report import SWEEP_STATISTICS, statistics_table, width_sweep
-from arxpy.analysis.model_preservation import (
-    ModelPreservation,
-    ModelSpec,
-    analysed_covariates,
-)
-from arxpy.data.definition import DataDefinition
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
-from arxpy.methods.base import Method
 from arxpy.methods.interval_boxes import IntervalGeneralisation, numeric_columns
-from arxpy.methods.registry import method_classes
-
-#: The condensation family, in the order the compare mode lists them.
-CONDENSATION_METHODS = ("improved-condensation", "condensation", "tfrp", "mdav")
-#: What the compare mode offers: the family and the paper's k-anonymity baseline.
-COMPARED_METHODS = (*CONDENSATION_METHODS, "k-anonymity-baseline")
-
-
-def sibling_method(method: Method, name: str, analyses: Sequence[ModelSpec],
-                   columns: Sequence[str] = ()) -> Method:
-    """Method ``name`` with ``method``'s shared settings (k, generator, kinds ...).
-
-    Improved condensation needs a survival time: it comes from ``method`` when that is
-    improved condensation too, else from the first declared Cox analysis (spec §6: the
-    declarations set the defaults). The k-anonymity baseline generalizes the declared
-    analyses' covariates (the outcomes stay as they are), as ``compare-models`` does.
-    """
-    cls = method_classes()[name]
-    own = method.get_params()
-    names = {p.name for p in cls.params}
-    params = {key: value for key, value in own.items() if key in names}
-    if "time" in names and not params.get("time"):
-        cox = next((a for a in analyses if a.type == "cox"), None)
-        if cox is None:
-            raise ConfigurationError(
-                "Improved condensation needs a survival time: declare a Cox analysis, "
-                "or leave improved condensation out of the comparison.")
-        params.update(time=cox.time, status=cox.event, event_value=cox.event_value)
-    if "quasi_identifiers" in names and not params.get("quasi_identifiers"):
-        order = list(columns) or list(dict.fromkeys(c for a in analyses for c in a.covariates))
-        params["quasi_identifiers"] = analysed_covariates(analyses, order)
-    return cls(**params)
-
-
-def anonymizer(method: Method, data: pd.DataFrame, definition: DataDefinition,
-               cancel: CancelToken | None) -> Anonymizer:
-    """seed -> the released rows of ``method`` run with that seed, in input order
-    (suppressed records are not released, so the recipient's models never see them).
-    A method without a seed is deterministic: it runs once and its table stands for
-    every repetition (the same object, so the models are fitted once)."""
-    params = method.get_params()
-    seeded = "seed" in params
-    tables: list[pd.DataFrame] = []
-
-    def run(seed: int) -> pd.DataFrame:
-        if tables and not seeded:
-            return tables[0]
-        settings = {**params, "seed": seed} if seeded else params
-        release = type(method)(**settings).run(data, definition, cancel=cancel)
-        tables[:] = [input_order(release).loc[released_mask(release)].reset_index(drop=True)]
-        return tables[0]
-
-    return run
-
-
-def model_preservation_job(method: Method, data: pd.DataFrame, definition: DataDefinition,
-                           analyses: Sequence[ModelSpec], repeats: int, seed: int,
-                           compare_with: Sequence[str] = (), alpha: float = 0.05, *,
-                           ks: Sequence[int] = (), label: str | None = None,
-                           progress: Progress | None = None,
-                           cancel: CancelToken | None = None) -> dict[str, ModelPreservation]:
-    """The run's method (and the methods in ``compare_with``) at the run's k or at each
-    of ``ks``, repeated ``repeats`` times with seeds seed..seed+R-1, the analyses
-    compared on each (the compare mode of spec §6)."""
-    methods = {label or method.label: method}
-    for name in compare_with:
-        if name != method.name:
-            sibling = sibling_method(method, name, analyses, list(data.columns))
-            methods[sibling.label] = sibling
-    ks = list(dict.fromkeys(ks)) or [method.k]
-    for k in ks:
-        if not 1 <= k <= len(data):
-            raise ConfigurationError(f"k = {k} is not between 1 and the {len(data)} records.")
-    variants = {}
-    for name, m in methods.items():
-        for k in ks:
-            at_k = type(m)(**{**m.get_params(), "k": k})
-            key = name if ks == [method.k] else f"{name}, k={k}"
-            variants[key] = anonymizer(at_k, data, definition, cancel)
-    return preservation_by_method(data, variants, analyses, repeats, seed, alpha,
-                                  progress=progress, cancel=cancel)
 
 
 def k_sweep_job(method: IntervalGeneralisation, data: pd.DataFrame, ks: Sequence[int],

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from arxpy.analysis.kpbms_evaluation import KpbmsEvaluation
 from arxpy.errors import ConfigurationError
-from arxpy.gui.methods.common import SERIES_COLORS, cancel_jobs_on_destroy
+from arxpy.gui.methods.common import SERIES_COLORS
 from arxpy.gui.methods.kpbms_jobs import kpbms_evaluation_job
 from arxpy.gui.methods.kpbms_views import fit_table
 from arxpy.gui.methods.views import MethodRun
@@ -120,7 +120,6 @@ class EvaluationView(QWidget):
         for key, title in PROTOCOL_TITLES.items():
             self.protocol.addItem(title, key)
         self.controls = JobControls("Run evaluation")
-        cancel_jobs_on_destroy(self, self.controls)
         self.controls.run_requested.connect(self.start)
         self.controls.finished.connect(self._show)
         self.table = read_only_table(("", *CLASSIFIER_TITLES.values()))

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from arxpy.errors import ConfigurationError
 from arxpy.gui.code_picker import attach_code_picker
 from arxpy.gui.code_sets import set_valued_defaults
+from arxpy.gui.help import help_button
 from arxpy.gui.message_lines import ReservedLines
 from arxpy.gui.methods.choice import (
     LATTICE,
@@ -40,6 +41,7 @@ from arxpy.gui.param_form import ParamForm, mark_invalid
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.settings_panel import shrinkable
 from arxpy.gui.state import AppState
+from arxpy.help import Topic, method_topic
 from arxpy.methods import method_classes, method_from_dict
 
 COMMIT_DELAY_MS = 300
@@ -49,7 +51,7 @@ ERROR_STYLE = "color: #b3261e"
 
 
 class MethodPanel(QWidget):
-    """The method combo box, its summary, and the lattice panels or the method's form."""
+    """The method combo box, its description, and the lattice panels or the method's form."""
 
     #: The chosen method changed (its name).
     method_changed = Signal(str)
@@ -68,8 +70,8 @@ class MethodPanel(QWidget):
         self.combo = shrinkable(QComboBox(), 24)
         self._fill_combo()
         self.combo.currentIndexChanged.connect(self._chosen)
-        self.summary = plain_label(QLabel(wordWrap=True))
-        self.summary.setStyleSheet("color: #555")
+        self.description = plain_label(QLabel(wordWrap=True))
+        self.description.setStyleSheet("color: #555")
         self.note = QLabel(wordWrap=True)
         self.note.setStyleSheet("color: #555; font-style: italic")
         # Why the parameters cannot run: below the form, beside the Run button, in room
@@ -86,7 +88,7 @@ class MethodPanel(QWidget):
         form_page = QWidget()
         form_layout = QVBoxLayout(form_page)
         form_layout.setContentsMargins(0, 0, 4, 0)
-        for label in (self.summary, self.note):
+        for label in (self.description, self.note):
             form_layout.addWidget(label)
         form_layout.addLayout(self.form_holder)
         form_layout.addWidget(self.hint)
@@ -121,6 +123,9 @@ class MethodPanel(QWidget):
         row = QHBoxLayout()
         row.addWidget(QLabel("<b>Method:</b>"))
         row.addWidget(self.combo, 1)
+        self.help_button = help_button(self.topic, "What the chosen method does and when "
+                                       "to choose it")
+        row.addWidget(self.help_button)
         for widget in widgets:
             row.addWidget(widget)
         return row
@@ -132,7 +137,7 @@ class MethodPanel(QWidget):
         self.combo.clear()
         for choice in self.choices:
             self.combo.addItem(choice.label, choice.name)
-            self.combo.setItemData(self.combo.count() - 1, choice.summary,
+            self.combo.setItemData(self.combo.count() - 1, choice.description,
                                    Qt.ItemDataRole.ToolTipRole)
         self._filling = False
 
@@ -141,6 +146,10 @@ class MethodPanel(QWidget):
     @property
     def method_name(self) -> str:
         return self.combo.currentData() or LATTICE
+
+    def topic(self) -> Topic:
+        """The help of the chosen method."""
+        return method_topic(method_classes()[self.method_name])
 
     def method_label(self) -> str:
         return self.combo.currentText() or chosen_method(self.state.settings)
@@ -171,11 +180,11 @@ class MethodPanel(QWidget):
         if choice is None:
             self._show_unknown(name)
         elif name != LATTICE:
-            self.summary.setText(choice.summary)
+            self.description.setText(choice.description)
             self._show_form(name)
         else:  # a form left on the hidden page would hold another method's (or project's)
             self._drop_form()
-            for label in (self.summary, self.note, self.hint, self.error):
+            for label in (self.description, self.note, self.hint, self.error):
                 label.setText("")
             self.error.setVisible(False)
         self.method_changed.emit(name)
@@ -192,7 +201,7 @@ class MethodPanel(QWidget):
 
     def _show_unknown(self, name: str) -> None:
         self._drop_form()
-        self.summary.setText("")
+        self.description.setText("")
         self.note.setText("")
         self.hint.setVisible(False)
         self.error.setText(f"This project chose the method '{name}', which this installation "

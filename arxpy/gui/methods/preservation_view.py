@@ -38,12 +38,12 @@ from arxpy.analysis.condensation_report import metric_summary
 from arxpy.analysis.model_preservation import FRAGILE, ModelPreservation
 from arxpy.errors import ArxpyError, ConfigurationError
 from arxpy.gui.methods.analyses_panel import AnalysesPanel, suggested_analyses
-from arxpy.gui.methods.common import SERIES_COLORS, cancel_jobs_on_destroy
-from arxpy.gui.methods.jobs import COMPARED_METHODS, model_preservation_job
+from arxpy.gui.methods.common import SERIES_COLORS
 from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.utility.common import fill_table, note, plot_widget, read_only_table
 from arxpy.gui.utility.runner import JobControls
 from arxpy.methods.registry import method_classes
+from arxpy.workflows.model_preservation import COMPARED_METHODS, model_preservation_job
 
 #: (metric, chart title) of the paper's three requirements.
 METRIC_TITLES = (("pct_sig_changed", "Significance changed"),
@@ -79,7 +79,6 @@ class ModelPreservationView(QWidget):
         self.compare = {name: QCheckBox(method_classes()[name].label.replace("&", "&&"))
                         for name in COMPARED_METHODS if name != run.method.name}
         self.controls = JobControls("Run comparison")
-        cancel_jobs_on_destroy(self, self.controls)
         self.controls.run_requested.connect(self.start)
         self.controls.finished.connect(self.show_results)
         self.report = PreservationReport()

@@ -79,7 +79,7 @@ class RunSummaryView(QWidget):
         # The release's parameters: they hold what the run used (e.g. the seed it drew).
         parameters = ", ".join(f"{k}={v}" for k, v in release.parameters.items())
         about = note(f"<b>{html.escape(run.method.label)}</b>: "
-                     f"{html.escape(run.method.summary)}<br>Parameters: "
+                     f"{html.escape(run.method.description)}<br>Parameters: "
                      f"{html.escape(parameters)}"
                      + (f"<br>Reference: {html.escape(reference)}" if reference else ""))
         top = QHBoxLayout()

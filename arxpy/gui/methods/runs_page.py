@@ -1,7 +1,7 @@
-"""Explore for methods other than the lattice search: the list of runs, and for the
-selected run its Summary, Groups and the views registered for its method
-(:func:`arxpy.gui.methods.views.result_views`); a Compare tab sets selected runs (and
-optionally the applied transformation) side by side.
+"""Explore's list of runs (lattice searches and other methods), and for the selected
+run its Summary, Groups and the views registered for its method
+(:func:`arxpy.gui.methods.views.result_views`); a Compare tab sets the selected runs, or
+every pinned candidate of any run, side by side: figures, charts and "Which to publish?".
 
 Selecting a run makes it the current release (:meth:`AppState.select_run`), which
 Utility, Risk and Export analyse.
@@ -17,7 +17,6 @@ import pandas as pd
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QInputDialog,
@@ -33,26 +32,29 @@ from PySide6.QtWidgets import (
 from arxpy.analysis.compare import best_columns
 from arxpy.analysis.setvalued_compare import SETVALUED_ROWS
 from arxpy.errors import ArxpyError, ConfigurationError
+from arxpy.formatting import figure, percent
+from arxpy.gui.explore.compare_charts import ComparisonCharts, letter_of
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.methods.choice import key_parameters
 from arxpy.gui.methods.run_views import GroupSizesView, RunSummaryView
 from arxpy.gui.methods.views import MethodRun, result_views
 from arxpy.gui.state import AppState
 from arxpy.gui.utility.common import fill_table, note, read_only_table
-from arxpy.workflows.compare import compare_candidates
+from arxpy.workflows.compare import Comparison, compare_candidates
+from arxpy.workflows.pins import of_run, pinned_releases
 
 log = logging.getLogger(__name__)
 
 RUN_COLUMNS = ("Run", "Method", "Key parameters", "Groups", "Smallest group", "Elapsed")
 EMPTY_TEXT = ("No method run yet. Choose a method in Configure, set its parameters and "
-              "press Run (Ctrl+R); every run is listed here. Runs are not saved with the "
-              "project: run again after opening it.")
+              "press Run (Ctrl+R); every run is listed here and saved with the project.")
 
 
-def run_row(run: MethodRun) -> tuple[str, ...]:
-    """The list's cells for ``run``."""
+def run_row(run: MethodRun, pins: int = 0) -> tuple[str, ...]:
+    """The list's cells for ``run`` with ``pins`` of its candidates pinned."""
     statistics = run.release.statistics
-    label = f"{run.label}  [pinned]" if run.pinned else run.label
+    label = run.label if not pins else \
+        f"{run.label}  [pinned]" if pins == 1 else f"{run.label}  [{pins} pinned]"
     return (label, run.method.label, key_parameters(run.method),
             f"{statistics.n_classes:,}", f"{statistics.min_size:,}",
             f"{run.release.elapsed_seconds:.2f} s")
@@ -85,21 +87,32 @@ class RunsPage(QWidget):
         header.setSectionResizeMode(0, header.ResizeMode.Stretch)
         self.heading = note(EMPTY_TEXT)
         self.buttons = {name: QPushButton(name) for name in
-                        ("Pin", "Rename…", "Remove", "Compare selected", "Export…")}
-        self.buttons["Pin"].setToolTip("Keep the selected run when the list is full (it keeps "
-                                       "the last runs; the oldest unpinned one goes first)")
-        self.with_lattice = QCheckBox("with the applied and pinned transformations")
-        self.with_lattice.setToolTip("Add the lattice search's applied transformation and "
-                                     "the candidates pinned in Explore to the comparison "
-                                     "(same input only)")
+                        ("Pin", "Rename…", "Remove", "Compare selected", "Compare pinned",
+                         "Export…")}
+        self.buttons["Pin"].setToolTip(
+            "Pin the selected run's release (a search's optimum) for Compare; a run with "
+            "pins is kept when the list is full. Pin other candidates of the current "
+            "search in its lattice.")
+        self.buttons["Compare pinned"].setToolTip("Compare every pinned candidate of any run")
         self.buttons["Pin"].clicked.connect(self._toggle_pin)
         self.buttons["Rename…"].clicked.connect(self._ask_rename)
         self.buttons["Remove"].clicked.connect(self._remove_selected)
         self.buttons["Compare selected"].clicked.connect(self.compare_selected)
+        self.buttons["Compare pinned"].clicked.connect(self.compare_pinned)
         self.buttons["Export…"].clicked.connect(self.export_requested)
         self.tabs = QTabWidget()
         self.compare_note = note()
+        #: "Which to publish?" across the compared releases.
+        self.advice = QLabel()
+        self.advice.setWordWrap(True)
+        self.advice.setTextFormat(Qt.TextFormat.RichText)
         self.compare_table = read_only_table(("Figure",))
+        self.compare_table.setToolTip(
+            "Figures recomputed from each release's published records: classes are records "
+            "sharing every declared quasi-identifier value (the attacker's view); each "
+            "verdict checks the release's claims independently, as in Explore, Risk and "
+            "the report.")
+        self.charts = ComparisonCharts()
         self.target = QComboBox()
         self.target.setToolTip("Compare classifier accuracy on this attribute too (seed "
                                "004's cross-validation; takes a few seconds per release)")
@@ -112,11 +125,20 @@ class RunsPage(QWidget):
         target_row.addWidget(QLabel("binned at"))
         target_row.addWidget(self.target_bins)
         target_row.addStretch(1)
+        figures = QWidget()
+        figures_layout = QVBoxLayout(figures)
+        figures_layout.setContentsMargins(0, 0, 0, 0)
+        figures_layout.addWidget(self.compare_table, 1)
+        figures_layout.addWidget(self.compare_note)
+        self.compare_views = QTabWidget()
+        self.compare_views.addTab(figures, "Figures")
+        # Not in a scroll area: the charts shrink to the room there is (1280x720 too).
+        self.compare_views.addTab(self.charts, "Charts")
         compare = QWidget()
         compare_layout = QVBoxLayout(compare)
         compare_layout.addLayout(target_row)
-        compare_layout.addWidget(self.compare_note)
-        compare_layout.addWidget(self.compare_table, 1)
+        compare_layout.addWidget(self.advice)
+        compare_layout.addWidget(self.compare_views, 1)
         self.compare_page = compare
         self.tabs.addTab(compare, "Compare")
         self._layout()
@@ -139,10 +161,9 @@ class RunsPage(QWidget):
     def _layout(self) -> None:
         bar = QHBoxLayout()
         bar.addWidget(self.heading, 1)
-        for name in ("Pin", "Rename…", "Remove", "Compare selected"):
+        for name in ("Pin", "Rename…", "Remove", "Compare selected", "Compare pinned",
+                     "Export…"):
             bar.addWidget(self.buttons[name])
-        bar.addWidget(self.with_lattice)
-        bar.addWidget(self.buttons["Export…"])
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
@@ -152,6 +173,8 @@ class RunsPage(QWidget):
         splitter.addWidget(top)
         splitter.addWidget(self.tabs)
         splitter.setSizes([170, 430])
+        splitter.setStretchFactor(1, 1)  # a taller window gives its height to the tabs
+        splitter.setStretchFactor(0, 0)
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -164,10 +187,12 @@ class RunsPage(QWidget):
         runs, current = self.state.runs, self.state.current_run
         self._filling = True
         # Rebuilt only when the runs changed: a rebuild would drop a Ctrl-click selection.
-        rows = [(id(run), run.label) for run in runs]
+        pins = self.state.pins
+        rows = [(id(run), run.label, len(of_run(pins, run.label))) for run in runs]
         if rows != self._rows:
             self._rows = rows
-            fill_table(self.table, [run_row(run) for run in runs])
+            fill_table(self.table, [run_row(run, count) for run, (_, _, count)
+                                    in zip(runs, rows, strict=True)])
             for row in range(self.table.rowCount()):  # names read as text
                 for column in (1, 2):
                     self.table.item(row, column).setTextAlignment(
@@ -183,17 +208,19 @@ class RunsPage(QWidget):
             button.setEnabled(bool(runs))
         self.buttons["Pin"].setText("Unpin" if current is not None and current.pinned
                                     else "Pin")
-        self.with_lattice.setEnabled(self.state.result is not None
-                                     and self.state.applied is not None)
+        count = len(pins)
+        self.buttons["Compare pinned"].setText(f"Compare pinned ({count})" if count
+                                               else "Compare pinned")
+        self.buttons["Compare pinned"].setEnabled(count >= 2)
         self._show_run(current if current in runs else None)
         if self._compared and not self._comparison_current():
             self._clear_comparison()
 
     def _comparison_current(self) -> bool:
-        """Whether everything compared is still here: the runs' releases, the result."""
-        releases = {id(run.release) for run in self.state.runs}
-        result = self.state.result
-        return all(id(item) in releases or item is result for item in self._compared)
+        """Whether everything compared is still here: the runs' releases and results."""
+        kept = {id(run.release) for run in self.state.runs} | {
+            id(run.result) for run in self.state.runs if run.result is not None}
+        return all(id(item) in kept for item in self._compared)
 
     def _clear_comparison(self) -> None:
         self._compared = ()
@@ -201,6 +228,8 @@ class RunsPage(QWidget):
         self.compare_table.setColumnCount(1)
         self.compare_table.setHorizontalHeaderLabels(["Figure"])
         self.compare_note.setText("")
+        self.advice.setText("")
+        self.charts.show_comparison(None)
 
     def selected_runs(self) -> list[MethodRun]:
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
@@ -242,8 +271,12 @@ class RunsPage(QWidget):
 
     def _toggle_pin(self) -> None:
         run = self.state.current_run
-        if run is not None:
+        if run is None:
+            return
+        try:
             self.state.pin_run(run, not run.pinned)
+        except ArxpyError as exc:
+            self.heading.setText(f"<span style='color:#b3261e'>{html.escape(str(exc))}</span>")
 
     def _remove_selected(self) -> None:
         for run in self.selected_runs() or ([self.state.current_run]
@@ -281,54 +314,63 @@ class RunsPage(QWidget):
     # --- compare ------------------------------------------------------------------------
 
     def compare_selected(self) -> None:
-        """Compare the selected runs (and the applied transformation if ticked) in the
-        background; the table fills when done."""
-        releases = {run.label: run.release for run in self.selected_runs()}
-        state = self.state
-        result, levels = state.result, state.applied
-        lattice = self.with_lattice.isChecked() and result is not None and levels is not None
-        if len(releases) + lattice < 2:
-            self.compare_note.setText("Select two or more runs (Ctrl-click), or one run and "
-                                      "tick 'with the applied and pinned transformations'.")
-            self.tabs.setCurrentWidget(self.compare_page)
+        """Compare the selected runs' releases (a search's: its optimum) in the
+        background; the figures, charts and advice fill when done."""
+        runs = self.selected_runs()
+        if len(runs) < 2:
+            self._say("Select two or more runs (Ctrl-click), or pin candidates and press "
+                      "Compare pinned.")
             return
+        self._compare({run.label: run.release for run in runs},
+                      tuple(run.release for run in runs))
 
-        pinned = [p for p in state.pinned if p != levels] if lattice else []
+    def compare_pinned(self) -> None:
+        """Compare every pinned candidate of any run (a lattice candidate's release is
+        computed on the worker)."""
+        runs = self.state.runs
+        named = pinned_releases(self.state.pins, runs)
+        if len(named) < 2:
+            self._say("Pin two or more candidates: a run with Pin here, or transformations "
+                      "of a search in its lattice.")
+            return
+        pinned_runs = {pin.run for pin in self.state.pins}
+        self._compare(named, tuple(run.result if run.result is not None else run.release
+                                   for run in runs if run.label in pinned_runs))
+
+    def _say(self, text: str) -> None:
+        self.compare_note.setText(text)
+        self.tabs.setCurrentWidget(self.compare_page)
+        self.compare_views.setCurrentIndex(0)  # where the note is
+
+    def _compare(self, named: dict[str, Any], compared: tuple[Any, ...]) -> None:
         try:
             target, bins = self.target.currentData(), self._bins()
         except ConfigurationError as exc:
-            self.compare_note.setText(
-                f"<span style='color:#b3261e'>{html.escape(str(exc))}</span>")
+            self._say(f"<span style='color:#b3261e'>{html.escape(str(exc))}</span>")
             return
+        state = self.state
         original, definition = state.data, state.definition
         hierarchies = dict(state.hierarchies)
-
-        def work() -> pd.DataFrame:
-            named = dict(releases)
-            if lattice:
-                named[f"transformation {list(levels)}"] = result.release(levels)
-                for candidate in pinned:  # any candidate of the search, not only the applied
-                    named[f"pinned {list(candidate)}"] = result.release(candidate)
-            return compare_candidates(named, original, definition, hierarchies, target, bins)
-
-        compared = (*releases.values(), *((result,) if lattice else ()))
         self._clear_comparison()
         self._compared = compared
-        self.compare_note.setText("Comparing…")
-        self.tabs.setCurrentWidget(self.compare_page)
+        self._say("Comparing…")
         self.last_job = start_job(
-            self, work, lambda frame: self._show_comparison(compared, frame),
+            self, lambda: compare_candidates(named, original, definition, hierarchies,
+                                             target, bins),
+            lambda comparison: self._show_comparison(compared, comparison),
             lambda message: self._comparison_failed(compared, message))
 
-    def _show_comparison(self, compared: tuple[Any, ...], frame: pd.DataFrame) -> None:
+    def _show_comparison(self, compared: tuple[Any, ...], comparison: Comparison) -> None:
         if compared is not self._compared:
             return  # runs or project changed meanwhile: these figures describe nothing shown
+        frame = comparison.table
         self.compare_table.setColumnCount(len(frame.columns) + 1)
         self.compare_table.setHorizontalHeaderLabels(
-            ["Figure", *(_wrapped(str(c)) for c in frame.columns)])
+            ["Figure", *(_wrapped(f"{letter_of(i)} · {c}")
+                         for i, c in enumerate(frame.columns))])
         for column, name in enumerate(frame.columns, start=1):
             self.compare_table.horizontalHeaderItem(column).setToolTip(str(name))
-        fill_table(self.compare_table, [(name, *(_cell(v) for v in row))
+        fill_table(self.compare_table, [(name, *(_cell(name, v) for v in row))
                                         for name, row in frame.iterrows()], bold_first=True)
         for row in range(self.compare_table.rowCount()):  # long sentences are cut in cells
             for column in range(self.compare_table.columnCount()):
@@ -336,15 +378,19 @@ class RunsPage(QWidget):
                 if item is not None:
                     item.setToolTip(item.text())
         self._mark_best(frame)
+        # The figures' names whole; the releases share the rest of the width.
+        self.compare_table.horizontalHeader().setSectionResizeMode(
+            0, self.compare_table.horizontalHeader().ResizeMode.ResizeToContents)
+        self.advice.setText(_advice_html(comparison))
+        self.charts.show_comparison(comparison)
         set_valued = (" Set-valued (disassociation) releases publish a document of chunks: "
                       "classes and prosecutor risks do not apply to them; their k^m rows "
                       "come from the document and the independent checker."
                       if SETVALUED_ROWS[0] in frame.index else "")
         self.compare_note.setText(
-            "Figures recomputed from each release's published records: classes are records "
-            "sharing every declared quasi-identifier value (the attacker's view); each "
-            "verdict checks the release's claims independently, as in Explore, Risk and "
-            "the report. Hover a cell for its full text." + set_valued)
+            "★ best value among the anonymous releases. Figures are recomputed from each "
+            "release's published records; hover a cell or header for its full text."
+            + set_valued)
 
     def _mark_best(self, frame: pd.DataFrame) -> None:
         """★ and bold on each row's best value among the anonymous releases."""
@@ -373,12 +419,23 @@ class RunsPage(QWidget):
         self.compare_note.setText(f"<span style='color:#b3261e'>{html.escape(message)}</span>")
 
 
-def _cell(value: object) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
+def _cell(row: str, value: object) -> str:
+    """A figure for people: risks and accuracies in percent, counts with separators."""
+    if isinstance(value, float) and ("risk" in row or "accuracy" in row):
+        return percent(value)
+    return figure(value)
+
+
+def _advice_html(comparison: Comparison) -> str:
+    """"Which to publish?" as one paragraph, the releases that are not anonymous in red."""
+    if comparison.advice is None:
+        return ""
+    letters = {str(c): letter_of(i) for i, c in enumerate(comparison.table.columns)}
+    lines = comparison.advice.sentences(letters)
+    shown = [f"<span style='color:#b3261e'>{html.escape(line)}</span>"
+             if " is not anonymous: " in line or line.startswith("None of") else
+             html.escape(line) for line in lines]
+    return "<b>Which to publish?</b> " + " ".join(shown)
 
 
 def _wrapped(text: str, width: int = 30) -> str:

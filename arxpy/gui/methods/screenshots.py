@@ -4,7 +4,8 @@
 ``methods-*.png`` (default DIR /tmp/arxpy-shots) at 1280x720 and 1920x1080 (``-1080p``):
 the main window with the example loaded (Configure with a method's form, kPB-MS's form
 and one refusing its parameters, Explore's runs page with each tab of a condensation run
-and a comparison, Utility and Risk of the run), then with synthetic diagnosis codes (the
+and a comparison, the pinned lattice optimum, kPB-MS and MDAV releases compared across
+methods (figures and charts), Utility and Risk of the run), then with synthetic diagnosis codes (the
 import wizard's codes page, Configure with the codes as chips and the disassociation
 form, the run's tabs), then every registered result view of an improved condensation
 run on a synthetic cancer registry, of interval generalisation on synthetic blood
@@ -243,8 +244,9 @@ def render_methods(output_dir: str | Path, size: tuple[int, int],
 
 def _render_across_methods(window, output: Path, suffix: str) -> list[Path]:
     """Compare across methods on one target: the lattice optimum (the example's
-    settings), a kPB-MS release and the MDAV release, classifier accuracy on Charge in
-    three bins, best values starred."""
+    settings), a kPB-MS release and the MDAV release pinned, classifier accuracy on
+    Charge in three bins; its figures (best values starred, "Which to publish?") and its
+    charts."""
     from arxpy.methods.generalization import Generalization
 
     mdav = window.state.runs[-1]
@@ -254,17 +256,23 @@ def _render_across_methods(window, output: Path, suffix: str) -> list[Path]:
     window.configure.method_panel.form.widgets["class_attribute"].setCurrentText("Ethnicity")
     window.configure.method_panel.commit()
     _run_in_window(window)
-    lattice = next(r for r in window.state.runs if r.method.name == Generalization.name)
+    state = window.state
+    lattice = next(r for r in state.runs if r.method.name == Generalization.name)
+    for run in (lattice, state.runs[-1], mdav):
+        state.pin_run(run)
     page = window.runs_page
     window.show_perspective(1)
-    page.select_runs([lattice, window.state.runs[-1], mdav])
-    page.with_lattice.setChecked(False)
     page.target.setCurrentIndex(page.target.findData("Charge"))
     page.target_bins.setText("10000, 50000")
-    page.compare_selected()
+    page.compare_pinned()
     wait_until(lambda: page.compare_table.columnCount() == 4, what="the comparison")
     settle(0.2)
-    return [save_png(window, output / f"methods-compare-across{suffix}.png")]
+    written = [save_png(window, output / f"methods-compare-across{suffix}.png")]
+    page.compare_views.setCurrentIndex(1)
+    settle(0.2)
+    written.append(save_png(window, output / f"methods-compare-charts{suffix}.png"))
+    page.compare_views.setCurrentIndex(0)
+    return written
 
 
 def _render_codes(window, output: Path, suffix: str) -> list[Path]:

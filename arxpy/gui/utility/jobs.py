@@ -55,7 +55,8 @@ class StatisticsBundle:
     statistics: UtilityStatistics
     input_class_sizes: pd.DataFrame
     levels: tuple[int, ...] | None  # None for a method run's release
-    anonymous: bool  # the output meets the privacy models within the suppression limit
+    anonymous: bool  # the release's verdict (arxpy.release.verdict)
+    headline: str = ""  # the verdict's sentence, as every other view prints it
 
 
 def compute_statistics(applied: Applied, *, progress: Progress,
@@ -70,7 +71,9 @@ def compute_statistics(applied: Applied, *, progress: Progress,
     qis = [q for q in release.quasi_identifiers if q in applied.frame.columns]
     input_sizes = class_size_distribution(applied.frame, qis, cancel=cancel)
     progress(1.0, "Statistics computed")
-    return StatisticsBundle(statistics, input_sizes, applied.levels, release.anonymous)
+    verdict = release.verdict
+    return StatisticsBundle(statistics, input_sizes, applied.levels, verdict.anonymous,
+                            verdict.headline)
 
 
 def with_class_bins(frame: pd.DataFrame, class_attribute: str,

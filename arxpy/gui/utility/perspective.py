@@ -29,7 +29,7 @@ from arxpy.gui.utility.distribution_view import DistributionView
 from arxpy.gui.utility.jobs import Applied, StatisticsBundle, compute_statistics
 from arxpy.gui.utility.study_panel import StudyPanel
 from arxpy.gui.utility.summary_view import SummaryView
-from arxpy.gui.workers import JobProgressBar, JobWorker
+from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 
 
 class UtilityPerspective(QWidget):
@@ -40,7 +40,11 @@ class UtilityPerspective(QWidget):
         self.state = state
         self.applied: Applied | None = None
         self.bundle: StatisticsBundle | None = None
-        self.worker: JobWorker | None = None
+        self.job = ViewJob(self)  # the statistics of the current release
+        self.job.progress.connect(lambda percent, _message: self.progress.setValue(percent))
+        self.job.busy.connect(lambda busy: self.progress.setVisible(busy))
+        self.job.finished.connect(self._statistics_done)
+        self.job.failed.connect(self._statistics_failed)
         self.summary = SummaryView()
         self.distribution = DistributionView()
         self.contingency = ContingencyView()
@@ -99,10 +103,7 @@ class UtilityPerspective(QWidget):
         self.study.set_applied(applied)
         self.data_tables.set_applied(applied)
         self._set_bundle(None)
-        if self.worker is not None:
-            self.worker.cancel()
-            self.worker = None
-        self.progress.setVisible(False)
+        self.job.forget()
         if applied is None:
             self.heading.setText("")
             return
@@ -119,16 +120,12 @@ class UtilityPerspective(QWidget):
 
     def _start_statistics(self) -> None:
         self._pending = False
-        applied = self.applied
-        self.worker = JobWorker(compute_statistics, self, applied=applied)
-        worker = self.worker
-        worker.progress.connect(lambda percent, _m: self.progress.setValue(percent))
-        worker.finished.connect(lambda bundle: self._statistics_done(worker, bundle))
-        worker.failed.connect(lambda message: self._statistics_failed(worker, message))
-        worker.cancelled.connect(worker.deleteLater)
         self.progress.setValue(0)
-        self.progress.setVisible(True)
-        worker.start()
+        self.job.start(compute_statistics, applied=self.applied)
+
+    @property
+    def worker(self) -> JobWorker | None:
+        return self.job.worker
 
     def _describe(self, applied: Applied, bundle: StatisticsBundle | None = None) -> None:
         """Name the current release; with statistics, its anonymity and suppression."""
@@ -140,27 +137,18 @@ class UtilityPerspective(QWidget):
             text = f"<b>Method run</b> {html.escape(applied.label, quote=False)}"
         if bundle is not None:
             suppressed = int(bundle.statistics.suppressed.sum())
-            anonymous = "anonymous" if bundle.anonymous else \
-                "<span style='color:#b00020'>not anonymous</span>"
-            text += (f" — {anonymous}, {suppressed:,} of {len(applied.frame):,} records "
+            verdict = html.escape(bundle.headline, quote=False)
+            if not bundle.anonymous:
+                verdict = f"<span style='color:#b00020'>{verdict}</span>"
+            text += (f" — {verdict} {suppressed:,} of {len(applied.frame):,} records "
                      "suppressed.")
         self.heading.setText(text)
 
-    def _statistics_done(self, worker: JobWorker, bundle: StatisticsBundle) -> None:
-        worker.deleteLater()
-        if worker is not self.worker:
-            return
-        self.worker = None
-        self.progress.setVisible(False)
+    def _statistics_done(self, bundle: StatisticsBundle) -> None:
         self._describe(self.applied, bundle)
         self._set_bundle(bundle)
 
-    def _statistics_failed(self, worker: JobWorker, message: str) -> None:
-        worker.deleteLater()
-        if worker is not self.worker:
-            return
-        self.worker = None
-        self.progress.setVisible(False)
+    def _statistics_failed(self, message: str) -> None:
         self.heading.setText("<span style='color:#b00020'>Statistics failed: "
                              f"{html.escape(message, quote=False)}</span>")
 

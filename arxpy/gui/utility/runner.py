@@ -1,4 +1,4 @@
-"""Run / Cancel buttons, a progress bar and a status line around one background job."""
+"""Run / Cancel buttons, a progress bar and a status line around a view's background job."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from arxpy.gui.workers import JobProgressBar, JobWorker
+from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 
 
 class JobControls(QWidget):
-    """Starts a job through :class:`JobWorker`, shows its progress, lets the user cancel.
+    """Run and Cancel buttons, a progress bar and a status line around a view's
+    :class:`ViewJob`.
 
     Emits ``finished(result)`` on success; failures and cancellation are shown in the
-    status line. Only one job runs at a time.
+    status line. Only one job runs at a time: a new one replaces the running one.
     """
 
     finished = Signal(object)
@@ -23,7 +24,7 @@ class JobControls(QWidget):
 
     def __init__(self, run_text: str = "Run", parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.worker: JobWorker | None = None
+        self.job = ViewJob(self)
         self.run_button = QPushButton(run_text)
         self.run_button.setDefault(True)
         self.cancel_button = QPushButton("Cancel")
@@ -35,6 +36,11 @@ class JobControls(QWidget):
         self.status.setWordWrap(True)
         self.run_button.clicked.connect(self.run_requested.emit)
         self.cancel_button.clicked.connect(self.cancel)
+        self.job.busy.connect(self._busy)
+        self.job.progress.connect(self._progress)
+        self.job.finished.connect(self._done)
+        self.job.failed.connect(lambda message: self.set_status(message, error=True))
+        self.job.cancelled.connect(lambda: self.set_status("Cancelled."))
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.cancel_button)
@@ -45,66 +51,43 @@ class JobControls(QWidget):
         layout.addWidget(self.status)
 
     @property
+    def worker(self) -> JobWorker | None:
+        return self.job.worker
+
+    @property
     def running(self) -> bool:
-        # Until the worker's end has been signalled, not merely until its thread ended.
-        return self.worker is not None
+        return self.job.running
 
     def start(self, function: Callable[..., Any], **kwargs: Any) -> JobWorker:
         """Run ``function(**kwargs, progress=..., cancel=...)`` on a worker thread."""
-        if self.worker is not None:
-            self.worker.cancel()
-        worker = JobWorker(function, self, **kwargs)
-        worker.progress.connect(self._progress)
-        worker.finished.connect(lambda result: self._done(worker, result))
-        worker.failed.connect(lambda message: self._ended(worker, message, error=True))
-        worker.cancelled.connect(lambda: self._ended(worker, "Cancelled."))
-        self.worker = worker
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
+        worker = self.job.start(function, **kwargs)
         self.progress.setValue(0)
-        self.progress.setVisible(True)
         self.set_status("Starting…")
-        worker.start()
         return worker
 
     def cancel(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
+        if self.job.running:
+            self.job.cancel()
             self.set_status("Cancelling…")
 
     def reset(self) -> None:
         """Forget the last job (its "Done." or error) when what it analysed is gone."""
-        if self.worker is not None:
-            self.worker.cancel()
-            self.worker = None
-        self._idle()
+        self.job.forget()
         self.set_status("")
 
     def set_status(self, text: str, error: bool = False) -> None:
         self.status.setStyleSheet("color: #b00020" if error else "color: #333")
         self.status.setText(text)
 
+    def _busy(self, busy: bool) -> None:
+        self.run_button.setEnabled(not busy)
+        self.cancel_button.setEnabled(busy)
+        self.progress.setVisible(busy)
+
     def _progress(self, percent: int, message: str) -> None:
         self.progress.setValue(percent)
         self.set_status(message)
 
-    def _done(self, worker: JobWorker, result: Any) -> None:
-        worker.deleteLater()
-        if worker is not self.worker:
-            return  # a job replaced by a newer one
-        self._idle()
+    def _done(self, result: Any) -> None:
         self.set_status("Done.")
         self.finished.emit(result)
-
-    def _ended(self, worker: JobWorker, message: str, error: bool = False) -> None:
-        worker.deleteLater()
-        if worker is not self.worker:
-            return
-        self._idle()
-        self.set_status(message, error)
-
-    def _idle(self) -> None:
-        self.worker = None
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.progress.setVisible(False)

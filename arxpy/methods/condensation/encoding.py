@@ -9,6 +9,7 @@ observed range, continuous values clipped (spec §2.2 decision 8 [I]). Clipping 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition, DataKind, DataType
 from arxpy.data.types import infer_data_type, is_missing, parse_values
+from arxpy.data.value_checks import codes_warning
 from arxpy.errors import ConfigurationError
 
 #: How an attribute is encoded and decoded.
@@ -59,10 +61,6 @@ class Encoded:
                 return block
         raise ConfigurationError(f"Attribute '{name}' is not among the condensed attributes.")
 
-    def attribute_of_column(self) -> np.ndarray:
-        """For each matrix column, the index of its attribute in :attr:`blocks`."""
-        return np.concatenate([np.full(b.stop - b.start, i) for i, b in enumerate(self.blocks)])
-
 
 def attribute_kind(frame: pd.DataFrame, definition: DataDefinition, name: str,
                    types: Mapping[str, str]) -> str:
@@ -70,7 +68,10 @@ def attribute_kind(frame: pd.DataFrame, definition: DataDefinition, name: str,
 
     [I] A fresh import (:meth:`DataDefinition.for_columns`) types every column as
     string, so when *no* attribute of the definition has another type, a column whose
-    values all parse as numbers is treated as numeric. A definition that types anything
+    values all parse as numbers is treated as numeric: integer when every value is
+    integral, also when written as ``5.0`` (pandas and R exports), so the release stays
+    in the integer domain. A numeric column with few distinct values gets a
+    :class:`~arxpy.data.value_checks.CategoricalCodesWarning`. A definition that types anything
     declared its strings on purpose: they stay categorical (identifiers such as a ZIP
     code or a hospital ID keep their leading zeros) unless ``types`` says otherwise.
     Values with leading zeros ("0123") are never inferred as numbers: they are codes,
@@ -82,6 +83,9 @@ def attribute_kind(frame: pd.DataFrame, definition: DataDefinition, name: str,
     if data_type.kind is DataKind.STRING and not _types_anything(definition) \
             and not _has_leading_zeros(frame[name]):
         data_type = infer_data_type(frame[name])
+        warning = codes_warning(name, frame[name]) if data_type.is_numeric else None
+        if warning is not None:  # inferred as numbers: say they may be codes
+            warnings.warn(warning, stacklevel=3)
     if data_type.kind is DataKind.INTEGER:
         return "integer"
     if data_type.kind is DataKind.DECIMAL:

@@ -30,10 +30,14 @@ class ImprovedCondensation(_ClusterMethod):
 
     name = "improved-condensation"
     label = "Improved condensation (Gal et al.)"
-    summary = ("Clusters deceased and alive patients separately by k-means weighted towards "
-               "survival time, replaces each cluster of at least k by synthetic records with "
-               "its mean and covariance, keeps vital status and puts the original survival "
-               "times back by rank.")
+    description = ("Clusters deceased and alive patients separately by k-means weighted towards "
+                   "survival time, replaces each cluster of at least k by synthetic records with "
+                   "its mean and covariance, keeps vital status and puts the original survival "
+                   "times back by rank.")
+    guidance = ("Choose it for survival or regression studies: it is designed to keep Cox and "
+                "linear model coefficients close to the original while releasing synthetic "
+                "records, and keeps each patient's vital status and the original survival "
+                "times.")
     params = (
         *_COMMON, _GENERATOR,
         Param("time", "attribute", label="survival time", help="the survival time attribute",

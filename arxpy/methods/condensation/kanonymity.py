@@ -68,10 +68,14 @@ class KAnonymityBaseline(Method):
     data: the stand-in for the paper's commercial tool (spec 000 §2.5)."""
 
     name = "k-anonymity-baseline"
+    comparison_baseline = True
     label = "k-anonymity (ARX-style)"
-    summary = ("Generalizes the quasi-identifiers (numbers to round intervals, categories to "
-               "*) and suppresses records until every class has at least k records, with the "
-               "least information loss: the stand-in for the paper's commercial tool.")
+    description = ("Generalizes the quasi-identifiers (numbers to round intervals, categories to "
+                   "*) and suppresses records until every class has at least k records, with the "
+                   "least information loss: the stand-in for the paper's commercial tool.")
+    guidance = ("Not a release method of its own: it is the baseline of the model-preservation "
+                "comparison (what a generic k-anonymity tool would give). To publish a "
+                "generalized table, use the lattice search.")
     reference = ("Gal et al. (2014) L3209-3211 'Commercial' baseline; arxpy's lattice "
                  "engine stands in for it (spec 000 §2.5)")
     params = (

@@ -233,8 +233,12 @@ class Condensation(_ClusterMethod):
 
     name = "condensation"
     label = "Condensation (Aggarwal & Yu)"
-    summary = ("Groups each random seed record with its k-1 nearest records and replaces every "
-               "group by synthetic records with the group's mean and covariance.")
+    description = ("Groups each random seed record with its k-1 nearest records and replaces every "
+                   "group by synthetic records with the group's mean and covariance.")
+    guidance = ("Choose it to share a table of numeric attributes for regression analyses when "
+                "synthetic records are acceptable: means and covariances survive within groups "
+                "of k, no released row is a real record. Prefer improved condensation for "
+                "survival data.")
     params = (*_COMMON, _GENERATOR)
 
     def group(self, encoded, frame, rng, cancel, report):
@@ -247,8 +251,11 @@ class MDAV(_ClusterMethod):
 
     name = "mdav"
     label = "Microaggregation MDAV (arxpy extra)"
-    summary = ("Groups records by maximum distance to average vector into groups of at least "
-               "k and replaces every attribute by its group mean.")
+    description = ("Groups records by maximum distance to average vector into groups of at least "
+                   "k and replaces every attribute by its group mean.")
+    guidance = ("Choose it when every released row must stand for real records (no synthetic "
+                "values) and group means are acceptable; a classic microaggregation baseline "
+                "for numeric attributes.")
     reference = "Domingo-Ferrer & Mateo-Sanz (2002), IEEE TKDE; not in Gal et al."
 
     def group(self, encoded, frame, rng, cancel, report):
@@ -269,9 +276,11 @@ class TFRP(MDAV):
 
     name = "tfrp"
     label = "Microaggregation TFRP"
-    summary = ("Two fixed reference points start groups of k nearest records, groups that do "
-               "not lower the within-group error are dissolved, and every attribute is "
-               "replaced by its group mean.")
+    description = ("Two fixed reference points start groups of k nearest records, groups that do "
+                   "not lower the within-group error are dissolved, and every attribute is "
+                   "replaced by its group mean.")
+    guidance = ("An alternative grouping to MDAV with the same guarantee (groups of at least k, "
+                "attributes replaced by group means); compare both on your data.")
     reference = "Chang, Li & Huang (2007), J. Syst. Softw. (as read by the spec [I])"
 
     def group(self, encoded, frame, rng, cancel, report):

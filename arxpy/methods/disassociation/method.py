@@ -73,7 +73,7 @@ def check_km_claim(release: Release, claim: Claim) -> ClaimCheck:
         return ClaimCheck(claim, None, "the release carries no published document")
     check = check_km_anonymity(dict(document), int(claim.parameters["k"]),
                                int(claim.parameters["m"]))
-    return ClaimCheck(claim, bool(check.ok), check.summary())
+    return ClaimCheck(claim, bool(check.ok), check.describe())
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,10 +118,13 @@ class Disassociation(Method):
 
     name = "disassociation"
     label = "Disassociation (k^m-anonymity for sets of codes)"
-    summary = ("Clusters the records and splits each cluster's codes into chunks that are "
-               "k^m-anonymous, publishing rare codes only as a set per cluster: an attacker "
-               "who knows up to m codes of a patient finds at least k candidate records, and "
-               "no code is generalized or suppressed.")
+    description = ("Clusters the records and splits each cluster's codes into chunks that are "
+                   "k^m-anonymous, publishing rare codes only as a set per cluster: an attacker "
+                   "who knows up to m codes of a patient finds at least k candidate records, and "
+                   "no code is generalized or suppressed.")
+    guidance = ("Choose it for diagnosis or procedure codes per patient (set-valued data), when "
+                "every code must stay as it is and an attacker may know up to m codes of a "
+                "patient.")
     reference = REFERENCE
     params = (
         Param("k", "int", low=2, suggested=5, label="k", unit="records",

@@ -135,9 +135,12 @@ class Kpbms(Method):
 
     name = "kpbms"
     label = "Feature-selection suppression (kPB-MS)"
-    summary = ("Selects the features that carry the class (PB-FSS), then removes records "
-               "so that every (pattern, class) group has at least k records, dropping the "
-               "least important feature while more than t of the records would be lost.")
+    description = ("Selects the features that carry the class (PB-FSS), then removes records "
+                   "so that every (pattern, class) group has at least k records, dropping the "
+                   "least important feature while more than t of the records would be lost.")
+    guidance = ("Choose it for categorical data released for classification: it keeps the "
+                "features that predict the class and removes records instead of generalizing "
+                "values.")
     reference = REFERENCE
     params = _PARAMS
 
