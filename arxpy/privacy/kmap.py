@@ -123,6 +123,7 @@ class KMap(PrivacyModel):
         super().__init__(*args, **kwargs)
         self._derived_k: int | None = None
         self._population_rows: list[np.ndarray] = []  # per QI: hierarchy row of each row
+        self._population_counts = np.zeros(0, dtype=np.int64)  # people per distinct row
         self._level_maps: list[list[np.ndarray]] = []  # per QI: the encoding's level maps
 
     def check_together(self) -> None:
@@ -170,8 +171,13 @@ class KMap(PrivacyModel):
             return
         names = data.qi_names
         frame = read_population_table(str(self.population), names)
-        self._population_rows = [_hierarchy_rows(frame[q.name], q) for q in
-                                 data.quasi_identifiers]
+        rows = [_hierarchy_rows(frame[q.name], q) for q in data.quasi_identifiers]
+        # Distinct rows with their counts: each transformation then reads far fewer.
+        key, _ = combine_codes(rows)
+        inverse, uniques = pd.factorize(key, sort=False)
+        first = np.unique(inverse, return_index=True)[1]
+        self._population_rows = [r[first] for r in rows]
+        self._population_counts = np.bincount(inverse, minlength=len(uniques))
         self._level_maps = [q.level_maps for q in data.quasi_identifiers]
         self._check_sample_in_population(data)
 
@@ -183,7 +189,8 @@ class KMap(PrivacyModel):
         inverse, uniques = pd.factorize(key, sort=False)
         first = np.unique(inverse, return_index=True)[1]
         in_sample = data.row_counts(inverse, len(uniques))
-        in_population = _matches([rows[first] for rows in sample], self._population_rows)
+        in_population = _matches([rows[first] for rows in sample], self._population_rows,
+                                 self._population_counts)
         if np.any(in_population < in_sample):
             raise ConfigurationError(
                 "k-map: the population table lacks records of the data (some combination of "
@@ -201,7 +208,8 @@ class KMap(PrivacyModel):
                       zip(self._level_maps, classes.levels, self._population_rows,
                           strict=True)]
         keys = classes.keys
-        return _matches([keys[:, j] for j in range(keys.shape[1])], population)
+        return _matches([keys[:, j] for j in range(keys.shape[1])], population,
+                        self._population_counts)
 
     def describe(self) -> str:
         if not self.estimated:
@@ -213,14 +221,16 @@ class KMap(PrivacyModel):
         return text
 
 
-def _matches(classes: list[np.ndarray], population: list[np.ndarray]) -> np.ndarray:
-    """Per class (one code column per QI), the population rows with the same codes."""
+def _matches(classes: list[np.ndarray], population: list[np.ndarray],
+             people: np.ndarray) -> np.ndarray:
+    """Per class (one code column per QI), the people of the population rows (``people``
+    each) with the same codes."""
     n = len(classes[0])
     columns = [np.concatenate([c, p]) for c, p in zip(classes, population, strict=True)]
     key, _ = combine_codes(columns)
     inverse, uniques = pd.factorize(key, sort=False)
-    totals = np.bincount(inverse[n:], minlength=len(uniques))
-    return totals[inverse[:n]]
+    totals = np.bincount(inverse[n:], weights=people, minlength=len(uniques))
+    return np.rint(totals[inverse[:n]]).astype(np.int64)
 
 
 def _hierarchy_rows(values: pd.Series, qi: QuasiIdentifier) -> np.ndarray:
