@@ -93,7 +93,8 @@ def test_estimated_k_map_uses_arx_k_prime():
         expected = arx_k_prime(k, n, people, alpha, estimator)
         assert derived_k(k, n, people, alpha, estimator) == expected
         assert poisson_k(k, n, people, alpha, estimator) == expected
-    # ARX 3.9.2 for Adult (30,162 records) in 100,000 people: k = 20 -> 14 and 13.
+    # Adult (30,162 records) in 100,000 people: k = 20 -> 14 and 13 (the k' behind the
+    # optima that equal ARX 3.9.2's in docs/engine.md).
     assert derived_k(20, 30162, 100_000, 0.01, "poisson") == 14
     assert derived_k(20, 30162, 100_000, 0.01, "zero-truncated-poisson") == 13
 
