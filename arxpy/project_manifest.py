@@ -13,6 +13,9 @@ import math
 from typing import Any
 
 from arxpy.data.definition import DEFAULT_WEIGHT, AttributeType, DataKind
+from arxpy.errors import ArxpyError
+from arxpy.identifiers import IdentifierPlan
+from arxpy.identifiers.keys import FINGERPRINT_DIGITS
 
 #: Keys of ``settings`` and the JSON types each may hold (None: may be null).
 _SETTING_TYPES: dict[str, tuple[type, ...]] = {
@@ -25,6 +28,8 @@ _SETTING_TYPES: dict[str, tuple[type, ...]] = {
     # The chosen method and each other method's parameters (the GUI's method selector).
     "method": (str,),
     "method_parameters": (dict,),
+    # Identifier treatments and date shifting with the key's fingerprint, never the key.
+    "identifiers": (dict, type(None)),
 }
 _TYPE_NAMES = {list: "a list", dict: "an object", int: "a number", float: "a number",
                str: "a string", bool: "true or false", type(None): "null"}
@@ -128,10 +133,27 @@ def _check_settings(settings: Any) -> None:
         if not isinstance(parameters, dict):
             raise ManifestError(f"settings.method_parameters.{name}",
                                 "an object of the method's parameters", parameters)
+    if settings.get("identifiers"):
+        _check_identifiers(settings["identifiers"])
     quality = settings.get("quality_model")
     if quality is not None and not isinstance(quality.get("name"), str):
         raise ManifestError("settings.quality_model", "an object with a string 'name'",
                             quality)
+
+
+def _check_identifiers(record: dict[str, Any]) -> None:
+    fingerprint = record.get("key_fingerprint")
+    if fingerprint is not None and not (
+            isinstance(fingerprint, str) and len(fingerprint) == FINGERPRINT_DIGITS
+            and all(c in "0123456789abcdef" for c in fingerprint)):
+        raise ManifestError("settings.identifiers.key_fingerprint",
+                            f"null or {FINGERPRINT_DIGITS} lower-case hex digits", fingerprint)
+    try:
+        IdentifierPlan.from_record(record)
+    except (ArxpyError, KeyError, TypeError, AttributeError, ValueError) as exc:
+        detail = f"missing {exc}" if isinstance(exc, KeyError) else str(exc).rstrip(".")
+        raise ManifestError("settings.identifiers", "identifier treatments arxpy can "
+                            f"read ({detail})", record) from None
 
 
 def _check_choice(holder: dict[str, Any], field: str, key: str, allowed: list[str]) -> None:

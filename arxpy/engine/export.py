@@ -13,9 +13,10 @@ import datetime as _dt
 import html
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -223,22 +224,26 @@ th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: ta
 
 
 def write_report(result: Result, levels: Sequence[int] | None,
-                 path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+                 path: str | os.PathLike[str], *, overwrite: bool = False,
+                 identifiers: Mapping[str, Any] | None = None) -> Path:
     """Write a self-contained HTML report of transformation ``levels`` (None: optimum).
 
     The release's report (:func:`release_report_html`) with the lattice search's own
     sections: configuration, transformation (levels with hierarchy labels), privacy
     the classes each privacy model made the search suppress, quality scores. Raises DataExportError
-    if ``path`` exists and not ``overwrite``.
+    if ``path`` exists and not ``overwrite``. ``identifiers`` (the report's record of
+    issue 32's treatments) adds a section naming them.
     """
-    return _write_html(report_html(result, levels), path, overwrite)
+    return _write_html(report_html(result, levels, identifiers), path, overwrite)
 
 
 def write_release_report(release: Release, path: str | os.PathLike[str], *,
-                         overwrite: bool = False) -> Path:
+                         overwrite: bool = False,
+                         identifiers: Mapping[str, Any] | None = None) -> Path:
     """Write a self-contained HTML report of any method's release (see
     :func:`release_report_html`); DataExportError if ``path`` exists and not ``overwrite``."""
-    return _write_html(release_report_html(release), path, overwrite)
+    return _write_html(release_report_html(release, identifiers=identifiers), path,
+                       overwrite)
 
 
 def _write_html(text: str, path: str | os.PathLike[str], overwrite: bool) -> Path:
@@ -250,7 +255,8 @@ def _write_html(text: str, path: str | os.PathLike[str], overwrite: bool) -> Pat
     return target
 
 
-def report_html(result: Result, levels: Sequence[int] | None) -> str:
+def report_html(result: Result, levels: Sequence[int] | None,
+                identifiers: Mapping[str, Any] | None = None) -> str:
     """The lattice search's report of one transformation (see :func:`write_report`)."""
     summary = summarize_output(result, levels)
     release = result.release(summary.levels)
@@ -259,18 +265,21 @@ def report_html(result: Result, levels: Sequence[int] | None) -> str:
     sections = [_configuration(result), _levels_table(result, summary.levels),
                 _verification(summary), _quality(result, summary.levels)]
     return release_report_html(release, f"transformation {list(summary.levels)}", note,
-                               sections)
+                               sections, identifiers)
 
 
 def release_report_html(release: Release, subject: str | None = None, note: str = "",
-                        sections: Sequence[str] = ()) -> str:
+                        sections: Sequence[str] = (),
+                        identifiers: Mapping[str, Any] | None = None) -> str:
     """A self-contained HTML report of a release, whatever method made it.
 
     Sections: the method's ``sections`` (if any), the release's verdict (claims checked
     independently), classes and prosecutor risks over the declared quasi-identifiers
     recounted from the released table, provenance
     (parameters, hashes, versions, seed, time), and the first
-    :data:`REPORT_EXCERPT_ROWS` rows.
+    :data:`REPORT_EXCERPT_ROWS` rows. With ``identifiers`` (a treatments record, see
+    docs/identifiers.md), the treatments, the key's fingerprint and the date shift's
+    range: never a key or an original identifier.
     """
     subject = subject or f"{release.method} release"
     parts = [
@@ -282,6 +291,7 @@ def release_report_html(release: Release, subject: str | None = None, note: str 
         f"({html.escape(release.method)}). {release.records:,} input records. "
         f"{html.escape(note)}</p>",
         *sections,
+        _identifiers(identifiers) if identifiers else "",
         _verdict(release),
         _classes_and_risk(release),
         _provenance(release),
@@ -405,6 +415,32 @@ def _classes_and_risk(release: Release) -> str:
     return (title + _table(rows) + uncovered
             + "<p class='note'>Prosecutor model over released records, classes counted on "
               "the released table: a record in a class of size s has risk 1/s.</p>")
+
+
+_TREATMENT_WORDS = {"keyed-pseudonym": "keyed pseudonym", "mask": "masked",
+                    "random-replacement": "random replacement", "remove": "removed"}
+
+
+def _identifiers(record: Mapping[str, Any]) -> str:
+    """Issue 32's treatments as released: kind, format or rule, namespace; the key's
+    fingerprint and the shift's range (the record holds no key and no value)."""
+    rows = []
+    for t in record.get("treatments", ()):
+        detail = t.get("format") or t.get("rule") or ""
+        if t.get("namespace"):
+            detail += f", namespace {t['namespace']}, {t.get('algorithm', 'HMAC-SHA-256')}"
+        if t.get("reproducible") is False:
+            detail += ", not reproducible"
+        rows.append((t["attribute"], _TREATMENT_WORDS.get(t["treatment"], t["treatment"]),
+                     detail))
+    facts = [("Key fingerprint", record.get("key_fingerprint") or "no key used")]
+    shift = record.get("date_shift")
+    if shift:
+        low, high = shift["range_days"]
+        facts.append(("Date shift", f"{', '.join(shift['attributes'])} by one offset per "
+                      f"'{shift['patient']}' from {low} to {high} days, never 0"))
+    return ("<h2>Identifiers</h2>" + _table(rows, ["Attribute", "Treatment", "Format"])
+            + _table(facts) + f"<p class='note'>{html.escape(record.get('note', ''))}</p>")
 
 
 def _provenance(release: Release) -> str:

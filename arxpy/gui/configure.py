@@ -13,7 +13,9 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
+    QStackedWidget,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -22,6 +24,7 @@ from PySide6.QtWidgets import (
 from arxpy.data.definition import AttributeType
 from arxpy.gui.attribute_panel import AttributePanel
 from arxpy.gui.hierarchy_editor import HierarchyEditor
+from arxpy.gui.identifier_panel import IdentifierPanel
 from arxpy.gui.methods.choice import LATTICE
 from arxpy.gui.methods.method_panel import MethodPanel
 from arxpy.gui.privacy_panel import PrivacyModelsPanel
@@ -76,6 +79,14 @@ class ConfigurePerspective(QSplitter):
         self.summary = QLabel()
         self.attribute_panel = AttributePanel(state)
         self.hierarchy_editor = HierarchyEditor(state)
+        self.identifier_panel = IdentifierPanel(state)
+        # An identifier has no hierarchy: its treatment shows in the editor's place.
+        self.attribute_editor = QStackedWidget()
+        self.attribute_editor.addWidget(self.hierarchy_editor)
+        # Scrolled: the panel must not raise the window's minimum height (1280x720).
+        treatment = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
+        treatment.setWidget(self.identifier_panel)
+        self.attribute_editor.addWidget(treatment)
         self.privacy_panel = PrivacyModelsPanel(state)
         self.settings_panel = SettingsPanel(state)
         self.anonymize_button = QPushButton("Anonymize")
@@ -88,6 +99,7 @@ class ConfigurePerspective(QSplitter):
         self._layout()
         self.attribute_panel.attribute_selected.connect(self.hierarchy_editor.show_attribute)
         self.attribute_panel.attribute_selected.connect(self._show_column)
+        self.attribute_panel.attribute_selected.connect(self._show_editor)
         state.project_changed.connect(self._project_changed)
         state.definition_changed.connect(self._definition_changed)
         self._project_changed()
@@ -102,7 +114,7 @@ class ConfigurePerspective(QSplitter):
         left_layout.addLayout(header)
         left_layout.addWidget(self.table)
         left_layout.addWidget(legend())
-        attribute = _box("", self.attribute_panel, self.hierarchy_editor)
+        attribute = _box("", self.attribute_panel, self.attribute_editor)
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(_box("", self.privacy_panel))
         bottom.addWidget(self.settings_panel)
@@ -166,8 +178,18 @@ class ConfigurePerspective(QSplitter):
         first = qis[0] if qis else self.state.definition.names[0]
         self.attribute_panel.select(first)
         self.hierarchy_editor.show_attribute(first)
+        self._show_editor(first)
+
+    def _show_editor(self, name: str | None = None) -> None:
+        """The hierarchy editor, or for an identifying attribute its treatment."""
+        name = name or self.attribute_panel.name
+        identifying = bool(name) and self.state.has_project and \
+            self.state.definition[name].type is AttributeType.IDENTIFYING
+        self.identifier_panel.show_attribute(name if identifying else None)
+        self.attribute_editor.setCurrentIndex(1 if identifying else 0)
 
     def _definition_changed(self) -> None:
+        self._show_editor()
         model = self.table.model()
         if isinstance(model, DataFrameModel):
             model.set_definition(self.state.definition)

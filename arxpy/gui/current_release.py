@@ -32,6 +32,9 @@ class CurrentRelease:
     result: Result | None = None
     levels: tuple[int, ...] | None = None
     run: MethodRun | None = None
+    #: The identifiers record of the treatments applied before the release (what the
+    #: report lists: treatments, key fingerprint, shift range; never a key or a value).
+    identifiers: dict[str, Any] | None = None
 
     @property
     def is_lattice(self) -> bool:

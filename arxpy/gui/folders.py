@@ -11,9 +11,10 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-KINDS = ("data", "hierarchies", "projects", "exports")
+KINDS = ("data", "hierarchies", "projects", "exports", "keys")
 #: Where a kind starts before it has a folder of its own.
-_FALLBACK = {"hierarchies": "data", "data": "projects", "exports": "projects"}
+_FALLBACK = {"hierarchies": "data", "data": "projects", "exports": "projects",
+             "keys": "projects"}
 
 
 def settings_of(widget: QWidget | None) -> QSettings:

@@ -29,6 +29,7 @@ from arxpy.gui.configure import ConfigurePerspective
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.folders import pick_path
 from arxpy.gui.help import help_button, help_window
+from arxpy.gui.key_actions import PseudonymKeyActions
 from arxpy.gui.log_panel import LogPanel
 from arxpy.gui.message_lines import ElidedLine
 from arxpy.gui.methods.choice import is_lattice
@@ -101,11 +102,13 @@ class MainWindow(QMainWindow):
         self.run_job.failed.connect(self._failed)
         self.run_job.cancelled.connect(self._cancelled)
         self._run_revision = -1
+        self._run_frame = None  # the (treated) table the running search was given
         #: The saved result being restored by the running search (see restore_saved_result).
         self._restoring: dict | None = None
         self._running = False
         self.projects = ProjectActions(self)
         self.method_runs = MethodRunActions(self)
+        self.keys = PseudonymKeyActions(self)
         self._build_central()
         self.log_panel = LogPanel(self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_panel)
@@ -139,6 +142,9 @@ class MainWindow(QMainWindow):
         self.start_page.open_project.connect(self.projects.open_project)
         self.start_page.open_recent.connect(self.projects.open_project)
         self.configure = ConfigurePerspective(self.state)
+        panel = self.configure.identifier_panel
+        panel.choose_key_requested.connect(lambda: self.keys.choose())
+        panel.create_key_requested.connect(lambda: self.keys.create())
         self.configure.anonymize_requested.connect(self.anonymize)
         self.explore = ExplorePerspective(self.state)
         self.runs_page = RunsPage(self.state)
@@ -223,6 +229,12 @@ class MainWindow(QMainWindow):
             "large_file": self._action("Anonymize a &large file…", self.anonymize_large_file,
                                        None, None, "Run this configuration on a CSV or "
                                        "Parquet file too large to open, with DuckDB or Spark"),
+            "choose_key": self._action("Choose pseudonym &key…", lambda: self.keys.choose(),
+                                       None, None, "Read the key of keyed pseudonyms and "
+                                       "date shifts from its key file, for this session"),
+            "create_key": self._action("Create key &file…", lambda: self.keys.create(), None,
+                                       None, "Create a new pseudonym key file (a lost key "
+                                       "means new, unlinkable pseudonyms)"),
             "quit": self._action("&Quit", self.close, QKeySequence.StandardKey.Quit),
             "anonymize": self._action("&Anonymize", self.anonymize, "Ctrl+R", sp.SP_MediaPlay,
                                       "Search for the best transformation"),
@@ -250,6 +262,9 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         file_menu.addSeparator()
         for key in ("save", "save_as", "export", "large_file"):
+            file_menu.addAction(a[key])
+        file_menu.addSeparator()
+        for key in ("choose_key", "create_key"):
             file_menu.addAction(a[key])
         file_menu.addSeparator()
         file_menu.addAction(a["quit"])
@@ -326,7 +341,7 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         has, running = self.state.has_project, self._running
         a = self.actions_by_name
-        for key in ("save", "save_as", "new"):
+        for key in ("save", "save_as", "new", "choose_key", "create_key"):
             a[key].setEnabled(has and not running)
         a["anonymize"].setEnabled(has and not running)
         a["cancel"].setEnabled(running)
@@ -399,6 +414,7 @@ class MainWindow(QMainWindow):
         after telling the user what is missing."""
         self.configure.settings_panel.commit()
         try:
+            self.state.release_inputs()  # treatments that cannot apply stop here
             return self.state.config(check_hierarchies=False)
         except ArxpyError as exc:
             self.error("Cannot anonymize yet", str(exc))
@@ -408,8 +424,10 @@ class MainWindow(QMainWindow):
         """Run ``function`` (a search, or reopening a saved result) on a worker thread;
         its Result arrives in :meth:`_finished`."""
         state = self.state
-        return self.start_run(function, self._finished, "Anonymizing…", frame=state.data,
-                              definition=state.definition,
+        frame, definition = state.release_inputs()  # checked by the callers
+        self._run_frame = frame
+        return self.start_run(function, self._finished, "Anonymizing…", frame=frame,
+                              definition=definition,
                               hierarchies=dict(state.hierarchies), config=config, **kwargs)
 
     def start_run(self, function, finished, message: str, **kwargs) -> JobWorker:
@@ -461,6 +479,8 @@ class MainWindow(QMainWindow):
             # The saved result is the lattice search's; Run now starts the chosen method.
             why = "it belongs to the lattice search, and another method is chosen"
         try:
+            if why is None:
+                self.state.release_inputs()  # e.g. the pseudonym key was not chosen
             config = None if why else self.state.config(check_hierarchies=False)
         except ArxpyError as exc:
             why = str(exc).rstrip(".")
@@ -522,7 +542,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("The configuration changed during the run; "
                                          "anonymize again.")
             return
-        self.state.set_result(result)
+        self.state.set_result(result, self._run_frame)
         text = self._result_message(result)
         log.info("Anonymization finished: %s", text)
         if restoring is not None:
@@ -546,7 +566,7 @@ class MainWindow(QMainWindow):
         state = self.state
         label = lattice_run_label(result.config, [r.label for r in state.runs])
         state.add_run(MethodRun(Generalization.from_config(result.config), result.release(),
-                                state.data, result.definition, label, result=result),
+                                state.result_frame, result.definition, label, result=result),
                       select=False)
 
     def _failed(self, message: str) -> None:

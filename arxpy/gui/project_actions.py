@@ -121,6 +121,7 @@ class ProjectActions:
         self.add_recent(path)
         remember(self.window.settings, "projects", path)
         log.info("Opened %s", path)
+        self.window.keys.ask_on_open()  # before restoring: the runs were made with the key
         self.window.restore_saved_result()
         self.restore_saved_runs()
         return True
@@ -132,9 +133,14 @@ class ProjectActions:
         if not records:
             return None
         state, revision = self.state, self.state.revision
+        try:
+            data, definition = state.release_inputs()  # runs were made of the treated table
+        except ArxpyError as exc:
+            self.window.statusBar().showMessage(f"The saved runs were not restored: {exc}")
+            return None
         # Opening another project meanwhile replaces this job: its answer is never heard.
         worker = view_job(self.window, "restore-runs").start(
-            restore_runs, records=records, data=state.data, definition=state.definition,
+            restore_runs, records=records, data=data, definition=definition,
             hierarchies=dict(state.hierarchies), key=state.sealing_key,
             on_finished=lambda outcome: self._runs_restored(outcome, revision),
             on_failed=lambda message: self.window.statusBar().showMessage(
@@ -148,7 +154,8 @@ class ProjectActions:
             return
         restored, problems = outcome
         state = self.state
-        state.restore_runs([MethodRun(r.method, r.release, state.data, state.definition,
+        data, definition = state.release_inputs()  # the tables the worker was given
+        state.restore_runs([MethodRun(r.method, r.release, data, definition,
                                       r.label, r.pinned, r.result) for r in restored],
                            [Pin(r.label, levels) for r in restored for levels in r.pins])
         log.info("Restored %d saved run(s), %d computed again", len(restored),
@@ -284,4 +291,5 @@ class ProjectActions:
             return False
         self.window.set_project(project, path, modified=True)
         log.info("Restored the autosaved copy of '%s'", pending["name"])
+        self.window.keys.ask_on_open()
         return True

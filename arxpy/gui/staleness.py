@@ -21,6 +21,7 @@ SETTING_NAMES = {
     "suppression_limit": "suppression limit",
     "strategy": "search strategy",
     "time_limit": "time limit",
+    "identifiers": "identifier treatments",
 }
 _FIELD_NAMES = {"type": "type", "data_type": "data type", "min_level": "minimum level",
                 "max_level": "maximum level", "weight": "weight"}

@@ -26,6 +26,15 @@ from arxpy.engine.result import Result
 from arxpy.engine.stored import ResultTooLarge
 from arxpy.errors import ArxpyError, ConfigurationError, DefinitionError, HierarchyError
 from arxpy.gui.current_release import CurrentRelease
+from arxpy.gui.identifier_settings import (
+    IDENTIFIERS,
+    check_key,
+    plan_of,
+    plan_record,
+    recorded_fingerprint,
+    treated_inputs,
+    without_attribute,
+)
 from arxpy.gui.methods.choice import LATTICE, chosen_method, lattice_settings, method_parameters
 from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS, run_to_drop
 from arxpy.gui.methods.views import MethodRun
@@ -33,6 +42,7 @@ from arxpy.gui.saved_result import MAX_PINNED, record
 from arxpy.gui.staleness import ConfigurationSnapshot
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
+from arxpy.identifiers import IdentifierPlan, PseudonymKey
 from arxpy.project import Project
 from arxpy.quality.loss import Loss
 from arxpy.workflows.pins import Pin, of_run, pinned, renamed
@@ -81,6 +91,8 @@ class AppState(QObject):
     #: The current release (see :meth:`current_release`) may be another one.
     release_changed = Signal()
     modified_changed = Signal(bool)
+    #: The session's pseudonym key was chosen (or forgotten with the project).
+    key_changed = Signal()
     path_changed = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -90,6 +102,8 @@ class AppState(QObject):
         self.project: Project | None = None
         self.path: Path | None = None
         self.result: Result | None = None
+        #: The table the result was computed from (treated identifiers, shifted dates).
+        self.result_frame: pd.DataFrame | None = None
         self._result_basis: ConfigurationSnapshot | None = None
         #: The delimiter of the CSV file the data came from (exports default to it).
         self.input_delimiter: str | None = None
@@ -117,6 +131,13 @@ class AppState(QObject):
         #: Increases with every change of the configuration; a run started at another
         #: revision describes a configuration that no longer exists.
         self.revision = 0
+        #: The pseudonym key of this session, read from the key file the user chose;
+        #: held in memory only (a project keeps its fingerprint, never the key).
+        self.pseudonym_key: PseudonymKey | None = None
+        self._treated: tuple[tuple[int, str | None], Any] | None = None
+        #: The identifiers record of each treated table that runs were given, by the
+        #: table's id (the table is kept alongside so the id stays its own).
+        self._identifier_records: dict[int, tuple[pd.DataFrame, dict[str, Any]]] = {}
 
     # --- project -------------------------------------------------------------------------
 
@@ -128,8 +149,10 @@ class AppState(QObject):
         self.project = project
         self.input_delimiter = None
         self.revision += 1
+        self.pseudonym_key = None  # a key belongs to a project's session; asked on open
+        self._treated, self._identifier_records = None, {}
         self.path = Path(path) if path is not None else None
-        self.result = None
+        self.result = self.result_frame = None
         self._result_basis = None
         self.selected = self.applied = None
         self.pins, self._loose_pins = [], []
@@ -140,6 +163,7 @@ class AppState(QObject):
         self._unsaved_new = modified
         self._runs_unsaved = False
         self.project_changed.emit()
+        self.key_changed.emit()
         # Views of the result, the selection and the pins reset with the project.
         self.result_changed.emit()
         self.transformation_changed.emit()
@@ -218,10 +242,21 @@ class AppState(QObject):
         if changes.get("type") is AttributeType.QUASI_IDENTIFYING:
             self._refuse_protected_quasi_identifier(name)
         new = old.with_attribute(name, **changes)
-        if new != old:
-            what = ", ".join(k.replace("_", " ") for k in changes)
-            self.undo_stack.push(_Change(f"Change {what} of '{name}'", self._put_definition,
-                                         old, new))
+        if new == old:
+            return
+        what = ", ".join(k.replace("_", " ") for k in changes)
+        text = f"Change {what} of '{name}'"
+        plan = self.identifier_plan
+        # A treatment belongs to an identifying attribute: another role ends it, in the
+        # same undoable step (a pseudonym is never a quasi-identifier).
+        ends_treatment = new[name].type is not AttributeType.IDENTIFYING and any(
+            t.attribute == name for t in plan.treatments)
+        if ends_treatment:
+            self.undo_stack.beginMacro(text)
+        self.undo_stack.push(_Change(text, self._put_definition, old, new))
+        if ends_treatment:
+            self.set_identifier_plan(without_attribute(plan, name), text)
+            self.undo_stack.endMacro()
 
     def _refuse_protected_quasi_identifier(self, name: str) -> None:
         # A quasi-identifier cannot also be protected as sensitive: one role would be lost.
@@ -261,6 +296,65 @@ class AppState(QObject):
     def update_settings(self, text: str = "Change settings", **changes: Any) -> None:
         """Change some keys of the settings (undoable)."""
         self.set_settings({**self.settings, **changes}, text)
+
+    # --- identifiers: treatments, date shifting and the session's key --------------------
+
+    @property
+    def identifier_plan(self) -> IdentifierPlan:
+        """The project's identifier plan (empty: identifying attributes are removed)."""
+        return plan_of(self.settings) if self.project is not None else IdentifierPlan()
+
+    def set_identifier_plan(self, plan: IdentifierPlan,
+                            text: str = "Change identifier treatments") -> None:
+        """Replace the plan (undoable); the key's fingerprint is recorded once a key is
+        needed and chosen. Raises ConfigurationError for a plan the definition cannot take."""
+        plan.check(self.definition)
+        fingerprint = recorded_fingerprint(self.settings) or (
+            self.pseudonym_key.fingerprint if self.pseudonym_key is not None else None)
+        record = plan_record(plan, fingerprint)
+        settings = {k: v for k, v in self.settings.items() if k != IDENTIFIERS}
+        self.set_settings(settings if record is None else {**settings, IDENTIFIERS: record},
+                          text)
+
+    def use_key(self, key: PseudonymKey) -> None:
+        """Hold ``key`` for this session; a key other than the project's (by its
+        fingerprint) is refused. A plan needing a key records its fingerprint (undoable)."""
+        check_key(self.settings, key)
+        self.pseudonym_key = key
+        self._treated = None
+        self.key_changed.emit()
+        plan = self.identifier_plan
+        if plan.needs_key and recorded_fingerprint(self.settings) is None:
+            self.set_identifier_plan(plan, "Record the pseudonym key's fingerprint")
+
+    def release_inputs(self) -> tuple[pd.DataFrame, DataDefinition]:
+        """The table and definition every run releases: the data with dates shifted and
+        identifiers treated by the project's plan (the data themselves without one).
+        Raises ConfigurationError when the plan cannot be applied (no key, ...)."""
+        key = self.pseudonym_key
+        stamp = (self.revision, key.fingerprint if key is not None else None)
+        if self._treated is None or self._treated[0] != stamp:
+            treated = treated_inputs(self.data, self.definition, self.hierarchies,
+                                     self.settings, key)
+            self._treated = (stamp, treated)
+            if treated is not None:
+                self._keep_record(treated.frame, treated.record)
+        treated = self._treated[1]
+        if treated is None:
+            return self.data, self.definition
+        return treated.frame, treated.definition
+
+    def _keep_record(self, frame: pd.DataFrame, record: dict[str, Any]) -> None:
+        in_use = {id(r.data) for r in self.runs}
+        self._identifier_records = {k: v for k, v in self._identifier_records.items()
+                                    if k in in_use}
+        self._identifier_records[id(frame)] = (frame, record)
+
+    def identifier_record(self, frame: pd.DataFrame) -> dict[str, Any] | None:
+        """The identifiers record of a treated table that a run was given (None: the
+        table was released without treatments)."""
+        kept = self._identifier_records.get(id(frame))
+        return kept[1] if kept is not None and kept[0] is frame else None
 
     def _put_definition(self, definition: DataDefinition) -> None:
         self._require().definition = definition
@@ -308,9 +402,11 @@ class AppState(QObject):
 
     # --- results -------------------------------------------------------------------------
 
-    def set_result(self, result: Result | None) -> None:
-        """A finished anonymization; selects and applies its optimum."""
+    def set_result(self, result: Result | None, frame: pd.DataFrame | None = None) -> None:
+        """A finished anonymization of ``frame`` (None: the data as they are, no
+        identifier plan); selects and applies its optimum."""
         self.result = result
+        self.result_frame = frame if frame is not None or self.project is None else self.data
         self._result_basis = self._snapshot() if result is not None else None
         best = result.optimum if result is not None else None
         self.selected = self.applied = best.levels if best is not None else None
@@ -351,7 +447,8 @@ class AppState(QObject):
         # Hierarchies count too: a method may use them, and a false "stale" is safe.
         return ConfigurationSnapshot.of(
             self.definition, self.hierarchies,
-            {"parameters": method_parameters(self.settings, name)})
+            {"parameters": method_parameters(self.settings, name),
+             IDENTIFIERS: self.settings.get(IDENTIFIERS)})
 
     def _lattice_changes(self) -> list[str]:
         if self.result is None or self._result_basis is None or self.project is None:
@@ -394,14 +491,17 @@ class AppState(QObject):
             run = self.current_run
             if run is None:
                 return None
-            return CurrentRelease(run.data, run.definition, dict(self.hierarchies), run=run)
+            return CurrentRelease(run.data, run.definition, dict(self.hierarchies), run=run,
+                                  identifiers=self.identifier_record(run.data))
         if self.result is None or self.applied is None:
             return None
-        # The result's own definition and hierarchies: a stale result stays consistent.
-        result = self.result
-        return CurrentRelease(self.data, result.definition,
+        # The result's own table, definition and hierarchies: a stale result stays
+        # consistent, and treated identifiers show as released.
+        result, frame = self.result, self.result_frame
+        return CurrentRelease(frame, result.definition,
                               {**self.hierarchies, **result.hierarchies}, result=result,
-                              levels=tuple(self.applied))
+                              levels=tuple(self.applied),
+                              identifiers=self.identifier_record(frame))
 
     def run_to_drop(self) -> MethodRun | None:
         """The run the next finished run will push out (see :func:`run_to_drop`)."""

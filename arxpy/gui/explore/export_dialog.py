@@ -257,10 +257,11 @@ class ExportDialog(QDialog):
                                          shuffle_seed=seed)
             if report and current.is_lattice:
                 written.append(write_report(current.result, current.levels, report_path(data),
-                                            overwrite=True))
+                                            overwrite=True, identifiers=current.identifiers))
             elif report:
                 written.append(write_release_report(current.release(), report_path(data),
-                                                    overwrite=True))
+                                                    overwrite=True,
+                                                    identifiers=current.identifiers))
             return written
 
         self.buttons.setEnabled(False)

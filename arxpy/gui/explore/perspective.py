@@ -216,7 +216,7 @@ class ExplorePerspective(QWidget):
         if levels == self._io_levels or self.tabs.currentWidget() is not self.io_table:
             return  # computed when the tab is shown: a whole output costs a second on 1M rows
         self._io_levels = levels
-        frame = self.state.data
+        frame = self.state.result_frame  # identifiers as treated for the search
 
         def work() -> tuple:
             release = result.release(levels)

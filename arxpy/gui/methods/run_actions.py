@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ArxpyError
+from arxpy.gui.identifier_settings import refuse_treated_claims
 from arxpy.gui.methods.choice import LATTICE, build_method
 from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS, run_label, run_method_job
 from arxpy.gui.methods.views import MethodRun
@@ -52,13 +53,13 @@ class MethodRunActions:
             if problem:
                 raise ArxpyError(problem)
             method = build_method(state.settings)
+            # The inputs as they are now, identifiers treated: the release describes these.
+            data, definition = state.release_inputs()
         except ArxpyError as exc:
             window.error("Cannot run yet", str(exc))
             return None
         if not self.may_drop(state.run_to_drop()):
             return None
-        # The inputs as they are now: the run's release describes these.
-        data, definition = state.data, state.definition
         log.info("Method run started: %s", method.to_dict())
         return window.start_run(
             run_method_job, lambda release: self.finished(method, data, definition, release),
@@ -83,9 +84,15 @@ class MethodRunActions:
                  release: Release) -> None:
         window, state = self.window, self.window.state
         window._end_run()
-        if state.revision != window._run_revision or data is not state.data:
+        if state.revision != window._run_revision or not state.has_project \
+                or data is not state.release_inputs()[0]:
             window.statusBar().showMessage("The configuration changed during the run; "
                                            "run again.")
+            return
+        try:
+            refuse_treated_claims(state.identifier_plan.treated, release.claims)
+        except ArxpyError as exc:
+            window.error("Run refused", str(exc))
             return
         label = run_label(method, [r.label for r in state.runs])
         state.add_run(MethodRun(method, release, data, definition, label))

@@ -343,13 +343,13 @@ class RunsPage(QWidget):
         self.compare_views.setCurrentIndex(0)  # where the note is
 
     def _compare(self, named: dict[str, Any], compared: tuple[Any, ...]) -> None:
+        state = self.state
         try:
             target, bins = self.target.currentData(), self._bins()
+            original, definition = state.release_inputs()  # what the runs released
         except ConfigurationError as exc:
             self._say(f"<span style='color:#b3261e'>{html.escape(str(exc))}</span>")
             return
-        state = self.state
-        original, definition = state.data, state.definition
         hierarchies = dict(state.hierarchies)
         self._clear_comparison()
         self._compared = compared
