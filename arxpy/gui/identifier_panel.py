@@ -86,6 +86,9 @@ class IdentifierPanel(QWidget):
                              suffix=" days")
         self.dates = QListWidget()
         self.dates.setMaximumHeight(64)
+        self.no_dates = QLabel("No date attribute yet: give one the Date data type to shift "
+                               "it.", wordWrap=True)
+        self.no_dates.setStyleSheet("color: #555")
         self.key_status = QLabel(wordWrap=True)
         self.choose_key = QPushButton("Choose key…")
         self.create_key = QPushButton("Create key file…")
@@ -113,6 +116,7 @@ class IdentifierPanel(QWidget):
         row.addWidget(self.days)
         shift_form.addRow("Patient:", row)
         shift_form.addRow("Dates:", self.dates)
+        shift_form.addRow(self.no_dates)
         key = QHBoxLayout()
         key.addWidget(self.key_status, 1)
         key.addWidget(self.choose_key)
@@ -197,6 +201,7 @@ class IdentifierPanel(QWidget):
                 self.dates.addItem(item)
         for widget in (self.patient, self.days, self.dates):
             widget.setEnabled(shift is not None)
+        self.no_dates.setVisible(self.dates.count() == 0)
 
     def _show_key(self, needed: bool) -> None:
         key = self.state.pseudonym_key

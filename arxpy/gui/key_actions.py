@@ -82,8 +82,8 @@ class PseudonymKeyActions:
             return False
         log.info("Created a pseudonym key file (fingerprint %s)", key.fingerprint)
         window.statusBar().showMessage(
-            f"Created the key file {Path(path).name} (fingerprint {key.fingerprint}). "
-            + LOST_KEY_WARNING)
+            f"Created the key file {Path(path).name} (fingerprint {key.fingerprint}); keep it "
+            "safe: a lost key cannot be recovered.")
         return True
 
     def ask_on_open(self) -> bool:
