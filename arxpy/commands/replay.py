@@ -23,7 +23,6 @@ from arxpy.commands.options import (
     delimiter_option,
     encoding_option,
     file_sha256,
-    output_order,
     read_data_option,
     read_hierarchy_options,
     write_json,
@@ -88,8 +87,9 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         return _refuse(args, recipe, problems)
     release = done.release
-    order = output_order(args, release.seed)
-    from arxpy.commands.run import write_release
+    from arxpy.commands.run import release_order, write_release
+
+    order = release_order(args, release)
 
     written = write_release(release, args.output, order["seed"])
     report: dict[str, Any] = {**release.to_dict(), "output": written.name,

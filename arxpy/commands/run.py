@@ -132,8 +132,7 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     release = outcome.release() if hasattr(outcome, "release") else outcome
     identifiers.refuse_quasi_identifying(release)
-    order = output_order(args, release.seed) if _in_input_order(release) else \
-        {"shuffled": False, "seed": None, "note": "the method orders its own rows"}
+    order = release_order(args, release)
     written = write_release(release, args.output, order["seed"])
     report: dict[str, Any] = {**release.to_dict(), "output": written.name,
                               "output_file_sha256": file_sha256(written),
@@ -148,6 +147,14 @@ def run(args: argparse.Namespace) -> int:
     if identifiers.summary():
         print(identifiers.summary())
     return 0
+
+
+def release_order(args: argparse.Namespace, release) -> dict[str, Any]:
+    """The report's ``output_order``: rows in input order are shuffled as the options
+    say; a method that orders its own rows keeps its order."""
+    if _in_input_order(release):
+        return output_order(args, release.seed)
+    return {"shuffled": False, "seed": None, "note": "the method orders its own rows"}
 
 
 def _in_input_order(release) -> bool:

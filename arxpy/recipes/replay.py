@@ -151,8 +151,9 @@ def _release(recipe: Recipe, frame: pd.DataFrame, definition: Any,
     cls = method_classes()[recipe.method]
     parameters = dict(recipe.parameters)
     seed = recipe.decision.get("seed")
-    if seed is not None and "seed" in {p.name for p in cls.params}:
-        parameters.setdefault("seed", seed)
+    if seed is not None and parameters.get("seed") is None and \
+            "seed" in {p.name for p in cls.params}:
+        parameters["seed"] = seed  # the seed drawn for the recipe's run, so replay repeats it
     outcome = cls(**parameters).run(frame, definition, hierarchies=dict(hierarchies),
                                     progress=progress)
     if recipe.mode == SEARCH and getattr(outcome, "optimum", True) is None:
