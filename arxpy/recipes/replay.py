@@ -97,7 +97,19 @@ def check_extract(recipe: Recipe, frame: pd.DataFrame,
         problems.append(f"Hierarchies the recipe does not use: {_names(extra)}; leave "
                         "them out.")
     problems += _key_problems(recipe, key)
+    problems += _ordinal_problems(recipe)
     return problems
+
+
+def _ordinal_problems(recipe: Recipe) -> list[str]:
+    """An ordinal order is data, so the recipe keeps only its hash; a model that sorts
+    by it (ordered t-closeness) cannot be replayed without it."""
+    ordinal = {a["name"] for a in recipe.attributes if "order_sha256" in a["data_type"]}
+    models = recipe.parameters.get("privacy_models") or []
+    return [f"The recipe's t-closeness of '{m['attribute']}' sorts by its ordinal order, "
+            "which a recipe does not store; replay cannot judge it."
+            for m in models if isinstance(m, dict) and m.get("distance") == "ordered"
+            and m.get("attribute") in ordinal]
 
 
 def _key_problems(recipe: Recipe, key: PseudonymKey | None) -> list[str]:
