@@ -67,8 +67,8 @@ def build_certificate(release: Release, recipe: Recipe, *, output_file: Path,
                    "table_sha256": release.output_sha256,
                    "released_records": release.records - release.suppressed_records},
         "attributes": attribute_treatments(release, recipe, identifiers),
-        "method": {"name": release.method, "parameters": recipe.to_dict()["method"][
-            "parameters"], "replay": recipe.mode},
+        "method": {"name": release.method, "parameters": dict(recipe.parameters),
+                   "replay": recipe.mode},
         "transformation": None if release.transformation is None
         else {k: int(v) for k, v in release.transformation.items()},
         "verdict": {"anonymous": verdict.anonymous, "status": verdict.status,
