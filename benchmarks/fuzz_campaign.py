@@ -6,7 +6,11 @@ or argparse's usage error), a traceback (any other exception), a hang (over the 
 limit), a memory bound exceeded (MemoryError or killed), and data lost or changed (an
 input file modified, or an output that an independent check rejects).
 
-    python3 benchmarks/fuzz_campaign.py [CASES_PER_CLASS] [SEED]
+    python3 benchmarks/fuzz_campaign.py [CASES_PER_CLASS] [SEED] [CLASS ...]
+
+The classes of issue 28 run every command (``tests/fuzz/commands.py``): outputs pointed
+at inputs, invalid parameters, forged documents and saved results, and Ctrl-C sent to
+the real process at a random moment.
 
 Nothing is written outside the temporary folder.
 """
@@ -18,17 +22,23 @@ import hashlib
 import io
 import json
 import multiprocessing as mp
+import os
 import random
+import re
 import resource
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
-from tests.fuzz import hostile  # noqa: E402
+from tests.fuzz import commands, hostile  # noqa: E402
 
 TIME_LIMIT = 30.0
 MEMORY_HEADROOM = 2 * 2**30
@@ -318,27 +328,181 @@ def option_cases(rng: random.Random, n: int):
         yield case
 
 
+def _template(r: random.Random, folder: Path, with_outputs: bool = False
+              ) -> tuple[str, dict[str, str], list[str]]:
+    name = r.choice(commands.overwritable() if with_outputs else list(commands.TEMPLATES))
+    files = commands.write_inputs(folder)
+    return name, files, commands.TEMPLATES[name](files)
+
+
+def overwrite_cases(rng: random.Random, n: int):
+    """Every command with one output pointed at an input or another output (as given,
+    through '..' or a symbolic link): refused before any work, nothing changed."""
+    for _ in range(n):
+        seed = rng.random()
+
+        def case(folder, seed=seed):
+            r = random.Random(seed)
+            _, _, argv = _template(r, folder, with_outputs=True)
+            argv = commands.output_over_input(argv, r, folder)
+            freeze(folder)
+            _cli(*argv)
+            return False  # accepted: the guard let an output replace a file
+        yield case
+
+
+def parameter_cases(rng: random.Random, n: int):
+    """Every command with one of its parameters invalid or out of bounds (k 0, -5, 1e308,
+    NaN, 'x'; seeds -1; delimiters; m, records, bins, repeats)."""
+    for _ in range(n):
+        seed = rng.random()
+
+        def case(folder, seed=seed):
+            r = random.Random(seed)
+            name, _, argv = _template(r, folder)
+            argv = commands.hostile_parameter(argv, r)
+            freeze(folder)
+            _cli(*argv)
+            # Condensation reproduces records below k = 3: such a run must be refused.
+            k = argv[argv.index("--k") + 1] if "--k" in argv else "3"
+            return not (name == "condense" and k in ("0", "1", "2", "-5", "-1"))
+        yield case
+
+
+def document_cases(rng: random.Random, n: int):
+    """Forged published disassociation documents (m up to 10^9, sizes, shapes) read by
+    km-check and setvalued-utility (its baselines and reconstructions)."""
+    for _ in range(n):
+        seed = rng.random()
+
+        def case(folder, seed=seed):
+            r = random.Random(seed)
+            files = commands.write_inputs(folder)
+            document = folder / "in_forged.json"
+            document.write_text(json.dumps(commands.forged_document(r)))
+            argv = r.choice(commands.DOCUMENT_READERS)(files, str(document))
+            freeze(folder)
+            _cli(*argv)
+        yield case
+
+
+def saved_result_cases(rng: random.Random, n: int):
+    """A saved search result with a forged optimum, verdicts or scores: refused, or
+    restored with the optimum a search finds."""
+    for _ in range(n):
+        seed = rng.random()
+
+        def case(folder, seed=seed):
+            from arxpy.engine.stored import reopen_result
+
+            r = random.Random(seed)
+            frame, definition, hierarchies, config, result, stored = \
+                commands.saved_result_run()
+            forged = commands.forged_outcome(stored, r)
+            freeze(folder)
+            reopened = reopen_result(frame, definition, hierarchies, config, forged)
+            return (reopened.optimum is not None
+                    and reopened.optimum.levels == result.optimum.levels)
+        yield case
+
+
+#: Commands interrupted in the Ctrl-C class (long enough for a signal to land mid-run).
+INTERRUPTED = ("anonymize", "anonymize --engine duckdb", "condense", "compare-models",
+               "kpbms", "run kpbms", "intervals", "disassociate", "km-check",
+               "setvalued-utility", "synth-ehr", "example", "risk")
+_TEMPORARY = re.compile(r"^\..*\.tmp(\.d)?$")
+
+
+def interrupt_cases(rng: random.Random, n: int):
+    """SIGINT to the real ``arxpy`` process at a random moment from its start: the run
+    ends with 'arxpy: interrupted' and status 130 (or had finished), no half-written
+    output, no temporary left, inputs unchanged. Run here, not in a forked child."""
+    for _ in range(n):
+        seed = rng.random()
+
+        def case(folder, seed=seed):
+            r = random.Random(seed)
+            name = r.choice(INTERRUPTED)
+            files = commands.write_inputs(folder)
+            argv = commands.TEMPLATES[name](files)
+            before = _digests(folder)
+            env = {**os.environ, "PYTHONPATH": str(REPO), "QT_QPA_PLATFORM": "offscreen"}
+            process = subprocess.Popen([sys.executable, "-m", "arxpy", *argv], cwd=folder,
+                                       env=env, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.PIPE, text=True)
+            time.sleep(r.uniform(0.05, 4.0))
+            process.send_signal(signal.SIGINT)
+            try:
+                _, err = process.communicate(timeout=TIME_LIMIT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                return "hang", False
+            lines = err.replace("\r", "\n").strip().splitlines()
+            if process.returncode == 0:
+                outcome = "ok"
+            elif (process.returncode == 130 and lines and lines[-1] == "arxpy: interrupted"
+                  and "Traceback" not in err):
+                outcome = "clear"
+            else:
+                outcome = f"traceback: {name} status {process.returncode}: {lines[-1:]}"
+            return outcome, _digests(folder) != before or not _whole_outputs(folder)
+        yield case
+
+
+def _whole_outputs(folder: Path) -> bool:
+    """No temporary left and every output complete (JSON parses, CSV ends its line)."""
+    for path in folder.rglob("*"):
+        if _TEMPORARY.match(path.name):
+            return False
+        if path.is_file() and path.name.startswith("out_"):
+            raw = path.read_bytes()
+            if path.suffix == ".json":
+                try:
+                    json.loads(raw)
+                except ValueError:
+                    return False
+            elif path.suffix == ".csv" and not raw.endswith(b"\n"):
+                return False
+    return True
+
+
+def run_here(case) -> tuple[str, bool]:
+    with tempfile.TemporaryDirectory() as folder:
+        return case(Path(folder))
+
+
 CLASSES = {
     "project file (.arxpy)": project_cases,
     "CSV data file": csv_cases,
     "hierarchy file": hierarchy_cases,
     "Excel workbook": excel_cases,
     "command-line options": option_cases,
+    "output pointed at an input (every command)": overwrite_cases,
+    "invalid or out-of-bound parameter (every command)": parameter_cases,
+    "forged published document": document_cases,
+    "forged saved result": saved_result_cases,
+    "Ctrl-C at a random moment (real process)": interrupt_cases,
 }
+#: Classes run in this process (they start their own processes).
+RUN_HERE = {"Ctrl-C at a random moment (real process)"}
 
 
 def main() -> None:
     per_class = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 12)
+    chosen = sys.argv[3:]  # optional: names (or starts of names) of the classes to run
+    classes = {name: cases for name, cases in CLASSES.items()
+               if not chosen or any(name.startswith(c) for c in chosen)}
     print("| input class | inputs tried | clear error | accepted | traceback | hang | "
           "memory bound exceeded | data lost or changed |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, cases in CLASSES.items():
+    for name, cases in classes.items():
         counts: Counter[str] = Counter()
         changed = 0
         examples = []
         for case in cases(rng, per_class):
-            outcome, was_changed = run(case)
+            outcome, was_changed = (run_here if name in RUN_HERE else run)(case)
             kind = "traceback" if outcome.startswith("traceback") else outcome
             counts[kind] += 1
             changed += was_changed

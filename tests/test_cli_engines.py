@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from arxpy.cli import main
 from arxpy.data.csv_io import read_csv, sniff_csv
+from arxpy.engine.export import shuffled
 from arxpy.example import example_definition, write_example
 
 pytest.importorskip("duckdb", reason="the duckdb engine needs arxpy[duckdb]")
@@ -92,11 +93,12 @@ def test_duckdb_reads_parquet_and_writes_parquet(example_dir, tmp_path):
     args[2] = str(parquet)
     out, report = tmp_path / "out.parquet", tmp_path / "report.json"
     assert main([*args, "--engine", "duckdb", "--output", str(out), "--report",
-                 str(report)]) == 0
+                 str(report), "--shuffle-seed", "7"]) == 0
     duck = json.loads(report.read_text())
     _assert_same_answers(memory, duck)
+    assert duck["output_order"] == {"shuffled": True, "seed": 7}
     expected = read_csv(memory_out, sniff_csv(memory_out, delimiter=";"))
-    assert pd.read_parquet(out).equals(expected)
+    assert pd.read_parquet(out).equals(shuffled(expected, 7))
     # the in-memory engine reads Parquet too, through the same path
     memory_parquet, _ = _run(args, tmp_path, "memory")
     _assert_same_answers(memory, memory_parquet)
@@ -133,6 +135,7 @@ def tables(draw):
     rows = draw(st.integers(20, 120))
     seed = draw(st.integers(0, 2**31))
     rng = np.random.default_rng(seed)
+    order = draw(st.sampled_from([["--keep-order"], ["--shuffle-seed", str(seed)]]))
     frame = pd.DataFrame({
         "a": rng.integers(0, draw(st.integers(2, 12)), rows).astype(str),
         "b": rng.choice(["x", "y ", "", 'q"', "z;w"], rows),
@@ -140,14 +143,14 @@ def tables(draw):
     })
     k = draw(st.integers(2, 5))
     suppression = draw(st.sampled_from([0.0, 0.05, 0.2]))
-    return frame, k, suppression
+    return frame, k, suppression, order
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(case=tables())
 def test_random_tables_give_the_same_answers_and_file(tmp_path_factory, case):
-    frame, k, suppression = case
+    frame, k, suppression, order = case
     folder = tmp_path_factory.mktemp("random")
     frame.to_csv(folder / "data.csv", sep=";", index=False)
     (folder / "a.csv").write_text("".join(f"{v};{int(v) // 4};*\n" for v in range(12)))
@@ -155,14 +158,16 @@ def test_random_tables_give_the_same_answers_and_file(tmp_path_factory, case):
     args = ["anonymize", "--data", str(folder / "data.csv"), "--delimiter", ";",
             "--hierarchy", f"a={folder / 'a.csv'}", "--hierarchy", f"b={folder / 'b.csv'}",
             "--k", str(k), "--suppression", str(suppression), "--sensitive", "s"]
-    code_memory = main([*args, "--output", str(folder / "m.csv"), "--keep-order",
+    code_memory = main([*args, "--output", str(folder / "m.csv"), *order,
                         "--report", str(folder / "m.json")])
     code_duck = main([*args, "--engine", "duckdb", "--output", str(folder / "d.csv"),
-                      "--report", str(folder / "d.json")])
+                      *order, "--report", str(folder / "d.json")])
     assert code_duck == code_memory
     if code_memory != 0:
         return
     memory = json.loads((folder / "m.json").read_text())
     duck = json.loads((folder / "d.json").read_text())
     _assert_same_answers(memory, duck)
+    assert duck["output_order"] == memory["output_order"]
+    # the same rows in the same order, kept or shuffled by the same seed
     assert (folder / "d.csv").read_bytes() == (folder / "m.csv").read_bytes()

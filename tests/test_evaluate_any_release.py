@@ -189,3 +189,18 @@ def test_relative_accuracy_carries_a_caveat_when_the_original_is_no_better_than_
                               ClassificationConfig("label", ("x",)))
     boxes = run_method("intervals", predictable, definition, {"attributes": ["x"], "k": 5})
     assert evaluate_release(task, boxes).relative_accuracy_caveat is None
+
+
+def test_a_release_without_the_target_says_why_instead_of_a_figure(example):
+    """kPB-MS publishing another class attribute gives its recipient no labels for the
+    target: no accuracy is printed, the reason is (Compare's cell says the same)."""
+    from arxpy.analysis.compare import evaluation
+
+    project, data, _, task = example
+    other = run_method("kpbms", data, project.definition,
+                       {"k": 5, "class_attribute": "Ethnicity"})
+    assert "Charge" not in other.table.columns
+    with pytest.raises(ConfigurationError, match="does not publish 'Charge'"):
+        evaluate_release(task, other, class_edges=EDGES)
+    assert evaluation(task, other, EDGES).startswith(
+        "not applicable: The release does not publish 'Charge'")

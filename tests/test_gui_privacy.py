@@ -41,7 +41,7 @@ def test_every_registered_model_has_a_dialog(state, qtbot):
         assert dialog.windowTitle() == f"Add {cls.label}"
         # Defaults (with the sensitive attribute chosen) make a valid model, except where
         # the model needs a choice the user must make (a population).
-        either_or = kind == "population-uniqueness"
+        either_or = kind in ("population-uniqueness", "k-map")
         assert _ok(dialog).isEnabled() != either_or, (kind, dialog.message.text())
 
 

@@ -80,12 +80,36 @@ def test_cli_methods_says_when_to_choose_each():
     assert "When: " + method_classes()["kpbms"].guidance in shown
 
 
-def test_output_cut_short_by_its_reader_ends_without_a_traceback():
+def test_output_cut_short_by_its_reader_ends_without_a_traceback(monkeypatch, capsys):
     """`arxpy methods | head -1`: the reader goes away; no traceback, status 141."""
+    import os
+
+    read, write = os.pipe()
+
+    class GoneReader:  # standard output whose reader has closed the pipe
+        def write(self, _text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+        def fileno(self):
+            return write
+
+    monkeypatch.setattr(sys, "stdout", GoneReader())
+    try:
+        assert main(["methods"]) == 141
+    finally:
+        os.close(read)
+        os.close(write)
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_closed_pipe_ends_the_program_quietly():
+    """The same through a real pipe closed before anything was written."""
     process = subprocess.Popen([sys.executable, "-m", "arxpy", "methods"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    process.stdout.readline()
-    process.stdout.close()
+    process.stdout.close()  # before Python has even started: every write fails
     err = process.stderr.read().decode()
     assert process.wait(timeout=60) == 141
     assert "Traceback" not in err

@@ -102,19 +102,7 @@ PERF_RECORDS = {"condensation": 8_000, "mdav": 8_000, "tfrp": 5_000,
 
 
 #: Methods that miss the 200 ms bound at those sizes: method -> the precise defect.
-SLOW_TO_CANCEL = {
-    "k-anonymity-baseline": (
-        "after the lattice search, Result.release() hashes the input (table_sha256, about "
-        "1 s on 1,000,000 records) and builds the release without a cancel token: a cancel "
-        "in that stretch takes effect about 1.3 s later (the engine's Result.release and "
-        "table_sha256 take no token)"),
-    "disassociation": (
-        "read_codes() splits every cell into codes (CodeSets.from_column, about 1.2 s on "
-        "150,000 records) before HORPART first looks at the token, and the synthetic table "
-        "after publication (reconstruct and to_column, about 0.9 s) takes no token: a cancel "
-        "in either stretch takes effect 0.4-1.2 s later (arxpy.data.transactions and "
-        "arxpy.data.disassociated take no token)"),
-}
+SLOW_TO_CANCEL: dict[str, str] = {}
 
 
 def _perf_cases() -> list:

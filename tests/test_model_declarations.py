@@ -18,6 +18,7 @@ from arxpy.hierarchy.model import Hierarchy
 from arxpy.params import Param
 from arxpy.privacy import (
     KAnonymity,
+    KMap,
     PopulationUniqueness,
     TCloseness,
     privacy_model_classes,
@@ -37,7 +38,7 @@ def example_values(param: Param) -> object:
 
 def instance(cls):
     values = {p.name: example_values(p) for p in cls.params if p.required}
-    if cls is PopulationUniqueness:
+    if cls in (PopulationUniqueness, KMap):
         values["region"] = "usa"
     return cls(**values)
 

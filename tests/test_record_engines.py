@@ -13,9 +13,10 @@ import pandas as pd
 import pytest
 
 from arxpy.data.csv_io import read_csv, sniff_csv
+from arxpy.data.definition import AttributeDefinition, DataDefinition
 from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.engine.backends import ENGINES, MemoryEngine, RecordSource
-from arxpy.engine.export import released_frame
+from arxpy.engine.export import released_frame, shuffled
 from arxpy.engine.scaled import anonymize_source
 from arxpy.errors import ArxpyError, CancelledError, ConfigurationError, DataImportError
 from arxpy.example import example_project
@@ -132,6 +133,36 @@ def test_duckdb_output_equals_the_memory_engine_s_byte_for_byte(example, tmp_pat
         assert duck.path.read_bytes() == memory.path.read_bytes()
     else:
         assert pd.read_parquet(duck.path).equals(pd.read_parquet(memory.path))
+
+
+@pytest.mark.parametrize("engine_name", ENGINE_NAMES)
+@pytest.mark.parametrize("remove_suppressed", [False, True])
+def test_engines_write_the_keep_order_rows_permuted_by_the_seed(example, tmp_path,
+                                                                engine_name,
+                                                                remove_suppressed):
+    """Defect 2 of issue 28: the rows no longer line up with the input's positions."""
+    project, _ = example
+    config = AnonymizationConfig.from_dict({**project.settings,
+                                            "remove_suppressed": remove_suppressed})
+    data = project.data.assign(row=np.arange(len(project.data)).astype(str))
+    definition = DataDefinition([*project.definition, AttributeDefinition("row")])
+    run = anonymize_source(RecordSource.of_frame(data), definition,
+                           project.hierarchies, config, _engine(engine_name))
+    kept = run.write(tmp_path / "kept.csv")
+    first = run.write(tmp_path / "first.csv", shuffle_seed=5)
+    again = run.write(tmp_path / "again.csv", shuffle_seed=5)
+    other = run.write(tmp_path / "other.csv", shuffle_seed=6)
+    assert first.path.read_bytes() == again.path.read_bytes()
+    assert first.path.read_bytes() != other.path.read_bytes()
+    kept_rows, rows = (read_csv(w.path, sniff_csv(w.path, delimiter=";"))
+                       for w in (kept, first))
+    kept_at = kept_rows["row"].astype(int).to_numpy()
+    at = rows["row"].astype(int).to_numpy()
+    assert (np.diff(kept_at) > 0).all()  # keep-order: input positions ascending
+    assert sorted(at) == sorted(kept_at) and first.records == kept.records
+    assert np.mean(at == kept_at) < 0.01  # was 1.0: rows aligned with the input
+    assert abs(np.corrcoef(at, kept_at)[0, 1]) < 0.1
+    assert rows.equals(shuffled(kept_rows, 5))  # the one order every engine writes
 
 
 def test_duckdb_finds_suppressed_classes_without_class_numbers(example, tmp_path,

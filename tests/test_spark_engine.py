@@ -153,7 +153,8 @@ def test_random_nasty_tables_read_and_write_as_with_the_memory_engine(engine, tm
     released = pd.DataFrame({q: frame[q].map(dict(labels[q].to_numpy())) for q in qis})
     plan = OutputPlan(columns=tuple(frame.columns), labels=labels,
                       suppressed=released.drop_duplicates().sample(5, random_state=seed),
-                      remove_suppressed=bool(seed % 2))
+                      remove_suppressed=bool(seed % 2),
+                      shuffle_seed=None if seed == 0 else seed)
     expected = MemoryEngine().write(source, plan, tmp_path / "memory.csv")
     got = engine.write(source, plan, tmp_path / "spark.csv")
     assert (got.records, got.suppressed) == (expected.records, expected.suppressed)
@@ -162,9 +163,10 @@ def test_random_nasty_tables_read_and_write_as_with_the_memory_engine(engine, tm
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("remove_suppressed", [False, True])
+@pytest.mark.parametrize(("remove_suppressed", "shuffle_seed"),
+                         [(False, None), (True, None), (False, 3), (True, 2**32 - 1)])
 def test_spark_writes_what_the_memory_engine_writes(engine, example, tmp_path,
-                                                    remove_suppressed):
+                                                    remove_suppressed, shuffle_seed):
     project, source = example
     config = AnonymizationConfig.from_dict({**project.settings,
                                             "remove_suppressed": remove_suppressed})
@@ -173,12 +175,33 @@ def test_spark_writes_what_the_memory_engine_writes(engine, example, tmp_path,
     run = anonymize_source(source, project.definition, project.hierarchies, config, engine)
     assert run.result.optimum == reference.result.optimum
     assert run.result.optimum.suppressed_records > 0
-    expected = reference.write(tmp_path / "memory.csv")
-    got = run.write(tmp_path / "spark.csv")
+    expected = reference.write(tmp_path / "memory.csv", shuffle_seed=shuffle_seed)
+    got = run.write(tmp_path / "spark.csv", shuffle_seed=shuffle_seed)
     assert (got.records, got.suppressed) == (expected.records, expected.suppressed)
-    # Same table in the same (input) order.
+    # Same table in the same order (the input's, or the seed's).
     pd.testing.assert_frame_equal(read_output(got.path), read_output(expected.path))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["memory.csv", "spark.csv"]
+
+
+@pytest.mark.slow
+def test_the_row_order_does_not_depend_on_the_partitions(engine, tmp_path):
+    """A table in memory arrives in two partitions, a file in one; positions are counted
+    across partitions, so the shuffled order is the memory engine's (issue 28)."""
+    frame = pd.DataFrame({"row": np.arange(3000).astype(str),
+                          "q": np.tile(["a", "b", "c"], 1000)})
+    plan = OutputPlan(columns=("row", "q"),
+                      labels={"q": pd.DataFrame({"value": ["a", "b", "c"],
+                                                 "label": ["ab", "ab", "c"]})},
+                      suppressed=pd.DataFrame({"q": ["c"]}), remove_suppressed=True,
+                      shuffle_seed=17)
+    source = RecordSource.of_frame(frame)
+    assert engine._records(source)[0].rdd.getNumPartitions() > 1
+    expected = MemoryEngine().write(source, plan, tmp_path / "memory.csv")
+    got = engine.write(source, plan, tmp_path / "spark.csv")
+    written = read_output(got.path)
+    pd.testing.assert_frame_equal(written, read_output(expected.path))
+    rows = written["row"].astype(int).to_numpy()
+    assert np.mean(rows == np.sort(rows)) < 0.01
 
 
 @pytest.mark.slow

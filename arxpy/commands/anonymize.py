@@ -211,13 +211,8 @@ def run_on_engine(args: argparse.Namespace) -> int:
     (:meth:`~arxpy.engine.scaled.ScaledRun.release_dict`) plus the written file's
     ``output_file_sha256`` and ``output_records``.
     """
-    import time
-
     import arxpy.privacy  # noqa: F401  (registers every privacy model)
     import arxpy.quality  # noqa: F401  (registers every quality model)
-    from arxpy.engine import AnonymizationConfig
-    from arxpy.engine.backends.base import RecordSource
-    from arxpy.engine.scaled import anonymize_source
 
     if args.neutralize_formulas:
         raise ConfigurationError(
@@ -228,6 +223,21 @@ def run_on_engine(args: argparse.Namespace) -> int:
             f"--recipe-out and --certificate work with --engine memory only (a CSV file "
             f"or a project); leave them out with --engine {args.engine}.")
     engine = make_engine(args)
+    try:
+        return _run_with(engine, args)
+    finally:
+        close = getattr(engine, "close", None)  # Spark allows one session per process
+        if close is not None:
+            close()
+
+
+def _run_with(engine: Any, args: argparse.Namespace) -> int:
+    import time
+
+    from arxpy.engine import AnonymizationConfig
+    from arxpy.engine.backends.base import RecordSource
+    from arxpy.engine.scaled import anonymize_source
+
     if args.data is not None:
         source = RecordSource.of_file(args.data, delimiter=args.delimiter,
                                       encoding=args.encoding)
@@ -253,23 +263,17 @@ def run_on_engine(args: argparse.Namespace) -> int:
     if result.optimum is not None and (args.output or args.report):
         report["release"] = run.release_dict()
         if args.output:
+            order = output_order(args)
             bar = ProgressBar()
             try:
                 summary = run.write(args.output, delimiter=_output_delimiter(args),
-                                    progress=bar)
+                                    shuffle_seed=order["seed"], progress=bar)
             finally:
                 bar.close()
             report["engine"]["seconds"]["write"] = summary.seconds
             report["release"]["output_records"] = summary.records
             report["release"]["output_file_sha256"] = file_sha256(summary.path)
-            # Not yet shuffled here: a record engine writes its records in input order.
-            report["output_order"] = {"shuffled": False, "seed": None,
-                                      "note": f"the {engine.name} engine writes rows in "
-                                              "input order"}
-            if not args.keep_order:
-                print(f"arxpy: warning: the {engine.name} engine writes released rows in "
-                      "the input's order; shuffle the file before sharing it with anyone "
-                      "who holds another copy of the input", file=sys.stderr)
+            report["output_order"] = order
     if args.report:
         write_json(args.report, report)
     _print_summary(result, report, config)

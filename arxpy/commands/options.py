@@ -26,6 +26,7 @@ L_KINDS = {"distinct": "distinct-l-diversity", "entropy": "entropy-l-diversity",
 T_DISTANCES = ("equal", "hierarchical", "ordered")
 BETA_VARIANTS = {"basic": "basic-beta-likeness", "enhanced": "enhanced-beta-likeness"}
 ESTIMATORS = ("pitman", "zayatz", "snb", "dankar")
+KMAP_ESTIMATORS = ("poisson", "zero-truncated-poisson")
 LOSS_AGGREGATES = ("sum", "max", "arithmetic_mean", "geometric_mean", "rank")
 #: Quality models that take a gs-factor as ``NAME:GS``.
 GS_METRICS = ("aecs", "entropy", "precision")
@@ -93,8 +94,29 @@ def add_privacy_arguments(parser: argparse.ArgumentParser) -> None:
                         help="estimated population uniqueness at most X; estimator pitman, "
                         "zayatz, snb or dankar; POPULATION a number of people or a region "
                         "(e.g. 0.01:dankar:1000000 or 0.01:dankar:usa)")
+    parser.add_argument("--sample-uniqueness", type=float, metavar="X",
+                        help="at most a share X of the released records unique in the output")
+    _add_kmap_arguments(parser)
     parser.add_argument("--suppression", type=float, metavar="FRACTION",
                         help="largest fraction of records that may be suppressed (default 0)")
+
+
+def _add_kmap_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--kmap K`` with ``--population FILE`` or ``--population-size N`` (ARX's KMap)."""
+    parser.add_argument("--kmap", type=int, metavar="K",
+                        help="k-map: every released class matches at least K people of the "
+                        "population (give --population or --population-size)")
+    add_input_option(parser, "--population", metavar="FILE",
+                     help="k-map's population table: a CSV with the quasi-identifiers of "
+                     "everyone in the population, the data's records included")
+    parser.add_argument("--population-size", metavar="N|REGION",
+                        help="k-map estimated from the sample: the population's size, or a "
+                        "region preset such as usa")
+    parser.add_argument("--kmap-estimator", choices=KMAP_ESTIMATORS,
+                        help="estimated k-map's model of a class's population size "
+                        "(default poisson)")
+    parser.add_argument("--kmap-significance", type=float, metavar="ALPHA",
+                        help="estimated k-map's significance level (default 0.01, as ARX)")
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
@@ -295,6 +317,9 @@ def _risk_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
     specs: list[dict[str, Any]] = []
     if getattr(args, "average_risk", None) is not None:
         specs.append({"kind": "average-risk", "threshold": args.average_risk})
+    if getattr(args, "sample_uniqueness", None) is not None:
+        specs.append({"kind": "sample-uniqueness", "threshold": args.sample_uniqueness})
+    specs += _kmap_specs(args)
     spec = getattr(args, "population_uniqueness", None)
     if spec is not None:
         option = "--population-uniqueness"
@@ -316,6 +341,38 @@ def _risk_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
             model["region"] = population
         specs.append(model)
     return specs
+
+
+def _kmap_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
+    k = getattr(args, "kmap", None)
+    table, size = getattr(args, "population", None), getattr(args, "population_size", None)
+    estimator = getattr(args, "kmap_estimator", None)
+    significance = getattr(args, "kmap_significance", None)
+    if k is None:
+        if table is not None or size is not None or estimator or significance is not None:
+            raise ConfigurationError("--population, --population-size, --kmap-estimator and "
+                                     "--kmap-significance belong to k-map; add --kmap K.")
+        return []
+    if (table is None) == (size is None):
+        raise ConfigurationError("--kmap needs the population: give either --population FILE "
+                                 "or --population-size N, not both.")
+    model: dict[str, Any] = {"kind": "k-map", "k": k}
+    if table is not None:
+        if estimator or significance is not None:
+            raise ConfigurationError("--kmap-estimator and --kmap-significance apply to "
+                                     "--population-size only; a population table is exact.")
+        return [{**model, "population": str(table)}]
+    if size.isdigit():
+        model["population_size"] = int(size)
+    else:  # a region preset, as its size, so the claim checker can recompute k'
+        from arxpy.risk.population import PopulationModel
+
+        model["population_size"] = PopulationModel.from_region(size).size
+    if estimator:
+        model["estimator"] = estimator
+    if significance is not None:
+        model["significance"] = significance
+    return [model]
 
 
 def _quality_spec(args: argparse.Namespace) -> dict[str, Any]:

@@ -24,6 +24,10 @@ import numpy as np
 import pandas as pd
 
 from arxpy.errors import DataImportError
+from arxpy.jobs import CancelToken
+
+#: Records between two looks at a cancel token while code sets are read or written.
+STEP = 10_000
 
 #: The delimiter of codes in one cell when none is chosen (never "." which ICD-9 uses).
 DEFAULT_CODE_DELIMITER = ";"
@@ -41,13 +45,19 @@ class CodeSets:
 
     @classmethod
     def from_sets(cls, records: Iterable[Iterable[str]],
-                  vocabulary: Sequence[str] | None = None) -> CodeSets:
+                  vocabulary: Sequence[str] | None = None,
+                  cancel: CancelToken | None = None) -> CodeSets:
         """Sets of code strings; duplicates within a record are dropped.
 
         ``vocabulary`` fixes the code domain (it must contain every code); by default it
-        is the sorted codes that occur.
+        is the sorted codes that occur. ``cancel`` is looked at every :data:`STEP`
+        records (reading 150,000 records takes over a second).
         """
-        sets = [frozenset(str(c) for c in record) for record in records]
+        sets = []
+        for record in records:
+            if cancel is not None and len(sets) % STEP == 0:
+                cancel.raise_if_cancelled()
+            sets.append(frozenset(str(c) for c in record))
         if vocabulary is None:
             vocabulary = sorted(set().union(*sets)) if sets else []
         vocab = tuple(vocabulary)
@@ -58,8 +68,14 @@ class CodeSets:
         lengths = np.fromiter((len(s) for s in sets), dtype=np.int64, count=len(sets))
         indptr = np.zeros(len(sets) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
-        flat = np.fromiter((position[c] for s in sets for c in s), dtype=np.int32,
-                           count=int(indptr[-1]))
+        flat = np.empty(int(indptr[-1]), dtype=np.int32)
+        for start in range(0, len(sets), STEP):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            part = sets[start:start + STEP]
+            flat[indptr[start]:indptr[start + len(part)]] = np.fromiter(
+                (position[c] for s in part for c in s), dtype=np.int32,
+                count=int(indptr[start + len(part)] - indptr[start]))
         # Sort within each record: by (record, code) in one lexsort.
         owner = np.repeat(np.arange(len(sets)), lengths)
         flat = flat[np.lexsort((flat, owner))]
@@ -67,10 +83,11 @@ class CodeSets:
 
     @classmethod
     def from_column(cls, column: pd.Series, delimiter: str = DEFAULT_CODE_DELIMITER,
-                    vocabulary: Sequence[str] | None = None) -> CodeSets:
+                    vocabulary: Sequence[str] | None = None,
+                    cancel: CancelToken | None = None) -> CodeSets:
         """A table column of sets (frozenset/list/tuple) or delimited strings; missing or
         empty cells are empty sets."""
-        return cls.from_sets((split_cell(v, delimiter) for v in column), vocabulary)
+        return cls.from_sets((split_cell(v, delimiter) for v in column), vocabulary, cancel)
 
     # --- reading --------------------------------------------------------------------------
 
@@ -113,11 +130,17 @@ class CodeSets:
         take = starts + np.arange(int(indptr[-1]), dtype=np.int64)
         return CodeSets(self.vocabulary, indptr, self.indices[take])
 
-    def to_column(self, delimiter: str = DEFAULT_CODE_DELIMITER) -> pd.Series:
+    def to_column(self, delimiter: str = DEFAULT_CODE_DELIMITER,
+                  cancel: CancelToken | None = None) -> pd.Series:
         """Delimited strings (codes in vocabulary order), one per record."""
         vocab, ptr = self.vocabulary, self.indptr
-        return pd.Series([delimiter.join(vocab[c] for c in self.indices[ptr[i]:ptr[i + 1]])
-                          for i in range(len(self))], dtype=object)
+        cells: list[str] = []
+        for start in range(0, len(self), STEP):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            cells += [delimiter.join(vocab[c] for c in self.indices[ptr[i]:ptr[i + 1]])
+                      for i in range(start, min(start + STEP, len(self)))]
+        return pd.Series(cells, dtype=object)
 
 
 def split_cell(value: object, delimiter: str = DEFAULT_CODE_DELIMITER) -> list[str]:

@@ -22,6 +22,7 @@ from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.prepare import prepare
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken
 from arxpy.lattice.encoding import EncodedData
 from arxpy.release import SUPPRESSED_VALUE, Claim, Release, table_sha256
 from arxpy.release.claims import SUPPRESSION_LIMIT
@@ -110,18 +111,23 @@ def completely_generalized(data: EncodedData, levels: Sequence[int], kept: int) 
 
 def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefinition,
                config: AnonymizationConfig, levels: tuple[int, ...], *,
-               input_sha256: str, elapsed_seconds: float = 0.0) -> Release:
-    """The release of transformation ``levels`` of the table ``context`` encodes."""
+               input_sha256: str, elapsed_seconds: float = 0.0,
+               cancel: CancelToken | None = None) -> Release:
+    """The release of transformation ``levels`` of the table ``context`` encodes
+    (``cancel`` looked at between its steps)."""
+    check = cancel.raise_if_cancelled if cancel is not None else (lambda: None)
     if context.data.weights is not None:
         # A histogram's rows are not records: its engine writes the release instead.
         raise ConfigurationError(
             "This result was computed from a histogram of the records by a scalable engine; "
             "write its output with that engine (arxpy anonymize --engine ... --output).")
     classes, inverse = context.grouper.group_records(levels)
+    check()
     kept = context.kept(classes)
     suppressed = ~kept[inverse]
     table = frame.drop(columns=definition.identifying).copy(deep=False)
     for qi, level in zip(context.data.quasi_identifiers, levels, strict=True):
+        check()
         labels = np.asarray(qi.labels[level], dtype=object)[qi.level_maps[level][qi.codes]]
         labels[suppressed] = SUPPRESSED_VALUE
         table[qi.name] = labels

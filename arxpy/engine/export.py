@@ -23,6 +23,7 @@ import pandas as pd
 from arxpy.data.atomic import atomic_write
 from arxpy.data.codes import group_sizes
 from arxpy.data.export import export_table
+from arxpy.engine.backends.base import shuffle_order
 from arxpy.engine.result import Result
 from arxpy.errors import ArxpyError, DataExportError
 from arxpy.formatting import figure
@@ -97,14 +98,14 @@ def export_release(
 
 
 def shuffled(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """``frame``'s rows in a random order drawn from ``seed``.
+    """``frame``'s rows in the random order ``seed`` gives (:func:`shuffle_order`, the
+    order every record engine writes for that seed).
 
     A release whose rows keep the input's order can be joined back to another copy of
     the input by row number (ARX shuffles since its issue #218); written files are
     shuffled unless the user asks to keep the order.
     """
-    order = np.random.default_rng(seed).permutation(len(frame))
-    return frame.iloc[order].reset_index(drop=True)
+    return frame.iloc[shuffle_order(len(frame), seed)].reset_index(drop=True)
 
 
 def released_frame(release: Release, remove_suppressed: bool | None = None) -> pd.DataFrame:

@@ -33,6 +33,7 @@ from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.prepare import clone
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
+from arxpy.jobs import CancelToken
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.lattice.lattice import Lattice
@@ -210,20 +211,24 @@ class Result:
         """The run's encoded table (read only)."""
         return self._data
 
-    def release(self, levels: Sequence[int] | dict[str, int] | None = None) -> Release:
+    def release(self, levels: Sequence[int] | dict[str, int] | None = None, *,
+                cancel: CancelToken | None = None) -> Release:
         """The release of transformation ``levels`` (default: the optimum); cached (LRU).
 
         Safe to call from several threads at once; two asking for the same uncached
-        release may both compute it, and both get the one cached first.
+        release may both compute it, and both get the one cached first. ``cancel`` is
+        looked at while the input is hashed and the release built.
         """
         levels = self._levels(levels)
         with self._cache_lock:
             if levels in self._releases:
                 self._releases.move_to_end(levels)
                 return self._releases[levels]
+        if "input_sha256" not in self.__dict__:  # the cached property, computed cancellably
+            self.__dict__["input_sha256"] = table_sha256(self._frame, cancel)
         release = release_of(self.context(), self._frame, self.definition, self.config,
                              levels, input_sha256=self.input_sha256,
-                             elapsed_seconds=self.elapsed_seconds)
+                             elapsed_seconds=self.elapsed_seconds, cancel=cancel)
         with self._cache_lock:
             release = self._releases.setdefault(levels, release)
             self._releases.move_to_end(levels)

@@ -11,7 +11,7 @@ Python.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,10 +86,15 @@ class ScaledRun:
         }
 
     def write(self, path: str | Path, *, levels: Sequence[int] | None = None,
-              delimiter: str = ";", progress: Progress | None = None,
+              delimiter: str = ";", shuffle_seed: int | None = None,
+              progress: Progress | None = None,
               cancel: CancelToken | None = None) -> WriteSummary:
-        return self.engine.write(self.source, self.output_plan(levels), Path(path),
-                                 delimiter=delimiter, progress=progress, cancel=cancel)
+        """Write ``levels``' output (default: the optimum); with ``shuffle_seed`` its rows
+        in the order that seed gives (:func:`~arxpy.engine.backends.base.shuffle_keys`),
+        None keeps the input's order."""
+        plan = replace(self.output_plan(levels), shuffle_seed=shuffle_seed)
+        return self.engine.write(self.source, plan, Path(path), delimiter=delimiter,
+                                 progress=progress, cancel=cancel)
 
 
 def anonymize_source(source: RecordSource, definition: DataDefinition,
@@ -122,25 +127,34 @@ class FileRun:
     run: ScaledRun
     written: WriteSummary
     seconds: dict[str, float]
+    shuffle_seed: int | None = None  # None: rows in input order
 
 
 def anonymize_file(data: str | Path, output: str | Path, definition: DataDefinition,
                    hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
-                   engine: RecordEngine, *, progress: Progress | None = None,
+                   engine: RecordEngine, *, keep_order: bool = False,
+                   shuffle_seed: int | None = None, progress: Progress | None = None,
                    cancel: CancelToken | None = None) -> FileRun:
     """Anonymize the CSV or Parquet file ``data`` and write the optimum's output to
     ``output`` (CSV with ``;``, or Parquet for a ``.parquet`` name); the search takes 80 %
-    of the progress bar, the write the rest."""
+    of the progress bar, the write the rest. Rows are shuffled by ``shuffle_seed`` (None:
+    a drawn seed, kept in the result) unless ``keep_order``."""
     import time
 
+    from arxpy.params import drawn_seed
+
+    if not keep_order and shuffle_seed is None:
+        shuffle_seed = drawn_seed()
+    shuffle_seed = None if keep_order else shuffle_seed
     started = time.perf_counter()
     run = anonymize_source(RecordSource.of_file(data), definition, hierarchies, config,
                            engine, progress=_part(progress, 0.0, 0.8), cancel=cancel)
     searched = time.perf_counter()
-    written = run.write(output, progress=_part(progress, 0.8, 0.2), cancel=cancel)
+    written = run.write(output, shuffle_seed=shuffle_seed,
+                        progress=_part(progress, 0.8, 0.2), cancel=cancel)
     return FileRun(run, written, {"histogram": run.histogram.seconds,
                                   "search": searched - started - run.histogram.seconds,
-                                  "write": written.seconds})
+                                  "write": written.seconds}, shuffle_seed)
 
 
 def output_plan(result: Result, definition: DataDefinition, columns: Sequence[str],

@@ -43,7 +43,7 @@ from arxpy.gui.staleness import describe
 from arxpy.gui.start_page import StartPage
 from arxpy.gui.state import AppState, check_hierarchies_of
 from arxpy.gui.utility import UtilityPerspective
-from arxpy.gui.workers import JobProgressBar, JobWorker
+from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 from arxpy.help import Topic, perspective_topic
 from arxpy.project import Project
 
@@ -95,7 +95,11 @@ class MainWindow(QMainWindow):
         self.autosave = Autosave(self.state, recovery_dir, parent=self)
         # Beside the recovery copies: the key sealing saved releases to this installation.
         self.state.sealing_key_file = self.autosave.directory / "sealing.key"
-        self.worker: JobWorker | None = None
+        # The window's run: a lattice search, a saved result being reopened, or a method.
+        self.run_job = ViewJob(self)
+        self.run_job.progress.connect(self._progress)
+        self.run_job.failed.connect(self._failed)
+        self.run_job.cancelled.connect(self._cancelled)
         self._run_revision = -1
         #: The saved result being restored by the running search (see restore_saved_result).
         self._restoring: dict | None = None
@@ -404,17 +408,24 @@ class MainWindow(QMainWindow):
         """Run ``function`` (a search, or reopening a saved result) on a worker thread;
         its Result arrives in :meth:`_finished`."""
         state = self.state
-        self.worker = JobWorker(function, self, frame=state.data, definition=state.definition,
-                                hierarchies=dict(state.hierarchies), config=config, **kwargs)
-        self._run_revision = state.revision
-        self.worker.progress.connect(self._progress)
-        self.worker.finished.connect(self._finished)
-        self.worker.failed.connect(self._failed)
-        self.worker.cancelled.connect(self._cancelled)
+        return self.start_run(function, self._finished, "Anonymizing…", frame=state.data,
+                              definition=state.definition,
+                              hierarchies=dict(state.hierarchies), config=config, **kwargs)
+
+    def start_run(self, function, finished, message: str, **kwargs) -> JobWorker:
+        """Start the window's run (progress and Cancel in the status bar); ``finished``
+        takes its result; a failure or cancel is reported here."""
+        self._run_revision = self.state.revision
+        worker = self.run_job.start(function, on_finished=finished, **kwargs)
         self._show_running(True)
+        self.progress_label.setText(message)
         self.statusBar().clearMessage()  # no word of an earlier run during this one
-        self.worker.start()
-        return self.worker
+        return worker
+
+    @property
+    def worker(self) -> JobWorker | None:
+        """The running run's worker (None when nothing runs)."""
+        return self.run_job.worker
 
     def anonymize_large_file(self):
         """File > Anonymize a large file…: the dialog with this project's configuration
@@ -474,8 +485,8 @@ class MainWindow(QMainWindow):
         return f"Restored the saved result: {self._result_message(result)}"
 
     def cancel(self) -> None:
-        if self.worker is not None:
-            self.worker.cancel()
+        if self.run_job.running:
+            self.run_job.cancel()
             self.progress_label.setText("Cancelling…")
 
     def stop_run(self, timeout: float = 5.0) -> None:
@@ -483,9 +494,7 @@ class MainWindow(QMainWindow):
         worker = self.worker
         if worker is None:
             return
-        for signal in (worker.progress, worker.finished, worker.failed, worker.cancelled):
-            signal.disconnect()
-        worker.cancel()
+        self.run_job.forget()
         worker.wait(timeout)
         self._restoring = None
         log.info("Anonymization cancelled")
@@ -504,9 +513,6 @@ class MainWindow(QMainWindow):
         self.progress_label.setText(message)
 
     def _end_run(self) -> None:
-        if self.worker is not None:
-            self.worker.deleteLater()
-        self.worker = None
         self._show_running(False)
 
     def _finished(self, result) -> None:
@@ -578,9 +584,9 @@ class MainWindow(QMainWindow):
         if not self.projects.confirm_discard("quitting"):
             event.ignore()
             return
-        if self.worker is not None:
-            self.worker.cancel()
-            self.worker.wait(2.0)
+        if self.run_job.running:
+            self.run_job.cancel()
+            self.run_job.wait(2.0)
         self.autosave.remove()
         self.log_panel.detach()
         event.accept()

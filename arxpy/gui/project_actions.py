@@ -16,7 +16,7 @@ from arxpy.errors import ArxpyError, ProjectError
 from arxpy.gui.folders import remember
 from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.plain_text import escaped
-from arxpy.gui.workers import JobWorker
+from arxpy.gui.workers import JobWorker, view_job
 from arxpy.params import drawn_seed
 from arxpy.project import PROJECT_SUFFIX, Project
 from arxpy.workflows.pins import Pin
@@ -132,14 +132,14 @@ class ProjectActions:
         if not records:
             return None
         state, revision = self.state, self.state.revision
-        worker = JobWorker(restore_runs, self.window, records=records, data=state.data,
-                           definition=state.definition, hierarchies=dict(state.hierarchies),
-                           key=state.sealing_key)
-        worker.finished.connect(lambda outcome: self._runs_restored(outcome, revision))
-        worker.failed.connect(lambda message: self.window.statusBar().showMessage(
-            f"The saved runs were not restored: {message}"))
+        # Opening another project meanwhile replaces this job: its answer is never heard.
+        worker = view_job(self.window, "restore-runs").start(
+            restore_runs, records=records, data=state.data, definition=state.definition,
+            hierarchies=dict(state.hierarchies), key=state.sealing_key,
+            on_finished=lambda outcome: self._runs_restored(outcome, revision),
+            on_failed=lambda message: self.window.statusBar().showMessage(
+                f"The saved runs were not restored: {message}"))
         self.runs_worker = worker
-        worker.start()
         return worker
 
     def _runs_restored(self, outcome: tuple[list[RestoredRun], list[str]],

@@ -79,13 +79,15 @@ class TopBottomCoding(Method):
         report(0.0, f"Coding {self.attribute}")
         table = data.drop(columns=definition.identifying)
         table[self.attribute] = code_values(table[self.attribute], self.top, self.bottom)
-        if cancel is not None:
-            cancel.raise_if_cancelled()
-        report(1.0, "Done")
-        return Release(
+        release = Release(
             table=table, suppressed=np.zeros(len(data), dtype=bool), definition=definition,
             method=self.name, parameters=self.get_params(), claims=(self._claim(),),
-            input_sha256=table_sha256(data), elapsed_seconds=time.perf_counter() - started)
+            input_sha256=table_sha256(data, cancel),
+            elapsed_seconds=time.perf_counter() - started)
+        if cancel is not None:  # cancelled meanwhile: nothing is returned
+            cancel.raise_if_cancelled()
+        report(1.0, "Done")
+        return release
 
     def _claim(self) -> Claim:
         bounds = [f"above {plain(self.top)}" if self.top is not None else "",

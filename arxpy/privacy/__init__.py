@@ -7,6 +7,7 @@ models, then risk thresholds), since the registry keeps the order of registratio
 
 from arxpy.privacy.base import PrivacyModel
 from arxpy.privacy.kanonymity import KAnonymity
+from arxpy.privacy.kmap import KMap
 from arxpy.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from arxpy.privacy.tcloseness import TCloseness
 from arxpy.privacy.disclosure import DeltaDisclosure
@@ -14,6 +15,7 @@ from arxpy.privacy.likeness import BasicBetaLikeness, EnhancedBetaLikeness
 from arxpy.privacy.risk_threshold import AverageRisk
 from arxpy.privacy.prosecutor_risk import ProsecutorRisk
 from arxpy.privacy.population_uniqueness import PopulationUniqueness
+from arxpy.privacy.sample_uniqueness import SampleUniqueness
 from arxpy.privacy.registry import (
     privacy_model_classes,
     privacy_model_from_dict,
@@ -28,10 +30,12 @@ __all__ = [
     "EnhancedBetaLikeness",
     "EntropyLDiversity",
     "KAnonymity",
+    "KMap",
     "PopulationUniqueness",
     "PrivacyModel",
     "ProsecutorRisk",
     "RecursiveCLDiversity",
+    "SampleUniqueness",
     "TCloseness",
     "privacy_model_classes",
     "privacy_model_from_dict",

@@ -6,6 +6,7 @@ promises and test it; :func:`judge` (:mod:`arxpy.release.verdict`) gives the ver
 every view and report prints.
 """
 
+from arxpy.release import population_claims  # noqa: F401  (registers its checkers)
 from arxpy.release.claims import (
     Claim,
     ClaimCheck,

@@ -84,7 +84,7 @@ class Claim:
 SUPPRESSION_LIMIT = "suppression-limit"
 
 #: Claim kinds whose parameter ``k`` is a smallest group size.
-SIZE_KINDS = ("k-anonymity", "k-cluster", "k-map")
+SIZE_KINDS = ("k-anonymity", "k-cluster")
 
 
 @dataclass(frozen=True)

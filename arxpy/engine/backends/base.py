@@ -33,6 +33,44 @@ from arxpy.jobs import CancelToken, Progress
 
 SourceFormat = Literal["csv", "parquet"]
 
+# XXH64's primes: the shuffle key is Spark's xxhash64, so every engine can compute it.
+_P1, _P2, _P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+_P4, _P5 = 0x85EBCA77C2B2AE63, 0x27D4EB2F165667C5
+_MASK = 2**64 - 1
+
+
+def _rotl(value: np.ndarray, bits: int) -> np.ndarray:
+    return (value << np.uint64(bits)) | (value >> np.uint64(64 - bits))
+
+
+def _xxhash64_long(values: np.ndarray, seed: np.ndarray | int) -> np.ndarray:
+    """XXH64 of each 8-byte value with ``seed``, as Spark's ``XXH64.hashLong``."""
+    with np.errstate(over="ignore"):
+        k = _rotl(values * np.uint64(_P2), 31) * np.uint64(_P1)
+        h = np.asarray(seed, dtype=np.uint64) + np.uint64((_P5 + 8) & _MASK)
+        h = _rotl(h ^ k, 27) * np.uint64(_P1) + np.uint64(_P4)
+        h = (h ^ (h >> np.uint64(33))) * np.uint64(_P2)
+        h = (h ^ (h >> np.uint64(29))) * np.uint64(_P3)
+        return h ^ (h >> np.uint64(32))
+
+
+def shuffle_keys(positions: np.ndarray, seed: int) -> np.ndarray:
+    """The sort key (int64) of each written row at ``positions`` (0, 1, ... in input order)
+    for row-order ``seed``: Spark's ``xxhash64(seed, position)``.
+
+    Rows written in increasing key order are the keep-order rows permuted by ``seed``; a
+    key is a bijection of the position, so no two rows tie and every engine (numpy here,
+    DuckDB through this function, Spark natively) writes the same order.
+    """
+    salt = _xxhash64_long(np.array([int(seed) & _MASK], dtype=np.uint64), 42)[0]
+    values = np.asarray(positions, dtype=np.int64).astype(np.uint64)
+    return _xxhash64_long(values, salt).view(np.int64)
+
+
+def shuffle_order(rows: int, seed: int) -> np.ndarray:
+    """Positions of ``rows`` keep-order rows in the order ``seed`` writes them."""
+    return np.argsort(shuffle_keys(np.arange(rows), seed), kind="stable")
+
 
 def is_parquet_path(path: str | os.PathLike[str]) -> bool:
     """Is ``path`` named as a Parquet file (``.parquet`` or ``.pq``)?"""
@@ -109,7 +147,8 @@ class OutputPlan:
     not among them). ``records`` and ``suppressed_records`` are the counts of the
     histogram the plan was made from (None: unknown); an engine that cannot count the
     suppressed records while writing reports these, after checking that it wrote as
-    many rows as they imply.
+    many rows as they imply. With ``shuffle_seed`` the rows are written in the order of
+    :func:`shuffle_keys` of their keep-order positions (None: input order).
     """
 
     columns: tuple[str, ...]
@@ -119,6 +158,7 @@ class OutputPlan:
     suppressed_value: str = "*"
     records: int | None = None
     suppressed_records: int | None = None
+    shuffle_seed: int | None = None
 
     def expected_rows(self) -> int | None:
         """Rows the output should have, if the counts are known."""

@@ -5,13 +5,14 @@ text, exactly as arxpy's CSV reader gives it (an empty cell is ``""``); the outp
 ``COPY (SELECT ...) TO`` a temporary file renamed on success. DuckDB spills to a
 temporary folder beyond ``memory_limit``, so neither step needs the records in memory.
 
-The output keeps the input's record order, so it is compared line by line with the
-in-memory engine's. Joins would not keep it (DuckDB's hash joins reorder their probe
-side), so generalization and suppression are projections: vectorized functions over
-Arrow batches that look values up in each hierarchy's values and number a record's
-class by its label codes. CSV cells are quoted as :func:`arxpy.data.export.csv_text`
-quotes them and written as one raw line, so the file equals the in-memory export byte
-for byte.
+The output keeps the input's record order, or with the plan's ``shuffle_seed`` is sorted
+by each row's :func:`~arxpy.engine.backends.base.shuffle_keys`; either way it is compared
+line by line with the in-memory engine's. Joins would not keep the input's order
+(DuckDB's hash joins reorder their probe side), so generalization and suppression are
+projections: vectorized functions over Arrow batches that look values up in each
+hierarchy's values and number a record's class by its label codes. CSV cells are quoted
+as :func:`arxpy.data.export.csv_text` quotes them and written as one raw line, so the
+file equals the in-memory export byte for byte.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from arxpy.engine.backends.base import (
     WriteSummary,
     is_parquet_path,
     missing_extra,
+    shuffle_keys,
 )
 from arxpy.errors import CancelledError, ConfigurationError, DataExportError, DataImportError
 from arxpy.jobs import CancelToken, Progress
@@ -140,10 +142,14 @@ class DuckDBEngine:
             cursor = connection.execute(sql)
             return cursor.fetchnumpy() if numpy else cursor.fetchall()
         except duckdb.InterruptException:
-            raise CancelledError("Cancelled.") from None
+            if cancel.cancelled:
+                raise CancelledError("Cancelled.") from None
+            raise KeyboardInterrupt from None  # Ctrl-C, which DuckDB caught itself
         except duckdb.IOException as exc:
             raise DataImportError(f"DuckDB cannot read the data: {exc}") from None
         except duckdb.InvalidInputException as exc:
+            if "KeyboardInterrupt" in str(exc):  # Ctrl-C inside one of our functions
+                raise KeyboardInterrupt from None
             raise DataImportError(_invalid_input_message(exc)) from None
         except duckdb.ConversionException as exc:
             # a cast to the ENUM of a hierarchy's values failed
@@ -263,7 +269,7 @@ class _OutputQuery:
     """
 
     def __init__(self, plan: OutputPlan, connection: Any, delimiter: str | None) -> None:
-        from duckdb.sqltypes import BOOLEAN, INTEGER, VARCHAR
+        from duckdb.sqltypes import BIGINT, BOOLEAN, INTEGER, VARCHAR
 
         self.plan, self.delimiter = plan, delimiter
         self._codes = []  # SQL of each quasi-identifier's value codes
@@ -281,6 +287,9 @@ class _OutputQuery:
                                    [connection.struct_type(fields)],
                                    connection.struct_type(outputs), type="arrow")
         self._output_names = release.output_names
+        if plan.shuffle_seed is not None:
+            connection.create_function("arxpy_shuffle_key", _ShuffleKey(plan.shuffle_seed),
+                                       [BIGINT], BIGINT, type="arrow")
 
     def released(self, scan: str) -> str:
         """One struct per record: the released columns and ``arxpy_suppressed``."""
@@ -290,10 +299,19 @@ class _OutputQuery:
                 f"FROM {scan}")
 
     def select(self, scan: str) -> str:
+        """The written rows: in input order, or sorted by their shuffle keys."""
         where = " WHERE NOT r.arxpy_suppressed" if self.plan.remove_suppressed else ""
         columns = ", ".join(f"r.{_identifier(n)} AS {_identifier(n)}"
                             for n in self._output_names)
-        return f"SELECT {columns} FROM ({self.released(scan)}){where}"
+        rows = f"SELECT {columns} FROM ({self.released(scan)}){where}"
+        if self.plan.shuffle_seed is None:
+            return rows
+        # A streaming row_number() numbers the rows in input order (insertion order is
+        # preserved); the sort by key spills to disk like any other.
+        position = _identifier(_unused_name("arxpy_position", self._output_names))
+        names = ", ".join(_identifier(n) for n in self._output_names)
+        return (f"SELECT {names} FROM (SELECT *, row_number() OVER () - 1 AS {position} "
+                f"FROM ({rows})) ORDER BY arxpy_shuffle_key({position})")
 
 
 class _Release:
@@ -386,6 +404,26 @@ class _Release:
             columns = [pc.binary_join_element_wise(*columns, self.delimiter)]
         return pa.StructArray.from_arrays([*columns, pa.array(suppressed)],
                                           names=[*self.output_names, "arxpy_suppressed"])
+
+
+class _ShuffleKey:
+    """An Arrow function: written-row positions -> their :func:`shuffle_keys`."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def __call__(self, positions: Any) -> Any:
+        import pyarrow as pa
+
+        if hasattr(positions, "combine_chunks"):
+            positions = positions.combine_chunks()
+        return pa.array(shuffle_keys(positions.to_numpy(), self.seed), type=pa.int64())
+
+
+def _unused_name(name: str, taken: Sequence[str]) -> str:
+    while name in taken:
+        name += "_"
+    return name
 
 
 def _label_positions(distinct: np.ndarray, labels: pd.Series, name: str) -> np.ndarray:

@@ -20,6 +20,7 @@ from arxpy.engine.backends.base import (
     RecordSource,
     WriteSummary,
     is_parquet_path,
+    shuffle_order,
 )
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
@@ -87,7 +88,8 @@ class MemoryEngine:
 
 
 def apply_plan(frame: pd.DataFrame, plan: OutputPlan) -> tuple[pd.DataFrame, int]:
-    """``plan`` applied to a table in memory: (released table, suppressed records).
+    """``plan`` applied to a table in memory: (released table, suppressed records),
+    rows in the order the plan's ``shuffle_seed`` gives.
 
     The in-memory engine's write, and the reference the other engines are tested
     against."""
@@ -111,6 +113,8 @@ def apply_plan(frame: pd.DataFrame, plan: OutputPlan) -> tuple[pd.DataFrame, int
             out[name] = values
     if plan.remove_suppressed:
         out = out[~mask].reset_index(drop=True)
+    if plan.shuffle_seed is not None:
+        out = out.iloc[shuffle_order(len(out), plan.shuffle_seed)].reset_index(drop=True)
     return out, int(mask.sum())
 
 

@@ -236,6 +236,8 @@ class SparkEngine:
         if plan.remove_suppressed:
             released = released.where(~suppressed)
         released = released.select(*[f"_o{i}" for i in range(len(plan.columns))])
+        if plan.shuffle_seed is not None:
+            released = self._shuffled(released, plan.shuffle_seed, progress, cancel)
         if parquet:
             writer = released.toDF(*plan.columns).write.mode("overwrite").parquet
         else:
@@ -260,6 +262,30 @@ class SparkEngine:
         return WriteSummary(path, written, n_suppressed, time.perf_counter() - started)
 
     # -- pieces ----------------------------------------------------------------------
+
+    def _shuffled(self, rows: Any, seed: int, progress: Progress | None,
+                  cancel: CancelToken | None) -> Any:
+        """``rows`` sorted by :func:`~arxpy.engine.backends.base.shuffle_keys` of their
+        keep-order positions: Spark's own ``xxhash64``, so the order depends on the seed
+        and the data, never on the partitioning. A first pass counts each partition's
+        rows; a row's position is its partition's offset plus its index there."""
+        from pyspark.sql import functions as F
+
+        rows = rows.withColumn("_part", F.spark_partition_id()).withColumn(
+            "_index", F.monotonically_increasing_id())  # (partition << 33) + index
+        counts = self._run(lambda: rows.groupBy("_part").count().collect(), progress,
+                           cancel, "Numbering the rows")
+        offsets, total = [], 0
+        for part, count in sorted((int(r[0]), int(r[1])) for r in counts):
+            offsets.append((part, total))
+            total += count
+        offsets = self.session.createDataFrame(offsets or [(0, 0)],
+                                               "_part int, _offset long")
+        rows = rows.join(F.broadcast(offsets), "_part", "left")
+        position = (F.col("_index") - F.shiftleft(F.col("_part").cast("long"), 33)
+                    + F.col("_offset"))
+        key = F.xxhash64(F.lit(int(seed)).cast("long"), position)
+        return rows.orderBy(key).drop("_part", "_index", "_offset")
 
     def _records(self, source: RecordSource) -> tuple[Any, tuple[str, ...]]:
         """The records as a Spark DataFrame of strings with columns ``_c0, _c1, ...``

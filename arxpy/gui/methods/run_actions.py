@@ -59,21 +59,11 @@ class MethodRunActions:
             return None
         # The inputs as they are now: the run's release describes these.
         data, definition = state.data, state.definition
-        worker = JobWorker(run_method_job, window, method=method, frame=data,
-                           definition=definition, hierarchies=dict(state.hierarchies))
-        window.worker = worker
-        window._run_revision = state.revision
-        worker.progress.connect(window._progress)
-        worker.finished.connect(
-            lambda release: self.finished(method, data, definition, release))
-        worker.failed.connect(window._failed)
-        worker.cancelled.connect(window._cancelled)
-        window._show_running(True)
-        window.progress_label.setText(f"Running {method.label}…")
-        window.statusBar().clearMessage()
         log.info("Method run started: %s", method.to_dict())
-        worker.start()
-        return worker
+        return window.start_run(
+            run_method_job, lambda release: self.finished(method, data, definition, release),
+            f"Running {method.label}…", method=method, frame=data, definition=definition,
+            hierarchies=dict(state.hierarchies))
 
     def may_drop(self, run: MethodRun | None) -> bool:
         """Before a run that will push ``run`` out of the full list: ask (True: go on)."""

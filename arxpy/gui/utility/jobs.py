@@ -19,6 +19,7 @@ from arxpy.analysis.classification import (
     evaluate_release,
     evaluation_unavailable,
 )
+from arxpy.analysis.classifiers import run_cancellable
 from arxpy.analysis.metrics import ClassificationPerformance
 from arxpy.analysis.statistics import (
     UtilityStatistics,
@@ -68,7 +69,7 @@ def compute_statistics(applied: Applied, *, progress: Progress,
                                     progress=lambda f, m: progress(0.05 + 0.9 * f, m),
                                     cancel=cancel)
     qis = [q for q in release.quasi_identifiers if q in applied.frame.columns]
-    input_sizes = class_size_distribution(applied.frame, qis)
+    input_sizes = class_size_distribution(applied.frame, qis, cancel=cancel)
     progress(1.0, "Statistics computed")
     verdict = release.verdict
     return StatisticsBundle(statistics, input_sizes, applied.levels, verdict.anonymous,
@@ -103,13 +104,15 @@ def run_classification(applied: Applied, config: ClassificationConfig,
     """Interwoven cross-validation of the applied transformation (suppressed records
     left out of training), the class attribute binned at ``bins`` if given."""
     frame = with_class_bins(applied.frame, config.class_attribute, bins)
-    task = ClassificationTask(frame, applied.definition, applied.hierarchies, config)
+    task = ClassificationTask(frame, applied.definition, applied.hierarchies, config,
+                              cancel=cancel)
     performance = evaluate_release(task, applied.release(), class_edges=bins,
                                    progress=lambda f, m: progress(0.95 * f, m), cancel=cancel)
     progress(0.95, "Computing curves")
-    return EvaluatedClassification(performance, performance.per_class(),
-                                   performance.roc_curves(),
-                                   performance.precision_recall_curves(), performance.areas())
+    tables = [run_cancellable(table, cancel) for table in (
+        performance.per_class, performance.roc_curves, performance.precision_recall_curves,
+        performance.areas)]
+    return EvaluatedClassification(performance, *tables)
 
 
 def run_study(applied: Applied, config: ClassificationConfig, bins: Sequence[float] | None,

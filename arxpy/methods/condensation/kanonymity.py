@@ -120,7 +120,7 @@ class KAnonymityBaseline(Method):
                                 suppression_limit=self.suppression_limit)
         result = search.run(data, roles, hierarchies=trees, progress=progress, cancel=cancel)
         try:
-            release = result.release()
+            release = result.release(cancel=cancel)
         except ConfigurationError:
             raise ConfigurationError(
                 f"No generalization of {', '.join(chosen)} is {self.k}-anonymous within "

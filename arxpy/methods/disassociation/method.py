@@ -191,7 +191,7 @@ class Disassociation(Method):
         return set(re.split(r"[,;\s]+", self.sensitive_codes.strip())) - {""} \
             if self.sensitive_codes else set()
 
-    def read_codes(self, data: pd.DataFrame) -> CodeSets:
+    def read_codes(self, data: pd.DataFrame, cancel: CancelToken | None = None) -> CodeSets:
         """The codes column as code sets (multiset mode: the j-th repeat as ``c#j``)."""
         if self.codes_column not in data.columns:
             raise ConfigurationError(
@@ -199,9 +199,9 @@ class Disassociation(Method):
                 f"columns are {', '.join(map(str, data.columns))}.")
         column = data[self.codes_column]
         if not self.multiset:
-            return CodeSets.from_column(column, self.delimiter)
-        return CodeSets.from_sets(number_occurrences(split_cell(v, self.delimiter))
-                                  for v in column)
+            return CodeSets.from_column(column, self.delimiter, cancel=cancel)
+        return CodeSets.from_sets((number_occurrences(split_cell(v, self.delimiter))
+                                   for v in column), cancel=cancel)
 
     def run(self, data: pd.DataFrame, definition: DataDefinition, *,
             hierarchies: Mapping[str, Hierarchy] | None = None,
@@ -212,10 +212,10 @@ class Disassociation(Method):
         definition.check_columns(data.columns)
         seed = self.seed if self.seed is not None else \
             drawn_seed()
-        outcome = self.disassociate(self.read_codes(data), seed=seed, progress=report,
-                                    cancel=cancel)
+        outcome = self.disassociate(self.read_codes(data, cancel), seed=seed,
+                                    progress=report, cancel=cancel)
         clock = time.perf_counter()
-        table, groups = self._synthetic_table(outcome.published, seed)
+        table, groups = self._synthetic_table(outcome.published, seed, cancel)
         timings = {**outcome.timings, "reconstruct": time.perf_counter() - clock}
         release = DisassociationRelease(
             table=table, suppressed=np.zeros(len(table), dtype=bool),
@@ -305,16 +305,17 @@ class Disassociation(Method):
                 "multiset": self.multiset, "l": self.l,
                 "sensitive_codes": sorted(self.sensitive_set())}
 
-    def _synthetic_table(self, published: Mapping[str, Any], seed: int
+    def _synthetic_table(self, published: Mapping[str, Any], seed: int,
+                         cancel: CancelToken | None = None
                          ) -> tuple[pd.DataFrame, np.ndarray]:
         """One reconstruction of the document, rows shuffled, and each row's cluster."""
         rng = np.random.default_rng([seed, 1])
         with _collector_paused():
-            rows = reconstruct(published, rng, "one")
+            rows = reconstruct(published, rng, "one", cancel)
         sizes = [c["size"] for j in published["joint_clusters"] for c in j["clusters"]]
         cluster_of_row = np.repeat(np.arange(len(sizes)), sizes)
         order = rng.permutation(len(rows))
-        codes = rows.subset(order).to_column(self.delimiter)
+        codes = rows.subset(order).to_column(self.delimiter, cancel)
         return pd.DataFrame({self.codes_column: codes}), cluster_of_row[order]
 
     def _table_definition(self, definition: DataDefinition) -> DataDefinition:
