@@ -204,3 +204,14 @@ def test_a_method_recipe_runs_again_with_the_seed_drawn_for_it(extracts, tmp_pat
     assert main(["replay", str(tmp_path / "r.json"), "--data", str(data), "--output",
                  str(tmp_path / "m2.csv"), "--report", str(again)]) == 0
     assert (tmp_path / "m1.csv").read_bytes() == (tmp_path / "m2.csv").read_bytes()
+
+
+def test_replay_and_the_certificate_never_overwrite_their_inputs(extracts, recipe, capsys):
+    folder = extracts[0]
+    assert _replay(recipe, folder / "first.csv", folder / "first.csv") == 2
+    assert "is the same file as" in capsys.readouterr().err
+    # The certificate's HTML page is an output too: CERT.json's page over the recipe.
+    assert _replay(recipe, folder / "first.csv", folder / "o.csv", "--certificate",
+                   str(folder / "recipe.json"), "--signing-key", str(folder / "x")) == 2
+    assert "is the same file as" in capsys.readouterr().err
+    assert json.loads(recipe.read_text())["format"] == "arxpy-recipe"
