@@ -20,7 +20,6 @@ from arxpy.analysis.kpbms_evaluation import Anonymized, evaluate_kpbms
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ConfigurationError
 from arxpy.gui.methods.kpbms_evaluation_view import EvaluationView, parse_ks, result_rows
-from arxpy.gui.methods.kpbms_jobs import kpbms_anonymizer, kpbms_evaluation_job
 from arxpy.gui.methods.kpbms_views import (
     PatternsView,
     SelectionView,
@@ -30,6 +29,7 @@ from arxpy.gui.methods.kpbms_views import (
 from arxpy.gui.methods.views import MethodRun, result_views
 from arxpy.methods import run_method
 from arxpy.methods.kpbms import LossLimitError
+from arxpy.workflows.kpbms_evaluation import kpbms_anonymizer, kpbms_evaluation_job
 from screenshots.methods import kpbms_run
 
 #: Room a view may ask for inside the window's tab at 1280x720.

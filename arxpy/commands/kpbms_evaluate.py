@@ -43,27 +43,9 @@ def _ints(text: str) -> list[int]:
     return values
 
 
-def kpbms_anonymizer(args: argparse.Namespace):
-    """The callable the evaluation runs: kPB-MS on an already discretized table."""
-    from arxpy.analysis.kpbms_evaluation import Anonymized
-    from arxpy.data.definition import DataDefinition
-    from arxpy.methods import run_method
-    from arxpy.methods.kpbms import LossLimitError
-
-    def anonymize(table, k: int):
-        params = method_parameters(args, k, discretize="none")
-        try:
-            release = run_method("kpbms", table, DataDefinition.for_columns(table.columns),
-                                 params)
-        except LossLimitError:
-            return None
-        return Anonymized(release.selected_features, ~release.suppressed, release.loss)
-
-    return anonymize
-
-
 def run(args: argparse.Namespace) -> int:
-    from arxpy.analysis.kpbms_evaluation import evaluate_kpbms
+    from arxpy.methods.kpbms import Kpbms
+    from arxpy.workflows.kpbms_evaluation import kpbms_evaluation
 
     frame = read_data_option(args.data, args.delimiter)
     if args.class_attribute not in frame.columns:
@@ -75,12 +57,11 @@ def run(args: argparse.Namespace) -> int:
     classifiers = [c.strip() for c in args.classifiers.split(",") if c.strip()]
     bar = ProgressBar()
     try:
-        evaluation = evaluate_kpbms(
-            frame[features + [args.class_attribute]], args.class_attribute,
-            kpbms_anonymizer(args), _ints(args.k), classifiers, folds=args.folds,
-            protocol=args.protocol, seed=args.seed, alpha=0.05,
-            discretization=args.discretize[0], bins=args.discretize[1], trees=args.trees,
-            continuous=_attributes(args.continuous, "--continuous"), progress=bar)
+        # The GUI's evaluation tab runs the same workflow with a run's method.
+        method = Kpbms(**method_parameters(args, 1))
+        evaluation = kpbms_evaluation(
+            method, frame[features + [args.class_attribute]], _ints(args.k), classifiers,
+            folds=args.folds, protocol=args.protocol, trees=args.trees, progress=bar)
     finally:
         bar.close()
     # The data by file name only: the custodian's folders are no part of a report.

@@ -504,7 +504,8 @@ def arx_choice(ctx: SearchContext, optimum: Check, unchecked_ties: bool = False
     model monotonic without suppression, and may then stop at a transformation that is
     not optimal), keeps ``optimum``, or returns None if ties went unchecked (the caller
     then searches again without skipping them). Never the top when an equally good
-    anonymous transformation below it was checked: the top releases nothing.
+    anonymous transformation below it was checked: the top releases nothing; None when
+    the top is the choice and ties went unchecked (one below it may be among them).
     """
     ties = [c for c in ctx.checks.values() if c.anonymous and c.key == optimum.key]
     if (len(ties) < 2 and not unchecked_ties) or ctx.lattice.size > MAX_REPLAY_NODES:
@@ -514,17 +515,35 @@ def arx_choice(ctx: SearchContext, optimum: Check, unchecked_ties: bool = False
         if unchecked_ties:
             return None
         choice = optimum
-    return _below_the_top(ctx, choice)
+    choice = _below_the_top(ctx, choice)
+    if unchecked_ties and choice.levels == tuple(ctx.lattice.top):
+        return None  # an equally good transformation below the top may have been skipped
+    return choice
 
 
 def _below_the_top(ctx: SearchContext, choice: Check) -> Check:
     """``choice``, or if it is the top, the checked tie ARX's ``trackOptimum`` prefers:
-    the lowest level, the first checked among equals."""
+    the lowest level; among equals the first in ARX's node order (its identifiers,
+    the first attribute least significant), so the answer does not depend on the order
+    in which a strategy happened to check them."""
     if choice.levels != tuple(ctx.lattice.top):
         return choice
-    lower = [c for c in ctx.checks.values()
-             if c.anonymous and c.key == choice.key and c.levels != choice.levels]
-    return min(lower, key=lambda c: sum(c.levels)) if lower else choice
+
+    def lower_ties() -> list[Check]:
+        return [c for c in ctx.checks.values()
+                if c.anonymous and c.key == choice.key and c.levels != choice.levels]
+
+    lower = lower_ties()
+    if not lower:
+        return choice
+    # A strategy checks only some ties: every transformation up to the lowest tie found
+    # is checked (rare: Flash ended at the top), so the answer is the strategy's own.
+    level = min(sum(c.levels) for c in lower)
+    nodes = ctx.lattice.nodes()
+    for levels in nodes[nodes.sum(axis=1) <= level]:
+        ctx.check(levels)
+    places = np.cumprod([1] + [int(w) for w in ctx.lattice.widths[:-1]])
+    return min(lower_ties(), key=lambda c: (sum(c.levels), int(np.dot(c.levels, places))))
 
 
 def arx_choice_for(ctx: SearchContext, quality: QualityModel,
