@@ -94,8 +94,9 @@ def attribute_treatments(release: Release, recipe: Recipe,
         elif role is AttributeType.IDENTIFYING:
             treatment = "remove"
         elif name in levels:
-            treatment = f"generalized to level {int(levels[name])} of its hierarchy " \
-                f"(SHA-256 {recipe.hierarchies[name]['sha256']})"
+            level, digest = int(levels[name]), recipe.hierarchies[name]["sha256"]
+            treatment = f"generalized to level {level} of its hierarchy (SHA-256 {digest})" \
+                if level else f"kept at level 0 of its hierarchy (SHA-256 {digest})"
         elif role is AttributeType.QUASI_IDENTIFYING:
             treatment = f"transformed by {release.method}"
         else:
