@@ -44,6 +44,8 @@ _EXPORTS = {
     "apply": "arxpy.engine", "Result": "arxpy.engine", "Release": "arxpy.release",
     "Claim": "arxpy.release", "export_release": "arxpy.engine.export",
     "write_report": "arxpy.engine.export", "write_release_report": "arxpy.engine.export",
+    # recipes, replay and certificates (issue 35)
+    "Recipe": "arxpy.recipes", "build_recipe": "arxpy.recipes", "replay": "arxpy.recipes",
     # analyses
     "analyze_risk": "arxpy.risk", "analyze_release": "arxpy.risk",
     "PopulationModel": "arxpy.risk", "release_statistics": "arxpy.analysis",

@@ -30,6 +30,11 @@ from arxpy.commands.options import (
     output_order,
     write_json,
 )
+from arxpy.commands.recipe_options import (
+    add_recipe_arguments,
+    check_recipe_options,
+    write_recipe_and_certificate,
+)
 from arxpy.engine.backends.base import ENGINES, is_parquet_path
 from arxpy.errors import ConfigurationError
 
@@ -67,6 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="Spark master URL (default local[*], this machine)")
     add_order_arguments(parser)
     add_identifier_arguments(parser)
+    add_recipe_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -104,15 +110,16 @@ def run(args: argparse.Namespace) -> int:
     from arxpy.engine import AnonymizationConfig, anonymize
 
     _check_engine_options(args)
+    check_recipe_options(args)
     identifiers = IdentifierOptions.from_args(args)
     parquet = args.data is not None and is_parquet_path(args.data)
     identifiers.refuse_record_engine(args.engine, parquet)
     if args.engine != "memory" or parquet:
         return run_on_engine(args)  # (the in-memory engine reads Parquet too)
-    frame, definition, hierarchies, settings = load_inputs(
+    frame, given, hierarchies, settings = load_inputs(
         args, check=identifiers.checking(_searchable))
     _refuse_another_method(args, settings)
-    frame, definition = identifiers.apply(frame, definition, hierarchies)  # before the search
+    frame, definition = identifiers.apply(frame, given, hierarchies)  # before the search
     config = AnonymizationConfig.from_dict(settings)
     bar = ProgressBar()
     try:
@@ -123,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
     identifiers.add_to(report)
     _write_outputs(args, result, report)
     _print_summary(result, report, config)
+    write_recipe_and_certificate(args, given, hierarchies, result.release(),
+                                 identifiers.record)
     if identifiers.summary():
         print(identifiers.summary())
     return 0
@@ -209,6 +218,10 @@ def run_on_engine(args: argparse.Namespace) -> int:
         raise ConfigurationError(
             f"--neutralize-formulas works with --engine memory only; the {args.engine} "
             "engine writes cells as they are.")
+    if args.recipe_out is not None or args.certificate is not None:
+        raise ConfigurationError(
+            f"--recipe-out and --certificate work with --engine memory only (a CSV file "
+            f"or a project); leave them out with --engine {args.engine}.")
     engine = make_engine(args)
     try:
         return _run_with(engine, args)

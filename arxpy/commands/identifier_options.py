@@ -80,7 +80,7 @@ class IdentifierOptions:
         if not any(given.values()):
             return cls()
         plan = _plan(args)
-        key = _read_key(args.key_file) if plan.needs_key else None
+        key = read_key(args.key_file) if plan.needs_key else None
         if plan.needs_key and key is None:
             raise ConfigurationError(
                 "Keyed pseudonyms and date shifts need the secret key: add --key-file "
@@ -210,7 +210,8 @@ def _plan(args: argparse.Namespace):
     return IdentifierPlan(tuple(treatments), shift, **extra)
 
 
-def _read_key(path: Path | None):
+def read_key(path: Path | None):
+    """The key in ``--key-file`` (None if not given), with a warning if others can read it."""
     from arxpy.identifiers.keys import read_key_file, readable_by_others
 
     if path is None:

@@ -36,6 +36,11 @@ from arxpy.commands.options import (
     read_hierarchy_options,
     write_json,
 )
+from arxpy.commands.recipe_options import (
+    add_recipe_arguments,
+    check_recipe_options,
+    write_recipe_and_certificate,
+)
 from arxpy.errors import ConfigurationError
 
 
@@ -64,6 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         add_param_options(sub, cls.params, prefix=name)
         _declare_parameter_files(sub, cls.params)
         add_identifier_arguments(sub)  # after the parameters: their option names stay
+        add_recipe_arguments(sub, search=name == "generalization")
         sub.set_defaults(func=run, method_class=cls)
 
 
@@ -115,9 +121,10 @@ def run(args: argparse.Namespace) -> int:
 
     cls = args.method_class
     method = cls(**params_from_args(args, cls.params))  # checked by the declaration
+    check_recipe_options(args)
     identifiers = IdentifierOptions.from_args(args)
-    frame, definition, hierarchies = load(args)
-    frame, definition = identifiers.apply(frame, definition, hierarchies)  # before the method runs
+    frame, given, hierarchies = load(args)
+    frame, definition = identifiers.apply(frame, given, hierarchies)  # before the method runs
     bar = ProgressBar()
     try:
         outcome = method.run(frame, definition, hierarchies=hierarchies, progress=bar)
@@ -125,8 +132,7 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     release = outcome.release() if hasattr(outcome, "release") else outcome
     identifiers.refuse_quasi_identifying(release)
-    order = output_order(args, release.seed) if _in_input_order(release) else \
-        {"shuffled": False, "seed": None, "note": "the method orders its own rows"}
+    order = release_order(args, release)
     written = write_release(release, args.output, order["seed"])
     report: dict[str, Any] = {**release.to_dict(), "output": written.name,
                               "output_file_sha256": file_sha256(written),
@@ -134,11 +140,21 @@ def run(args: argparse.Namespace) -> int:
     identifiers.add_to(report)
     if args.report:
         write_json(args.report, report)
+    write_recipe_and_certificate(args, given, hierarchies, release, identifiers.record,
+                                 method.get_params())
     print(f"{cls.name}: {release.records - release.suppressed_records:,} of "
           f"{release.records:,} records released. {release.verify().headline}")
     if identifiers.summary():
         print(identifiers.summary())
     return 0
+
+
+def release_order(args: argparse.Namespace, release) -> dict[str, Any]:
+    """The report's ``output_order``: rows in input order are shuffled as the options
+    say; a method that orders its own rows keeps its order."""
+    if _in_input_order(release):
+        return output_order(args, release.seed)
+    return {"shuffled": False, "seed": None, "note": "the method orders its own rows"}
 
 
 def _in_input_order(release) -> bool:
