@@ -30,6 +30,8 @@ _SETTING_TYPES: dict[str, tuple[type, ...]] = {
     "method_parameters": (dict,),
     # Identifier treatments and date shifting with the key's fingerprint, never the key.
     "identifiers": (dict, type(None)),
+    # Compare's classifier target and bins (the GUI's runs page).
+    "compare": (dict,),
 }
 _TYPE_NAMES = {list: "a list", dict: "an object", int: "a number", float: "a number",
                str: "a string", bool: "true or false", type(None): "null"}

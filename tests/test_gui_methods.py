@@ -734,10 +734,16 @@ def test_pins_of_three_runs_compare_save_and_return_without_running_again(
     names = [f"{five.label} {list(five.release.levels)}",
              f"{ten.label} {list(ten.release.levels)}", f"{ten.label} {list(other)}",
              condensed.label]
+    page.target.setCurrentIndex(page.target.findData("Charge"))  # as a user chooses
+    page.target.activated.emit(page.target.currentIndex())
+    page.target_bins.setText("10000, 50000")
+    page.target_bins.editingFinished.emit()
     page.compare_pinned()
-    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 5, timeout=20_000)
+    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 5, timeout=60_000)
     shown = _compare_cells(page)
     assert list(shown) == names
+    rows = [page.compare_table.item(r, 0).text() for r in range(page.compare_table.rowCount())]
+    assert any("accuracy" in row for row in rows)
     path = tmp_path / "pins.arxpy"
     assert window.projects.save_to(path)
     window.set_project(None)
@@ -745,8 +751,10 @@ def test_pins_of_three_runs_compare_save_and_return_without_running_again(
 
     assert window.projects.open_project(path)
     qtbot.waitUntil(lambda: len(state.runs) == 3 and window.worker is None, timeout=30_000)
-    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 5, timeout=20_000)
+    qtbot.waitUntil(lambda: page.compare_table.columnCount() == 5, timeout=60_000)
     assert calls == {"search": 2, "improved-condensation": 1}  # nothing ran again
+    assert page.target.currentData() == "Charge"  # the comparison's target came back
+    assert page.target_bins.text() == "10000, 50000"
     assert [r.label for r in state.runs] == [five.label, ten.label, condensed.label]
     assert [p.name for p in state.pins] == names
     assert state.runs[1].result is not None  # the search reopened with its candidates

@@ -23,6 +23,9 @@ METHOD_KEY = "method"
 PARAMETERS_KEY = "method_parameters"
 #: Settings keys that belong to other methods, not to the lattice search.
 METHOD_KEYS = (METHOD_KEY, PARAMETERS_KEY)
+#: How the runs are compared (classifier target and bins): saved with the project, part
+#: of no run's configuration.
+COMPARE_KEY = "compare"
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ def with_parameters(settings: Mapping[str, Any], name: str,
 
 def lattice_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The settings the lattice search depends on (the other methods' keys left out)."""
-    return {k: v for k, v in settings.items() if k not in METHOD_KEYS}
+    return {k: v for k, v in settings.items() if k not in (*METHOD_KEYS, COMPARE_KEY)}
 
 
 def build_method(settings: Mapping[str, Any], name: str | None = None) -> Method:

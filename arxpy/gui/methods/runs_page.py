@@ -32,10 +32,10 @@ from PySide6.QtWidgets import (
 from arxpy.analysis.compare import best_columns
 from arxpy.analysis.setvalued_compare import SETVALUED_ROWS
 from arxpy.errors import ArxpyError, ConfigurationError
-from arxpy.formatting import figure, percent
+from arxpy.formatting import figure, percent, plain
 from arxpy.gui.explore.compare_charts import ComparisonCharts, letter_of
 from arxpy.gui.explore.jobs import start_job
-from arxpy.gui.methods.choice import key_parameters
+from arxpy.gui.methods.choice import COMPARE_KEY, key_parameters
 from arxpy.gui.methods.run_views import GroupSizesView, RunSummaryView
 from arxpy.gui.methods.views import MethodRun, result_views
 from arxpy.gui.state import AppState
@@ -119,6 +119,9 @@ class RunsPage(QWidget):
         self.target_bins = QLineEdit()
         self.target_bins.setPlaceholderText("e.g. 10000, 50000")
         self.target_bins.setToolTip("Bin a numeric target at these edges first")
+        # The choice is saved with the project: a reopened comparison has its accuracy rows.
+        self.target.activated.connect(lambda _index: self._keep_target())
+        self.target_bins.editingFinished.connect(self._keep_target)
         target_row = QHBoxLayout()
         target_row.addWidget(QLabel("Classifier accuracy on"))
         target_row.addWidget(self.target)
@@ -146,17 +149,38 @@ class RunsPage(QWidget):
         state.release_changed.connect(self.refresh)
         state.result_changed.connect(self.refresh)
         state.project_changed.connect(self._fill_targets)
+        state.settings_changed.connect(self._show_saved_target)
         self._fill_targets()
         self.refresh()
 
     def _fill_targets(self) -> None:
-        """Released attributes of the project; none chosen (accuracy costs time)."""
+        """Released attributes of the project; the saved choice, else none (accuracy
+        costs time)."""
         self.target.clear()
         self.target.addItem("(no classifier)", None)
-        if self.state.has_project:
-            for name in self.state.definition.names:
-                if name not in self.state.definition.identifying:
-                    self.target.addItem(name, name)
+        self.target_bins.clear()
+        if not self.state.has_project:
+            return
+        for name in self.state.definition.names:
+            if name not in self.state.definition.identifying:
+                self.target.addItem(name, name)
+        self._show_saved_target()
+
+    def _show_saved_target(self) -> None:
+        """The target and bins the project keeps (after opening it, or an undo)."""
+        saved = self.state.settings.get(COMPARE_KEY) or {} if self.state.has_project else {}
+        self.target.setCurrentIndex(max(self.target.findData(saved.get("target")), 0))
+        self.target_bins.setText(", ".join(plain(b) for b in saved.get("bins") or ()))
+
+    def _keep_target(self) -> None:
+        """The chosen target and bins as a project setting (one undoable edit)."""
+        try:
+            chosen = {"target": self.target.currentData(), "bins": self._bins()}
+        except ConfigurationError:
+            return  # the comparison says what is wrong with the bins
+        if self.state.has_project and chosen != self.state.settings.get(COMPARE_KEY):
+            self.state.update_settings("Choose the comparison's classifier target",
+                                       **{COMPARE_KEY: chosen})
 
     def _layout(self) -> None:
         bar = QHBoxLayout()
