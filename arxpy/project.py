@@ -9,7 +9,7 @@ A project file is a zip archive holding
 * ``hierarchies/<n>.csv``: one ARX-format hierarchy per attribute;
 * ``result.json`` (optional): the last result itself, with the applied and pinned
   transformations and a fingerprint of what it was computed for (see
-  ``arxpy.gui.saved_result``; versioned on its own, ignored by older versions);
+  ``arxpy.workflows.saved_result``; versioned on its own, ignored by older versions);
 * ``runs.json`` (optional): the runs of other methods (see
   :mod:`arxpy.workflows.saved_runs`; ignored by older versions).
 

@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 
 from arxpy.data.definition import AttributeType, DataDefinition, DataKind, DataType
-from arxpy.gui.methods.choice import METHOD_KEY, PARAMETERS_KEY
 from arxpy.gui.param_form import INVALID
 from arxpy.gui.state import default_settings
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.project import Project
+from arxpy.workflows.method_choice import METHOD_KEY, PARAMETERS_KEY
 
 RECORDS = 120
 

@@ -67,7 +67,7 @@ def errors(monkeypatch):
 
 def _treat(state) -> None:
     plan = state.identifier_plan
-    from arxpy.gui.identifier_settings import with_date_shift, with_treatment
+    from arxpy.workflows.identifier_settings import with_date_shift, with_treatment
 
     plan = with_treatment(plan, "pid", Treatment("pid", PSEUDONYM))
     plan = with_treatment(plan, "phone", Treatment("phone", MASK, rule=MaskRule.parse(

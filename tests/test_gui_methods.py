@@ -17,7 +17,6 @@ from PySide6.QtWidgets import QLabel, QTabWidget
 
 from arxpy.example import example_project
 from arxpy.gui.main_window import PERSPECTIVES
-from arxpy.gui.methods.choice import LATTICE, LATTICE_LABEL
 from arxpy.gui.methods.views import register_result_view
 from arxpy.jobs import CancelToken
 from arxpy.methods import method_classes
@@ -25,6 +24,7 @@ from arxpy.methods.base import Method
 from arxpy.params import Param
 from arxpy.project import Project
 from arxpy.release import Claim, Release, table_sha256
+from arxpy.workflows.method_choice import LATTICE, LATTICE_LABEL
 
 RECORDS = 400
 
@@ -450,7 +450,7 @@ def test_other_methods_parameters_do_not_make_the_lattice_result_stale(window, q
 
 
 def test_parameters_of_each_method_are_kept_when_switching():
-    from arxpy.gui.methods.choice import (
+    from arxpy.workflows.method_choice import (
         build_method,
         key_parameters,
         lattice_settings,

@@ -158,7 +158,7 @@ def test_a_glossary_link_shows_the_term(window):
 def test_the_method_question_mark_follows_the_chosen_method(window):
     from arxpy.example import example_project
     from arxpy.gui.help import HelpWindow
-    from arxpy.gui.methods.choice import METHOD_KEY
+    from arxpy.workflows.method_choice import METHOD_KEY
 
     window.set_project(example_project(records=200))
     panel = window.configure.method_panel

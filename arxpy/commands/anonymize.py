@@ -185,7 +185,7 @@ def _searchable(definition: Any, hierarchies: Any, settings: dict[str, Any]) -> 
 def _refuse_another_method(args: argparse.Namespace, settings: dict[str, Any]) -> None:
     """A project whose chosen method is not the lattice search is not searched quietly
     in its place (issue 28, defect 13): ``arxpy run`` runs the other methods."""
-    method = settings.get("method")  # absent: the lattice search (gui/methods/choice.py)
+    method = settings.get("method")  # absent: the lattice search (workflows/method_choice.py)
     if args.project is not None and method and method != "generalization":
         raise ConfigurationError(
             f"The project's chosen method is '{method}', not the lattice search that "

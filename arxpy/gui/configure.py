@@ -25,12 +25,12 @@ from arxpy.data.definition import AttributeType
 from arxpy.gui.attribute_panel import AttributePanel
 from arxpy.gui.hierarchy_editor import HierarchyEditor
 from arxpy.gui.identifier_panel import IdentifierPanel
-from arxpy.gui.methods.choice import LATTICE
 from arxpy.gui.methods.method_panel import MethodPanel
 from arxpy.gui.privacy_panel import PrivacyModelsPanel
 from arxpy.gui.settings_panel import SettingsPanel
 from arxpy.gui.state import AppState
 from arxpy.gui.table_model import ATTRIBUTE_COLORS, DataFrameModel
+from arxpy.workflows.method_choice import LATTICE
 
 
 def _box(title: str, *widgets: QWidget) -> QFrame:

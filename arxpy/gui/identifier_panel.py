@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 
 from arxpy.data.definition import AttributeType, DataKind
 from arxpy.errors import ArxpyError
-from arxpy.gui.identifier_settings import with_date_shift, with_treatment
 from arxpy.gui.state import AppState
 from arxpy.identifiers import (
     MASK,
@@ -41,6 +40,7 @@ from arxpy.identifiers import (
 )
 from arxpy.identifiers.dates import MAX_SHIFT_DAYS
 from arxpy.identifiers.plan import DEFAULT_NAMESPACE, RANDOM_NOTE
+from arxpy.workflows.identifier_settings import with_date_shift, with_treatment
 
 TREATMENTS = {REMOVE: "Remove (default)", PSEUDONYM: "Keyed pseudonym", MASK: "Mask",
               RANDOM: "Random replacement"}

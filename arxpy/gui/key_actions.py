@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QMessageBox
 
 from arxpy.errors import ArxpyError
-from arxpy.gui.identifier_settings import recorded_fingerprint
 from arxpy.gui.plain_text import escaped
 from arxpy.identifiers import create_key_file, read_key_file
 from arxpy.identifiers.keys import readable_by_others
+from arxpy.workflows.identifier_settings import recorded_fingerprint
 
 if TYPE_CHECKING:
     from arxpy.gui.main_window import MainWindow

@@ -32,21 +32,21 @@ from arxpy.gui.help import help_button, help_window
 from arxpy.gui.key_actions import PseudonymKeyActions
 from arxpy.gui.log_panel import LogPanel
 from arxpy.gui.message_lines import ElidedLine
-from arxpy.gui.methods.choice import is_lattice
 from arxpy.gui.methods.explore_switch import ExploreSwitch
 from arxpy.gui.methods.run_actions import MethodRunActions, kept_runs
 from arxpy.gui.methods.runs_page import RunsPage
 from arxpy.gui.plain_text import escaped, plain_label
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
-from arxpy.gui.saved_result import mismatch, reopen, transformations
-from arxpy.gui.staleness import describe
 from arxpy.gui.start_page import StartPage
 from arxpy.gui.state import AppState, check_hierarchies_of
 from arxpy.gui.utility import UtilityPerspective
 from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 from arxpy.help import Topic, perspective_topic
 from arxpy.project import Project
+from arxpy.workflows.method_choice import is_lattice
+from arxpy.workflows.saved_result import mismatch, reopen, transformations
+from arxpy.workflows.staleness import describe
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,14 @@ from arxpy.engine.result import Result
 from arxpy.engine.stored import ResultTooLarge
 from arxpy.errors import ArxpyError, ConfigurationError, DefinitionError, HierarchyError
 from arxpy.gui.current_release import CurrentRelease
-from arxpy.gui.identifier_settings import (
+from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS, run_to_drop
+from arxpy.gui.methods.views import MethodRun
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
+from arxpy.identifiers import IdentifierPlan, PseudonymKey
+from arxpy.project import Project
+from arxpy.quality.loss import Loss
+from arxpy.workflows.identifier_settings import (
     IDENTIFIERS,
     check_key,
     plan_of,
@@ -35,19 +42,17 @@ from arxpy.gui.identifier_settings import (
     treated_inputs,
     without_attribute,
 )
-from arxpy.gui.methods.choice import LATTICE, chosen_method, lattice_settings, method_parameters
-from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS, run_to_drop
-from arxpy.gui.methods.views import MethodRun
-from arxpy.gui.saved_result import MAX_PINNED, record
-from arxpy.gui.staleness import ConfigurationSnapshot
-from arxpy.hierarchy.model import Hierarchy
-from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
-from arxpy.identifiers import IdentifierPlan, PseudonymKey
-from arxpy.project import Project
-from arxpy.quality.loss import Loss
+from arxpy.workflows.method_choice import (
+    LATTICE,
+    chosen_method,
+    lattice_settings,
+    method_parameters,
+)
 from arxpy.workflows.pins import Pin, of_run, pinned, renamed
+from arxpy.workflows.saved_result import MAX_PINNED, record
 from arxpy.workflows.saved_runs import fingerprint, input_fingerprint, run_record
 from arxpy.workflows.sealed import installation_key
+from arxpy.workflows.staleness import ConfigurationSnapshot
 
 
 def default_settings() -> dict[str, Any]:
@@ -419,7 +424,7 @@ class AppState(QObject):
 
     def fingerprint(self) -> str:
         """A hash of the data and the lattice configuration (see
-        :mod:`arxpy.gui.saved_result`); other methods' parameters do not count."""
+        :mod:`arxpy.workflows.saved_result`); other methods' parameters do not count."""
         return fingerprint(self.data, self.definition, self.hierarchies,
                            lattice_settings(self.settings))
 

@@ -41,12 +41,6 @@ from arxpy.gui.methods.common import (
     number,
 )
 from arxpy.gui.methods.interval_plots import IntervalPlots
-from arxpy.gui.methods.jobs import (
-    k_sweep_job,
-    original_values,
-    statistics_job,
-    target_pairs,
-)
 from arxpy.gui.methods.views import MethodRun, register_result_view
 from arxpy.gui.utility.common import (
     GREEN,
@@ -58,6 +52,12 @@ from arxpy.gui.utility.common import (
 )
 from arxpy.gui.utility.runner import JobControls
 from arxpy.methods.interval_boxes import gradient_rule
+from arxpy.workflows.interval_sweeps import (
+    k_sweep_job,
+    original_values,
+    statistics_job,
+    target_pairs,
+)
 
 CAVEAT = ("interval endpoints are real values of boundary records (each box spans its "
           "members' minimum and maximum), and an unchanged value [v, v] publishes an exact "

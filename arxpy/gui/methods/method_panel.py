@@ -1,7 +1,7 @@
 """Configure's method selector: the lattice search or any registered method, with the
 chosen method's parameter form generated from its declaration.
 
-The choice and the parameters are project settings (see :mod:`arxpy.gui.methods.choice`):
+The choice and the parameters are project settings (see :mod:`arxpy.workflows.method_choice`):
 choosing is one undoable edit, typing parameters one undoable edit after a short pause.
 The method's own constructor checks the parameters; its message shows under the form
 and the field it names is marked.
@@ -28,14 +28,6 @@ from arxpy.gui.code_picker import attach_code_picker
 from arxpy.gui.code_sets import set_valued_defaults
 from arxpy.gui.help import help_button
 from arxpy.gui.message_lines import ReservedLines
-from arxpy.gui.methods.choice import (
-    LATTICE,
-    METHOD_KEY,
-    chosen_method,
-    method_parameters,
-    selectable_methods,
-    with_parameters,
-)
 from arxpy.gui.methods.form_hints import form_companion, form_hint
 from arxpy.gui.param_form import ParamForm, mark_invalid
 from arxpy.gui.plain_text import plain_label
@@ -43,6 +35,14 @@ from arxpy.gui.settings_panel import shrinkable
 from arxpy.gui.state import AppState
 from arxpy.help import Topic, method_topic
 from arxpy.methods import method_classes, method_from_dict
+from arxpy.workflows.method_choice import (
+    LATTICE,
+    METHOD_KEY,
+    chosen_method,
+    method_parameters,
+    selectable_methods,
+    with_parameters,
+)
 
 COMMIT_DELAY_MS = 300
 #: Lines kept under the form for the message saying why the parameters cannot run.

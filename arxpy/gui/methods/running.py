@@ -9,11 +9,11 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ConfigurationError
-from arxpy.gui.methods.choice import key_parameters
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress
 from arxpy.methods.base import Method
 from arxpy.release import Release
+from arxpy.workflows.method_choice import key_parameters
 
 if TYPE_CHECKING:
     from arxpy.gui.methods.views import MethodRun
