@@ -74,10 +74,9 @@ def test_cli_glossary_prints_the_guis_texts(capsys):
     assert capsys.readouterr().err.count("\n") == 1
 
 
-def test_cli_methods_says_when_to_choose_each():
-    shown = subprocess.run([sys.executable, "-m", "arxpy", "methods", "kpbms"],
-                           capture_output=True, text=True, check=True).stdout
-    assert "When: " + method_classes()["kpbms"].guidance in shown
+def test_cli_methods_says_when_to_choose_each(capsys):
+    assert main(["methods", "kpbms"]) == 0
+    assert "When: " + method_classes()["kpbms"].guidance in capsys.readouterr().out
 
 
 def test_output_cut_short_by_its_reader_ends_without_a_traceback(monkeypatch, capsys):
