@@ -22,7 +22,7 @@ import numpy as np
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.params import Param, Parameterized
-from arxpy.privacy.enforcement import TieOrder
+from arxpy.privacy.enforcement import TieOrder, suppress_smallest
 
 
 class PrivacyModel(Parameterized, ABC):
@@ -115,3 +115,33 @@ class PrivacyModel(Parameterized, ABC):
 
     def __hash__(self) -> int:
         return hash(tuple(sorted((k, repr(v)) for k, v in self.to_dict().items())))
+
+
+class OutputRiskModel(PrivacyModel):
+    """A threshold on a figure of the whole output (ARX's ``RiskBasedCriterion``): every
+    class passes :meth:`satisfied`, :meth:`fulfilled_by` judges the kept class sizes,
+    and :meth:`enforce` suppresses the smallest classes, as ARX does, until it holds.
+    The threshold also bounds the marketer risk (ARX's ``getRiskThresholdMarketer``)."""
+
+    threshold: float
+
+    @property
+    def marketer_risk_limit(self) -> float:
+        return self.threshold
+
+    @abstractmethod
+    def fulfilled_by(self, kept_sizes: np.ndarray) -> bool:
+        """Does a release with these (kept) class sizes meet the model?"""
+
+    def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
+        return np.ones(classes.n_classes, dtype=bool)
+
+    def dataset_satisfied(self, classes: EquivalenceClasses, kept: np.ndarray) -> bool:
+        return self.fulfilled_by(classes.sizes[np.asarray(kept, dtype=bool)])
+
+    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int,
+                order: TieOrder | None = None) -> np.ndarray:
+        """Kept classes after ARX's binary search over how many of the smallest classes
+        to suppress (:func:`~arxpy.privacy.enforcement.suppress_smallest`; at most
+        ``budget`` more records, equal sizes in ``order``)."""
+        return suppress_smallest(classes, kept, budget, self.fulfilled_by, order)

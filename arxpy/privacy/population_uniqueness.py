@@ -18,11 +18,9 @@ from typing import Any
 import numpy as np
 
 from arxpy.errors import ConfigurationError
-from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.params import Param
-from arxpy.privacy.base import PrivacyModel
-from arxpy.privacy.enforcement import TieOrder, suppress_smallest
+from arxpy.privacy.base import OutputRiskModel
 from arxpy.privacy.registry import register_privacy_model
 from arxpy.risk.histogram import ClassSizeHistogram
 from arxpy.risk.population import REGIONS, PopulationModel, PopulationSetting
@@ -30,7 +28,7 @@ from arxpy.risk.uniqueness import ESTIMATORS, estimate_uniques
 
 
 @register_privacy_model
-class PopulationUniqueness(PrivacyModel):
+class PopulationUniqueness(OutputRiskModel):
     """Estimated population uniqueness of the released records is at most ``threshold``.
 
     Give the population as ``population_size`` (people) or ``region`` (an ARX preset such
@@ -77,15 +75,8 @@ class PopulationUniqueness(PrivacyModel):
             PopulationSetting("size", self.population_size)  # type: ignore[arg-type]
         return setting.model(1)
 
-    @property
-    def marketer_risk_limit(self) -> float:
-        return self.threshold
-
     def validate(self, data: EncodedData) -> None:
         self.population.check_sample(data.n_records)
-
-    def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
-        return np.ones(classes.n_classes, dtype=bool)
 
     def fulfilled_by(self, class_sizes: np.ndarray) -> bool:
         """Does a release with these (kept) class sizes meet the model?"""
@@ -98,16 +89,6 @@ class PopulationUniqueness(PrivacyModel):
         if fraction > 0.0:
             return fraction <= self.threshold
         return histogram.classes_of_size(1) == 0
-
-    def dataset_satisfied(self, classes: EquivalenceClasses, kept: np.ndarray) -> bool:
-        return self.fulfilled_by(classes.sizes[np.asarray(kept, dtype=bool)])
-
-    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int,
-                order: TieOrder | None = None) -> np.ndarray:
-        """Kept classes after ARX's binary search over how many of the smallest classes
-        to suppress (:func:`~arxpy.privacy.enforcement.suppress_smallest`; at most
-        ``budget`` more records, equal sizes in ``order``)."""
-        return suppress_smallest(classes, kept, budget, self.fulfilled_by, order)
 
     def describe(self) -> str:
         return (f"population uniqueness at most {self.threshold:g} ({self.estimator}, "

@@ -11,10 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from arxpy.formatting import plain
-from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.params import Param
-from arxpy.privacy.base import PrivacyModel
-from arxpy.privacy.enforcement import TieOrder, suppress_smallest
+from arxpy.privacy.base import OutputRiskModel
 from arxpy.privacy.registry import register_privacy_model
 
 
@@ -34,7 +32,7 @@ def _risk_of(kept_sizes: np.ndarray) -> float:
 
 
 @register_privacy_model
-class AverageRisk(PrivacyModel):
+class AverageRisk(OutputRiskModel):
     """The average re-identification risk of the released records is at most ``threshold``.
 
     The model judges the output as a whole: every class passes ``satisfied`` and
@@ -55,30 +53,11 @@ class AverageRisk(PrivacyModel):
     monotonic_without_suppression = True
     threshold: float
 
-    @property
-    def marketer_risk_limit(self) -> float:
-        return self.threshold
-
-    def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
-        return np.ones(classes.n_classes, dtype=bool)
-
     def fulfilled_by(self, kept_sizes: np.ndarray) -> bool:
         """Does a release with these (kept) class sizes meet the model?"""
         # An output without records has no defined risk: refused (ARX accepts it, but
         # only a 100 % suppression limit lets a transformation suppress everything).
         return bool(_risk_of(kept_sizes) <= self.threshold)
-
-    def dataset_satisfied(self, classes: EquivalenceClasses, kept: np.ndarray) -> bool:
-        return self.fulfilled_by(classes.sizes[np.asarray(kept, dtype=bool)])
-
-    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int,
-                order: TieOrder | None = None) -> np.ndarray:
-        """Which classes stay kept after ARX's suppression of the smallest classes.
-
-        At most ``budget`` more records may be suppressed (see
-        :func:`~arxpy.privacy.enforcement.suppress_smallest`; equal sizes in ``order``).
-        """
-        return suppress_smallest(classes, kept, budget, self.fulfilled_by, order)
 
     def describe(self) -> str:
         return f"average re-identification risk at most {plain(self.threshold)}"

@@ -14,10 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from arxpy.formatting import plain
-from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.params import Param
-from arxpy.privacy.base import PrivacyModel
-from arxpy.privacy.enforcement import TieOrder, suppress_smallest
+from arxpy.privacy.base import OutputRiskModel
 from arxpy.privacy.registry import register_privacy_model
 
 
@@ -30,7 +28,7 @@ def unique_share(kept_sizes: np.ndarray) -> float:
 
 
 @register_privacy_model
-class SampleUniqueness(PrivacyModel):
+class SampleUniqueness(OutputRiskModel):
     """At most ``threshold`` of the released records are unique in the output."""
 
     kind = "sample-uniqueness"
@@ -44,26 +42,9 @@ class SampleUniqueness(PrivacyModel):
     monotonic_without_suppression = True
     threshold: float
 
-    @property
-    def marketer_risk_limit(self) -> float:
-        # ARX's getRiskThresholdMarketer (with its own "TODO: estimated differently").
-        return self.threshold
-
-    def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
-        return np.ones(classes.n_classes, dtype=bool)
-
     def fulfilled_by(self, kept_sizes: np.ndarray) -> bool:
         """Does a release with these (kept) class sizes meet the model?"""
         return unique_share(kept_sizes) <= self.threshold
-
-    def dataset_satisfied(self, classes: EquivalenceClasses, kept: np.ndarray) -> bool:
-        return self.fulfilled_by(classes.sizes[np.asarray(kept, dtype=bool)])
-
-    def enforce(self, classes: EquivalenceClasses, kept: np.ndarray, budget: int,
-                order: TieOrder | None = None) -> np.ndarray:
-        """Kept classes after ARX's binary search over how many of the smallest classes
-        to suppress (at most ``budget`` more records, equal sizes in ``order``)."""
-        return suppress_smallest(classes, kept, budget, self.fulfilled_by, order)
 
     def describe(self) -> str:
         return f"sample uniqueness at most {plain(self.threshold)}"
