@@ -176,3 +176,19 @@ def _describe(target: Path, exc: OSError) -> str:
     if exc.errno == errno.ENOSPC:
         return f"Cannot write '{target}': the disk is full. Free some space and try again."
     return f"Cannot write '{target}': {exc.strerror or exc}."
+
+
+def write_new_file(path: str | os.PathLike[str], content: bytes, mode: int) -> None:
+    """Create ``path`` holding ``content`` with exactly ``mode`` (0600 for a secret).
+
+    Never replaces a file nor follows a link already there: :class:`FileExistsError`
+    then; other failures are the :class:`OSError` the system gives.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    descriptor = os.open(path, flags, mode)
+    with os.fdopen(descriptor, "wb") as out:
+        if hasattr(os, "fchmod"):
+            os.fchmod(descriptor, mode)  # the umask can only narrow; make it exact
+        out.write(content)
+        out.flush()
+        os.fsync(descriptor)

@@ -18,6 +18,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from arxpy.data.atomic import write_new_file
 from arxpy.errors import ConfigurationError
 
 #: Bytes of a key created by :func:`create_key_file` (256 bits, SHA-256's block strength).
@@ -91,7 +92,7 @@ def create_key_file(path: str | os.PathLike[str]) -> PseudonymKey:
     secret = secrets.token_bytes(KEY_BYTES)
     temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
     try:
-        _write_private(temporary, secret)
+        write_new_file(temporary, secret, 0o600)
         try:
             os.link(temporary, target)
         except FileExistsError:
@@ -99,7 +100,7 @@ def create_key_file(path: str | os.PathLike[str]) -> PseudonymKey:
                 f"'{target}' exists; a key file is never overwritten. Choose another "
                 "name.") from None
         except OSError:  # a file system without hard links: exclusive create instead
-            _write_private(target, secret)
+            write_new_file(target, secret, 0o600)
     except FileExistsError:
         raise ConfigurationError(
             f"'{target}' exists; a key file is never overwritten. Choose another name."
@@ -110,18 +111,6 @@ def create_key_file(path: str | os.PathLike[str]) -> PseudonymKey:
     finally:
         temporary.unlink(missing_ok=True)
     return PseudonymKey(secret)
-
-
-def _write_private(path: Path, secret: bytes) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    descriptor = os.open(path, flags, 0o600)
-    try:
-        if hasattr(os, "fchmod"):
-            os.fchmod(descriptor, 0o600)  # the umask can only narrow; make it exact
-        os.write(descriptor, secret)
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def read_key_file(path: str | os.PathLike[str]) -> PseudonymKey:

@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
+from arxpy.data.atomic import write_new_file
 from arxpy.errors import ConfigurationError
 
 #: Largest key file read (a PEM Ed25519 key is about 120 bytes).
@@ -61,9 +62,8 @@ def create_signing_key(path: str | os.PathLike[str]) -> Ed25519PublicKey:
 
 
 def _write_new(path: Path, content: bytes, mode: int) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     try:
-        descriptor = os.open(path, flags, mode)
+        write_new_file(path, content, mode)
     except FileExistsError:
         raise ConfigurationError(
             f"'{path}' exists; a signing key is never overwritten. Choose another name."
@@ -71,13 +71,6 @@ def _write_new(path: Path, content: bytes, mode: int) -> None:
     except OSError as exc:
         raise ConfigurationError(
             f"Cannot create '{path}': {exc.strerror or exc}.") from None
-    try:
-        if hasattr(os, "fchmod"):
-            os.fchmod(descriptor, mode)  # the umask can only narrow; make it exact
-        os.write(descriptor, content)
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def _read(path: str | os.PathLike[str], what: str) -> bytes:

@@ -14,12 +14,13 @@ import base64
 import binascii
 import hashlib
 import hmac
-import os
 import pickle
 import secrets
 import zlib
 from pathlib import Path
 from typing import Any
+
+from arxpy.data.atomic import write_new_file
 
 #: Layout of a seal; seals of another version are not opened.
 SEAL_VERSION = 1
@@ -38,10 +39,12 @@ def installation_key(path: Path) -> bytes:
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)  # damaged: a new key (what it sealed is computed again)
     key = secrets.token_bytes(KEY_BYTES)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "wb") as out:
-        out.write(key)
+    try:
+        write_new_file(path, key, 0o600)
+    except FileExistsError:  # another arxpy made it meanwhile: that one counts
+        return installation_key(path)
     return key
 
 
