@@ -21,7 +21,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -84,6 +83,7 @@ class Result:
         self._bottom = context.classes(self.lattice.bottom)
         self._tracked = frozenset(t.name for t in context.grouper.tracked)
         self._releases: OrderedDict[tuple[int, ...], Release] = OrderedDict()
+        self._input_sha256: str | None = None  # hashed on first need (a second on 10^6)
         self._release_cache_bytes = release_cache_bytes
         # Guards the release cache's bookkeeping only: releases are computed outside it.
         self._cache_lock = threading.Lock()
@@ -192,9 +192,14 @@ class Result:
 
     # --- releases -----------------------------------------------------------------------
 
-    @cached_property
+    @property
     def input_sha256(self) -> str:
-        return table_sha256(self._frame)
+        return self._input_hash()
+
+    def _input_hash(self, cancel: CancelToken | None = None) -> str:
+        if self._input_sha256 is None:
+            self._input_sha256 = table_sha256(self._frame, cancel)
+        return self._input_sha256
 
     def context(self) -> SearchContext:
         """A search context of the caller's own over the run's stored data (encoded
@@ -224,10 +229,8 @@ class Result:
             if levels in self._releases:
                 self._releases.move_to_end(levels)
                 return self._releases[levels]
-        if "input_sha256" not in self.__dict__:  # the cached property, computed cancellably
-            self.__dict__["input_sha256"] = table_sha256(self._frame, cancel)
         release = release_of(self.context(), self._frame, self.definition, self.config,
-                             levels, input_sha256=self.input_sha256,
+                             levels, input_sha256=self._input_hash(cancel),
                              elapsed_seconds=self.elapsed_seconds, cancel=cancel)
         with self._cache_lock:
             release = self._releases.setdefault(levels, release)
