@@ -224,7 +224,7 @@ def perspective_topic(name: str) -> Topic:
 
 def settings_section(params: tuple[Param, ...]) -> tuple[tuple[str, str], ...]:
     """One section per declared parameter: its label and what it does."""
-    return tuple((_sentence(param.label or param.name.replace("_", " "))[:-1],
+    return tuple((_capitalized(param.label or param.name.replace("_", " ")),
                   _sentence(param.help) + _range(param)) for param in params)
 
 
@@ -260,12 +260,13 @@ def glossary(term: str | None = None) -> list[tuple[str, str]]:
     return found
 
 
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _sentence(text: str) -> str:
-    text = text.strip()
-    if not text:
-        return ""
-    text = text[0].upper() + text[1:]
-    return text if text.endswith(".") else text + "."
+    text = _capitalized(text.strip())
+    return text if not text or text.endswith(".") else text + "."
 
 
 def _range(param: Param) -> str:
