@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_checks import one_error_line
 
 from arxpy.cli import main
 from arxpy.methods.condensation.devdata import cancer_registry
@@ -29,20 +30,6 @@ def _analyses(folder: Path, name: str, document) -> str:
     path = folder / name
     path.write_text(json.dumps(document))
     return str(path)
-
-
-def _error_line(argv: list[str], capsys) -> str:
-    """The one error line of a run that must fail with status 2."""
-    try:
-        code = main(argv)
-    except SystemExit as stop:  # argparse's own checks
-        code = stop.code
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert "Traceback" not in err
-    errors = [line for line in err.splitlines() if line.startswith("arxpy: error:")]
-    assert len(errors) == 1, err
-    return errors[0]
 
 
 def _condense(folder: Path, data: str, *extra: str) -> list[str]:
@@ -119,12 +106,12 @@ CASES = [
 
 @pytest.mark.parametrize("argv, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_a_former_traceback_is_one_line_naming_the_option(folder, capsys, argv, expected):
-    line = _error_line(argv(folder), capsys)
+    line = one_error_line(argv(folder), capsys)
     assert expected in line
 
 
 def test_argparse_errors_are_one_line_naming_the_command_help(capsys):
-    line = _error_line(["condense", "--k", "x"], capsys)
+    line = one_error_line(["condense", "--k", "x"], capsys)
     assert "argument --k: invalid int value: 'x'" in line
     assert "arxpy condense --help" in line
 

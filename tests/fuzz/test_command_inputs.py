@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_checks import one_error_line
 
 from arxpy import cli
 from arxpy.cli import main
@@ -28,17 +29,6 @@ def _snapshot(folder: str) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in Path(folder).iterdir() if p.is_file()}
 
 
-def _one_error_line(argv: list[str], capsys) -> str:
-    try:
-        code = main(argv)
-    except SystemExit as stop:
-        code = stop.code
-    err = capsys.readouterr().err
-    errors = [line for line in err.splitlines() if line.startswith("arxpy: error:")]
-    assert code == 2 and len(errors) == 1 and "Traceback" not in err, err
-    return errors[0]
-
-
 @pytest.mark.parametrize("name", WITH_OUTPUTS)
 def test_each_output_over_an_input_through_a_link_is_refused(files, capsys, tmp_path,
                                                              name):
@@ -50,7 +40,7 @@ def test_each_output_over_an_input_through_a_link_is_refused(files, capsys, tmp_
     link.symlink_to(victim)
     before = _snapshot(files["dir"])
     hostile = commands.with_parameter(argv, option, str(link))
-    assert "is the same file as" in _one_error_line(hostile, capsys)
+    assert "is the same file as" in one_error_line(hostile, capsys)
     assert _snapshot(files["dir"]) == before
 
 
@@ -75,7 +65,7 @@ PARAMETERS = [
 def test_an_invalid_parameter_is_one_line(files, capsys, name, option, value):
     before = _snapshot(files["dir"])
     argv = commands.with_parameter(commands.TEMPLATES[name](files), option, value)
-    _one_error_line(argv, capsys)
+    one_error_line(argv, capsys)
     assert _snapshot(files["dir"]) == before
 
 
@@ -104,7 +94,7 @@ DOCUMENTS = {
 def test_a_forged_published_document_is_one_line(files, capsys, tmp_path, forgery, reader):
     document = tmp_path / "forged.json"
     document.write_text(json.dumps(DOCUMENTS[forgery]))
-    _one_error_line(commands.DOCUMENT_READERS[reader](files, str(document)), capsys)
+    one_error_line(commands.DOCUMENT_READERS[reader](files, str(document)), capsys)
 
 
 def test_ctrl_c_inside_a_duckdb_function_is_an_interrupt(files, capsys, monkeypatch):
