@@ -74,3 +74,9 @@ def fixed_percent(value: Any, decimals: int = 2) -> str:
     if _missing(value):
         return MISSING
     return f"{100.0 * float(value):.{decimals}f} %"
+
+
+def plural(number: int, noun: str) -> str:
+    """``"1 run"``, ``"4 runs"``, ``"1,200 records"``: a count with its noun (regular
+    English plurals only)."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"

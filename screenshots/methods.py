@@ -272,7 +272,21 @@ def _render_across_methods(window, output: Path, suffix: str) -> list[Path]:
     settle(0.2)
     written.append(save_png(window, output / f"methods-compare-charts{suffix}.png"))
     page.compare_views.setCurrentIndex(0)
+    written.append(_render_candidates(window, lattice, output, suffix))
     return written
+
+
+def _render_candidates(window, search, output: Path, suffix: str) -> Path:
+    """The search's Candidates tab with a second candidate pinned."""
+    page = window.runs_page
+    window.state.select_run(search)
+    titles = [page.tabs.tabText(i) for i in range(page.tabs.count())]
+    view = page.tabs.widget(titles.index("Candidates"))
+    page.tabs.setCurrentWidget(view)
+    view.list.table.selectRow(1)
+    view.toggle_pin()
+    settle(0.2)
+    return save_png(window, output / f"methods-run-candidates{suffix}.png")
 
 
 def _render_codes(window, output: Path, suffix: str) -> list[Path]:

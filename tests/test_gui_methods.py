@@ -25,6 +25,7 @@ from arxpy.params import Param
 from arxpy.project import Project
 from arxpy.release import Claim, Release, table_sha256
 from arxpy.workflows.method_choice import LATTICE, LATTICE_LABEL
+from arxpy.workflows.pins import Pin, of_run
 
 RECORDS = 400
 
@@ -769,3 +770,30 @@ def _compare_cells(page) -> dict[str, list[str]]:
     return {table.horizontalHeaderItem(c).toolTip(): [
         table.item(r, c).text() for r in range(table.rowCount())]
         for c in range(1, table.columnCount())}
+
+
+def test_any_candidate_of_an_older_search_is_pinned_from_its_candidates_tab(window, qtbot):
+    state, page = window.state, window.runs_page
+    run_and_wait(window, qtbot)  # k = 5
+    models = state.settings["privacy_models"]
+    state.update_settings(privacy_models=[{**models[0], "k": 10}, *models[1:]])
+    run_and_wait(window, qtbot)  # k = 10: now the current search
+    five = next(r for r in state.runs if "5-anonymity" in r.label)
+    state.select_run(five)
+    titles = [page.tabs.tabText(i) for i in range(page.tabs.count())]
+    view = page.tabs.widget(titles.index("Candidates"))
+    page.tabs.setCurrentWidget(view)
+    listed = {view.list.model.levels_at(r) for r in range(view.list.model.rowCount())}
+    # Every anonymous candidate (predictively tagged ones too), nothing else.
+    assert len(listed) == int((five.result.states_array() == 1).sum())
+    assert {five.result.transformation(levels).state for levels in listed} == {"anonymous"}
+    assert view.list.model.levels_at(0) == five.release.levels  # the optimum first
+    other = view.list.model.levels_at(1)
+    assert view.select(other) and view.pin_button.text() == "Pin"
+    view.pin_button.click()
+    assert Pin(five.label, other) in state.pins
+    assert page.tabs.currentWidget() is view  # pinning did not rebuild the tabs
+    assert view.pin_button.text() == "Unpin"
+    assert "pinned" in view.list.model.marks.get(int(view.list.model.rows[1]), "")
+    view.pin_button.click()
+    assert not of_run(state.pins, state.runs[0].label)

@@ -659,9 +659,11 @@ class AppState(QObject):
         self.runs = [changed if r is run else r for r in self.runs]
         self._run_bases[id(changed)] = self._run_bases.pop(id(run), self._run_snapshot(
             run.method.name))
-        self._runs_edited()
-        if self.current_run is run:
+        current = self.current_run is run
+        if current:  # before the signals: observers never see a current run not listed
             self.current_run = changed
+        self._runs_edited()
+        if current:
             self.release_changed.emit()
         return changed
 

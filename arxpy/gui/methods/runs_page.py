@@ -32,15 +32,16 @@ from PySide6.QtWidgets import (
 from arxpy.analysis.compare import best_columns
 from arxpy.analysis.setvalued_compare import SETVALUED_ROWS
 from arxpy.errors import ArxpyError, ConfigurationError
-from arxpy.formatting import figure, percent, plain
+from arxpy.formatting import figure, percent, plain, plural
 from arxpy.gui.explore.compare_charts import ComparisonCharts, letter_of
 from arxpy.gui.explore.jobs import start_job
+from arxpy.gui.methods.candidates_view import CandidatesView
 from arxpy.gui.methods.run_views import GroupSizesView, RunSummaryView
 from arxpy.gui.methods.views import MethodRun, result_views
 from arxpy.gui.state import AppState
 from arxpy.gui.utility.common import fill_table, note, read_only_table
 from arxpy.workflows.compare import Comparison, compare_candidates
-from arxpy.workflows.method_choice import COMPARE_KEY, key_parameters
+from arxpy.workflows.method_choice import COMPARE_KEY, LATTICE, key_parameters
 from arxpy.workflows.pins import of_run, pinned_releases
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,7 @@ class RunsPage(QWidget):
         self.table.setToolTip("Click a run to analyse it in Utility, Risk and Export; "
                               "Ctrl-click several to compare them")
         self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.table.verticalHeader().setDefaultSectionSize(20)
         header = self.table.horizontalHeader()
         for column in range(1, len(RUN_COLUMNS)):
             header.setSectionResizeMode(column, header.ResizeMode.ResizeToContents)
@@ -91,8 +93,8 @@ class RunsPage(QWidget):
                          "Export…")}
         self.buttons["Pin"].setToolTip(
             "Pin the selected run's release (a search's optimum) for Compare; a run with "
-            "pins is kept when the list is full. Pin other candidates of the current "
-            "search in its lattice.")
+            "pins is kept when the list is full. Pin other candidates of a search in its "
+            "Candidates tab, or in the lattice.")
         self.buttons["Compare pinned"].setToolTip("Compare every pinned candidate of any run")
         self.buttons["Pin"].clicked.connect(self._toggle_pin)
         self.buttons["Rename…"].clicked.connect(self._ask_rename)
@@ -196,7 +198,7 @@ class RunsPage(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
         splitter.addWidget(self.tabs)
-        splitter.setSizes([170, 430])
+        splitter.setSizes([190, 410])  # five runs in view at 1280x720
         splitter.setStretchFactor(1, 1)  # a taller window gives its height to the tabs
         splitter.setStretchFactor(0, 0)
         splitter.setChildrenCollapsible(False)
@@ -224,10 +226,11 @@ class RunsPage(QWidget):
         if current in runs and current not in self.selected_runs():
             self.table.selectRow(runs.index(current))
         self._filling = False
+        # One line: the line above names the current release, the list's tooltip says
+        # that Utility, Risk and Export analyse it.
         self.heading.setText(
-            EMPTY_TEXT if not runs else f"{len(runs)} run(s); the last "
-            f"{self.state.max_runs} and the pinned ones are kept. Utility, Risk and Export "
-            f"analyse the selected run{': ' + html.escape(current.label) if current else ''}.")
+            EMPTY_TEXT if not runs else f"{plural(len(runs), 'run')}; the last "
+            f"{self.state.max_runs} and the pinned ones are kept.")
         for button in self.buttons.values():
             button.setEnabled(bool(runs))
         self.buttons["Pin"].setText("Unpin" if current is not None and current.pinned
@@ -310,9 +313,13 @@ class RunsPage(QWidget):
     # --- the selected run's tabs --------------------------------------------------------
 
     def _show_run(self, run: MethodRun | None) -> None:
-        if run is self._shown_run:
-            return
+        shown = self._shown_run
+        # Pinning or renaming replaces the run object; its views still show its release.
+        same = run is shown or (run is not None and shown is not None
+                                and run.release is shown.release)
         self._shown_run = run
+        if same:
+            return
         while self.tabs.count() > 1:  # everything but Compare belongs to the old run
             widget = self.tabs.widget(0)
             self.tabs.removeTab(0)
@@ -320,10 +327,16 @@ class RunsPage(QWidget):
         if run is None:
             return
         views = [("Summary", RunSummaryView), ("Groups", GroupSizesView),
-                 *result_views(run.method.name)]
+                 *self._search_views(run), *result_views(run.method.name)]
         for index, (title, factory) in enumerate(views):
             self.tabs.insertTab(index, self._view(factory, run), title)
         self.tabs.setCurrentIndex(0)
+
+    def _search_views(self, run: MethodRun) -> list[tuple[str, Any]]:
+        """A lattice search's candidates, to pin any of them (older searches too)."""
+        if run.method.name != LATTICE:
+            return []
+        return [("Candidates", lambda run: CandidatesView(self.state, run))]
 
     @staticmethod
     def _view(factory: Any, run: MethodRun) -> QWidget:
