@@ -303,3 +303,33 @@ def drawn_seed() -> int:
     """A fresh seed for a run given none (methods, the command line and the GUI's export
     draw it the same way), so its report can say how to repeat the run."""
     return int(np.random.SeedSequence().generate_state(1)[0])
+
+
+def value_in_words(value: Any) -> str:
+    """A parameter's value as a reader wants it: yes/no, "none", lists joined, numbers
+    plain (never Python's ``True``, ``None`` or ``{}``)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k}: {value_in_words(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, list | tuple | set | frozenset):
+        return ", ".join(value_in_words(v) for v in value) or "none"
+    if isinstance(value, float | np.floating):
+        return plain(float(value))
+    return str(value)
+
+
+def parameters_in_words(params: Sequence[Param], values: Mapping[str, Any]) -> str:
+    """``"k: 10 · seed: 791276373 · shuffle output: yes"``: each value under its declared
+    label (or its name in words), with its unit."""
+    declared = {param.name: param for param in params}
+    parts = []
+    for name, value in values.items():
+        param = declared.get(name)
+        title = param.label if param is not None and param.label else name.replace("_", " ")
+        unit = param.unit if param is not None and isinstance(value, int | float) \
+            and not isinstance(value, bool) else ""
+        parts.append(f"{title}: {value_in_words(value)}{' ' + unit if unit else ''}")
+    return " · ".join(parts)

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from arxpy.gui.rendering import save_png, wait_until
+from screenshots import fail_on_message_boxes
 
 SIZE = (1280, 720)
 #: Every view is rendered at a laptop's size and at full HD ("-1080p" in the file name).
@@ -188,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=None, help="output folder")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    fail_on_message_boxes()
     output = args.output or args.directory or Path("/tmp/arxpy-shots")
     for suffix, size in SIZES.items():
         for path in render_all(output, size, suffix) + render_perspective_views(

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.gui.rendering import save_png, settle, wait_until
+from screenshots import fail_on_message_boxes
 
 SIZES = {"": (1280, 720), "-1080p": (1920, 1080)}
 #: Records of the example project in the window renders.
@@ -279,7 +280,8 @@ def _render_across_methods(window, output: Path, suffix: str) -> list[Path]:
 def _render_candidates(window, search, output: Path, suffix: str) -> Path:
     """The search's Candidates tab with a second candidate pinned."""
     page = window.runs_page
-    window.state.select_run(search)
+    # Pinning replaced the run object: find it again by its release.
+    window.state.select_run(next(r for r in window.state.runs if r.release is search.release))
     titles = [page.tabs.tabText(i) for i in range(page.tabs.count())]
     view = page.tabs.widget(titles.index("Candidates"))
     page.tabs.setCurrentWidget(view)
@@ -314,6 +316,9 @@ def _render_codes(window, output: Path, suffix: str) -> list[Path]:
     path.unlink()
     window.show_perspective(0)
     _choose(window, "disassociation", k=5)
+    # A required attribute starts empty (issue 30): choose it as a custodian would.
+    window.configure.method_panel.form.widgets["codes_column"].setCurrentText("codes")
+    window.configure.method_panel.commit()
     chart = window.configure.method_panel.companion  # the risk chart beside the form
     wait_until(lambda: not chart.busy, what="the risk chart")
     written.append(save_png(window, output / f"methods-configure-disassociation{suffix}.png"))
@@ -333,6 +338,7 @@ def _render_codes(window, output: Path, suffix: str) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    fail_on_message_boxes()
     args = sys.argv[1:] if argv is None else argv
     output = Path(args[0]) if args else Path("/tmp/arxpy-shots")
     for suffix, size in SIZES.items():

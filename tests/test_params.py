@@ -72,3 +72,18 @@ def test_a_privacy_model_strength_is_never_filled_in_silently() -> None:
     with pytest.raises(ConfigurationError, match="give k"):
         privacy_model_from_dict({"kind": "k-anonymity"})
     assert KAnonymity.params[0].required and KAnonymity.params[0].suggested == 5
+
+
+def test_parameters_read_in_words_not_python_values():
+    from arxpy.methods import method_classes
+    from arxpy.params import parameters_in_words
+
+    condensation = method_classes()["condensation"]
+    text = parameters_in_words(condensation.params, {
+        "k": 10, "seed": None, "shuffle_output": True, "types": {}, "standardize": False,
+        "attributes": ("Age", "Sex"), "ratio": 0.25})
+    # Labels and units from the declaration; names without a label in words.
+    assert text == ("k: 10 records · seed: none · shuffle output: yes · attribute kinds: "
+                    "none · standardize: no · attributes: Age, Sex · ratio: 0.25")
+    for python in ("True", "False", "None", "{}", "=", "("):
+        assert python not in text

@@ -15,6 +15,7 @@ from typing import Any
 
 from arxpy.methods import method_classes, method_from_dict
 from arxpy.methods.base import Method
+from arxpy.params import value_in_words
 
 #: The method the Configure perspective's privacy and search panels configure.
 LATTICE = "generalization"
@@ -105,7 +106,7 @@ def key_parameters(method: Method, limit: int = 4) -> str:
         if not param.required and value == param.default and param.name != "k":
             continue  # k always shows: it is what a reader compares first
         if isinstance(value, list | tuple):
-            value = ",".join(str(v) for v in value)
-        shown.append(f"{param.name}={value}")
+            value = ",".join(value_in_words(v) for v in value)
+        shown.append(f"{param.name}={value_in_words(value)}")
     more = len(shown) - limit
     return ", ".join(shown[:limit]) + (f" (+{more})" if more > 0 else "")

@@ -187,6 +187,9 @@ class TransformationList(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(20)
         # Size columns from the first rows only: measuring 12,960 rows stalls the GUI.
         self.table.horizontalHeader().setResizeContentsPrecision(20)
+        # A long attribute name in a narrow level column ends in "…" (full name in the
+        # tooltip) instead of being cut at both sides.
+        self.table.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.clicked.connect(lambda i: self.selected.emit(self.model.levels_at(i.row())))
         self.table.doubleClicked.connect(
             lambda i: self.applied.emit(self.model.levels_at(i.row())))
@@ -215,3 +218,16 @@ class TransformationList(QWidget):
             names = len(self.model.nodes.names) if self.model.nodes is not None else 0
             for column in range(names):
                 self.table.setColumnWidth(column, min(self.table.columnWidth(column), 64))
+            self._widen_level_columns(names)
+
+    def _widen_level_columns(self, names: int) -> None:
+        """Room left of the table goes to the level columns, up to their full names."""
+        header = self.table.horizontalHeader()
+        spare = self.table.viewport().width() - header.length()
+        for column in range(names):
+            if spare <= 0:
+                return
+            grow = min(max(header.sectionSizeHint(column) - header.sectionSize(column), 0),
+                       spare)
+            self.table.setColumnWidth(column, header.sectionSize(column) + grow)
+            spare -= grow

@@ -21,6 +21,7 @@ from arxpy.gui.utility.common import (
     plot_widget,
     read_only_table,
 )
+from arxpy.params import parameters_in_words
 from arxpy.release import Verdict
 
 #: More distinct group sizes than this are drawn as a binned histogram.
@@ -60,11 +61,13 @@ class RunSummaryView(QWidget):
         release = run.release
         verdict = release.verdict
         self.badge = verdict_badge(verdict)
+        self.badge.setWordWrap(False)  # one line: the row has room for the headline
         self.claims = note("<br>".join(html.escape(line) for line in verdict.lines()[1:]))
         self.table = read_only_table(("Figure", "Value", "Description"))
         summary = release.summary()
-        fill_table(self.table, [(name, _value_text(row["value"]), row["description"])
-                                for name, row in summary.iterrows()], bold_first=True)
+        fill_table(self.table, [
+            (name, run.method.label if name == "method" else _value_text(row["value"]),
+             row["description"]) for name, row in summary.iterrows()], bold_first=True)
         for row in range(self.table.rowCount()):  # descriptions read as text
             self.table.item(row, 2).setTextAlignment(Qt.AlignmentFlag.AlignLeft
                                                      | Qt.AlignmentFlag.AlignVCenter)
@@ -77,7 +80,7 @@ class RunSummaryView(QWidget):
             item.setToolTip(tooltip(item.text()))  # a long claim is cut in the cell
         reference = getattr(run.method, "reference", "")
         # The release's parameters: they hold what the run used (e.g. the seed it drew).
-        parameters = ", ".join(f"{k}={v}" for k, v in release.parameters.items())
+        parameters = parameters_in_words(run.method.params, release.parameters)
         about = note(f"<b>{html.escape(run.method.label)}</b>: "
                      f"{html.escape(run.method.description)}<br>Parameters: "
                      f"{html.escape(parameters)}"

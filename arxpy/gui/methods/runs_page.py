@@ -40,6 +40,7 @@ from arxpy.gui.methods.run_views import GroupSizesView, RunSummaryView
 from arxpy.gui.methods.views import MethodRun, result_views
 from arxpy.gui.state import AppState
 from arxpy.gui.utility.common import fill_table, note, read_only_table
+from arxpy.methods import method_classes
 from arxpy.workflows.compare import Comparison, compare_candidates
 from arxpy.workflows.method_choice import COMPARE_KEY, LATTICE, key_parameters
 from arxpy.workflows.pins import of_run, pinned_releases
@@ -457,7 +458,11 @@ class RunsPage(QWidget):
 
 
 def _cell(row: str, value: object) -> str:
-    """A figure for people: risks and accuracies in percent, counts with separators."""
+    """A figure for people: the method's label, risks and accuracies in percent, counts
+    with separators."""
+    if row == "method":
+        method = method_classes().get(str(value))
+        return method.label if method is not None else str(value)
     if isinstance(value, float) and ("risk" in row or "accuracy" in row):
         return percent(value)
     return figure(value)
