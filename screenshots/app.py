@@ -70,6 +70,7 @@ def render_all(output: Path, size: tuple[int, int] = SIZE, suffix: str = "") -> 
     written.append(save_png(window, output / f"stale{suffix}.png"))
     written += _messages(window, output, suffix)
     window.state.undo_stack.setIndex(0)
+    window.state.discard_changes()  # the run is not worth a question on closing
     window.close()
     return written
 

@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from arxpy.analysis.classifiers import SEED, ClassifierSpec, fit, run_cancellable
 from arxpy.analysis.generalized import read_numeric
 from arxpy.analysis.metrics import ClassificationPerformance, Predictions
+from arxpy.arrays import distinct
 from arxpy.data.codes import combine_codes
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.errors import ConfigurationError
@@ -225,7 +226,7 @@ def _combine_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if matrix.shape[1] == 0 or matrix.shape[0] == 0:
         return matrix[:1], np.zeros(matrix.shape[0], dtype=np.int64)
     key, _ = combine_codes([matrix[:, j] for j in range(matrix.shape[1])])
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    _, first, inverse = distinct(key, return_index=True, return_inverse=True)
     return matrix[first], inverse.reshape(-1)
 
 

@@ -18,6 +18,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from arxpy.arrays import distinct
+
 #: Rows x columns evaluated at once by the O(m²) structure scans (memory bound).
 _CHUNK_CELLS = 2_000_000
 
@@ -57,7 +59,7 @@ def third_moment_structures(lo: np.ndarray, hi: np.ndarray) -> int:
 def _zone_blocks(l_s: np.ndarray, u_s: np.ndarray):
     """Zones [p, q] between consecutive endpoints; records u ≤ p come first (i1 of them),
     records with l ≤ p (i2 of them) contain the open zone from i1 on."""
-    points = np.unique(np.concatenate([l_s, u_s]))
+    points = distinct(np.concatenate([l_s, u_s]))
     p, q = points[:-1], points[1:]
     i1 = np.searchsorted(u_s, p, side="right")
     i2 = np.searchsorted(l_s, p, side="right")
@@ -191,7 +193,7 @@ def spread_min(lo: np.ndarray, hi: np.ndarray, sign: float, k0: float
     n = len(lo)
     centre = float(((lo + hi) / 2).mean())
     l_c, u_c = lo - centre, hi - centre
-    points = np.unique(np.concatenate([l_c, u_c]))
+    points = distinct(np.concatenate([l_c, u_c]))
     lo_sorted, hi_sorted = np.sort(l_c), np.sort(u_c)
     lo_cum = [_prefix(lo_sorted, k) for k in (1, 2)]
     hi_cum = [_prefix(hi_sorted, k) for k in (1, 2)]

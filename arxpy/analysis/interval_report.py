@@ -22,6 +22,7 @@ from arxpy.analysis.interval_statistics import (
     parse_statistics,
     width_evaluator,
 )
+from arxpy.arrays import distinct
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 
@@ -81,7 +82,7 @@ class IntervalSummary:
 
     def size_histogram(self) -> pd.Series:
         """Number of boxes per box size, ascending."""
-        sizes, counts = np.unique(self.box_sizes, return_counts=True)
+        sizes, counts = distinct(np.asarray(self.box_sizes).ravel(), return_counts=True)
         return pd.Series(counts, index=sizes, name="boxes")
 
 

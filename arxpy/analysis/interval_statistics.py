@@ -35,6 +35,7 @@ from arxpy.analysis.interval_extremes import (
     threshold_moments,
     zone_search,
 )
+from arxpy.arrays import distinct
 from arxpy.errors import ConfigurationError
 
 EXACT = "exact"
@@ -186,7 +187,7 @@ class PBox:
 def ecdf(lo, hi) -> PBox:
     """The empirical distribution function's p-box at every interval endpoint."""
     lo_a, hi_a = _arrays(lo, hi)
-    t = np.unique(np.concatenate([lo_a, hi_a]))
+    t = distinct(np.concatenate([lo_a, hi_a]))
     n = len(lo_a)
     lower = np.searchsorted(np.sort(hi_a), t, side="right") / n
     upper = np.searchsorted(np.sort(lo_a), t, side="right") / n
@@ -211,7 +212,7 @@ def variance_minimiser(lo_a: np.ndarray, hi_a: np.ndarray) -> np.ndarray:
     between the breakpoints where it changes sign; O(n log n).
     """
     n = len(lo_a)
-    points = np.unique(np.concatenate([lo_a, hi_a]))
+    points = distinct(np.concatenate([lo_a, hi_a]))
     hi_sorted, lo_sorted = np.sort(hi_a), np.sort(lo_a)
     hi_cum = np.concatenate([[0.0], np.cumsum(hi_sorted)])
     lo_cum = np.concatenate([[0.0], np.cumsum(lo_sorted)])
@@ -305,7 +306,7 @@ def variance_upper_zones(fixed: np.ndarray, pairs: np.ndarray, counts: np.ndarra
     lo_p, hi_p = pairs[:, 0], pairs[:, 1]
     mid, half = (lo_p + hi_p) / 2, (hi_p - lo_p) / (2 * n)
     a, b = mid - half, mid + half
-    edges = np.unique(np.concatenate([a, b]))
+    edges = distinct(np.concatenate([a, b]))
     zones = np.concatenate([[-np.inf], edges, [np.inf]])
     starts, ends = zones[:-1], zones[1:]
     # free in zone j: b_i >= start_j and a_i <= end_j; forced up: a_i > end_j; down: b_i < start_j

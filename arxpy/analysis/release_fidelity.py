@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import count_distinct, distinct
+
 #: Named in every report of conditional privacy (spec §3 [I]).
 CONDITIONAL_PRIVACY_ESTIMATOR = "gaussian: h(A|B) = 1/2 log2(2 pi e var(A) (1 - rho(A,B)^2))"
 
@@ -55,7 +57,7 @@ def kaplan_meier(time: np.ndarray, event: np.ndarray) -> pd.DataFrame:
     number at risk and of events there."""
     time = np.asarray(time, dtype=np.float64)
     event = np.asarray(event, dtype=bool)
-    times, inverse = np.unique(time, return_inverse=True)
+    times, inverse = distinct(time, return_inverse=True)
     deaths = np.bincount(inverse, weights=event.astype(np.float64), minlength=len(times))
     leaving = np.bincount(inverse, minlength=len(times))
     at_risk = len(time) - np.concatenate([[0], np.cumsum(leaving)[:-1]])
@@ -105,7 +107,7 @@ def conditional_privacy_table(original: pd.DataFrame, anonymized: pd.DataFrame
     out = {}
     for name in original.columns:
         a, b = _numbers(original[name]), _numbers(anonymized[name])
-        if a is None or b is None or len(np.unique(a)) <= 2:
+        if a is None or b is None or count_distinct(a) <= 2:
             continue
         out[name] = conditional_privacy(a, b)
     return out

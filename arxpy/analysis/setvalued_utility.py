@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from arxpy.arrays import distinct
 from arxpy.data.itemsets import RecordIndex, count_itemsets, count_queries, min_support_count
 from arxpy.data.transactions import CodeSets
 
@@ -100,7 +101,7 @@ def _co_occurring(original: CodeSets, records: np.ndarray, taken: set[str],
                   allowed: set[str] | None) -> list[str]:
     holder = np.zeros(len(original), dtype=bool)
     holder[records] = True
-    positions = np.unique(original.indices[holder[original.owners]])
+    positions = distinct(original.indices[holder[original.owners]])
     codes = [original.vocabulary[c] for c in positions]
     return [c for c in codes if c not in taken and (allowed is None or c in allowed)]
 

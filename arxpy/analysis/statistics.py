@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.analysis.generalized import NumericReading, read_numeric
+from arxpy.arrays import distinct
 from arxpy.data.codes import group_codes
 from arxpy.data.definition import AttributeType, DataDefinition, DataKind
 from arxpy.data.types import is_missing
@@ -159,7 +160,7 @@ def class_size_distribution(frame: pd.DataFrame, quasi_identifiers: Sequence[str
 def _size_table(sizes: np.ndarray) -> pd.DataFrame:
     if not len(sizes):
         return pd.DataFrame({"size": [], "classes": [], "records": []}, dtype=np.int64)
-    size, classes = np.unique(sizes, return_counts=True)
+    size, classes = distinct(np.asarray(sizes).ravel(), return_counts=True)
     return pd.DataFrame({"size": size, "classes": classes, "records": size * classes})
 
 
@@ -187,7 +188,7 @@ def _entropy_loss(codes: np.ndarray, groups: np.ndarray, suppressed: np.ndarray)
     published = ~np.asarray(suppressed, dtype=bool)
     # Distinct (output value, original value) pairs as one int64 key each (< n**2).
     radix = int(codes.max()) + 1
-    pairs = np.unique(groups[published] * radix + codes[published])
+    pairs = distinct(groups[published] * radix + codes[published])
     group_share = np.bincount(pairs // radix, weights=share[pairs % radix],
                               minlength=int(groups.max()) + 1)
     f_group = np.where(published, group_share[groups], 1.0)

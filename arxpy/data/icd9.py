@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from arxpy.arrays import distinct
 from arxpy.errors import DataImportError
 
 if TYPE_CHECKING:
@@ -270,7 +271,7 @@ def normalize_sets(sets: CodeSets) -> CodeSets:
     position = {code: i for i, code in enumerate(vocabulary)}
     remap = np.array([position[key] for key in keys], dtype=np.int64)
     width = max(len(vocabulary), 1)
-    pairs = np.unique(sets.owners * width + remap[sets.indices])
+    pairs = distinct(sets.owners * width + remap[sets.indices])
     owner, code = pairs // width, pairs % width
     indptr = np.zeros(len(sets) + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner, minlength=len(sets)), out=indptr[1:])

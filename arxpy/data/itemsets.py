@@ -24,6 +24,7 @@ from itertools import combinations
 
 import numpy as np
 
+from arxpy.arrays import count_distinct, distinct
 from arxpy.data.transactions import CodeSets
 
 #: Rows of combinations materialised at once (bounds memory to a few hundred MB).
@@ -110,7 +111,7 @@ class _LevelCounter:
             key, valid = self.encode(matrix)
             for drop in range(size - 1):  # the prefix (drop = size - 1) is checked by encode
                 valid &= self.rank(np.delete(matrix, drop, axis=1))[1]
-            unique, counts = np.unique(key[valid], return_counts=True)
+            unique, counts = distinct(key[valid], return_counts=True)
             found_keys.append(unique)
             found_counts.append(counts)
         keys, counts = _merge_counts(found_keys, found_counts)
@@ -129,7 +130,7 @@ class _LevelCounter:
             key = gathered[:, columns[:, 0]] * powers[0]
             for j in range(1, size):
                 key += gathered[:, columns[:, j]] * powers[j]
-            unique, counts = np.unique(key.ravel(), return_counts=True)
+            unique, counts = distinct(key.ravel(), return_counts=True)
             found_keys.append(unique)
             found_counts.append(counts)
         keys, counts = _merge_counts(found_keys, found_counts)
@@ -185,7 +186,7 @@ def _merge_counts(keys: list[np.ndarray], counts: list[np.ndarray]
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     if len(keys) == 1:
         return keys[0].astype(np.int64), counts[0].astype(np.int64)
-    unique, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    unique, inverse = distinct(np.concatenate(keys), return_inverse=True)
     return unique, np.bincount(inverse, weights=np.concatenate(counts),
                                minlength=len(unique)).astype(np.int64)
 
@@ -248,7 +249,7 @@ class RecordIndex:
     def count_any(self, codes: Sequence[str]) -> int:
         """Records containing at least one code of ``codes`` (a constraint match)."""
         lists = [self.records_with(c) for c in codes]
-        return len(np.unique(np.concatenate(lists))) if lists else 0
+        return count_distinct(np.concatenate(lists)) if lists else 0
 
 
 def count_queries(sets: CodeSets, queries: Sequence[Sequence[str]]) -> np.ndarray:

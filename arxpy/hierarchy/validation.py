@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import distinct
 from arxpy.errors import HierarchyError
 from arxpy.hierarchy.model import Hierarchy
 
@@ -218,7 +219,7 @@ def _levels_with_conflicts(codes: np.ndarray) -> list[int]:
     np.minimum.at(lowest, keys, targets)
     np.maximum.at(highest, keys, targets)
     conflicted = np.flatnonzero(highest > lowest)
-    return np.unique(np.searchsorted(offsets, conflicted, side="right") - 1).tolist()
+    return distinct(np.searchsorted(offsets, conflicted, side="right") - 1).tolist()
 
 
 def _non_functional_level(

@@ -70,8 +70,9 @@ def _first_of(wanted: np.ndarray, held: np.ndarray, first: np.ndarray) -> np.nda
     # A hash lookup: several times faster than np.isin or a binary search here.
     found = np.flatnonzero(pd.Index(wanted).get_indexer(held) >= 0)
     order = found[np.lexsort((first[found], held[found]))]
-    distinct, head = np.unique(held[order], return_index=True)
-    return first[order[head]][np.searchsorted(distinct, wanted)]
+    keys = held[order]  # sorted, so each key's first entry holds its least ``first``
+    head = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))[:len(keys)])
+    return first[order[head]][np.searchsorted(keys[head], wanted)]
 
 
 def dense_enough(cells: int, entries: int) -> bool:

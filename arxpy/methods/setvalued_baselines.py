@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from arxpy.arrays import distinct
 from arxpy.data import icd9
 from arxpy.data.disassociated import MAX_M, MAX_M_TEXT
 from arxpy.data.itemsets import RecordIndex, count_itemsets
@@ -191,7 +192,7 @@ def _apply_mapping(sets: CodeSets, mapping: dict[str, str | None]
     mapped = node_of[sets.indices]
     keep = mapped >= 0
     width = max(len(nodes), 1)
-    keys = np.unique(sets.owners[keep] * width + mapped[keep])
+    keys = distinct(sets.owners[keep] * width + mapped[keep])
     owner, node = keys // width, keys % width
     indptr = np.zeros(len(sets) + 1, dtype=np.int64)
     np.cumsum(np.bincount(owner, minlength=len(sets)), out=indptr[1:])

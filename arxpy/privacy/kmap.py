@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import poisson
 
+from arxpy.arrays import first_appearances
 from arxpy.data.codes import combine_codes
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
@@ -175,7 +176,7 @@ class KMap(PrivacyModel):
         # Distinct rows with their counts: each transformation then reads far fewer.
         key, _ = combine_codes(rows)
         inverse, uniques = pd.factorize(key, sort=False)
-        first = np.unique(inverse, return_index=True)[1]
+        first = first_appearances(inverse)
         self._population_rows = [r[first] for r in rows]
         self._population_counts = np.bincount(inverse, minlength=len(uniques))
         self._level_maps = [q.level_maps for q in data.quasi_identifiers]
@@ -187,7 +188,7 @@ class KMap(PrivacyModel):
         sample = [q.codes for q in data.quasi_identifiers]
         key, _ = combine_codes(sample)
         inverse, uniques = pd.factorize(key, sort=False)
-        first = np.unique(inverse, return_index=True)[1]
+        first = first_appearances(inverse)
         in_sample = data.row_counts(inverse, len(uniques))
         in_population = _matches([rows[first] for rows in sample], self._population_rows,
                                  self._population_counts)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import distinct
 from arxpy.data.codes import KEY_LIMIT, combine_codes
 from arxpy.data.roles import CLASS_NAMES, DISCRETE
 from arxpy.errors import ConfigurationError
@@ -63,7 +64,7 @@ def records_outside_top(group: np.ndarray, value: np.ndarray, weight: np.ndarray
         table = np.bincount(value * groups + group, weights=weight,
                             minlength=groups * width).reshape(width, groups)
         return int(round(float(table.sum() - table.max(axis=0).sum())))
-    codes, inverse = np.unique(group * width + value, return_inverse=True)
+    codes, inverse = distinct(group * width + value, return_inverse=True)
     counts = np.bincount(inverse.reshape(-1), weights=weight)
     owner = codes // width  # sorted: each group's pairs are one segment
     starts = np.concatenate(([True], owner[1:] != owner[:-1])).nonzero()[0]

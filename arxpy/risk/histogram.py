@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import distinct
 from arxpy.data.codes import column_codes, group_codes
 from arxpy.errors import DefinitionError
 from arxpy.jobs import CancelToken
@@ -36,7 +37,7 @@ class ClassSizeHistogram:
         class_sizes = np.asarray(class_sizes, dtype=np.int64)
         if class_sizes.size and class_sizes.min() < 1:
             raise ValueError("class sizes must be positive")
-        sizes, counts = np.unique(class_sizes, return_counts=True)
+        sizes, counts = distinct(np.asarray(class_sizes).ravel(), return_counts=True)
         return cls(sizes.astype(np.int64), counts.astype(np.int64))
 
     @property

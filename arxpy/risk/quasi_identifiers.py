@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import distinct
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.risk.histogram import encode_columns
@@ -61,7 +62,8 @@ class QuasiIdentifierAnalysis:
 
 def distinction_and_separation(class_sizes: np.ndarray) -> tuple[float, float]:
     """(distinction, separation) of a partition with these class sizes; 0 where undefined."""
-    sizes, counts = np.unique(np.asarray(class_sizes, dtype=np.int64), return_counts=True)
+    sizes, counts = distinct(np.asarray(class_sizes, dtype=np.int64).ravel(),
+                            return_counts=True)
     n = float(np.dot(sizes, counts))
     if n == 0:
         return 0.0, 0.0

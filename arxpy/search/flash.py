@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from arxpy.arrays import count_distinct, distinct
 from arxpy.lattice.lattice import Lattice
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.ldiversity import EntropyLDiversity, _LDiversity
@@ -201,11 +202,11 @@ class FlashReplay:
         kept = np.zeros(len(nodes))
         with np.errstate(divide="ignore", invalid="ignore"):  # Java: 0.0/0.0 is NaN
             for q, qi in enumerate(data.quasi_identifiers):
-                present = np.unique(qi.codes)  # GeneralizationHierarchy: values in the data
-                distinct = np.array([len(np.unique(m[present])) for m in qi.level_maps],
+                present = distinct(qi.codes)  # GeneralizationHierarchy: values in the data
+                kept_values = np.array([count_distinct(m[present]) for m in qi.level_maps],
                                     dtype=float)
                 prec += nodes[:, q] / float(top[q])
-                kept += distinct[nodes[:, q]] / distinct[0]
+                kept += kept_values[nodes[:, q]] / kept_values[0]
             level = self.level / float(sum(top))
         n = float(len(top))
         return np.column_stack([level, prec / n, 1.0 - kept / n])

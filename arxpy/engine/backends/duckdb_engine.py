@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import distinct
 from arxpy.data.atomic import atomic_path
 from arxpy.data.csv_io import CsvFormat, make_unique_names
 from arxpy.data.export import quote_cells, quoting_characters, quoting_pattern
@@ -331,20 +332,21 @@ class _Release:
         self._re2 = _re2_quoting_pattern(delimiter, single) if delimiter is not None else None
         self._label_codes, self._shown, distincts = [], [], []
         for table in plan.labels.values():
-            distinct, codes = np.unique(table["label"].astype(str).to_numpy(dtype=object),
-                                        return_inverse=True)
+            labels, codes = np.unique(table["label"].astype(str).to_numpy(dtype=object),
+                                      return_inverse=True)
             self._label_codes.append(codes)
             # the suppressed value last: suppression is one more index, not an if_else
-            shown = np.append(distinct, plan.suppressed_value).astype(object)
+            shown = np.append(labels, plan.suppressed_value).astype(object)
             self._shown.append(pa.array(self._quoted(shown), type=pa.string()))
-            distincts.append(distinct)
+            distincts.append(labels)
         sizes = [len(d) for d in distincts]
         self._strides = np.cumprod([1, *sizes[:-1]], dtype=object)
         self._radix = int(np.prod(np.asarray(sizes, dtype=object))) < RADIX_LIMIT
         suppressed = [_label_positions(d, plan.suppressed[name], name)
                       for d, name in zip(distincts, plan.labels, strict=True)]
         if self._radix:
-            self._keys = np.unique(self._numbers(suppressed)) if len(plan.suppressed) else None
+            self._keys = distinct(self._numbers(suppressed)) \
+                if len(plan.suppressed) else None
         else:
             self._index = pd.MultiIndex.from_arrays(suppressed)
         if delimiter is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from arxpy.arrays import distinct
 from arxpy.jobs import CancelToken
 from arxpy.methods.condensation.clustering import group_centres
 
@@ -111,7 +112,7 @@ def _dissolve(points: np.ndarray, groups: np.ndarray, count: int,
         if cost[np.arange(len(members)), target].sum() < own:
             groups[members] = others[target]
             alive[g] = False
-    _, relabelled = np.unique(groups, return_inverse=True)
+    _, relabelled = distinct(np.asarray(groups).ravel(), return_inverse=True)
     return relabelled.astype(np.int64)
 
 

@@ -16,6 +16,8 @@ from functools import cached_property
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from arxpy.arrays import distinct
+
 #: Above this many candidate itemsets at once, the k^m test counts them in batches.
 _BATCH = 4096
 
@@ -69,7 +71,7 @@ def verpart(n_records: int, owner: np.ndarray, codes: np.ndarray, *, k: int, m: 
     ``owner``/``codes`` are the cluster's entries (record position, code id);
     ``sensitive`` marks codes that always go to the item chunk (l-diversity variant).
     """
-    present, support = np.unique(codes, return_counts=True)
+    present, support = distinct(np.asarray(codes).ravel(), return_counts=True)
     to_items = (support < k) | sensitive[present]
     incidence = Incidence.of(n_records, owner, codes, present[~to_items])
     return chunk_domains(incidence, k=k, m=m, constraint_of=constraint_of), present[to_items]

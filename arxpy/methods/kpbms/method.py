@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import distinct
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.data.discretization import DEFAULT_BINS, DISCRETIZATIONS, MAX_BINS, fit_cuts
 from arxpy.data.mdl import continuous_attributes, discretize, numeric_attributes
@@ -291,7 +292,7 @@ def _groups(decisions: PatternDecisions) -> np.ndarray:
 def _pattern_table(table: pd.DataFrame, names: list[str], decisions: PatternDecisions,
                    classes: list[str]) -> pd.DataFrame:
     """One row per pattern: its values, class counts before and after, p and action."""
-    first = np.unique(decisions.ids, return_index=True)[1]
+    first = distinct(np.asarray(decisions.ids).ravel(), return_index=True)[1]
     out = table[names].iloc[first].astype(str).reset_index(drop=True)
     for c, label in enumerate(classes):
         out[f"before:{label}"] = decisions.before[:, c]
