@@ -559,9 +559,8 @@ class MainWindow(QMainWindow):
         runs, and Compare and the project file take them like any run."""
         if result.optimum is None:
             return
-        from arxpy.gui.methods.running import lattice_run_label
-        from arxpy.gui.methods.views import MethodRun
         from arxpy.methods import Generalization
+        from arxpy.workflows.runs import MethodRun, lattice_run_label
 
         state = self.state
         label = lattice_run_label(result.config, [r.label for r in state.runs])

@@ -25,14 +25,12 @@ from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.result import Result
 from arxpy.engine.stored import ResultTooLarge
 from arxpy.errors import ArxpyError, ConfigurationError, DefinitionError, HierarchyError
-from arxpy.gui.current_release import CurrentRelease
-from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS, run_to_drop
-from arxpy.gui.methods.views import MethodRun
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
 from arxpy.identifiers import IdentifierPlan, PseudonymKey
 from arxpy.project import Project
 from arxpy.quality.loss import Loss
+from arxpy.workflows.current_release import CurrentRelease
 from arxpy.workflows.identifier_settings import (
     IDENTIFIERS,
     check_key,
@@ -49,6 +47,7 @@ from arxpy.workflows.method_choice import (
     method_parameters,
 )
 from arxpy.workflows.pins import Pin, of_run, pinned, renamed
+from arxpy.workflows.runs import DEFAULT_KEPT_RUNS, MethodRun, run_to_drop
 from arxpy.workflows.saved_result import MAX_PINNED, record
 from arxpy.workflows.saved_runs import fingerprint, input_fingerprint, run_record
 from arxpy.workflows.sealed import installation_key
