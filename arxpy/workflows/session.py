@@ -81,7 +81,8 @@ def hierarchy_problems(data: pd.DataFrame, hierarchies: dict[str, Hierarchy],
 def check_hierarchies_of(data: pd.DataFrame, definition: DataDefinition,
                          hierarchies: dict[str, Hierarchy]) -> None:
     """Raise HierarchyError (one sentence per problem) unless every quasi-identifier
-    has a hierarchy that is well formed and covers its values. No Qt: runs on workers."""
+    has a hierarchy that is well formed and covers its values (reads every value: the
+    window runs it on a worker)."""
     problems = [p.message for q in definition.quasi_identifiers
                 for p in hierarchy_problems(data, hierarchies, q)]
     if problems:
