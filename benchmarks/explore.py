@@ -52,7 +52,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from arxpy.gui.explore.lattice_view import LatticeView
-    from arxpy.gui.explore.model import LatticeNodes
+    from arxpy.workflows.lattice_nodes import LatticeNodes
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     result = _adult_result()

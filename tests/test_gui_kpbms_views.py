@@ -26,10 +26,11 @@ from arxpy.gui.methods.kpbms_views import (
     SuppressionView,
     recount_kpbms,
 )
-from arxpy.gui.methods.views import MethodRun, result_views
+from arxpy.gui.methods.views import result_views
 from arxpy.methods import run_method
 from arxpy.methods.kpbms import LossLimitError
 from arxpy.workflows.kpbms_evaluation import kpbms_anonymizer, kpbms_evaluation_job
+from arxpy.workflows.runs import MethodRun
 from screenshots.methods import kpbms_run
 
 #: Room a view may ask for inside the window's tab at 1280x720.
@@ -246,7 +247,7 @@ def test_kpbms_form_with_no_candidate_ticked_means_every_feature(qtbot):
 
 
 def test_kpbms_form_hint_names_the_class_and_the_default_candidates():
-    from arxpy.gui.methods.form_hints import form_hint
+    from arxpy.workflows.form_hints import form_hint
 
     hint = form_hint("kpbms", {"class_attribute": "outcome"})
     assert "every attribute but outcome" in hint and "outcome is part of the quasi" in hint
@@ -324,7 +325,7 @@ def test_selection_view_warns_about_a_many_valued_feature(qtbot):
 
 
 def test_configure_previews_the_cut_points_the_run_uses(run, monkeypatch):
-    from arxpy.gui.methods import form_hints
+    from arxpy.workflows import form_hints
 
     values = {"class_attribute": "outcome", "k": 5}
     hint = form_hints.form_hint("kpbms", values, run.data, run.definition)

@@ -601,7 +601,7 @@ def test_the_k_anonymity_baseline_runs_from_configure_and_its_claim_is_recounted
 def test_the_oldest_unpinned_run_goes_never_a_pinned_or_the_current_one():
     from types import SimpleNamespace
 
-    from arxpy.gui.methods.running import run_to_drop
+    from arxpy.workflows.runs import run_to_drop
 
     a, b, c = (SimpleNamespace(pinned=p) for p in (True, False, False))
     assert run_to_drop([a, b, c], current=c, limit=4) is None  # room left
@@ -650,7 +650,7 @@ def test_the_number_of_kept_runs_is_a_setting(tmp_path, qtbot):
     from PySide6.QtCore import QSettings
 
     from arxpy.gui.main_window import MainWindow
-    from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS
+    from arxpy.workflows.runs import DEFAULT_KEPT_RUNS
 
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     assert MainWindow(settings=settings).state.max_runs == DEFAULT_KEPT_RUNS == 20

@@ -16,7 +16,6 @@ from arxpy.errors import ConfigurationError
 from arxpy.example import example_project
 from arxpy.gui.risk import RiskPerspective
 from arxpy.gui.risk.common import EXCEEDED_COLOR, MET_COLOR, VALUE_ROLE, percent
-from arxpy.gui.risk.jobs import analyze_output
 from arxpy.gui.state import AppState
 from arxpy.gui.workers import JobWorker
 from arxpy.jobs import CancelToken
@@ -29,6 +28,7 @@ from arxpy.risk import (
     risk_limits,
     sample_risks,
 )
+from arxpy.workflows.risk_jobs import analyze_output
 
 RECORDS = 3000
 
@@ -278,8 +278,8 @@ def test_population_setting_models():
 def test_applied_output_hipaa_follows_the_generalized_zip():
     from arxpy.engine import AnonymizationConfig, anonymize
     from arxpy.example import example_project
-    from arxpy.gui.risk.jobs import RiskOptions, analyze_output
     from arxpy.jobs import CancelToken
+    from arxpy.workflows.risk_jobs import RiskOptions, analyze_output
 
     project = example_project(records=500)
     result = anonymize(project.data, project.definition, project.hierarchies,

@@ -100,3 +100,20 @@ def test_an_edit_marks_the_result_stale_and_undo_makes_it_current(state, qtbot):
     assert state.stale_changes() == ["suppression limit"]
     state.undo_stack.undo()
     assert state.result is result and not state.stale
+
+
+def test_undo_actions_follow_the_session_history(state, qtbot):
+    """The window's Edit menu actions, made by the adapter as QUndoStack made them."""
+    from PySide6.QtCore import QObject
+
+    owner = QObject()
+    undo = state.undo_stack.createUndoAction(owner, "&Undo")
+    redo = state.undo_stack.createRedoAction(owner, "&Redo")
+    assert (undo.text(), undo.isEnabled(), redo.isEnabled()) == ("&Undo", False, False)
+    with qtbot.waitSignal(state.hierarchy_changed) as signal:
+        state.set_hierarchy("age", None)
+    assert signal.args == ["age"]
+    assert undo.text() == "&Undo Edit hierarchy of 'age'" and undo.isEnabled()
+    undo.trigger()
+    assert "age" in state.hierarchies and state.session.hierarchies is state.hierarchies
+    assert redo.text() == "&Redo Edit hierarchy of 'age'" and not undo.isEnabled()

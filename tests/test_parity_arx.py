@@ -381,7 +381,7 @@ def test_tied_optima_are_reported_and_the_fewest_steps_wins():
 
 
 def test_explore_marks_tied_optima():
-    from arxpy.gui.explore.model import LatticeNodes
+    from arxpy.workflows.lattice_nodes import LatticeNodes
 
     frame, definition, hierarchies = small_table()
     result = anonymize(frame, definition, hierarchies, AnonymizationConfig(

@@ -52,8 +52,8 @@ from arxpy.gui.setvalued_import import (
     guess_layout,
     looks_set_valued,
 )
-from arxpy.gui.state import default_settings
 from arxpy.project import Project
+from arxpy.workflows.session import default_settings
 
 PREVIEW_ROWS = 20
 SOURCES = {"csv": "CSV file", "excel": "Excel sheet", "sqlite": "SQLite table"}

@@ -39,13 +39,14 @@ from arxpy.gui.plain_text import escaped, plain_label
 from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
 from arxpy.gui.start_page import StartPage
-from arxpy.gui.state import AppState, check_hierarchies_of
+from arxpy.gui.state import AppState
 from arxpy.gui.utility import UtilityPerspective
 from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 from arxpy.help import Topic, perspective_topic
 from arxpy.project import Project
 from arxpy.workflows.method_choice import is_lattice
 from arxpy.workflows.saved_result import mismatch, reopen, transformations
+from arxpy.workflows.session import check_hierarchies_of
 from arxpy.workflows.staleness import describe
 
 log = logging.getLogger(__name__)
@@ -559,9 +560,8 @@ class MainWindow(QMainWindow):
         runs, and Compare and the project file take them like any run."""
         if result.optimum is None:
             return
-        from arxpy.gui.methods.running import lattice_run_label
-        from arxpy.gui.methods.views import MethodRun
         from arxpy.methods import Generalization
+        from arxpy.workflows.runs import MethodRun, lattice_run_label
 
         state = self.state
         label = lattice_run_label(result.config, [r.label for r in state.runs])

@@ -14,12 +14,12 @@ from PySide6.QtWidgets import QDialog, QMessageBox
 from arxpy.engine.stored import ResultTooLarge
 from arxpy.errors import ArxpyError, ProjectError
 from arxpy.gui.folders import remember
-from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.plain_text import escaped
 from arxpy.gui.workers import JobWorker, view_job
 from arxpy.params import drawn_seed
 from arxpy.project import PROJECT_SUFFIX, Project
 from arxpy.workflows.pins import Pin
+from arxpy.workflows.runs import MethodRun
 from arxpy.workflows.saved_runs import RestoredRun, restore_runs
 
 if TYPE_CHECKING:

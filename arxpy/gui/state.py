@@ -1,87 +1,140 @@
-"""The application state: one QObject every perspective observes.
+"""The application state: the Qt face of the session every perspective observes.
 
-It holds the current project (data, attribute definitions, hierarchies, settings),
-its file path, the result of the last anonymization and the selected and applied
-transformations. Views never talk to each other: they call the editing methods here
-and redraw when a signal says something changed. Every user edit of the definition,
-a hierarchy or the settings goes through the :class:`QUndoStack`, so Edit > Undo
-reverts it; "modified" means the stack is not at its clean (saved) index.
+The session (:class:`arxpy.workflows.session.Session`, no Qt) holds the project, the
+result, the runs, the pins and the undo history; :class:`AppState` owns one, offers its
+members unchanged, and turns each of its named change events into the Qt signal
+``<name>_changed``. Views never talk to each other: they call the editing methods here
+and redraw when a signal says something changed. :class:`UndoHistory` gives the
+session's command stack the members of a QUndoStack the window uses (Edit > Undo).
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import pandas as pd
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtGui import QAction
 
-from arxpy.data.definition import AttributeType, DataDefinition
-from arxpy.engine.config import AnonymizationConfig
-from arxpy.engine.result import Result
-from arxpy.engine.stored import ResultTooLarge
-from arxpy.errors import ArxpyError, ConfigurationError, DefinitionError, HierarchyError
-from arxpy.gui.current_release import CurrentRelease
-from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS, run_to_drop
-from arxpy.gui.methods.views import MethodRun
-from arxpy.hierarchy.model import Hierarchy
-from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
-from arxpy.identifiers import IdentifierPlan, PseudonymKey
-from arxpy.project import Project
-from arxpy.quality.loss import Loss
-from arxpy.workflows.identifier_settings import (
-    IDENTIFIERS,
-    check_key,
-    plan_of,
-    plan_record,
-    recorded_fingerprint,
-    treated_inputs,
-    without_attribute,
-)
-from arxpy.workflows.method_choice import (
-    LATTICE,
-    chosen_method,
-    lattice_settings,
-    method_parameters,
-)
-from arxpy.workflows.pins import Pin, of_run, pinned, renamed
-from arxpy.workflows.saved_result import MAX_PINNED, record
-from arxpy.workflows.saved_runs import fingerprint, input_fingerprint, run_record
-from arxpy.workflows.sealed import installation_key
-from arxpy.workflows.staleness import ConfigurationSnapshot
+from arxpy.workflows.commands import CommandStack
+from arxpy.workflows.session import Session, default_settings
+
+__all__ = ["AppState", "UndoHistory", "default_settings"]  # default_settings: tests' name
 
 
-def default_settings() -> dict[str, Any]:
-    """Settings of a fresh project: no privacy model yet, Loss, no suppression, optimal."""
-    return {
-        "privacy_models": [],
-        "quality_model": Loss().to_dict(),
-        "suppression_limit": 0.0,
-        "strategy": "optimal",
-        "time_limit": None,
-    }
+class UndoHistory(QObject):
+    """The session's :class:`~arxpy.workflows.commands.CommandStack` with QUndoStack's
+    names and signals, so menu and toolbar actions follow it."""
 
+    canUndoChanged = Signal(bool)  # noqa: N815 (QUndoStack's names)
+    canRedoChanged = Signal(bool)  # noqa: N815
+    undoTextChanged = Signal(str)  # noqa: N815
+    redoTextChanged = Signal(str)  # noqa: N815
+    cleanChanged = Signal(bool)  # noqa: N815
 
-class _Change(QUndoCommand):
-    """Swap one piece of state between an old and a new value (both kept, immutable)."""
+    def __init__(self, stack: CommandStack, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.stack = stack
+        self._shown = self._now()
+        stack.listen(self._changed)
 
-    def __init__(self, text: str, apply: Callable[[Any], None], old: Any, new: Any) -> None:
-        super().__init__(text)
-        self._apply, self._old, self._new = apply, old, new
+    def _now(self) -> tuple[bool, bool, str, str, bool]:
+        s = self.stack
+        return s.can_undo, s.can_redo, s.undo_text, s.redo_text, s.is_clean
 
-    def redo(self) -> None:
-        self._apply(self._new)
+    def _changed(self) -> None:
+        now, before = self._now(), self._shown
+        self._shown = now
+        signals = (self.canUndoChanged, self.canRedoChanged, self.undoTextChanged,
+                   self.redoTextChanged, self.cleanChanged)
+        for signal, old, new in zip(signals, before, now, strict=True):
+            if old != new:
+                signal.emit(new)
 
     def undo(self) -> None:
-        self._apply(self._old)
+        self.stack.undo()
+
+    def redo(self) -> None:
+        self.stack.redo()
+
+    def canUndo(self) -> bool:  # noqa: N802
+        return self.stack.can_undo
+
+    def canRedo(self) -> bool:  # noqa: N802
+        return self.stack.can_redo
+
+    def undoText(self) -> str:  # noqa: N802
+        return self.stack.undo_text
+
+    def redoText(self) -> str:  # noqa: N802
+        return self.stack.redo_text
+
+    def isClean(self) -> bool:  # noqa: N802
+        return self.stack.is_clean
+
+    def count(self) -> int:
+        return self.stack.count
+
+    def clear(self) -> None:
+        self.stack.clear()
+
+    def createUndoAction(self, parent: QObject, prefix: str) -> QAction:  # noqa: N802
+        """An action that undoes, enabled when possible, named "prefix <step>"."""
+        return self._action(parent, prefix, self.undo, self.canUndo, self.undoText,
+                            self.canUndoChanged, self.undoTextChanged)
+
+    def createRedoAction(self, parent: QObject, prefix: str) -> QAction:  # noqa: N802
+        return self._action(parent, prefix, self.redo, self.canRedo, self.redoText,
+                            self.canRedoChanged, self.redoTextChanged)
+
+    @staticmethod
+    def _action(parent: QObject, prefix: str, do: Callable[[], None],
+                possible: Callable[[], bool], text: Callable[[], str], possible_changed: Any,
+                text_changed: Any) -> QAction:
+        action = QAction(parent)
+
+        def name(step: str) -> None:
+            action.setText(f"{prefix} {step}" if step else prefix)
+
+        name(text())
+        action.setEnabled(possible())
+        possible_changed.connect(action.setEnabled)
+        text_changed.connect(name)
+        action.triggered.connect(do)
+        return action
+
+
+#: Session members offered unchanged by AppState (the views' API), read and written.
+FORWARDED = (
+    # project and saving
+    "set_project", "project", "path", "input_delimiter", "has_project", "data", "definition",
+    "hierarchies", "settings", "modified", "mark_saved", "discard_changes", "revision",
+    # undoable edits and checks
+    "set_attribute", "set_hierarchy", "set_settings", "update_settings",
+    "hierarchy_problems", "config", "of_type",
+    # identifiers and the key
+    "identifier_plan", "set_identifier_plan", "use_key", "pseudonym_key",
+    "release_inputs", "identifier_record",
+    # the lattice result, selection, staleness and the current release
+    "result", "result_frame", "set_result", "fingerprint", "saved_result_record",
+    "selected", "applied", "select", "stale_changes", "stale", "current_release",
+    # runs and pins
+    "runs", "max_runs", "current_run", "showing_runs", "run_to_drop", "add_run",
+    "restore_runs", "saved_runs_records", "select_run", "show_runs", "remove_run",
+    "rename_run", "pin_run", "pin_candidate", "unpin_candidate", "pins",
+    "sealing_key_file", "sealing_key", "search_run", "pinned", "pin", "unpin",
+    "KEPT_SEARCHES", "MAX_PINNED",
+)
+
+
+def _forwarded(name: str) -> property:
+    return property(lambda self: getattr(self.session, name),
+                    lambda self, value: setattr(self.session, name, value),
+                    doc=f"The session's ``{name}``.")
 
 
 class AppState(QObject):
-    """Current project, result and selection; every change is announced by a signal."""
+    """The session's members, and a Qt signal for each of its change events."""
 
     project_changed = Signal()  # a different project (or none) is open
     definition_changed = Signal()
@@ -93,6 +146,8 @@ class AppState(QObject):
     transformation_changed = Signal()  # selected or applied transformation
     #: Runs of other methods were added, removed or renamed.
     runs_changed = Signal()
+    #: Candidates were pinned or unpinned for Compare.
+    pinned_changed = Signal()
     #: The current release (see :meth:`current_release`) may be another one.
     release_changed = Signal()
     modified_changed = Signal(bool)
@@ -100,668 +155,20 @@ class AppState(QObject):
     key_changed = Signal()
     path_changed = Signal()
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None,
+                 session: Session | None = None) -> None:
         super().__init__(parent)
-        self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(self._clean_changed)
-        self.project: Project | None = None
-        self.path: Path | None = None
-        self.result: Result | None = None
-        #: The table the result was computed from (treated identifiers, shifted dates).
-        self.result_frame: pd.DataFrame | None = None
-        self._result_basis: ConfigurationSnapshot | None = None
-        #: The delimiter of the CSV file the data came from (exports default to it).
-        self.input_delimiter: str | None = None
-        self.selected: tuple[int, ...] | None = None
-        self.applied: tuple[int, ...] | None = None
-        #: Candidates of any runs pinned for Compare (see :mod:`arxpy.workflows.pins`).
-        self.pins: list[Pin] = []
-        #: Pins of a current search that is no run (yet): a restored saved result.
-        self._loose_pins: list[tuple[int, ...]] = []
-        #: Where this installation's key sealing saved releases is kept (None: runs are
-        #: computed again on open); see :mod:`arxpy.workflows.sealed`.
-        self.sealing_key_file: Path | None = None
-        #: Finished runs (lattice searches and other methods), oldest first; at most
-        #: :attr:`max_runs` unless more are pinned.
-        self.runs: list[MethodRun] = []
-        self.max_runs = DEFAULT_KEPT_RUNS
-        #: The run Utility, Risk and Export analyse while :attr:`showing_runs`.
-        self.current_run: MethodRun | None = None
-        #: True: the current release is a method run; False: the applied transformation.
-        self.showing_runs = False
-        self._run_bases: dict[int, ConfigurationSnapshot] = {}
-        self._unsaved_new = False  # a new (imported) project is modified before any edit
-        self._runs_unsaved = False  # a run was added, removed, renamed or pinned since saving
-        self._last_modified = False
-        #: Increases with every change of the configuration; a run started at another
-        #: revision describes a configuration that no longer exists.
-        self.revision = 0
-        #: The pseudonym key of this session, read from the key file the user chose;
-        #: held in memory only (a project keeps its fingerprint, never the key).
-        self.pseudonym_key: PseudonymKey | None = None
-        self._treated: tuple[tuple[int, str | None], Any] | None = None
-        #: The identifiers record of each treated table that runs were given, by the
-        #: table's id (the table is kept alongside so the id stays its own).
-        self._identifier_records: dict[int, tuple[pd.DataFrame, dict[str, Any]]] = {}
+        self.session = session if session is not None else Session()
+        self.undo_stack = UndoHistory(self.session.history, self)
+        self.session.listen(self._announce)
 
-    # --- project -------------------------------------------------------------------------
-
-    def set_project(self, project: Project | None, path: Path | None = None,
-                    modified: bool = False) -> None:
-        """Open ``project`` (None closes it); clears the undo history and the result."""
-        if project is not None and not project.settings:
-            project.settings = default_settings()
-        self.project = project
-        self.input_delimiter = None
-        self.revision += 1
-        self.pseudonym_key = None  # a key belongs to a project's session; asked on open
-        self._treated, self._identifier_records = None, {}
-        self.path = Path(path) if path is not None else None
-        self.result = self.result_frame = None
-        self._result_basis = None
-        self.selected = self.applied = None
-        self.pins, self._loose_pins = [], []
-        self.runs, self.current_run, self._run_bases = [], None, {}
-        self.showing_runs = project is not None and chosen_method(project.settings) != LATTICE
-        self.undo_stack.clear()
-        self.undo_stack.setClean()
-        self._unsaved_new = modified
-        self._runs_unsaved = False
-        self.project_changed.emit()
-        self.key_changed.emit()
-        # Views of the result, the selection and the pins reset with the project.
-        self.result_changed.emit()
-        self.transformation_changed.emit()
-        self.pinned_changed.emit()
-        self.runs_changed.emit()
-        self.release_changed.emit()
-        self.path_changed.emit()
-        self._emit_modified()
-
-    @property
-    def has_project(self) -> bool:
-        return self.project is not None
-
-    @property
-    def data(self) -> pd.DataFrame:
-        return self._require().data
-
-    @property
-    def definition(self) -> DataDefinition:
-        return self._require().definition
-
-    @property
-    def hierarchies(self) -> dict[str, Hierarchy]:
-        return self._require().hierarchies
-
-    @property
-    def settings(self) -> dict[str, Any]:
-        return self._require().settings
-
-    @property
-    def modified(self) -> bool:
-        return self.project is not None and (self._unsaved_new or self._runs_unsaved
-                                             or not self.undo_stack.isClean())
-
-    def mark_saved(self, path: Path) -> None:
-        """The project was written to ``path``: it is no longer modified."""
-        self.path = Path(path)
-        self._unsaved_new = False
-        self._runs_unsaved = False
-        self.undo_stack.setClean()
-        self.path_changed.emit()
-        self._emit_modified()
-
-    def discard_changes(self) -> None:
-        """Forget that anything is unsaved (a script closing its window on purpose)."""
-        self.undo_stack.clear()
-        self._unsaved_new = self._runs_unsaved = False
-        self._emit_modified()
-
-    def _clean_changed(self, _clean: bool) -> None:
+    def _announce(self, name: str, *args: Any) -> None:
         try:
-            self._emit_modified()
-        except RuntimeError:  # the stack emits while Qt destroys it; nobody is listening
+            getattr(self, f"{name}_changed").emit(*args)
+        except RuntimeError:  # the session outlived the window's C++ object: nobody listens
             pass
 
-    def _emit_modified(self) -> None:
-        now = self.modified
-        if now != self._last_modified:
-            self._last_modified = now
-            self.modified_changed.emit(now)
 
-    def _require(self) -> Project:
-        if self.project is None:
-            raise ConfigurationError("No project is open; open or import one first.")
-        return self.project
+for _name in FORWARDED:
+    setattr(AppState, _name, _forwarded(_name))
 
-    # --- undoable edits ------------------------------------------------------------------
-
-    def set_attribute(self, name: str, **changes: Any) -> None:
-        """Change fields of one attribute definition (undoable).
-
-        Raises :class:`~arxpy.errors.DefinitionError` for an impossible change, before
-        anything is changed.
-        """
-        old = self.definition
-        if changes.get("type") is AttributeType.QUASI_IDENTIFYING:
-            self._refuse_protected_quasi_identifier(name)
-        new = old.with_attribute(name, **changes)
-        if new == old:
-            return
-        what = ", ".join(k.replace("_", " ") for k in changes)
-        text = f"Change {what} of '{name}'"
-        plan = self.identifier_plan
-        # A treatment belongs to an identifying attribute: another role ends it, in the
-        # same undoable step (a pseudonym is never a quasi-identifier).
-        ends_treatment = new[name].type is not AttributeType.IDENTIFYING and any(
-            t.attribute == name for t in plan.treatments)
-        if ends_treatment:
-            self.undo_stack.beginMacro(text)
-        self.undo_stack.push(_Change(text, self._put_definition, old, new))
-        if ends_treatment:
-            self.set_identifier_plan(without_attribute(plan, name), text)
-            self.undo_stack.endMacro()
-
-    def _refuse_protected_quasi_identifier(self, name: str) -> None:
-        # A quasi-identifier cannot also be protected as sensitive: one role would be lost.
-        protecting = [spec.get("kind", "?") for spec in self.settings.get("privacy_models", [])
-                      if isinstance(spec, dict) and spec.get("attribute") == name]
-        if protecting:
-            raise DefinitionError(
-                f"'{name}' is protected as a sensitive attribute by {', '.join(protecting)}; "
-                "an attribute cannot be both quasi-identifying and sensitive. Remove that "
-                "privacy model first.")
-
-    def set_hierarchy(self, name: str, hierarchy: Hierarchy | None, text: str = "") -> None:
-        """Replace (or with None remove) the hierarchy of attribute ``name`` (undoable)."""
-        self.definition[name]  # raises for an unknown attribute
-        old = self.hierarchies.get(name)
-        if old == hierarchy:
-            return
-
-        def put(value: Hierarchy | None) -> None:
-            if value is None:
-                self.hierarchies.pop(name, None)
-            else:
-                self.hierarchies[name] = value
-            self.revision += 1
-            self.hierarchy_changed.emit(name)
-            self._check_stale()
-
-        self.undo_stack.push(_Change(text or f"Edit hierarchy of '{name}'", put, old, hierarchy))
-
-    def set_settings(self, settings: dict[str, Any], text: str = "Change settings") -> None:
-        """Replace the privacy/quality/search settings dict (undoable)."""
-        old = copy.deepcopy(self.settings)
-        new = copy.deepcopy(settings)
-        if old != new:
-            self.undo_stack.push(_Change(text, self._put_settings, old, new))
-
-    def update_settings(self, text: str = "Change settings", **changes: Any) -> None:
-        """Change some keys of the settings (undoable)."""
-        self.set_settings({**self.settings, **changes}, text)
-
-    # --- identifiers: treatments, date shifting and the session's key --------------------
-
-    @property
-    def identifier_plan(self) -> IdentifierPlan:
-        """The project's identifier plan (empty: identifying attributes are removed)."""
-        return plan_of(self.settings) if self.project is not None else IdentifierPlan()
-
-    def set_identifier_plan(self, plan: IdentifierPlan,
-                            text: str = "Change identifier treatments") -> None:
-        """Replace the plan (undoable); the key's fingerprint is recorded once a key is
-        needed and chosen. Raises ConfigurationError for a plan the definition cannot take."""
-        plan.check(self.definition)
-        fingerprint = recorded_fingerprint(self.settings) or (
-            self.pseudonym_key.fingerprint if self.pseudonym_key is not None else None)
-        record = plan_record(plan, fingerprint)
-        settings = {k: v for k, v in self.settings.items() if k != IDENTIFIERS}
-        self.set_settings(settings if record is None else {**settings, IDENTIFIERS: record},
-                          text)
-
-    def use_key(self, key: PseudonymKey) -> None:
-        """Hold ``key`` for this session; a key other than the project's (by its
-        fingerprint) is refused. A plan needing a key records its fingerprint (undoable)."""
-        check_key(self.settings, key)
-        self.pseudonym_key = key
-        self._treated = None
-        self.key_changed.emit()
-        plan = self.identifier_plan
-        if plan.needs_key and recorded_fingerprint(self.settings) is None:
-            self.set_identifier_plan(plan, "Record the pseudonym key's fingerprint")
-
-    def release_inputs(self) -> tuple[pd.DataFrame, DataDefinition]:
-        """The table and definition every run releases: the data with dates shifted and
-        identifiers treated by the project's plan (the data themselves without one).
-        Raises ConfigurationError when the plan cannot be applied (no key, ...)."""
-        key = self.pseudonym_key
-        stamp = (self.revision, key.fingerprint if key is not None else None)
-        if self._treated is None or self._treated[0] != stamp:
-            treated = treated_inputs(self.data, self.definition, self.hierarchies,
-                                     self.settings, key)
-            self._treated = (stamp, treated)
-            if treated is not None:
-                self._keep_record(treated.frame, treated.record)
-        treated = self._treated[1]
-        if treated is None:
-            return self.data, self.definition
-        return treated.frame, treated.definition
-
-    def _keep_record(self, frame: pd.DataFrame, record: dict[str, Any]) -> None:
-        in_use = {id(r.data) for r in self.runs}
-        self._identifier_records = {k: v for k, v in self._identifier_records.items()
-                                    if k in in_use}
-        self._identifier_records[id(frame)] = (frame, record)
-
-    def identifier_record(self, frame: pd.DataFrame) -> dict[str, Any] | None:
-        """The identifiers record of a treated table that a run was given (None: the
-        table was released without treatments)."""
-        kept = self._identifier_records.get(id(frame))
-        return kept[1] if kept is not None and kept[0] is frame else None
-
-    def _put_definition(self, definition: DataDefinition) -> None:
-        self._require().definition = definition
-        self.revision += 1
-        self.definition_changed.emit()
-        self._check_stale()
-
-    def _put_settings(self, settings: dict[str, Any]) -> None:
-        before = chosen_method(self.settings)
-        self._require().settings = copy.deepcopy(settings)
-        self.revision += 1
-        self.settings_changed.emit()
-        now = chosen_method(settings)
-        if (before == LATTICE) != (now == LATTICE):  # the other family's releases now
-            self.show_runs(now != LATTICE)
-        self._check_stale()
-
-    # --- checks before a run -------------------------------------------------------------
-
-    def hierarchy_problems(self, name: str) -> list[HierarchyProblem]:
-        """Problems of the hierarchy of ``name`` against its data; [] if usable."""
-        return hierarchy_problems(self.data, self.hierarchies, name)
-
-    def config(self, check_hierarchies: bool = True) -> AnonymizationConfig:
-        """The settings as a validated configuration; raises an ArxpyError if unusable.
-
-        With ``check_hierarchies``, quasi-identifiers without a usable hierarchy block
-        the run (see :func:`check_hierarchies`; the window runs that check on the worker
-        thread because it reads every value).
-        """
-        definition = self.definition
-        if not definition.quasi_identifiers:
-            raise ConfigurationError(
-                "No attribute is quasi-identifying; mark at least one and give it a hierarchy."
-            )
-        if check_hierarchies:
-            check_hierarchies_of(self.data, definition, self.hierarchies)
-        try:
-            return AnonymizationConfig.from_dict(self.settings)
-        except TypeError as exc:
-            raise ConfigurationError(f"Invalid settings: {exc}.") from None
-
-    def of_type(self, attribute_type: AttributeType) -> list[str]:
-        return self.definition.of_type(attribute_type) if self.project else []
-
-    # --- results -------------------------------------------------------------------------
-
-    def set_result(self, result: Result | None, frame: pd.DataFrame | None = None) -> None:
-        """A finished anonymization of ``frame`` (None: the data as they are, no
-        identifier plan); selects and applies its optimum."""
-        self.result = result
-        self.result_frame = frame if frame is not None or self.project is None else self.data
-        self._result_basis = self._snapshot() if result is not None else None
-        best = result.optimum if result is not None else None
-        self.selected = self.applied = best.levels if best is not None else None
-        self._loose_pins = []  # the previous search's; a run's pins stay with its run
-        self.showing_runs = False
-        self.result_changed.emit()
-        self.transformation_changed.emit()
-        self.pinned_changed.emit()  # the lattice views mark the new search's pins
-        self.release_changed.emit()
-
-    def fingerprint(self) -> str:
-        """A hash of the data and the lattice configuration (see
-        :mod:`arxpy.workflows.saved_result`); other methods' parameters do not count."""
-        return fingerprint(self.data, self.definition, self.hierarchies,
-                           lattice_settings(self.settings))
-
-    def saved_result_record(self) -> dict[str, Any] | None:
-        """What the project file keeps of the result; None without a current one."""
-        if self.result is None or self._lattice_changes():
-            return None
-        return record(self.result, self.applied, self.pinned, self.fingerprint())
-
-    def select(self, levels: tuple[int, ...] | None, apply: bool = False) -> None:
-        self.selected = levels
-        if apply:
-            self.applied = levels
-        self.transformation_changed.emit()
-        if apply:
-            self.release_changed.emit()
-
-    # --- staleness: a result describes the configuration it was computed for --------------
-
-    def _snapshot(self) -> ConfigurationSnapshot:
-        return ConfigurationSnapshot.of(self.definition, self.hierarchies,
-                                        lattice_settings(self.settings))
-
-    def _run_snapshot(self, name: str) -> ConfigurationSnapshot:
-        # Hierarchies count too: a method may use them, and a false "stale" is safe.
-        return ConfigurationSnapshot.of(
-            self.definition, self.hierarchies,
-            {"parameters": method_parameters(self.settings, name),
-             IDENTIFIERS: self.settings.get(IDENTIFIERS)})
-
-    def _lattice_changes(self) -> list[str]:
-        if self.result is None or self._result_basis is None or self.project is None:
-            return []
-        return self._result_basis.changes_to(self._snapshot())
-
-    def stale_changes(self) -> list[str]:
-        """What changed since the current release was computed ("type of 'Age'", ...);
-        [] if current.
-
-        The release stays shown while stale; undoing the edits makes it current again.
-        For the lattice search the other methods' parameters do not count, for a method
-        run only its own method's parameters do.
-        """
-        if not self.showing_runs:
-            return self._lattice_changes()
-        run = self.current_run
-        basis = self._run_bases.get(id(run)) if run is not None else None
-        if basis is None or self.project is None:
-            return []
-        return basis.changes_to(self._run_snapshot(run.method.name))
-
-    @property
-    def stale(self) -> bool:
-        return bool(self.stale_changes())
-
-    def _check_stale(self) -> None:
-        if self.result is None and not self.runs:
-            return
-        self.stale_changed.emit()
-
-    # --- runs of other methods and the current release ----------------------------------
-
-    def current_release(self) -> CurrentRelease | None:
-        """What Utility, Risk and Export analyse: the selected method run while
-        :attr:`showing_runs`, otherwise the applied transformation (None: nothing yet)."""
-        if self.project is None:
-            return None
-        if self.showing_runs:
-            run = self.current_run
-            if run is None:
-                return None
-            return CurrentRelease(run.data, run.definition, dict(self.hierarchies), run=run,
-                                  identifiers=self.identifier_record(run.data))
-        if self.result is None or self.applied is None:
-            return None
-        # The result's own table, definition and hierarchies: a stale result stays
-        # consistent, and treated identifiers show as released.
-        result, frame = self.result, self.result_frame
-        return CurrentRelease(frame, result.definition,
-                              {**self.hierarchies, **result.hierarchies}, result=result,
-                              levels=tuple(self.applied),
-                              identifiers=self.identifier_record(frame))
-
-    def run_to_drop(self) -> MethodRun | None:
-        """The run the next finished run will push out (see :func:`run_to_drop`)."""
-        return run_to_drop(self.runs, self.current_run, self.max_runs)
-
-    def add_run(self, run: MethodRun, select: bool = True) -> None:
-        """A finished method run: kept in :attr:`runs` and (with ``select``) made the
-        current release; the oldest unpinned runs beyond :attr:`max_runs` (never the
-        current) go."""
-        while (dropped := self.run_to_drop()) is not None:
-            self.runs = [r for r in self.runs if r is not dropped]
-            self._run_bases.pop(id(dropped), None)
-        self.runs.append(run)
-        self._run_bases[id(run)] = self._run_snapshot(run.method.name)
-        self._forget_old_searches()
-        self._runs_edited()
-        if select:
-            self.select_run(run)
-
-    #: Lattice runs that keep their whole result (every candidate); older unpinned ones
-    #: keep their optimum's release only (a result holds the encoded data and caches).
-    KEPT_SEARCHES = 3
-
-    def _forget_old_searches(self) -> None:
-        searches = [r for r in self.runs if r.result is not None and not r.pinned]
-        for old in searches[:-self.KEPT_SEARCHES]:
-            lighter = dataclasses.replace(old, result=None)
-            self.runs = [lighter if r is old else r for r in self.runs]
-            self._run_bases[id(lighter)] = self._run_bases.pop(id(old), None)
-            if self.current_run is old:
-                self.current_run = lighter
-
-    def _runs_edited(self) -> None:
-        """The runs changed: the project is modified (runs are saved with it)."""
-        self._runs_unsaved = True
-        self.runs_changed.emit()
-        self._emit_modified()
-
-    def restore_runs(self, runs: list[MethodRun], pins: list[Pin] = ()) -> None:
-        """Runs and their pins brought back from the project file (not a
-        modification); the last one becomes current while other methods' runs are shown."""
-        for run in runs:
-            self.runs.append(run)
-            self._run_bases[id(run)] = self._run_snapshot(run.method.name)
-        self.pins += [p for p in pins if p not in self.pins]
-        search = self.search_run()
-        if search is not None and self._loose_pins:  # the restored result is this run
-            self.pins += [p for p in (Pin(search.label, levels) for levels in self._loose_pins)
-                          if p not in self.pins]
-            self._loose_pins = []
-        self.runs = [dataclasses.replace(r, pinned=True) if of_run(self.pins, r.label)
-                     and not r.pinned else r for r in self.runs]
-        self.runs_changed.emit()
-        self.pinned_changed.emit()
-        if runs and self.showing_runs:
-            self.select_run(runs[-1])
-
-    def saved_runs_records(self) -> list[dict[str, Any]]:
-        """What the project file keeps of the runs (see arxpy.workflows.saved_runs); a
-        lattice run whose search checked more than a project keeps is left out."""
-        records, key = [], self.sealing_key
-        for r in self.runs:
-            try:
-                records.append(run_record(
-                    r.method, r.release, r.label, of_run(self.pins, r.label),
-                    input_fingerprint(r.data, r.definition, self.hierarchies), r.result,
-                    key=key))
-            except ResultTooLarge:
-                continue
-        return records
-
-    def select_run(self, run: MethodRun | None) -> None:
-        """Make ``run`` (one of :attr:`runs`) the current release."""
-        if run is not None and run not in self.runs:
-            raise ConfigurationError(f"The run '{run.label}' was removed.")
-        self.current_run = run
-        self.showing_runs = True
-        self.release_changed.emit()
-        self.stale_changed.emit()
-
-    def show_runs(self, showing: bool) -> None:
-        """Analyse the selected run (True) or the applied transformation (False)."""
-        if showing and self.current_run is None and self.runs:
-            self.current_run = self.runs[-1]
-        if showing != self.showing_runs:
-            self.showing_runs = showing
-            self.release_changed.emit()
-            self.stale_changed.emit()
-
-    def remove_run(self, run: MethodRun) -> None:
-        """Forget ``run`` and its pins; the current release moves to the latest run left."""
-        self.runs = [r for r in self.runs if r is not run]
-        self._run_bases.pop(id(run), None)
-        if of_run(self.pins, run.label):
-            self.pins = [p for p in self.pins if p.run != run.label]
-            self.pinned_changed.emit()
-        self._runs_edited()
-        if self.current_run is run:
-            self.current_run = self.runs[-1] if self.runs else None
-            self.release_changed.emit()
-            self.stale_changed.emit()
-
-    def rename_run(self, run: MethodRun, label: str) -> MethodRun:
-        """Give ``run`` another label (not empty, unique among the runs); the renamed
-        run replaces it everywhere."""
-        label = label.strip()
-        if not label:
-            raise ConfigurationError("A run needs a name; type one.")
-        if any(r.label == label for r in self.runs if r is not run):
-            raise ConfigurationError(f"Another run is called '{label}'; choose another name.")
-        return self._replace_run(run, label=label)
-
-    def pin_run(self, run: MethodRun, pin: bool = True) -> MethodRun:
-        """Pin ``run``'s release (a search's: its optimum) for Compare, or unpin every
-        candidate of ``run``; a run with pins is kept when the list is full. Raises
-        ConfigurationError beyond MAX_PINS."""
-        if pin:
-            return self.pin_candidate(run, run.release.levels if run.result is not None
-                                      or run.method.name == LATTICE else None)
-        return self._set_pins([p for p in self.pins if p.run != run.label], run)
-
-    def pin_candidate(self, run: MethodRun, levels: tuple[int, ...] | None) -> MethodRun:
-        """Pin one candidate of ``run`` for Compare: a transformation of its search, or
-        (None) its release. Raises ConfigurationError beyond MAX_PINS."""
-        levels = None if levels is None else tuple(int(v) for v in levels)
-        return self._set_pins(pinned(self.pins, Pin(run.label, levels)), run)
-
-    def unpin_candidate(self, pin: Pin) -> None:
-        run = next((r for r in self.runs if r.label == pin.run), None)
-        if run is not None:
-            self._set_pins([p for p in self.pins if p != pin], run)
-
-    def _set_pins(self, pins: list[Pin], run: MethodRun) -> MethodRun:
-        """New pins; ``run`` (whose pins changed) is kept while it has any."""
-        if pins == self.pins:
-            return run
-        self.pins = pins
-        keep = bool(of_run(pins, run.label))
-        if run.pinned != keep:
-            run = self._replace_run(run, pinned=keep)
-        else:
-            self._runs_edited()  # the pins are saved with the runs
-        self.pinned_changed.emit()
-        return run
-
-    def _replace_run(self, run: MethodRun, **changes: Any) -> MethodRun:
-        changed = dataclasses.replace(run, **changes)
-        if changed.label != run.label:
-            self.pins = renamed(self.pins, run.label, changed.label)
-        self.runs = [changed if r is run else r for r in self.runs]
-        self._run_bases[id(changed)] = self._run_bases.pop(id(run), self._run_snapshot(
-            run.method.name))
-        current = self.current_run is run
-        if current:  # before the signals: observers never see a current run not listed
-            self.current_run = changed
-        self._runs_edited()
-        if current:
-            self.release_changed.emit()
-        return changed
-
-    # --- pinned transformations (Compare) ------------------------------------------------
-
-    pinned_changed = Signal()
-    MAX_PINNED = MAX_PINNED
-
-    @property
-    def sealing_key(self) -> bytes | None:
-        """The key sealing saved releases, made on first use (None: none can be kept)."""
-        if self.sealing_key_file is None:
-            return None
-        try:
-            return installation_key(self.sealing_key_file)
-        except OSError:  # an unwritable folder: runs are computed again on open
-            return None
-
-    def search_run(self) -> MethodRun | None:
-        """The run holding the current search's result: the very result, or a search of
-        the same settings and optimum (a saved result and its saved run)."""
-        if self.result is None:
-            return None
-        searches = [r for r in reversed(self.runs) if r.result is not None]
-        same = next((r for r in searches if r.result is self.result), None)
-        if same is not None or self.result.optimum is None:
-            return same
-        from arxpy.methods import Generalization
-
-        params = Generalization.from_config(self.result.config).get_params()
-        return next((r for r in searches if r.method.name == LATTICE
-                     and r.release.levels == self.result.optimum.levels
-                     and r.method.get_params() == params), None)
-
-    @property
-    def pinned(self) -> list[tuple[int, ...]]:
-        """The current search's pinned transformations (the lattice views' marks)."""
-        run = self.search_run()
-        if run is None:
-            return list(self._loose_pins)
-        return [levels for levels in of_run(self.pins, run.label) if levels is not None]
-
-    def pin(self, levels: tuple[int, ...]) -> None:
-        """Pin ``levels`` of the current search for comparison; raises
-        ConfigurationError beyond MAX_PINNED of one search (or MAX_PINS in all)."""
-        levels = tuple(int(v) for v in levels)
-        current = self.pinned
-        if levels in current:
-            return
-        if len(current) >= self.MAX_PINNED:
-            raise ConfigurationError(
-                f"At most {self.MAX_PINNED} transformations can be compared; unpin one of "
-                f"{', '.join(str(list(p)) for p in current)} first.")
-        run = self.search_run()
-        if run is not None:
-            self.pin_candidate(run, levels)
-        else:
-            self._loose_pins.append(levels)
-            self.pinned_changed.emit()
-
-    def unpin(self, levels: tuple[int, ...] | None = None) -> None:
-        """Unpin ``levels`` of the current search (None: all of its pins)."""
-        gone = self.pinned if levels is None else [tuple(int(v) for v in levels)]
-        run = self.search_run()
-        if run is not None:
-            self._set_pins([p for p in self.pins
-                            if not (p.run == run.label and p.levels in gone)], run)
-        elif any(p in gone for p in self._loose_pins):
-            self._loose_pins = [p for p in self._loose_pins if p not in gone]
-            self.pinned_changed.emit()
-
-
-def hierarchy_problems(data: pd.DataFrame, hierarchies: dict[str, Hierarchy],
-                       name: str) -> list[HierarchyProblem]:
-    """Problems of the hierarchy of column ``name`` against its values; [] if usable."""
-    hierarchy = hierarchies.get(name)
-    if hierarchy is None:
-        return [HierarchyProblem("empty", f"'{name}' has no hierarchy; create or import one.")]
-    return validate_hierarchy(hierarchy, data[name], name)
-
-
-def check_hierarchies_of(data: pd.DataFrame, definition: DataDefinition,
-                         hierarchies: dict[str, Hierarchy]) -> None:
-    """Raise HierarchyError (one sentence per problem) unless every quasi-identifier
-    has a hierarchy that is well formed and covers its values. No Qt: runs on workers."""
-    problems = [p.message for q in definition.quasi_identifiers
-                for p in hierarchy_problems(data, hierarchies, q)]
-    if problems:
-        raise HierarchyError(
-            f"Fix the hierarchies before anonymizing ({len(problems)} problem(s)): "
-            + problems[0], problems=problems)
-
-
-def try_edit(action: Callable[[], None], report: Callable[[str], None]) -> bool:
-    """Run an edit; hand a user error's message to ``report`` instead of raising."""
-    try:
-        action()
-    except ArxpyError as exc:
-        report(str(exc))
-        return False
-    return True

@@ -47,11 +47,11 @@ from arxpy.engine.export import (
     write_report,
 )
 from arxpy.engine.result import Result
-from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.folders import pick_path
 from arxpy.gui.plain_text import escaped, plain_label
 from arxpy.params import drawn_seed
+from arxpy.workflows.current_release import CurrentRelease
 
 log = logging.getLogger(__name__)
 

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.gui.explore.model import LatticeNodes
 from arxpy.search import ANONYMOUS, NOT_ANONYMOUS, NOT_CHECKED
+from arxpy.workflows.lattice_nodes import LatticeNodes
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from arxpy.gui.explore.lattice_view import (
     LatticeView,
     viridis,
 )
-from arxpy.gui.explore.model import ANONYMOUS, NOT_ANONYMOUS, LatticeNodes
+from arxpy.workflows.lattice_nodes import ANONYMOUS, NOT_ANONYMOUS, LatticeNodes
 
 #: Most nodes drawn besides the focus and its neighbours.
 MAX_FILTERED = 24

@@ -30,8 +30,8 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QMenu, QToolTip, QWidget
 
 from arxpy.gui.explore.filters import NodeFilter
-from arxpy.gui.explore.model import LatticeNodes
 from arxpy.search import ANONYMOUS, NOT_ANONYMOUS
+from arxpy.workflows.lattice_nodes import LatticeNodes
 
 #: Most nodes drawn at once; the best-scored matching nodes are kept above it.
 MAX_DISPLAYED = 50_000

@@ -16,10 +16,10 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QTableView, QVBoxLayout, QWidget
 
 from arxpy.gui.explore.filters import NodeFilter
-from arxpy.gui.explore.model import LatticeNodes
 from arxpy.gui.plain_text import tooltip
 from arxpy.search import ANONYMOUS, NOT_ANONYMOUS
 from arxpy.search import STATE_NAMES as STATE_LABELS
+from arxpy.workflows.lattice_nodes import LatticeNodes
 
 _Index = QModelIndex | QPersistentModelIndex
 _TAIL = ["State", "Score", "Relative score", "Suppressed records"]

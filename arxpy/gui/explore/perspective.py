@@ -30,11 +30,11 @@ from arxpy.gui.explore.io_table import InputOutputTable, table_values
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.explore.lattice_view import LatticeView
 from arxpy.gui.explore.list_view import TransformationList
-from arxpy.gui.explore.model import LatticeNodes
 from arxpy.gui.explore.properties import PropertiesPanel
 from arxpy.gui.folders import last_folder, remember, settings_of
 from arxpy.gui.message_lines import ElidedLine
 from arxpy.gui.state import AppState
+from arxpy.workflows.lattice_nodes import LatticeNodes
 
 
 class ExplorePerspective(QWidget):

@@ -12,12 +12,12 @@ from arxpy.errors import ArxpyError
 from arxpy.formatting import plural
 from arxpy.gui.explore.filters import NodeFilter
 from arxpy.gui.explore.list_view import TransformationList
-from arxpy.gui.explore.model import LatticeNodes
-from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.state import AppState
 from arxpy.gui.utility.common import note
 from arxpy.search import ANONYMOUS
+from arxpy.workflows.lattice_nodes import LatticeNodes
 from arxpy.workflows.pins import of_run
+from arxpy.workflows.runs import MethodRun
 
 DROPPED_TEXT = (
     "Only this search's optimum is kept. arxpy keeps every candidate of the latest "

@@ -32,7 +32,7 @@ from arxpy.gui.methods.common import (
     number,
 )
 from arxpy.gui.methods.preservation_view import ModelPreservationView
-from arxpy.gui.methods.views import MethodRun, register_result_view
+from arxpy.gui.methods.views import register_result_view
 from arxpy.gui.plain_text import set_axis_label
 from arxpy.gui.utility.common import (
     INPUT_COLOR,
@@ -48,6 +48,7 @@ from arxpy.gui.utility.common import (
 from arxpy.gui.workers import JobWorker, ViewJob
 from arxpy.methods.condensation import CAVEAT
 from arxpy.workflows.model_preservation import CONDENSATION_METHODS
+from arxpy.workflows.runs import MethodRun
 
 IMPROVED = "improved-condensation"
 #: What each method's rows are, for the overview.

@@ -28,11 +28,11 @@ from arxpy.analysis.setvalued_risk import (
 )
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ArxpyError
-from arxpy.gui.methods.disassociation_jobs import RiskPreview, risk_preview_job
 from arxpy.gui.utility.common import note, plot_widget
 from arxpy.gui.workers import JobWorker, ViewJob
 from arxpy.methods import method_from_dict
 from arxpy.methods.disassociation import Disassociation
+from arxpy.workflows.disassociation_jobs import RiskPreview, risk_preview_job
 
 #: Wait this long after the last edit before counting (typing k = 25 is two edits).
 DEBOUNCE_MS = 300

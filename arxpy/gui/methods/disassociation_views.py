@@ -4,7 +4,7 @@ publication with the independent k^m verdict and its export, the cluster browser
 baseline with the code counts, and the combination risk of the input.
 
 Every figure that needs the original codes, the checker or reconstructions comes from
-a background job (:mod:`arxpy.gui.methods.disassociation_jobs`) started when its view is
+a background job (:mod:`arxpy.workflows.disassociation_jobs`) started when its view is
 first shown.
 """
 
@@ -49,16 +49,8 @@ from arxpy.gui.methods.common import (
     frame_view,
     number,
 )
-from arxpy.gui.methods.disassociation_jobs import (
-    BASELINES,
-    PublicationSummary,
-    UtilityComparison,
-    risk_job,
-    summary_job,
-    utility_job,
-)
 from arxpy.gui.methods.disassociation_risk_chart import bin_legend, draw_combination_chart
-from arxpy.gui.methods.views import MethodRun, register_result_view
+from arxpy.gui.methods.views import register_result_view
 from arxpy.gui.plain_text import tooltip
 from arxpy.gui.utility.common import (
     GREEN,
@@ -76,6 +68,15 @@ from arxpy.gui.utility.common import (
 from arxpy.gui.utility.runner import JobControls
 from arxpy.gui.workers import JobWorker, ViewJob
 from arxpy.methods.disassociation import CAVEAT
+from arxpy.workflows.disassociation_jobs import (
+    BASELINES,
+    PublicationSummary,
+    UtilityComparison,
+    risk_job,
+    summary_job,
+    utility_job,
+)
+from arxpy.workflows.runs import MethodRun
 
 METHOD = "disassociation"
 #: What the release's table is, said on every view that could be mistaken for it.

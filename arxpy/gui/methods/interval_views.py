@@ -41,7 +41,7 @@ from arxpy.gui.methods.common import (
     number,
 )
 from arxpy.gui.methods.interval_plots import IntervalPlots
-from arxpy.gui.methods.views import MethodRun, register_result_view
+from arxpy.gui.methods.views import register_result_view
 from arxpy.gui.utility.common import (
     GREEN,
     VERMILLION,
@@ -58,6 +58,7 @@ from arxpy.workflows.interval_sweeps import (
     statistics_job,
     target_pairs,
 )
+from arxpy.workflows.runs import MethodRun
 
 CAVEAT = ("interval endpoints are real values of boundary records (each box spans its "
           "members' minimum and maximum), and an unchanged value [v, v] publishes an exact "

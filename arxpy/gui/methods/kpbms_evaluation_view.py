@@ -26,11 +26,11 @@ from arxpy.analysis.kpbms_evaluation import KpbmsEvaluation
 from arxpy.errors import ConfigurationError
 from arxpy.gui.methods.common import SERIES_COLORS
 from arxpy.gui.methods.kpbms_views import fit_table
-from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.plain_text import tooltip
 from arxpy.gui.utility.common import VERMILLION, fill_table, note, plot_widget, read_only_table
 from arxpy.gui.utility.runner import JobControls
 from arxpy.workflows.kpbms_evaluation import kpbms_evaluation_job
+from arxpy.workflows.runs import MethodRun
 
 #: The paper's classifiers and how the tab names them.
 CLASSIFIER_TITLES = {"svm": "SVM", "knn": "kNN", "c45": "C4.5", "rf": "Random forest"}

@@ -28,9 +28,8 @@ from PySide6.QtWidgets import (
 
 from arxpy.data.mdl import discretize
 from arxpy.gui.methods.common import Figures, FrameModel, caveat_banner, frame_view, number
-from arxpy.gui.methods.form_hints import cuts_text
 from arxpy.gui.methods.run_views import verdict_badge
-from arxpy.gui.methods.views import MethodRun, register_result_view
+from arxpy.gui.methods.views import register_result_view
 from arxpy.gui.plain_text import tooltip
 from arxpy.gui.utility.common import (
     GREEN,
@@ -42,6 +41,8 @@ from arxpy.gui.utility.common import (
     plot_widget,
     read_only_table,
 )
+from arxpy.workflows.form_hints import cuts_text
+from arxpy.workflows.runs import MethodRun
 
 METHODS = ("kpbms",)
 

@@ -10,6 +10,7 @@ and the field it names is marked.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -28,13 +29,13 @@ from arxpy.gui.code_picker import attach_code_picker
 from arxpy.gui.code_sets import set_valued_defaults
 from arxpy.gui.help import help_button
 from arxpy.gui.message_lines import ReservedLines
-from arxpy.gui.methods.form_hints import form_companion, form_hint
 from arxpy.gui.param_form import ParamForm, mark_invalid
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.settings_panel import shrinkable
 from arxpy.gui.state import AppState
 from arxpy.help import Topic, method_topic
 from arxpy.methods import method_classes, method_from_dict
+from arxpy.workflows.form_hints import form_hint
 from arxpy.workflows.method_choice import (
     LATTICE,
     METHOD_KEY,
@@ -48,6 +49,33 @@ COMMIT_DELAY_MS = 300
 #: Lines kept under the form for the message saying why the parameters cannot run.
 ERROR_LINES = 3
 ERROR_STYLE = "color: #b3261e"
+
+#: Makes a widget with ``show_values(values, data, definition)``, shown beside the form.
+FormCompanion = Callable[[], QWidget]
+
+_COMPANIONS: dict[str, FormCompanion] = {}
+
+
+def register_form_companion(methods: Iterable[str], factory: FormCompanion) -> None:
+    """Show ``factory()`` beside the forms of ``methods`` (text hints beside a form are
+    :mod:`arxpy.workflows.form_hints`)."""
+    for name in methods:
+        _COMPANIONS[name] = factory
+
+
+def form_companion(method: str) -> QWidget | None:
+    """A new companion widget for ``method``'s form, or None."""
+    factory = _COMPANIONS.get(method)
+    return factory() if factory is not None else None
+
+
+def _disassociation_risk_chart() -> QWidget:
+    from arxpy.gui.methods.disassociation_risk_chart import RiskChart  # on first use
+
+    return RiskChart()
+
+
+register_form_companion(["disassociation"], _disassociation_risk_chart)
 
 
 class MethodPanel(QWidget):

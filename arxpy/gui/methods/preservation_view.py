@@ -39,11 +39,11 @@ from arxpy.analysis.model_preservation import FRAGILE, ModelPreservation
 from arxpy.errors import ArxpyError, ConfigurationError
 from arxpy.gui.methods.analyses_panel import AnalysesPanel, suggested_analyses
 from arxpy.gui.methods.common import SERIES_COLORS
-from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.utility.common import fill_table, note, plot_widget, read_only_table
 from arxpy.gui.utility.runner import JobControls
 from arxpy.methods.registry import method_classes
 from arxpy.workflows.model_preservation import COMPARED_METHODS, model_preservation_job
+from arxpy.workflows.runs import MethodRun
 
 #: (metric, chart title) of the paper's three requirements.
 METRIC_TITLES = (("pct_sig_changed", "Significance changed"),

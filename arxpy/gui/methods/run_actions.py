@@ -13,14 +13,13 @@ from PySide6.QtWidgets import QMessageBox
 
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ArxpyError
-from arxpy.gui.methods.running import DEFAULT_KEPT_RUNS, run_label, run_method_job
-from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.plain_text import escaped
 from arxpy.gui.workers import JobWorker
 from arxpy.methods.base import Method
 from arxpy.release import Release
 from arxpy.workflows.identifier_settings import refuse_treated_claims
 from arxpy.workflows.method_choice import LATTICE, build_method
+from arxpy.workflows.runs import DEFAULT_KEPT_RUNS, MethodRun, run_label, run_method_job
 
 if TYPE_CHECKING:
     from arxpy.gui.main_window import MainWindow

@@ -11,7 +11,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from arxpy.formatting import plain
-from arxpy.gui.methods.views import MethodRun
 from arxpy.gui.plain_text import tooltip
 from arxpy.gui.utility.common import (
     OUTPUT_COLOR,
@@ -23,6 +22,7 @@ from arxpy.gui.utility.common import (
 )
 from arxpy.params import parameters_in_words
 from arxpy.release import Verdict
+from arxpy.workflows.runs import MethodRun
 
 #: More distinct group sizes than this are drawn as a binned histogram.
 MAX_SIZE_BARS = 40

@@ -37,13 +37,14 @@ from arxpy.gui.explore.compare_charts import ComparisonCharts, letter_of
 from arxpy.gui.explore.jobs import start_job
 from arxpy.gui.methods.candidates_view import CandidatesView
 from arxpy.gui.methods.run_views import GroupSizesView, RunSummaryView
-from arxpy.gui.methods.views import MethodRun, result_views
+from arxpy.gui.methods.views import result_views
 from arxpy.gui.state import AppState
 from arxpy.gui.utility.common import fill_table, note, read_only_table
 from arxpy.methods import method_classes
 from arxpy.workflows.compare import Comparison, compare_candidates
 from arxpy.workflows.method_choice import COMPARE_KEY, LATTICE, key_parameters
 from arxpy.workflows.pins import of_run, pinned_releases
+from arxpy.workflows.runs import MethodRun
 
 log = logging.getLogger(__name__)
 

@@ -11,33 +11,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
-import pandas as pd
 from PySide6.QtWidgets import QWidget
 
-from arxpy.data.definition import DataDefinition
-from arxpy.methods.base import Method
-from arxpy.release import Release
-
-
-@dataclass(frozen=True, eq=False)
-class MethodRun:
-    """One finished run: the method with its parameters, its release and its input."""
-
-    method: Method
-    release: Release
-    data: pd.DataFrame
-    definition: DataDefinition
-    #: Shown in lists and Compare, e.g. "Condensation k=10 (run 2)".
-    label: str
-    #: Kept when the list of runs is full (see AppState.max_runs).
-    pinned: bool = False
-    #: A lattice search's result (its candidates); None for other methods.
-    result: Any = None
-
+from arxpy.workflows.runs import MethodRun
 
 ResultViewFactory = Callable[[MethodRun], QWidget]
 

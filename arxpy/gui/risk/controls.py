@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
 )
 
 from arxpy.gui.plain_text import plain_label
-from arxpy.gui.risk.jobs import RiskOptions
 from arxpy.gui.workers import JobProgressBar
 from arxpy.risk import REGIONS, PopulationSetting
+from arxpy.workflows.risk_jobs import RiskOptions
 
 #: Region names as shown, ARX's wording.
 REGION_TITLES = {"usa": "USA", "uk": "UK", "european_union": "European Union",

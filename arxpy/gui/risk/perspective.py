@@ -21,23 +21,23 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
-from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.risk import tables
 from arxpy.gui.risk.common import EXCEEDED_COLOR, note, side_label
 from arxpy.gui.risk.controls import SettingsBar
 from arxpy.gui.risk.courtesy import EventLoopBeat, courteous
 from arxpy.gui.risk.histogram_view import RiskDistributionPanel
-from arxpy.gui.risk.jobs import (
+from arxpy.gui.risk.monitors import MonitorStrip
+from arxpy.gui.state import AppState
+from arxpy.gui.workers import JobWorker
+from arxpy.risk import RiskAnalysis
+from arxpy.workflows.current_release import CurrentRelease
+from arxpy.workflows.risk_jobs import (
     RiskOptions,
     RiskSide,
     analyze_current,
     analyze_input,
     with_population,
 )
-from arxpy.gui.risk.monitors import MonitorStrip
-from arxpy.gui.state import AppState
-from arxpy.gui.workers import JobWorker
-from arxpy.risk import RiskAnalysis
 
 SIDES = ("input", "output")
 

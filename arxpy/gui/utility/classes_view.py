@@ -18,7 +18,7 @@ from arxpy.gui.utility.common import (
     plot_widget,
     read_only_table,
 )
-from arxpy.gui.utility.jobs import StatisticsBundle
+from arxpy.workflows.utility_jobs import StatisticsBundle
 
 #: Class-size bins (lower bounds): sizes span 1 to thousands, so bins widen.
 SIZE_BINS = (1, 2, 3, 4, 5, 10, 20, 50, 100, 500)

@@ -19,15 +19,15 @@ from arxpy.errors import ArxpyError
 from arxpy.gui.utility.classification_config import ClassificationForm
 from arxpy.gui.utility.common import note
 from arxpy.gui.utility.curves import PerformanceView
-from arxpy.gui.utility.jobs import (
+from arxpy.gui.utility.overview import ClassificationOverview
+from arxpy.gui.utility.runner import JobControls
+from arxpy.gui.workers import JobWorker
+from arxpy.workflows.utility_jobs import (
     Applied,
     EvaluatedClassification,
     not_classifiable,
     run_classification,
 )
-from arxpy.gui.utility.overview import ClassificationOverview
-from arxpy.gui.utility.runner import JobControls
-from arxpy.gui.workers import JobWorker
 
 METHOD = ("Interwoven k-fold cross-validation (Prasser et al.): the same random folds for "
           "every model; each fold is predicted by classifiers trained on the other folds' "

@@ -21,7 +21,7 @@ from arxpy.gui.utility.common import (
     read_only_table,
     tint_headers,
 )
-from arxpy.gui.utility.jobs import EvaluatedClassification
+from arxpy.workflows.utility_jobs import EvaluatedClassification
 
 #: Line styles telling class values apart (colour tells input from output).
 DASHES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from arxpy.data.codes import column_codes, group_codes
 from arxpy.gui.explore.io_table import InputOutputTable, table_values
 from arxpy.gui.explore.jobs import start_job
-from arxpy.gui.utility.jobs import Applied
 from arxpy.release import Release
+from arxpy.workflows.utility_jobs import Applied
 
 
 def class_order(release: Release) -> tuple[np.ndarray, np.ndarray]:

@@ -25,9 +25,9 @@ from arxpy.errors import ArxpyError
 from arxpy.gui.plain_text import tooltip
 from arxpy.gui.risk.common import SIDE_ROLE, VALUE_ROLE, read_only_table
 from arxpy.gui.utility.classification_config import suggested_bins
-from arxpy.gui.utility.jobs import Applied, with_class_bins
 from arxpy.gui.utility.runner import JobControls
 from arxpy.jobs import CancelToken, Progress
+from arxpy.workflows.utility_jobs import Applied, with_class_bins
 
 COLUMNS = ["Target attribute", "Baseline (ZeroR)", "Original", "Anonymized", "Relative"]
 

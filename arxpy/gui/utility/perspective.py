@@ -26,10 +26,10 @@ from arxpy.gui.utility.common import legend_row
 from arxpy.gui.utility.contingency_view import ContingencyView
 from arxpy.gui.utility.data_view import DataTablesView
 from arxpy.gui.utility.distribution_view import DistributionView
-from arxpy.gui.utility.jobs import Applied, StatisticsBundle, compute_statistics
 from arxpy.gui.utility.study_panel import StudyPanel
 from arxpy.gui.utility.summary_view import SummaryView
 from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
+from arxpy.workflows.utility_jobs import Applied, StatisticsBundle, compute_statistics
 
 
 class UtilityPerspective(QWidget):

@@ -31,9 +31,9 @@ from arxpy.gui.utility.common import (
     plot_widget,
     read_only_table,
 )
-from arxpy.gui.utility.jobs import STUDY_NEEDS_LATTICE, Applied, run_study
 from arxpy.gui.utility.runner import JobControls
 from arxpy.gui.workers import JobWorker
+from arxpy.workflows.utility_jobs import STUDY_NEEDS_LATTICE, Applied, run_study
 
 #: Transformations are neither input nor output, so not blue: a neutral dark grey.
 POINT_COLOR = "#555555"

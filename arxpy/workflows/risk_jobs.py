@@ -1,4 +1,4 @@
-"""The Risk perspective's background work, as plain jobs (no Qt) run by JobWorker.
+"""The Risk perspective's background work, as plain jobs (no Qt).
 
 Each function takes ``progress`` and ``cancel`` keyword arguments like every engine job,
 so the perspective runs them through :class:`arxpy.gui.workers.JobWorker` and tests can
@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from arxpy.engine.result import Result
-from arxpy.gui.current_release import CurrentRelease
 from arxpy.jobs import CancelToken, Progress
 from arxpy.risk import (
     NO_LIMITS,
@@ -27,6 +26,7 @@ from arxpy.risk import (
     sample_risks,
 )
 from arxpy.risk.hipaa import find_hipaa_identifiers_in_output
+from arxpy.workflows.current_release import CurrentRelease
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The Utility perspective's background work, as plain jobs (no Qt) run by JobWorker.
+"""The Utility perspective's background work, as plain jobs (no Qt).
 
 Each function takes ``progress`` and ``cancel`` keyword arguments like every engine job,
 so the GUI runs them through :class:`arxpy.gui.workers.JobWorker` and tests can call
@@ -28,8 +28,8 @@ from arxpy.analysis.statistics import (
 )
 from arxpy.analysis.study import StudyResult, classification_study
 from arxpy.errors import ConfigurationError
-from arxpy.gui.current_release import CurrentRelease
 from arxpy.jobs import CancelToken, Progress
+from arxpy.workflows.current_release import CurrentRelease
 
 #: What the views compare: the input, and the current release (the applied
 #: transformation or a method run).

@@ -1,9 +1,11 @@
-"""Running a method other than the lattice search as a job, and naming its runs (no Qt)."""
+"""Runs of a session: one finished run of any method (:class:`MethodRun`), running a
+method as a job, naming runs and choosing which one makes room (no Qt)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -15,8 +17,21 @@ from arxpy.methods.base import Method
 from arxpy.release import Release
 from arxpy.workflows.method_choice import key_parameters
 
-if TYPE_CHECKING:
-    from arxpy.gui.methods.views import MethodRun
+
+@dataclass(frozen=True, eq=False)
+class MethodRun:
+    """One finished run: the method with its parameters, its release and its input."""
+
+    method: Method
+    release: Release
+    data: pd.DataFrame
+    definition: DataDefinition
+    #: Shown in lists and Compare, e.g. "Condensation k=10 (run 2)".
+    label: str
+    #: Kept when the list of runs is full (see :func:`run_to_drop`).
+    pinned: bool = False
+    #: A lattice search's result (its candidates); None for other methods.
+    result: Any = None
 
 
 def run_method_job(method: Method, frame: pd.DataFrame, definition: DataDefinition,

@@ -8,7 +8,7 @@ lattice (levels, hierarchies, the study) ask :attr:`CurrentRelease.is_lattice`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -16,9 +16,7 @@ from arxpy.data.definition import DataDefinition
 from arxpy.engine.result import Result
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.release import Release
-
-if TYPE_CHECKING:
-    from arxpy.gui.methods.views import MethodRun
+from arxpy.workflows.runs import MethodRun
 
 
 @dataclass(frozen=True, eq=False)

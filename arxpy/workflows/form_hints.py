@@ -3,9 +3,9 @@ the gradient rule of interval generalisation's target statistic, the privacy cav
 the specifications ask the GUI to show. A hint is a function of the form's values
 returning plain text ("" for nothing); a method registers one with
 :func:`register_form_hint`. A hint that also needs the project's data (kPB-MS's
-discretization preview) registers with :func:`register_data_hint`. A method whose form
-needs more than text beside it (disassociation's risk chart) registers a widget factory
-with :func:`register_form_companion`.
+discretization preview) registers with :func:`register_data_hint`. A form that needs
+more than text beside it (disassociation's risk chart) gets a widget from
+:mod:`arxpy.gui.methods.method_panel`.
 """
 
 from __future__ import annotations
@@ -27,12 +27,8 @@ from arxpy.methods.interval_boxes import IntervalGeneralisation, gradient_rule, 
 FormHint = Callable[[Mapping[str, Any]], str]
 DataHint = Callable[[Mapping[str, Any], pd.DataFrame, DataDefinition], str]
 
-#: Makes a widget with ``show_values(values, data, definition)``, shown beside the form.
-FormCompanion = Callable[[], Any]
-
 _HINTS: dict[str, FormHint] = {}
 _DATA_HINTS: dict[str, DataHint] = {}
-_COMPANIONS: dict[str, FormCompanion] = {}
 
 #: The interval specification's caveat (spec 001): boxes are not perturbation.
 INTERVAL_CAVEAT = ("Privacy caveat: interval endpoints are real values of the records on the "
@@ -49,18 +45,6 @@ def register_data_hint(methods: Iterable[str], hint: DataHint) -> None:
     """Show ``hint(values, data, definition)`` below the value hint of ``methods``."""
     for name in methods:
         _DATA_HINTS[name] = hint
-
-
-def register_form_companion(methods: Iterable[str], factory: FormCompanion) -> None:
-    """Show ``factory()`` beside the forms of ``methods``."""
-    for name in methods:
-        _COMPANIONS[name] = factory
-
-
-def form_companion(method: str) -> Any | None:
-    """A new companion widget for ``method``'s form, or None."""
-    factory = _COMPANIONS.get(method)
-    return factory() if factory is not None else None
 
 
 def form_hint(method: str, values: Mapping[str, Any], data: pd.DataFrame | None = None,
@@ -228,11 +212,3 @@ register_form_hint(["improved-condensation"], improved_condensation_hint)
 register_data_hint(["kpbms"], kpbms_cuts_hint)
 register_data_hint(["disassociation"], disassociation_preview_hint)
 
-
-def _disassociation_risk_chart() -> Any:
-    from arxpy.gui.methods.disassociation_risk_chart import RiskChart  # Qt: on first use
-
-    return RiskChart()
-
-
-register_form_companion(["disassociation"], _disassociation_risk_chart)

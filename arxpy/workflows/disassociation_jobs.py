@@ -36,7 +36,6 @@ from arxpy.data.disassociated import reconstruct
 from arxpy.data.icd9 import normalize_code, normalize_sets
 from arxpy.data.transactions import CodeSets
 from arxpy.data.utility_policy import policy_constraints
-from arxpy.gui.methods.views import MethodRun
 from arxpy.methods.disassociation import Disassociation, published_figures
 from arxpy.methods.disassociation.method import COSTLY_M
 from arxpy.methods.setvalued_baselines import (
@@ -45,6 +44,7 @@ from arxpy.methods.setvalued_baselines import (
     global_suppression,
 )
 from arxpy.privacy.km_anonymity import KmCheck, check_km_anonymity
+from arxpy.workflows.runs import MethodRun
 
 #: Baselines a user may compare with (spec 002 §7: proxies of the paper's CBA).
 BASELINES = {"gen": "B-gen (proxy: global generalisation)",
