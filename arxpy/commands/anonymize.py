@@ -33,7 +33,8 @@ from arxpy.commands.options import (
 from arxpy.commands.recipe_options import (
     add_recipe_arguments,
     check_recipe_options,
-    write_recipe_and_certificate,
+    write_certificate,
+    write_recipe,
 )
 from arxpy.engine.backends.base import ENGINES, is_parquet_path
 from arxpy.errors import ConfigurationError
@@ -128,10 +129,14 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     report = result.to_dict()
     identifiers.add_to(report)
+    recipe = write_recipe(args, given, hierarchies, result.release, identifiers.record)
+    if recipe is not None:
+        report["recipe_sha256"] = recipe.sha256  # `arxpy diff` compares it with a replay's
     _write_outputs(args, result, report)
     _print_summary(result, report, config)
-    write_recipe_and_certificate(args, given, hierarchies, result.release(),
-                                 identifiers.record)
+    if recipe is not None:
+        write_certificate(args, result.release(), recipe, identifiers.record, args.data,
+                          original=frame)
     if identifiers.summary():
         print(identifiers.summary())
     return 0
