@@ -215,3 +215,100 @@ def test_replay_and_the_certificate_never_overwrite_their_inputs(extracts, recip
                    str(folder / "recipe.json"), "--signing-key", str(folder / "x")) == 2
     assert "is the same file as" in capsys.readouterr().err
     assert json.loads(recipe.read_text())["format"] == "arxpy-recipe"
+
+
+def _pdf_text(path: Path) -> str:
+    from pypdf import PdfReader
+
+    return "\n".join(page.extract_text() for page in PdfReader(path).pages)
+
+
+@pytest.fixture(scope="module")
+def pdf_certificate(extracts, recipe, signing_key):
+    """The second extract replayed with a PDF certificate: (certificate, release)."""
+    folder = extracts[0]
+    out, certificate = folder / "out-pdf.csv", folder / "cert.pdf"
+    assert _replay(recipe, folder / "second.csv", out, "--certificate", str(certificate),
+                   "--signing-key", str(signing_key)) == 0
+    return certificate, out
+
+
+def test_a_pdf_certificate_states_what_the_html_states_and_verifies_from_the_pdf_alone(
+        extracts, pdf_certificate, signing_key, capsys):
+    from arxpy.recipes.certificate import read_signed
+
+    certificate, out = pdf_certificate
+    assert not certificate.with_suffix(".html").exists()  # the extension picks the form
+    signed = read_signed(certificate)["certificate"]
+    text = _pdf_text(certificate)
+    flat = re.sub(r"\s+", "", text)
+    for heading in ("Release certificate", "Attributes and their treatment",
+                    "Privacy claims (checked independently)",
+                    "Risk over the declared quasi-identifiers", "Utility", "Software"):
+        assert heading in text
+    for digest in (signed["recipe_sha256"], signed["input"]["file_sha256"],
+                   signed["input"]["table_sha256"], signed["output"]["file_sha256"]):
+        assert digest in flat
+    for attribute in signed["attributes"]:
+        assert attribute["attribute"] in text
+        assert re.sub(r"\s+", "", attribute["treatment"]) in flat
+    for claim in signed["verdict"]["claims"]:
+        assert claim["claim"] in text and re.sub(r"\s+", "", claim["finding"]) in flat
+    assert signed["verdict"]["headline"] in text
+    assert "information loss" in text and signed["utility"]  # utility figures
+    assert f"smallest class {signed['risk']['smallest_class']}" in text
+    assert signed["issued"] in text and signed["versions"]["arxpy"] in text
+    public = f"{signing_key}.pub"
+    assert main(["verify-certificate", str(certificate), "--release", str(out),
+                 "--public-key", public]) == 0
+    assert "Valid: signed by key" in capsys.readouterr().out
+
+
+def test_a_tampered_pdf_certificate_or_release_fails_naming_what_differs(
+        pdf_certificate, signing_key, capsys, tmp_path):
+    from arxpy.recipes.certificate import read_signed
+    from arxpy.recipes.certificate_pdf import page_problems
+
+    certificate, out = pdf_certificate
+    public = f"{signing_key}.pub"
+    changed = tmp_path / "out.csv"
+    content = bytearray(out.read_bytes())
+    content[len(content) // 2] ^= 1  # one byte of the release
+    changed.write_bytes(bytes(content))
+    assert main(["verify-certificate", str(certificate), "--release", str(changed),
+                 "--public-key", public]) == 1
+    assert "output hash differs" in capsys.readouterr().err
+    # The attached statement is stored as written: edit one figure in place.
+    document = read_signed(certificate)["certificate"]
+    released = f'"released_records": {document["output"]["released_records"]}'.encode()
+    pdf = certificate.read_bytes()
+    assert pdf.count(released) == 1
+    edited = tmp_path / "cert.pdf"
+    edited.write_bytes(pdf.replace(released, released[:-1] + b"0"
+                                   if released[-1:] != b"0" else released[:-1] + b"1"))
+    assert main(["verify-certificate", str(edited), "--release", str(out),
+                 "--public-key", public]) == 1
+    assert "signature differs" in capsys.readouterr().err
+    # Pages that show another output hash than the one signed are named too.
+    signed = read_signed(certificate)
+    signed["certificate"]["output"]["file_sha256"] = "0" * 64
+    assert page_problems(pdf, signed) == [
+        f"page differs: the PDF's pages do not show the signed Output SHA-256 (file) "
+        f"{'0' * 64}."]
+    assert page_problems(pdf, read_signed(certificate)) == []
+
+
+def test_a_pdf_certificate_prints_names_in_any_script(pdf_certificate):
+    from arxpy.recipes.certificate import read_signed
+    from arxpy.recipes.certificate_pdf import attached_statement, render_pdf
+
+    document = read_signed(pdf_certificate[0])
+    names = ["Größe", "Возраст", "Ηλικία", "Ålder ≥ 90"]
+    document["certificate"]["attributes"] += [
+        {"attribute": name, "role": "insensitive", "treatment": "released as is"}
+        for name in [*names, "年龄"]]  # no glyphs in DejaVu: left out, never a crash
+    path = pdf_certificate[0].parent / "names.pdf"
+    path.write_bytes(render_pdf(document))
+    text = _pdf_text(path)
+    assert all(name in text for name in names)
+    assert json.loads(attached_statement(path.read_bytes())) == document
