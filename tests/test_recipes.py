@@ -17,6 +17,7 @@ from pathlib import Path
 import audit
 import pandas as pd
 import pytest
+from cli_checks import one_error_line
 
 from arxpy.cli import main
 from arxpy.example import example_hierarchies, generate_example, write_example
@@ -312,3 +313,28 @@ def test_a_pdf_certificate_prints_names_in_any_script(pdf_certificate):
     text = _pdf_text(path)
     assert all(name in text for name in names)
     assert json.loads(attached_statement(path.read_bytes())) == document
+
+
+def test_the_release_diff_puts_two_releases_of_one_recipe_side_by_side(
+        extracts, pdf_certificate, capsys, tmp_path):
+    folder = extracts[0]
+    first = json.loads((folder / "r1.json").read_text())
+    rows_file = tmp_path / "diff.json"
+    assert main(["diff", str(folder / "r1.json"), str(pdf_certificate[0]),
+                 "--json", str(rows_file)]) == 0
+    out = capsys.readouterr().out
+    assert f"Both releases of recipe {first['recipe_sha256'][:16]}" in out
+    rows = {r["figure"]: r for r in json.loads(rows_file.read_text())["rows"]}
+    suppressed = rows["suppressed records"]
+    assert suppressed["first"] == first["release"]["classes"]["suppressed_records"]
+    assert rows["records"]["first"] == rows["records"]["second"] == RECORDS
+    assert rows["transformation"]["change"] == "same"  # a fixed recipe
+    for figure in ("classes", "highest prosecutor risk", "claim: 3-anonymity",
+                   "information loss (entropy, mean over quasi-identifiers)"):
+        assert figure in out and rows[figure]["second"] != "n/a"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**first, "recipe_sha256": "f" * 64}))
+    assert "the recipes differ" in one_error_line(
+        ["diff", str(folder / "r1.json"), str(other)], capsys)
+    assert main(["diff", str(folder / "r1.json"), str(other), "--other-recipe"]) == 0
+    assert "warning: the recipes differ" in capsys.readouterr().err

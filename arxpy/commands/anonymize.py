@@ -32,6 +32,7 @@ from arxpy.commands.options import (
 )
 from arxpy.commands.recipe_options import (
     add_recipe_arguments,
+    add_recipe_figures,
     check_recipe_options,
     write_certificate,
     write_recipe,
@@ -131,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     identifiers.add_to(report)
     recipe = write_recipe(args, given, hierarchies, result.release, identifiers.record)
     if recipe is not None:
-        report["recipe_sha256"] = recipe.sha256  # `arxpy diff` compares it with a replay's
+        add_recipe_figures(report, recipe, frame, result.release())
     _write_outputs(args, result, report)
     _print_summary(result, report, config)
     if recipe is not None:

@@ -84,6 +84,16 @@ def write_recipe(args: argparse.Namespace, definition: Any, hierarchies: Any,
     return recipe
 
 
+def add_recipe_figures(report: dict[str, Any], recipe: Any, original: Any,
+                       release: Any) -> None:
+    """What ``arxpy diff`` compares with a replay's report: the recipe's hash and the
+    release's utility figures against ``original``, the table it was made of."""
+    from arxpy.recipes.certificate import utility
+
+    report["recipe_sha256"] = recipe.sha256
+    report["utility"] = utility(original, release)
+
+
 def write_certificate(args: argparse.Namespace, release: Any, recipe: Any,
                       identifiers: dict[str, Any] | None, data: Path | None,
                       original: Any = None) -> None:

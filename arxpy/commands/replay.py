@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
     written = write_release(release, args.output, order["seed"])
     if args.report:
-        write_json(args.report, replay_report(recipe, done, written, order))
+        write_json(args.report, replay_report(recipe, done, written, order, frame))
     write_certificate(args, release, recipe, done.identifiers, args.data, original=frame)
     print(f"Replayed the recipe ({recipe.mode}): {release.records - release.suppressed_records:,}"
           f" of {release.records:,} records released. {release.verify().headline}")

@@ -38,6 +38,7 @@ from arxpy.commands.options import (
 )
 from arxpy.commands.recipe_options import (
     add_recipe_arguments,
+    add_recipe_figures,
     check_recipe_options,
     write_certificate,
     write_recipe,
@@ -142,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     recipe = write_recipe(args, given, hierarchies, lambda: release, identifiers.record,
                           method.get_params())
     if recipe is not None:
-        report["recipe_sha256"] = recipe.sha256  # `arxpy diff` compares it with a replay's
+        add_recipe_figures(report, recipe, frame, release)
     if args.report:
         write_json(args.report, report)
     if recipe is not None:

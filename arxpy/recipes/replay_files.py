@@ -41,9 +41,12 @@ def find_hierarchies(recipe: Recipe, folder: Path | None,
     return found
 
 
-def replay_report(recipe: Recipe, done: Replay, output: Path,
-                  order: Mapping[str, Any]) -> dict[str, Any]:
-    """The report of a replay that passed (the keys ``docs/recipes.md`` lists)."""
+def replay_report(recipe: Recipe, done: Replay, output: Path, order: Mapping[str, Any],
+                  original: Any = None) -> dict[str, Any]:
+    """The report of a replay that passed (the keys ``docs/recipes.md`` lists); with
+    ``original``, the extract it was made of, its utility figures too."""
+    from arxpy.recipes.certificate import utility
+
     release = done.release
     report: dict[str, Any] = {**release.to_dict(), "output": output.name,
                               "output_file_sha256": file_sha256(output),
@@ -52,6 +55,8 @@ def replay_report(recipe: Recipe, done: Replay, output: Path,
                                          "problems": []}}
     if done.identifiers is not None:
         report["identifiers"] = done.identifiers
+    if original is not None:
+        report["utility"] = utility(original, release)
     return report
 
 
@@ -112,7 +117,7 @@ def replay_files(request: ReplayRequest, progress: Progress | None = None,
     files = [written]
     if request.report is not None:
         files.append(_write_json(request.report,
-                                 replay_report(recipe, done, written, order)))
+                                 replay_report(recipe, done, written, order, frame)))
     if request.certificate is not None and request.signing_key is not None:
         files += _certify(request, recipe, done, frame)
     return ReplayOutcome([], done.release, files)
