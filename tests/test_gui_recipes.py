@@ -39,7 +39,7 @@ def test_export_recipe_then_apply_it_to_new_data_with_a_certificate(window, qtbo
     dialog.set_recipe(str(recipe))
     dialog.set_data(str(data))
     assert dialog.hierarchies_edit.text() == str(folder)
-    dialog.signing_key_edit.setText(str(key))
+    dialog.set_signing_key(str(key))
     assert dialog.run() is not None
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=30_000)
     assert not dialog.outcome.refused and not dialog.problems.isVisibleTo(dialog)
@@ -72,6 +72,9 @@ def test_apply_recipe_refused_lists_the_reasons_naming_the_unseen_value(qtbot, t
     dialog.report_edit.setText(str(unseen))
     assert dialog.run() is None and "overwrite" in dialog.status.text()
     dialog.report_edit.setText(str(tmp_path / "unseen-report.json"))
+    dialog.certificate_edit.setText(str(tmp_path / "c.pdf"))
+    assert dialog.run() is None and "needs a signing key" in dialog.status.text()
+    dialog.certificate_edit.clear()
     dialog.run()
     qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=30_000)
     assert dialog.outcome.refused and dialog.problems.isVisibleTo(dialog)

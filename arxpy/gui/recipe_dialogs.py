@@ -177,6 +177,8 @@ class ApplyRecipeDialog(QDialog):
         form.addRow("Hierarchies folder:", self.hierarchies_edit)
         form.addRow("Output file:", output_row)
         form.addRow("Report (JSON):", self.report_edit)
+        self.certificate_edit.setPlaceholderText("optional: CERT.pdf, .html or .json, "
+                                                 "signed with the key below")
         form.addRow("Certificate:", self.certificate_edit)
         form.addRow("Signing key:", key_row)
         self.progress = JobProgressBar(textVisible=True)
@@ -212,14 +214,22 @@ class ApplyRecipeDialog(QDialog):
             self.hierarchies_edit.setText(str(folder if folder.is_dir() else Path(path).parent))
 
     def set_data(self, path: str) -> None:
-        """The new extract; output, report and certificate default to names beside it."""
+        """The new extract; output and report default to names beside it."""
         self.data_edit.setText(path)
-        source = Path(path)
         for edit, suffix in ((self.output_edit, "-released.csv"),
-                             (self.report_edit, "-report.json"),
-                             (self.certificate_edit, "-certificate.pdf")):
+                             (self.report_edit, "-report.json")):
             if not edit.text():
-                edit.setText(str(source.with_name(source.stem + suffix)))
+                edit.setText(self._beside_data(suffix))
+
+    def set_signing_key(self, path: str) -> None:
+        """The signing key; a PDF certificate beside the data is suggested with it."""
+        self.signing_key_edit.setText(path)
+        if not self.certificate_edit.text() and self.data_edit.text():
+            self.certificate_edit.setText(self._beside_data("-certificate.pdf"))
+
+    def _beside_data(self, suffix: str) -> str:
+        source = Path(self.data_edit.text())
+        return str(source.with_name(source.stem + suffix))
 
     def _choose_recipe(self) -> None:
         path = pick_path(self, "exports", False, "Recipe to apply", RECIPE_FILTER)
@@ -241,7 +251,7 @@ class ApplyRecipeDialog(QDialog):
         path = pick_path(self, "keys", False, "Signing key (arxpy keygen --signing)",
                          "All files (*)")
         if path:
-            self.signing_key_edit.setText(path)
+            self.set_signing_key(path)
 
     # -- the replay ----------------------------------------------------------------------
 
@@ -258,14 +268,15 @@ class ApplyRecipeDialog(QDialog):
         outputs = [text[n] for n in ("output", "report") if text[n]]
         if any(Path(p).resolve() in inputs for p in outputs):
             return "An output would overwrite the recipe or the data; choose another name."
-        signing = text["signing_key"]
+        if bool(text["certificate"]) != bool(text["signing_key"]):
+            return "A certificate needs a signing key: choose both, or clear both."
 
         def path(name: str) -> Path | None:
             return Path(text[name]) if text[name] else None
 
         return ReplayRequest(Path(text["recipe"]), Path(text["data"]), Path(text["output"]),
                              hierarchies=path("hierarchies"), report=path("report"),
-                             certificate=path("certificate") if signing else None,
+                             certificate=path("certificate"),
                              signing_key=path("signing_key"), key=self._key)
 
     def run(self) -> JobWorker | None:
