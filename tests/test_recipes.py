@@ -74,28 +74,40 @@ def _replay(recipe: Path, data: Path, out: Path, *extra: str) -> int:
                  str(recipe.parent / "h"), "--output", str(out), *extra])
 
 
-def test_a_recipe_replays_on_another_extract_with_the_same_transformation_and_a_signed_certificate(
-        extracts, recipe, signing_key, capsys):
-    folder, _, second, names = extracts
-    out, report = folder / "out2.csv", folder / "r2.json"
+@pytest.fixture(scope="module")
+def replayed(extracts, recipe, signing_key):
+    """The second extract replayed with a report and a PDF certificate:
+    (release, report, certificate)."""
+    folder = extracts[0]
+    out, report, certificate = folder / "out2.csv", folder / "r2.json", folder / "cert2.pdf"
     assert _replay(recipe, folder / "second.csv", out, "--report", str(report),
-                   "--certificate", str(folder / "cert2.json"),
-                   "--signing-key", str(signing_key)) == 0
-    first_report, replayed = json.loads((folder / "r1.json").read_text()), \
+                   "--certificate", str(certificate), "--signing-key", str(signing_key)) == 0
+    return out, report, certificate
+
+
+def test_a_recipe_replays_on_another_extract_with_the_same_transformation_and_a_signed_certificate(
+        extracts, replayed, signing_key, capsys):
+    folder, _, second, names = extracts
+    out, report, certificate = replayed
+    first_report, replayed_report = json.loads((folder / "r1.json").read_text()), \
         json.loads(report.read_text())
-    assert replayed["transformation"] == first_report["transformation"]
-    assert replayed["verification"]["anonymous"] is True
-    assert replayed["recipe_sha256"] == json.loads(
-        (folder / "cert2.json").read_text())["certificate"]["recipe_sha256"]
+    assert replayed_report["transformation"] == first_report["release"]["transformation"]
+    assert replayed_report["verification"]["anonymous"] is True
+    from arxpy.recipes.certificate import read_signed
+
+    assert replayed_report["recipe_sha256"] == first_report["recipe_sha256"] == \
+        read_signed(certificate)["certificate"]["recipe_sha256"]
     released = _read(out)
     kept = released[~(released[names] == "*").all(axis=1)]  # suppressed rows left out
     assert len(kept) >= 0.9 * len(second)
     assert len(released) == len(second)
     assert audit.k_anonymity(kept, names) >= K  # the independent checker, not the verdict
     public = f"{Path(str(signing_key))}.pub"
-    for certificate in ("cert2.json", "cert2.html"):
-        assert main(["verify-certificate", str(folder / certificate), "--release", str(out),
-                     "--public-key", public]) == 0
+    for name, release in (("cert1.json", "out1.csv"), ("cert1.html", "out1.csv")):
+        assert main(["verify-certificate", str(folder / name), "--release",
+                     str(folder / release), "--public-key", public]) == 0
+    assert main(["verify-certificate", str(certificate), "--release", str(out),
+                 "--public-key", public]) == 0
     assert "Valid: signed by key" in capsys.readouterr().out
 
 
@@ -224,21 +236,11 @@ def _pdf_text(path: Path) -> str:
     return "\n".join(page.extract_text() for page in PdfReader(path).pages)
 
 
-@pytest.fixture(scope="module")
-def pdf_certificate(extracts, recipe, signing_key):
-    """The second extract replayed with a PDF certificate: (certificate, release)."""
-    folder = extracts[0]
-    out, certificate = folder / "out-pdf.csv", folder / "cert.pdf"
-    assert _replay(recipe, folder / "second.csv", out, "--certificate", str(certificate),
-                   "--signing-key", str(signing_key)) == 0
-    return certificate, out
-
-
 def test_a_pdf_certificate_states_what_the_html_states_and_verifies_from_the_pdf_alone(
-        extracts, pdf_certificate, signing_key, capsys):
+        extracts, replayed, signing_key, capsys):
     from arxpy.recipes.certificate import read_signed
 
-    certificate, out = pdf_certificate
+    out, _, certificate = replayed
     assert not certificate.with_suffix(".html").exists()  # the extension picks the form
     signed = read_signed(certificate)["certificate"]
     text = _pdf_text(certificate)
@@ -266,11 +268,11 @@ def test_a_pdf_certificate_states_what_the_html_states_and_verifies_from_the_pdf
 
 
 def test_a_tampered_pdf_certificate_or_release_fails_naming_what_differs(
-        pdf_certificate, signing_key, capsys, tmp_path):
+        replayed, signing_key, capsys, tmp_path):
     from arxpy.recipes.certificate import read_signed
     from arxpy.recipes.certificate_pdf import page_problems
 
-    certificate, out = pdf_certificate
+    out, _, certificate = replayed
     public = f"{signing_key}.pub"
     changed = tmp_path / "out.csv"
     content = bytearray(out.read_bytes())
@@ -299,16 +301,16 @@ def test_a_tampered_pdf_certificate_or_release_fails_naming_what_differs(
     assert page_problems(pdf, read_signed(certificate)) == []
 
 
-def test_a_pdf_certificate_prints_names_in_any_script(pdf_certificate):
+def test_a_pdf_certificate_prints_names_in_any_script(replayed):
     from arxpy.recipes.certificate import read_signed
     from arxpy.recipes.certificate_pdf import attached_statement, render_pdf
 
-    document = read_signed(pdf_certificate[0])
+    document = read_signed(replayed[2])
     names = ["Größe", "Возраст", "Ηλικία", "Ålder ≥ 90"]
     document["certificate"]["attributes"] += [
         {"attribute": name, "role": "insensitive", "treatment": "released as is"}
         for name in [*names, "年龄"]]  # no glyphs in DejaVu: left out, never a crash
-    path = pdf_certificate[0].parent / "names.pdf"
+    path = replayed[2].parent / "names.pdf"
     path.write_bytes(render_pdf(document))
     text = _pdf_text(path)
     assert all(name in text for name in names)
@@ -316,11 +318,11 @@ def test_a_pdf_certificate_prints_names_in_any_script(pdf_certificate):
 
 
 def test_the_release_diff_puts_two_releases_of_one_recipe_side_by_side(
-        extracts, pdf_certificate, capsys, tmp_path):
+        extracts, replayed, capsys, tmp_path):
     folder = extracts[0]
     first = json.loads((folder / "r1.json").read_text())
     rows_file = tmp_path / "diff.json"
-    assert main(["diff", str(folder / "r1.json"), str(pdf_certificate[0]),
+    assert main(["diff", str(folder / "r1.json"), str(replayed[2]),
                  "--json", str(rows_file)]) == 0
     out = capsys.readouterr().out
     assert f"Both releases of recipe {first['recipe_sha256'][:16]}" in out

@@ -54,6 +54,18 @@ def _font_folder() -> Path:
                              "reinstall matplotlib to write a PDF certificate.")
 
 
+class _CertificatePdf(FPDF):
+    """Pages with a footer naming the page among all."""
+
+    def footer(self) -> None:
+        self.set_y(-12)
+        self.set_font(FAMILY, size=7.5)
+        self.set_text_color(110)
+        self.cell(0, 5, f"arxpy release certificate · page {self.page_no()} of {{nb}}",
+                  align="C")
+        self.set_text_color(0)
+
+
 def render_pdf(document: Mapping[str, Any]) -> bytes:
     """The certificate's PDF: summary, tables and the signed JSON attached."""
     certificate = document["certificate"]
@@ -90,16 +102,6 @@ def _issued(certificate: Mapping[str, Any]) -> datetime.datetime:
     except ValueError:
         return datetime.datetime.now(datetime.UTC)
     return issued if issued.tzinfo else issued.replace(tzinfo=datetime.UTC)
-
-
-class _CertificatePdf(FPDF):
-    def footer(self) -> None:
-        self.set_y(-12)
-        self.set_font(FAMILY, size=7.5)
-        self.set_text_color(110)
-        self.cell(0, 5, f"arxpy release certificate · page {self.page_no()} of {{nb}}",
-                  align="C")
-        self.set_text_color(0)
 
 
 def _title(pdf: Any, document: Mapping[str, Any]) -> None:
