@@ -6,7 +6,8 @@ the anonymization and saves the start page, each perspective, the hierarchy wiza
 a privacy model dialog and the pages of the import wizard (also with a doubtful
 delimiter), Configure with its messages, with a refused method parameter and with a
 required attribute left unchosen; then the detailed views of Explore (lattice, list,
-comparison, export), Utility and Risk. Every picture is taken
+comparison, export), Utility and Risk, and the recipe dialogs (File › Export recipe…,
+File › Apply recipe to new data… refused with its reasons). Every picture is taken
 at 1280x720 and again at 1920x1080 (names ending in ``-1080p``). The Utility study view
 scores a whole lattice (once, at 1280x720), so the run takes several minutes.
 """
@@ -66,6 +67,7 @@ def render_all(output: Path, size: tuple[int, int] = SIZE, suffix: str = "") -> 
         window.show_perspective(index)
         wait_until(ready[name], what=f"the {name} perspective")
         written.append(save_png(window, output / f"{name}{suffix}.png"))
+    written += _recipes(window, output, scratch, suffix)
     window.state.update_settings(suppression_limit=0.05)  # the result shown becomes stale
     written.append(save_png(window, output / f"stale{suffix}.png"))
     written += _messages(window, output, suffix)
@@ -160,6 +162,30 @@ def _dialogs(window, output: Path, scratch: Path, suffix: str = "") -> list[Path
                             show=True))
     importer.close()
     written += _large_file(window, output, scratch, suffix)
+    return written
+
+
+def _recipes(window, output: Path, scratch: Path, suffix: str) -> list[Path]:
+    """File › Export recipe… for the current release, then File › Apply recipe to new
+    data… refused on an extract with an unseen value (the reasons listed)."""
+    export = window.export_recipe()
+    recipe = scratch / "recipe.json"
+    export.path_edit.setText(str(recipe))
+    written = [save_png(export, output / f"export_recipe{suffix}.png", show=True)]
+    export.save()
+    frame = window.state.data.head(3000).copy()
+    frame.loc[0, "County"], frame.loc[1, "Age"] = "Atlantis", "130"
+    data = scratch / "next-quarter.csv"
+    frame.to_csv(data, index=False)
+    dialog = window.apply_recipe()
+    dialog.set_recipe(str(recipe))
+    dialog.set_data(str(data))
+    dialog.run()
+    wait_until(lambda: dialog.outcome is not None, what="the replay")
+    width = int(window.width() * 0.55)
+    dialog.resize(width, max(dialog.heightForWidth(width), 560))
+    written.append(save_png(dialog, output / f"apply_recipe_refused{suffix}.png", show=True))
+    dialog.close()
     return written
 
 

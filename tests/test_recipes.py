@@ -17,6 +17,7 @@ from pathlib import Path
 import audit
 import pandas as pd
 import pytest
+from cli_checks import one_error_line
 
 from arxpy.cli import main
 from arxpy.example import example_hierarchies, generate_example, write_example
@@ -73,28 +74,40 @@ def _replay(recipe: Path, data: Path, out: Path, *extra: str) -> int:
                  str(recipe.parent / "h"), "--output", str(out), *extra])
 
 
-def test_a_recipe_replays_on_another_extract_with_the_same_transformation_and_a_signed_certificate(
-        extracts, recipe, signing_key, capsys):
-    folder, _, second, names = extracts
-    out, report = folder / "out2.csv", folder / "r2.json"
+@pytest.fixture(scope="module")
+def replayed(extracts, recipe, signing_key):
+    """The second extract replayed with a report and a PDF certificate:
+    (release, report, certificate)."""
+    folder = extracts[0]
+    out, report, certificate = folder / "out2.csv", folder / "r2.json", folder / "cert2.pdf"
     assert _replay(recipe, folder / "second.csv", out, "--report", str(report),
-                   "--certificate", str(folder / "cert2.json"),
-                   "--signing-key", str(signing_key)) == 0
-    first_report, replayed = json.loads((folder / "r1.json").read_text()), \
+                   "--certificate", str(certificate), "--signing-key", str(signing_key)) == 0
+    return out, report, certificate
+
+
+def test_a_recipe_replays_on_another_extract_with_the_same_transformation_and_a_signed_certificate(
+        extracts, replayed, signing_key, capsys):
+    folder, _, second, names = extracts
+    out, report, certificate = replayed
+    first_report, replayed_report = json.loads((folder / "r1.json").read_text()), \
         json.loads(report.read_text())
-    assert replayed["transformation"] == first_report["transformation"]
-    assert replayed["verification"]["anonymous"] is True
-    assert replayed["recipe_sha256"] == json.loads(
-        (folder / "cert2.json").read_text())["certificate"]["recipe_sha256"]
+    assert replayed_report["transformation"] == first_report["release"]["transformation"]
+    assert replayed_report["verification"]["anonymous"] is True
+    from arxpy.recipes.certificate import read_signed
+
+    assert replayed_report["recipe_sha256"] == first_report["recipe_sha256"] == \
+        read_signed(certificate)["certificate"]["recipe_sha256"]
     released = _read(out)
     kept = released[~(released[names] == "*").all(axis=1)]  # suppressed rows left out
     assert len(kept) >= 0.9 * len(second)
     assert len(released) == len(second)
     assert audit.k_anonymity(kept, names) >= K  # the independent checker, not the verdict
     public = f"{Path(str(signing_key))}.pub"
-    for certificate in ("cert2.json", "cert2.html"):
-        assert main(["verify-certificate", str(folder / certificate), "--release", str(out),
-                     "--public-key", public]) == 0
+    for name, release in (("cert1.json", "out1.csv"), ("cert1.html", "out1.csv")):
+        assert main(["verify-certificate", str(folder / name), "--release",
+                     str(folder / release), "--public-key", public]) == 0
+    assert main(["verify-certificate", str(certificate), "--release", str(out),
+                 "--public-key", public]) == 0
     assert "Valid: signed by key" in capsys.readouterr().out
 
 
@@ -215,3 +228,115 @@ def test_replay_and_the_certificate_never_overwrite_their_inputs(extracts, recip
                    str(folder / "recipe.json"), "--signing-key", str(folder / "x")) == 2
     assert "is the same file as" in capsys.readouterr().err
     assert json.loads(recipe.read_text())["format"] == "arxpy-recipe"
+
+
+def _pdf_text(path: Path) -> str:
+    from pypdf import PdfReader
+
+    return "\n".join(page.extract_text() for page in PdfReader(path).pages)
+
+
+def test_a_pdf_certificate_states_what_the_html_states_and_verifies_from_the_pdf_alone(
+        extracts, replayed, signing_key, capsys):
+    from arxpy.recipes.certificate import read_signed
+
+    out, _, certificate = replayed
+    assert not certificate.with_suffix(".html").exists()  # the extension picks the form
+    signed = read_signed(certificate)["certificate"]
+    text = _pdf_text(certificate)
+    flat = re.sub(r"\s+", "", text)
+    for heading in ("Release certificate", "Attributes and their treatment",
+                    "Privacy claims (checked independently)",
+                    "Risk over the declared quasi-identifiers", "Utility", "Software"):
+        assert heading in text
+    for digest in (signed["recipe_sha256"], signed["input"]["file_sha256"],
+                   signed["input"]["table_sha256"], signed["output"]["file_sha256"]):
+        assert digest in flat
+    for attribute in signed["attributes"]:
+        assert attribute["attribute"] in text
+        assert re.sub(r"\s+", "", attribute["treatment"]) in flat
+    for claim in signed["verdict"]["claims"]:
+        assert claim["claim"] in text and re.sub(r"\s+", "", claim["finding"]) in flat
+    assert signed["verdict"]["headline"] in text
+    assert "information loss" in text and signed["utility"]  # utility figures
+    assert f"smallest class {signed['risk']['smallest_class']}" in text
+    assert signed["issued"] in text and signed["versions"]["arxpy"] in text
+    public = f"{signing_key}.pub"
+    assert main(["verify-certificate", str(certificate), "--release", str(out),
+                 "--public-key", public]) == 0
+    assert "Valid: signed by key" in capsys.readouterr().out
+
+
+def test_a_tampered_pdf_certificate_or_release_fails_naming_what_differs(
+        replayed, signing_key, capsys, tmp_path):
+    from arxpy.recipes.certificate import read_signed
+    from arxpy.recipes.certificate_pdf import page_problems
+
+    out, _, certificate = replayed
+    public = f"{signing_key}.pub"
+    changed = tmp_path / "out.csv"
+    content = bytearray(out.read_bytes())
+    content[len(content) // 2] ^= 1  # one byte of the release
+    changed.write_bytes(bytes(content))
+    assert main(["verify-certificate", str(certificate), "--release", str(changed),
+                 "--public-key", public]) == 1
+    assert "output hash differs" in capsys.readouterr().err
+    # The attached statement is stored as written: edit one figure in place.
+    document = read_signed(certificate)["certificate"]
+    released = f'"released_records": {document["output"]["released_records"]}'.encode()
+    pdf = certificate.read_bytes()
+    assert pdf.count(released) == 1
+    edited = tmp_path / "cert.pdf"
+    edited.write_bytes(pdf.replace(released, released[:-1] + b"0"
+                                   if released[-1:] != b"0" else released[:-1] + b"1"))
+    assert main(["verify-certificate", str(edited), "--release", str(out),
+                 "--public-key", public]) == 1
+    assert "signature differs" in capsys.readouterr().err
+    # Pages that show another output hash than the one signed are named too.
+    signed = read_signed(certificate)
+    signed["certificate"]["output"]["file_sha256"] = "0" * 64
+    assert page_problems(pdf, signed) == [
+        f"page differs: the PDF's pages do not show the signed Output SHA-256 (file) "
+        f"{'0' * 64}."]
+    assert page_problems(pdf, read_signed(certificate)) == []
+
+
+def test_a_pdf_certificate_prints_names_in_any_script(replayed):
+    from arxpy.recipes.certificate import read_signed
+    from arxpy.recipes.certificate_pdf import attached_statement, render_pdf
+
+    document = read_signed(replayed[2])
+    names = ["Größe", "Возраст", "Ηλικία", "Ålder ≥ 90"]
+    document["certificate"]["attributes"] += [
+        {"attribute": name, "role": "insensitive", "treatment": "released as is"}
+        for name in [*names, "年龄"]]  # no glyphs in DejaVu: left out, never a crash
+    path = replayed[2].parent / "names.pdf"
+    path.write_bytes(render_pdf(document))
+    text = _pdf_text(path)
+    assert all(name in text for name in names)
+    assert json.loads(attached_statement(path.read_bytes())) == document
+
+
+def test_the_release_diff_puts_two_releases_of_one_recipe_side_by_side(
+        extracts, replayed, capsys, tmp_path):
+    folder = extracts[0]
+    first = json.loads((folder / "r1.json").read_text())
+    rows_file = tmp_path / "diff.json"
+    assert main(["diff", str(folder / "r1.json"), str(replayed[2]),
+                 "--json", str(rows_file)]) == 0
+    out = capsys.readouterr().out
+    assert f"Both releases of recipe {first['recipe_sha256'][:16]}" in out
+    rows = {r["figure"]: r for r in json.loads(rows_file.read_text())["rows"]}
+    suppressed = rows["suppressed records"]
+    assert suppressed["first"] == first["release"]["classes"]["suppressed_records"]
+    assert rows["records"]["first"] == rows["records"]["second"] == RECORDS
+    assert rows["transformation"]["change"] == "same"  # a fixed recipe
+    for figure in ("classes", "highest prosecutor risk", "claim: 3-anonymity",
+                   "information loss (entropy, mean over quasi-identifiers)"):
+        assert figure in out and rows[figure]["second"] != "n/a"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({**first, "recipe_sha256": "f" * 64}))
+    assert "the recipes differ" in one_error_line(
+        ["diff", str(folder / "r1.json"), str(other)], capsys)
+    assert main(["diff", str(folder / "r1.json"), str(other), "--other-recipe"]) == 0
+    assert "warning: the recipes differ" in capsys.readouterr().err

@@ -32,8 +32,10 @@ from arxpy.commands.options import (
 )
 from arxpy.commands.recipe_options import (
     add_recipe_arguments,
+    add_recipe_figures,
     check_recipe_options,
-    write_recipe_and_certificate,
+    write_certificate,
+    write_recipe,
 )
 from arxpy.engine.backends.base import ENGINES, is_parquet_path
 from arxpy.errors import ConfigurationError
@@ -128,10 +130,14 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     report = result.to_dict()
     identifiers.add_to(report)
+    recipe = write_recipe(args, given, hierarchies, result.release, identifiers.record)
+    if recipe is not None:
+        add_recipe_figures(report, recipe, frame, result.release())
     _write_outputs(args, result, report)
     _print_summary(result, report, config)
-    write_recipe_and_certificate(args, given, hierarchies, result.release(),
-                                 identifiers.record)
+    if recipe is not None:
+        write_certificate(args, result.release(), recipe, identifiers.record, args.data,
+                          original=frame)
     if identifiers.summary():
         print(identifiers.summary())
     return 0

@@ -2,7 +2,8 @@
 
 Applies the recipe's transformation (or searches again, or runs its method again with
 its seed, as the recipe says) and writes the release, its report and, with
-``--certificate CERT.json --signing-key KEYFILE``, a signed certificate. An extract that
+``--certificate CERT.pdf --signing-key KEYFILE``, a signed certificate (``.pdf``, ``.html``
+or JSON by the name's extension). An extract that
 breaks the recipe (missing or new columns, a hierarchy not the recipe's, values a
 hierarchy does not cover, a claim or the suppression limit no longer holding) is
 refused with every reason, exit status 2; the report then holds ``replay.problems``.
@@ -22,7 +23,6 @@ from arxpy.commands.options import (
     add_order_arguments,
     delimiter_option,
     encoding_option,
-    file_sha256,
     read_data_option,
     read_hierarchy_options,
     write_json,
@@ -69,6 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from arxpy.recipes import Recipe, ReplayRefused, replay
+    from arxpy.recipes.replay_files import replay_report
 
     check_recipe_options(args)
     recipe = Recipe.load(args.recipe)
@@ -92,17 +93,9 @@ def run(args: argparse.Namespace) -> int:
     order = release_order(args, release)
 
     written = write_release(release, args.output, order["seed"])
-    report: dict[str, Any] = {**release.to_dict(), "output": written.name,
-                              "output_file_sha256": file_sha256(written),
-                              "output_order": order, "recipe_sha256": recipe.sha256,
-                              "replay": {"mode": recipe.mode, "refused": False,
-                                         "problems": []}}
-    if done.identifiers is not None:
-        report["identifiers"] = done.identifiers
     if args.report:
-        write_json(args.report, report)
-    if args.certificate is not None:
-        write_certificate(args, release, recipe, done.identifiers, args.data)
+        write_json(args.report, replay_report(recipe, done, written, order, frame))
+    write_certificate(args, release, recipe, done.identifiers, args.data, original=frame)
     print(f"Replayed the recipe ({recipe.mode}): {release.records - release.suppressed_records:,}"
           f" of {release.records:,} records released. {release.verify().headline}")
     return 0
@@ -110,14 +103,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _hierarchies(args: argparse.Namespace, recipe: Any) -> dict[str, Any]:
     """The recipe's hierarchies found in ``--hierarchies DIR``, then each ``--hierarchy``."""
-    from arxpy.hierarchy.io import read_hierarchy
+    from arxpy.recipes.replay_files import find_hierarchies
 
-    found: dict[str, Any] = {}
-    if args.hierarchies is not None:
-        for name, expected in recipe.hierarchies.items():
-            path = args.hierarchies / str(expected.get("file") or f"{name}.csv")
-            if path.is_file():
-                found[name] = read_hierarchy(path, delimiter=args.delimiter or ";")
+    found = find_hierarchies(recipe, args.hierarchies, args.delimiter)
     found.update(read_hierarchy_options(args.hierarchy, args.delimiter))
     return found
 
@@ -130,7 +118,7 @@ def _refuse(args: argparse.Namespace, recipe: Any, problems: list[str]) -> int:
     for problem in problems:
         print(f"  - {problem}", file=sys.stderr)
     if args.report:
-        write_json(args.report, {"recipe_sha256": recipe.sha256,
-                                 "replay": {"mode": recipe.mode, "refused": True,
-                                            "problems": problems}})
+        from arxpy.recipes.replay_files import refusal_report
+
+        write_json(args.report, refusal_report(recipe, problems))
     return 2

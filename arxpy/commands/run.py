@@ -38,8 +38,10 @@ from arxpy.commands.options import (
 )
 from arxpy.commands.recipe_options import (
     add_recipe_arguments,
+    add_recipe_figures,
     check_recipe_options,
-    write_recipe_and_certificate,
+    write_certificate,
+    write_recipe,
 )
 from arxpy.errors import ConfigurationError
 
@@ -138,10 +140,15 @@ def run(args: argparse.Namespace) -> int:
                               "output_file_sha256": file_sha256(written),
                               "output_order": order}
     identifiers.add_to(report)
+    recipe = write_recipe(args, given, hierarchies, lambda: release, identifiers.record,
+                          method.get_params())
+    if recipe is not None:
+        add_recipe_figures(report, recipe, frame, release)
     if args.report:
         write_json(args.report, report)
-    write_recipe_and_certificate(args, given, hierarchies, release, identifiers.record,
-                                 method.get_params())
+    if recipe is not None:
+        write_certificate(args, release, recipe, identifiers.record, args.data,
+                          original=frame)
     print(f"{cls.name}: {release.records - release.suppressed_records:,} of "
           f"{release.records:,} records released. {release.verify().headline}")
     if identifiers.summary():

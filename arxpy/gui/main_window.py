@@ -230,6 +230,12 @@ class MainWindow(QMainWindow):
             "large_file": self._action("Anonymize a &large file…", self.anonymize_large_file,
                                        None, None, "Run this configuration on a CSV or "
                                        "Parquet file too large to open, with DuckDB or Spark"),
+            "export_recipe": self._action("Export re&cipe…", self.export_recipe, None, None,
+                                          "Write the current release's recipe (no data) "
+                                          "to apply it to the next extract"),
+            "apply_recipe": self._action("A&pply recipe to new data…", self.apply_recipe,
+                                         None, None, "Replay a recipe on a new extract, "
+                                         "or see why it is refused"),
             "choose_key": self._action("Choose pseudonym &key…", lambda: self.keys.choose(),
                                        None, None, "Read the key of keyed pseudonyms and "
                                        "date shifts from its key file, for this session"),
@@ -263,6 +269,9 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         file_menu.addSeparator()
         for key in ("save", "save_as", "export", "large_file"):
+            file_menu.addAction(a[key])
+        file_menu.addSeparator()
+        for key in ("export_recipe", "apply_recipe"):
             file_menu.addAction(a[key])
         file_menu.addSeparator()
         for key in ("choose_key", "create_key"):
@@ -346,8 +355,9 @@ class MainWindow(QMainWindow):
             a[key].setEnabled(has and not running)
         a["anonymize"].setEnabled(has and not running)
         a["cancel"].setEnabled(running)
-        a["export"].setEnabled(self.state.current_release() is not None
-                               and not self.state.stale)
+        releasable = self.state.current_release() is not None and not self.state.stale
+        a["export"].setEnabled(releasable)
+        a["export_recipe"].setEnabled(releasable)
         for menu_action, tool_action, possible in getattr(self, "_history_actions", ()):
             for action in (menu_action, tool_action):  # no undo while a run uses the state
                 action.setEnabled(possible() and not running)
@@ -458,6 +468,32 @@ class MainWindow(QMainWindow):
             return None
         dialog = LargeFileDialog(self.state.definition, dict(self.state.hierarchies), config,
                                  self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def export_recipe(self):
+        """File > Export recipe…: the dialog for the current release (returned, shown
+        non-modally; None when there is no current release)."""
+        from arxpy.gui.recipe_dialogs import ExportRecipeDialog
+
+        current = self.state.current_release()
+        if current is None or self.state.stale:
+            return None
+        dialog = ExportRecipeDialog(current, self.state.definition, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.statusBar().showMessage(
+            f"Recipe written: {', '.join(p.name for p in dialog.written[:1])}"
+            f"{' and its hierarchies' if len(dialog.written) > 1 else ''}.", 8000))
+        dialog.show()
+        return dialog
+
+    def apply_recipe(self):
+        """File > Apply recipe to new data…: the replay dialog (returned, non-modal),
+        with this session's pseudonym key for recipes that need one."""
+        from arxpy.gui.recipe_dialogs import ApplyRecipeDialog
+
+        dialog = ApplyRecipeDialog(self.state.pseudonym_key, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog

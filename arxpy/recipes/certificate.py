@@ -6,7 +6,9 @@ the declared quasi-identifiers, class figures, software versions, the date and t
 recipe's SHA-256. An Ed25519 signature over its canonical bytes
 (:func:`~arxpy.recipes.recipe.canonical_json`) is embedded beside it with the public
 key's fingerprint. :func:`render_html` gives the reviewer's page, which embeds the same
-signed JSON, so either file verifies.
+signed JSON, and :mod:`arxpy.recipes.certificate_pdf` the PDF, which carries it as an
+attached file: each of the three verifies. Both renderings read :func:`sections`, so the
+page and the PDF state the same figures.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
@@ -37,6 +40,8 @@ from arxpy.release import Release
 FORMAT = "arxpy-certificate"
 FORMAT_VERSION = 1
 SIGNATURE_ALGORITHM = "Ed25519"
+#: Largest certificate file read (one is a few tens of KiB; a PDF about 60 KiB).
+MAX_CERTIFICATE_BYTES = 16 << 20
 _EMBEDDED = re.compile(
     r'<script type="application/json" id="arxpy-certificate">(.*?)</script>', re.S)
 
@@ -53,8 +58,10 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
 def build_certificate(release: Release, recipe: Recipe, *, output_file: Path,
                       input_file_sha256: str | None = None,
                       identifiers: Mapping[str, Any] | None = None,
-                      issued: datetime.datetime | None = None) -> dict[str, Any]:
-    """The certificate's content (unsigned) for ``release`` written to ``output_file``."""
+                      issued: datetime.datetime | None = None,
+                      original: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The certificate's content (unsigned) for ``release`` written to ``output_file``;
+    with ``original`` (the table the release was made of) its utility figures too."""
     verdict = release.verify()
     issued = issued or datetime.datetime.now(datetime.UTC)
     return {
@@ -76,9 +83,19 @@ def build_certificate(release: Release, recipe: Recipe, *, output_file: Path,
                     "claims": [c.to_dict() for c in verdict.checks]},
         "risk": verdict.attacker.to_dict(),
         "classes": release.statistics.to_dict(),
+        "utility": None if original is None else utility(original, release),
         "identifiers": None if identifiers is None else dict(identifiers),
         "versions": dict(release.versions),
     }
+
+
+def utility(original: pd.DataFrame, release: Release) -> dict[str, Any]:
+    """Compare's information-loss figures of ``release`` (a number, or why not)."""
+    from arxpy.analysis.release_utility import utility_figures
+
+    figures = utility_figures(original, release)
+    return {name: value if isinstance(value, str) else float(value)
+            for name, value in figures.items()}
 
 
 def attribute_treatments(release: Release, recipe: Recipe,
@@ -118,14 +135,26 @@ def sign(certificate: Mapping[str, Any], key: Ed25519PrivateKey) -> dict[str, An
 
 
 def read_signed(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The signed document in a certificate file (its JSON, or the HTML embedding it)."""
+    """The signed document in a certificate file: its JSON, the HTML page embedding it
+    or the PDF carrying it as an attached file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigurationError(f"Cannot read the certificate '{path}': {exc}.") from None
-    embedded = _EMBEDDED.search(text)
+        with open(path, "rb") as handle:
+            content = handle.read(MAX_CERTIFICATE_BYTES + 1)
+    except OSError as exc:
+        raise ConfigurationError(
+            f"Cannot read the certificate '{path}': {exc.strerror or exc}.") from None
+    if len(content) > MAX_CERTIFICATE_BYTES:
+        raise ConfigurationError(f"'{path}' is too large to be an arxpy certificate.")
+    if content.startswith(b"%PDF"):
+        from arxpy.recipes.certificate_pdf import attached_statement
+
+        text = attached_statement(content)
+    else:
+        text = content.decode("utf-8", errors="replace")
+        embedded = _EMBEDDED.search(text)
+        text = embedded.group(1) if embedded else text
     try:
-        document = json.loads(embedded.group(1) if embedded else text)
+        document = json.loads(text) if text is not None else None
     except ValueError:
         document = None
     if not (isinstance(document, dict) and isinstance(document.get("certificate"), dict)
@@ -163,31 +192,48 @@ def verify(document: Mapping[str, Any], public_key: Ed25519PublicKey,
 
 
 def write_signed(document: Mapping[str, Any], path: str | os.PathLike[str]) -> list[Path]:
-    """The signed JSON at ``path`` and its HTML rendering beside it (``.html``)."""
+    """The signed certificate in the form ``path``'s extension names (see
+    :func:`certificate_files`); the files written."""
     from arxpy.data.atomic import atomic_write
 
-    target, page = Path(path), html_path(path)
-    with atomic_write(target) as handle:
-        json.dump(document, handle, indent=2, allow_nan=False, ensure_ascii=False)
-        handle.write("\n")
-    with atomic_write(page) as handle:
-        handle.write(render_html(document))
-    return [target, page]
+    written = certificate_files(path)
+    for target in written:
+        suffix = target.suffix.lower()
+        if suffix == ".pdf":
+            from arxpy.recipes.certificate_pdf import render_pdf
+
+            content = render_pdf(document)
+            with atomic_write(target, "wb") as handle:
+                handle.write(content)
+            continue
+        with atomic_write(target) as handle:
+            if suffix == ".html":
+                handle.write(render_html(document))
+            else:
+                json.dump(document, handle, indent=2, allow_nan=False, ensure_ascii=False)
+                handle.write("\n")
+    return written
 
 
-def html_path(path: str | os.PathLike[str]) -> Path:
-    """Where the HTML rendering of the certificate ``path`` goes: ``.html`` beside it."""
+def certificate_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The files ``--certificate path`` writes: ``CERT.pdf`` a PDF, ``CERT.html`` a page
+    (each carrying the signed JSON); any other name the JSON and its page
+    ``CERT.html`` beside it."""
     target = Path(path)
-    return target.with_name(target.name + ".html") if target.suffix.lower() == ".html" \
-        else target.with_suffix(".html")
+    if target.suffix.lower() in (".pdf", ".html"):
+        return [target]
+    return [target, target.with_suffix(".html")]
 
 
-def render_html(document: Mapping[str, Any]) -> str:
-    """The reviewer's page: every figure as escaped text, and the signed JSON embedded
-    (``</`` written as ``<\\/``, so no value can close the script element)."""
+#: What the risk section of a certificate shows, in this order.
+RISK_FIGURES = ("quasi_identifiers", "classes", "smallest_class", "highest_prosecutor_risk",
+                "average_prosecutor_risk", "not_applicable")
+
+
+def summary_rows(document: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The certificate's headline figures: date, hashes, records, method, verdict, key."""
     c, s = document["certificate"], document["signature"]
-    embedded = json.dumps(document, ensure_ascii=False, allow_nan=False).replace("</", "<\\/")
-    rows = [("Issued", c["issued"]), ("Recipe SHA-256", c["recipe_sha256"]),
+    return [("Issued", c["issued"]), ("Recipe SHA-256", c["recipe_sha256"]),
             ("Input SHA-256 (file)", c["input"]["file_sha256"] or "n/a"),
             ("Input SHA-256 (table)", c["input"]["table_sha256"]),
             ("Input records", c["input"]["records"]),
@@ -197,35 +243,68 @@ def render_html(document: Mapping[str, Any]) -> str:
             ("Method", c["method"]["name"]), ("Replay", c["method"]["replay"]),
             ("Verdict", c["verdict"]["headline"]),
             ("Signed by key", f"{s['algorithm']} {s['public_key_fingerprint']}")]
-    risk = c["risk"]
+
+
+def sections(document: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...], list[tuple]]]:
+    """The certificate's tables after the summary, as (heading, columns, rows): what the
+    HTML page and the PDF both show."""
+    c = document["certificate"]
+    risk, utility_figures = c["risk"], c.get("utility")
+    transformation = c.get("transformation") or {}
+    return [
+        ("Attributes and their treatment", ("Attribute", "Role", "Treatment"),
+         [(a["attribute"], a["role"], a["treatment"]) for a in c["attributes"]]),
+        ("Privacy claims (checked independently)", ("Claim", "Holds", "Finding"),
+         [(x["claim"], "yes" if x["holds"] else "NO", x["finding"])
+          for x in c["verdict"]["claims"]]),
+        ("Risk over the declared quasi-identifiers", ("Figure", "Value"),
+         [(k.replace("_", " "), risk.get(k)) for k in RISK_FIGURES]),
+        ("Classes", ("Figure", "Value"),
+         [(k.replace("_", " "), v) for k, v in c["classes"].items()]),
+        ("Utility (information loss against the input)", ("Figure", "Value"),
+         list(utility_figures.items()) if utility_figures
+         else [("utility", "not computed for this certificate")]),
+        ("Transformation", ("Attribute", "Level"),
+         list(transformation.items()) or [("(none)", "not a lattice release")]),
+        ("Software", ("Component", "Version"), list(c["versions"].items())),
+    ]
+
+
+def shown(value: Any) -> str:
+    """A figure as a reader sees it: lists joined, fractions to four significant digits."""
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+#: The command a reader runs to check a certificate (both renderings end with it).
+VERIFY_HINT = ("Verify offline: arxpy verify-certificate THIS_FILE --release OUTPUT "
+               "--public-key KEYFILE.pub")
+
+
+def render_html(document: Mapping[str, Any]) -> str:
+    """The reviewer's page: every figure as escaped text, and the signed JSON embedded
+    (``</`` written as ``<\\/``, so no value can close the script element)."""
+    embedded = json.dumps(document, ensure_ascii=False, allow_nan=False).replace("</", "<\\/")
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         "<title>arxpy release certificate</title></head><body>",
-        "<h1>Release certificate</h1>", _table(("Figure", "Value"), rows),
-        "<h2>Attributes and their treatment</h2>",
-        _table(("Attribute", "Role", "Treatment"),
-               [(a["attribute"], a["role"], a["treatment"]) for a in c["attributes"]]),
-        "<h2>Privacy claims (checked independently)</h2>",
-        _table(("Claim", "Holds", "Finding"),
-               [(x["claim"], x["holds"], x["finding"]) for x in c["verdict"]["claims"]]),
-        "<h2>Risk over the declared quasi-identifiers</h2>",
-        _table(("Figure", "Value"), [(k, risk[k]) for k in (
-            "quasi_identifiers", "classes", "smallest_class", "highest_prosecutor_risk",
-            "average_prosecutor_risk", "not_applicable")]),
-        "<h2>Classes</h2>", _table(("Figure", "Value"), list(c["classes"].items())),
-        "<h2>Software</h2>", _table(("Component", "Version"), list(c["versions"].items())),
-        "<p>Verify offline: <code>arxpy verify-certificate THIS_FILE --release "
-        "OUTPUT --public-key KEYFILE.pub</code></p>",
-        f'<script type="application/json" id="arxpy-certificate">{embedded}</script>',
-        "</body></html>", ""]
+        "<h1>Release certificate</h1>", _table(("Figure", "Value"), summary_rows(document))]
+    for heading, columns, rows in sections(document):
+        parts += [f"<h2>{html.escape(heading)}</h2>", _table(columns, rows)]
+    parts += [f"<p>{html.escape(VERIFY_HINT)}</p>",
+              f'<script type="application/json" id="arxpy-certificate">{embedded}</script>',
+              "</body></html>", ""]
     return "\n".join(parts)
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> str:
     def cell(tag: str, value: Any) -> str:
-        shown = ", ".join(map(str, value)) if isinstance(value, list) else \
-            "" if value is None else str(value)
-        return f"<{tag}>{html.escape(shown)}</{tag}>"
+        return f"<{tag}>{html.escape(shown(value))}</{tag}>"
 
     head = "".join(cell("th", h) for h in header)
     body = "".join("<tr>" + "".join(cell("td", v) for v in row) + "</tr>" for row in rows)
