@@ -23,6 +23,7 @@ from arxpy.analysis.statistics import release_statistics
 from arxpy.cli import main
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine import AnonymizationConfig, anonymize, apply
+from arxpy.engine.stored import reopen_result, store_outcome
 from arxpy.hierarchy.builders.flat import FlatBuilder
 from arxpy.hierarchy.builders.intervals import IntervalBuilder
 from arxpy.hierarchy.io import parse_hierarchy_csv, write_hierarchy
@@ -140,6 +141,13 @@ def test_utility_per_pass_and_combined(small, recoded):
     assert quality.loc["Age", "level"] >= first  # mean level of the released records
 
 
+def test_reopened_result_recodes_again(small, recoded):
+    frame, definition, hierarchies = small
+    stored = store_outcome(recoded)
+    again = reopen_result(frame, definition, hierarchies, recoded.config, stored)
+    assert (again.release().passes.of_record == recoded.passes.of_record).all()
+
+
 def test_off_by_default_and_settings_unchanged(small):
     result = _run(small, K3, suppression_limit=0.2)
     assert result.passes is None and "local_recoding" not in result.to_dict()
@@ -180,8 +188,8 @@ def test_adult_matches_arx_optimize_iterative():
         pytest.skip("Adult data not available")
     frame, definition, hierarchies = load_adult()
     config = AnonymizationConfig.from_dict({
-        "privacy_models": [{"kind": "k-anonymity", "k": 5}], "suppression_limit": 0.02, "local_recoding": 4,
-        "local_recoding_gs_factor": 0.05})
+        "privacy_models": [{"kind": "k-anonymity", "k": 5}], "suppression_limit": 0.02,
+        "local_recoding": 4, "local_recoding_gs_factor": 0.05})
     result = anonymize(frame, definition, hierarchies, config)
     steps = [(p.levels, p.released, p.score) for p in result.passes.passes[1:]]
     assert steps == [((0, 4, 1, 2, 3, 1, 1, 2, 0), 496, 0.546632941484072),

@@ -14,15 +14,14 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.config import AnonymizationConfig
-from arxpy.engine.local_recoding import recode_locally, records_of
+from arxpy.engine.local_recoding import recode_from
 from arxpy.engine.prepare import prepare
 from arxpy.engine.result import Result
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.lattice.encoding import lattice_size_of
-from arxpy.release.passes import RecodingPass, RecodingPasses
-from arxpy.search import Check, SearchContext, check_lattice_size, run_search
+from arxpy.search import SearchContext, check_lattice_size, run_search
 
 #: Share of the progress bar given to encoding and preparation.
 _PREPARE_SHARE = 0.05
@@ -89,21 +88,11 @@ def anonymize(
     cancel.raise_if_cancelled()
     passes = None
     if config.local_recoding and outcome.optimum is not None:
-        passes = _recode(context, config, outcome.optimum, cancel, recoding_progress)
+        passes = recode_from(context, config, outcome.optimum, cancel=cancel,
+                             report=recoding_progress)
     elapsed = time.perf_counter() - started
     context.detach()  # the result must not keep the caller's progress callback alive
     result = Result(frame, definition, config, context, outcome, elapsed, passes=passes)
     report(1.0, "Done")
     return result
 
-
-def _recode(context: SearchContext, config: AnonymizationConfig, optimum: Check,
-            cancel: CancelToken, report: Progress) -> RecodingPasses:
-    """The optimum as the first pass, then local recoding's passes (ARX's
-    ``optimizeIterative``) on the records it suppressed."""
-    released = records_of(context, optimum.levels)
-    gs_factor = config.quality_model.get_params().get("gs_factor")
-    first = RecodingPass(0, optimum.levels, context.data.n_records, int(released.sum()),
-                         float(optimum.score), gs_factor)
-    return recode_locally(context.data, config, first, released, cancel=cancel,
-                          report=report)

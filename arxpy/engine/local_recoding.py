@@ -33,7 +33,7 @@ from arxpy.privacy.sensitive import SensitiveAttributeModel
 from arxpy.quality.base import QualityModel
 from arxpy.release import SUPPRESSED_VALUE, Release
 from arxpy.release.passes import NOT_RELEASED, RecodingPass, RecodingPasses
-from arxpy.search import SearchContext, run_search
+from arxpy.search import Check, SearchContext, run_search
 
 Report = Callable[[float, str], None]
 
@@ -91,6 +91,19 @@ def _quality_for(model: QualityModel, gs_factor: float, part: EncodedData) -> Qu
 def _smallest_class(models: Sequence[PrivacyModel]) -> int:
     """ARX's ``getMinimalGroupSize``: no pass can release fewer records than this."""
     return max((m.guaranteed_class_size or 1 for m in models), default=1)
+
+
+def recode_from(context: SearchContext, config: AnonymizationConfig, optimum: Check, *,
+                cancel: CancelToken | None = None, report: Report | None = None
+                ) -> RecodingPasses:
+    """The search's optimum as the first pass, then the passes of local recoding on the
+    records it suppressed (``context`` and ``config``: the search's own)."""
+    released = records_of(context, optimum.levels)
+    gs_factor = config.quality_model.get_params().get("gs_factor")
+    first = RecodingPass(0, optimum.levels, context.data.n_records, int(released.sum()),
+                         float(optimum.score), gs_factor)
+    return recode_locally(context.data, config, first, released, cancel=cancel,
+                          report=report)
 
 
 def recode_locally(data: EncodedData, config: AnonymizationConfig, first: RecodingPass,
