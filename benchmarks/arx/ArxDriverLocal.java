@@ -4,7 +4,7 @@
  *   local=iterative    ARXResult.optimizeIterative(handle, lgs, passes, adapt)
  *   local=fast         ARXResult.optimizeIterativeFast(handle, records, lgs|NaN)
  *   passes=N lgs=F adapt=A records=R   (defaults 4, 0.05, 0, 0.25)
- *   Output adds: outliers_before, local_steps (levels:records:score per pass, in qis order),
+ *   Output adds: outliers_before, granularity_before, local_steps (levels:records:score per pass, in qis order),
  *   outliers (after), granularity (ARX's quality statistics of the combined handle),
  *   local_ms; out= then writes the combined output.
  *
@@ -390,6 +390,7 @@ public class ArxDriverLocal {
     static void local(Map<String, String> cfg, StringBuilder sb, ARXResult res, DataHandle out,
                       List<String> qis, int before) throws Exception {
         double gs = Double.parseDouble(cfg.getOrDefault("lgs", "0.05"));
+        num(sb, "granularity_before", out.getStatistics().getQualityStatistics().getGranularity().getArithmeticMean());
         long t0 = System.nanoTime();
         ARXProcessStatistics stats;
         if (cfg.get("local").equals("fast")) {
