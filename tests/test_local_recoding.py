@@ -179,6 +179,9 @@ def test_cli_anonymize_local_recoding(small, tmp_path, capsys):
     error = one_error_line([*args, "--sample-uniqueness", "0.1", "--local-recoding", "2"],
                            capsys)
     assert "Local recoding does not support sample uniqueness" in error
+    error = one_error_line([*args, "--local-recoding", "2", "--recipe-out",
+                            str(tmp_path / "r.json")], capsys)
+    assert "--recipe-replay search" in error and not (tmp_path / "r.json").exists()
 
 
 def test_adult_matches_arx_optimize_iterative():

@@ -123,6 +123,10 @@ def run(args: argparse.Namespace) -> int:
     _refuse_another_method(args, settings)
     frame, definition = identifiers.apply(frame, given, hierarchies)  # before the search
     config = AnonymizationConfig.from_dict(settings)
+    if config.local_recoding and args.recipe_out is not None and args.recipe_replay == "fixed":
+        raise ConfigurationError(
+            "A locally recoded release has no one transformation to fix; add "
+            "--recipe-replay search (the replay then repeats the passes).")
     bar = ProgressBar()
     try:
         result = anonymize(frame, definition, hierarchies, config, progress=bar)
