@@ -72,6 +72,9 @@ class Param:
     #: For attributes: column names (lower case) that name the role; a form may suggest
     #: the one column named so, and says it did.
     named_like: tuple[str, ...] = ()
+    #: Further command-line option names, for contracts older than the declaration
+    #: (``--gs-factor`` beside ``--local-recoding-gs-factor``).
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -21,6 +21,7 @@ from arxpy.commands.options import (
     ProgressBar,
     add_attribute_arguments,
     add_data_arguments,
+    add_local_recoding_arguments,
     add_order_arguments,
     add_privacy_arguments,
     add_search_arguments,
@@ -50,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_attribute_arguments(parser)
     add_privacy_arguments(parser)
     add_search_arguments(parser)
+    add_local_recoding_arguments(parser)
     parser.add_argument("--class-attribute", metavar="ATTR",
                         help="target attribute of the classification metric (same as "
                         "--metric classification:ATTR)")
@@ -123,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
     _refuse_another_method(args, settings)
     frame, definition = identifiers.apply(frame, given, hierarchies)  # before the search
     config = AnonymizationConfig.from_dict(settings)
+    if config.local_recoding and args.recipe_out is not None and args.recipe_replay == "fixed":
+        raise ConfigurationError(
+            "A locally recoded release has no one transformation to fix; add "
+            "--recipe-replay search (the replay then repeats the passes).")
     bar = ProgressBar()
     try:
         result = anonymize(frame, definition, hierarchies, config, progress=bar)
@@ -162,6 +168,19 @@ def _print_summary(result: Any, report: dict[str, Any], config: Any) -> None:
               "(tied_optima in the report); this one is ARX's choice among them")
     print(f"Checked {result.transformations_checked} of {result.lattice_size} transformations "
           f"in {result.elapsed_seconds:.3f} s ({'optimal' if result.optimal else 'heuristic'})")
+    if result.passes is not None:
+        _print_passes(result.passes)
+
+
+def _print_passes(passes: Any) -> None:
+    """One line per local recoding pass, and the records no pass released."""
+    for step in passes.passes:
+        levels = ",".join(map(str, step.levels))
+        print(f"Pass {step.index}: {levels} released {step.released} of {step.records} "
+              f"records (score {step.score:.10g})")
+    still = int((passes.of_record < 0).sum())
+    print(f"Local recoding: {len(passes.passes) - 1} pass(es) after the first; "
+          f"{still} records suppressed")
 
 
 def make_engine(args: argparse.Namespace) -> Any:

@@ -127,6 +127,19 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                         help="time budget of the heuristic strategy")
 
 
+def add_local_recoding_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--local-recoding PASSES`` and ``--gs-factor F`` (ARX's ``optimizeIterative``)."""
+    group = parser.add_argument_group(
+        "local recoding", "after the search, search again on the records a pass suppressed; "
+        "each record keeps the levels of the pass that released it (as ARX's "
+        "optimizeIterative)")
+    group.add_argument("--local-recoding", type=int, metavar="PASSES",
+                       help="passes after the first, at most (default 0: off)")
+    group.add_argument("--gs-factor", type=float, metavar="F", dest="local_recoding_gs_factor",
+                       help="gs-factor of the quality model in those passes, 0 favours "
+                       "suppression, 1 generalization (default 0.05, ARX's)")
+
+
 def read_hierarchy_options(items: list[str], delimiter: str | None) -> dict[str, Any]:
     """``ATTR=FILE`` items as hierarchies by attribute name."""
     from arxpy.hierarchy.io import read_hierarchy
@@ -412,7 +425,10 @@ def settings_from_args(args: argparse.Namespace, base: dict[str, Any]) -> dict[s
         settings["quality_model"] = _quality_spec(args)
     for key, value in (("suppression_limit", args.suppression),
                        ("strategy", getattr(args, "strategy", None)),
-                       ("time_limit", getattr(args, "time_limit", None))):
+                       ("time_limit", getattr(args, "time_limit", None)),
+                       ("local_recoding", getattr(args, "local_recoding", None)),
+                       ("local_recoding_gs_factor",
+                        getattr(args, "local_recoding_gs_factor", None))):
         if value is not None:
             settings[key] = value
     return settings

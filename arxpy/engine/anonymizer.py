@@ -14,8 +14,10 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.local_recoding import recode_from
 from arxpy.engine.prepare import prepare
 from arxpy.engine.result import Result
+from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
 from arxpy.lattice.encoding import lattice_size_of
@@ -23,6 +25,8 @@ from arxpy.search import SearchContext, check_lattice_size, run_search
 
 #: Share of the progress bar given to encoding and preparation.
 _PREPARE_SHARE = 0.05
+#: Share of the rest given to local recoding's passes, when configured.
+_RECODING_SHARE = 0.3
 
 
 def anonymize(
@@ -52,12 +56,23 @@ def anonymize(
     size = lattice_size_of(definition, hierarchies)
     if size is not None:
         check_lattice_size(size, config.strategy)
+    if weights is not None and config.local_recoding:
+        raise ConfigurationError(
+            "Local recoding needs the records themselves, not a histogram of them; use "
+            "--engine memory or set local recoding to 0.")
     # The run works on its own prepared clones of the models; the Result holds them.
     data, config = prepare(frame, definition, hierarchies, config, cancel, weights)
     cancel.raise_if_cancelled()
 
+    search_share = (1.0 - _PREPARE_SHARE) * (1.0 - (_RECODING_SHARE if config.local_recoding
+                                                    else 0.0))
+
     def search_progress(fraction: float, message: str) -> None:
-        report(_PREPARE_SHARE + (1.0 - _PREPARE_SHARE) * fraction, message)
+        report(_PREPARE_SHARE + search_share * fraction, message)
+
+    def recoding_progress(fraction: float, message: str) -> None:
+        report(_PREPARE_SHARE + search_share + (1.0 - _PREPARE_SHARE - search_share) * fraction,
+               message)
 
     context = SearchContext(
         data,
@@ -70,9 +85,14 @@ def anonymize(
     )
     started = time.perf_counter()
     outcome = run_search(context, config.strategy)
-    elapsed = time.perf_counter() - started
     cancel.raise_if_cancelled()
+    passes = None
+    if config.local_recoding and outcome.optimum is not None:
+        passes = recode_from(context, config, outcome.optimum, cancel=cancel,
+                             report=recoding_progress)
+    elapsed = time.perf_counter() - started
     context.detach()  # the result must not keep the caller's progress callback alive
-    result = Result(frame, definition, config, context, outcome, elapsed)
+    result = Result(frame, definition, config, context, outcome, elapsed, passes=passes)
     report(1.0, "Done")
     return result
+

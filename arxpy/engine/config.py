@@ -7,7 +7,8 @@
      "suppression_limit": 0.02, "strategy": "optimal", "time_limit": null}
 
 ``remove_suppressed`` is written only when set (suppressed rows are kept with ``*`` in
-every quasi-identifier by default, as in ARX).
+every quasi-identifier by default, as in ARX); so are ``local_recoding`` (passes over
+the suppressed records after the search, 0 = off) and ``local_recoding_gs_factor``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,20 @@ SEARCH_PARAMS = (
           help="Leave suppressed records out of the output instead of masking them"),
 )
 
+#: Local recoding (ARX's ``ARXResult.optimizeIterative``), declared once: the
+#: configuration, the generalization method, the CLI and the GUI read these.
+LOCAL_RECODING_PARAMS = (
+    Param("local_recoding", "int", 0, low=0, high=1000, unit="passes",
+          label="local recoding passes",
+          help="After the search, search again up to this many times on the records the "
+               "previous pass suppressed; each record keeps the levels of the pass that "
+               "released it (0: off, one transformation for all records)"),
+    Param("local_recoding_gs_factor", "float", 0.05, low=0, high=1,
+          label="local recoding gs-factor", aliases=("--gs-factor",),
+          help="gs-factor of the quality model in the passes after the first (0 favours "
+               "suppression, 1 generalization; ARX's default 0.05)"),
+)
+
 
 @dataclass
 class AnonymizationConfig:
@@ -61,6 +76,8 @@ class AnonymizationConfig:
     strategy: str = "optimal"
     time_limit: float | None = None
     remove_suppressed: bool = False
+    local_recoding: int = 0
+    local_recoding_gs_factor: float = 0.05
 
     def __post_init__(self) -> None:
         # Construction normalizes the object being built (lists, declared types);
@@ -70,7 +87,7 @@ class AnonymizationConfig:
             setattr(self, name, value)
 
     def search_settings(self) -> dict[str, Any]:
-        return {p.name: getattr(self, p.name) for p in SEARCH_PARAMS}
+        return {p.name: getattr(self, p.name) for p in (*SEARCH_PARAMS, *LOCAL_RECODING_PARAMS)}
 
     def validate(self) -> AnonymizationConfig:
         """Raise :class:`ConfigurationError` for settings that can never work, else
@@ -88,7 +105,11 @@ class AnonymizationConfig:
             raise ConfigurationError(f"Not a privacy model: {bad[0]!r}.")
         if not isinstance(self.quality_model, QualityModel):
             raise ConfigurationError(f"Not a quality model: {self.quality_model!r}.")
-        return check_params(SEARCH_PARAMS, self.search_settings(), OWNER)
+        settings = check_params((*SEARCH_PARAMS, *LOCAL_RECODING_PARAMS),
+                                self.search_settings(), OWNER)
+        if settings["local_recoding"]:
+            _check_local_recoding(self.privacy_models)
+        return settings
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -100,6 +121,9 @@ class AnonymizationConfig:
         }
         if self.remove_suppressed:
             out["remove_suppressed"] = True
+        if self.local_recoding:
+            out["local_recoding"] = self.local_recoding
+            out["local_recoding_gs_factor"] = float(self.local_recoding_gs_factor)
         return out
 
     @classmethod
@@ -110,6 +134,20 @@ class AnonymizationConfig:
         model it belongs to).
         """
         return cls(**_settings_parts(d))
+
+
+#: Privacy models local recoding refuses. ARX's ``isLocalRecodingSupported`` is false for
+#: population and sample uniqueness (and the accurate k-map); arxpy refuses every k-map.
+NOT_LOCALLY_RECODABLE = ("population-uniqueness", "sample-uniqueness", "k-map")
+
+
+def _check_local_recoding(models: Sequence[PrivacyModel]) -> None:
+    for model in models:
+        if model.kind in NOT_LOCALLY_RECODABLE:
+            raise ConfigurationError(
+                f"Local recoding does not support {model.describe()}: its passes would each "
+                "be judged on their own records only; set local recoding to 0 or remove the "
+                "model.")
 
 
 def check_settings(d: Mapping[str, Any]) -> None:
@@ -134,9 +172,10 @@ def _settings_parts(d: Mapping[str, Any]) -> dict[str, Any]:
     quality_spec = d.get("quality_model")
     quality = _model("quality_model", quality_model_from_dict, quality_spec) \
         if quality_spec else Loss()
-    search = {p.name: d[p.name] for p in SEARCH_PARAMS if d.get(p.name) is not None}
+    params = (*SEARCH_PARAMS, *LOCAL_RECODING_PARAMS)
+    search = {p.name: d[p.name] for p in params if d.get(p.name) is not None}
     return {"privacy_models": models, "quality_model": quality,
-            **check_params(SEARCH_PARAMS, search, OWNER)}
+            **check_params(params, search, OWNER)}
 
 
 def _model(key: str, build: Any, spec: Any) -> Any:

@@ -29,6 +29,7 @@ import pandas as pd
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.apply import completely_generalized, release_of
 from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.local_recoding import locally_recoded
 from arxpy.engine.prepare import clone
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
@@ -37,7 +38,7 @@ from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.lattice.lattice import Lattice
 from arxpy.quality.base import QualityModel
-from arxpy.release import Release, table_sha256
+from arxpy.release import RecodingPasses, Release, table_sha256
 from arxpy.search import STATE_NAMES, Check, SearchContext, SearchOutcome
 from arxpy.search.base import ANONYMOUS, NOT_ANONYMOUS
 
@@ -65,8 +66,11 @@ class Result:
 
     def __init__(self, frame: pd.DataFrame, definition: DataDefinition,
                  config: AnonymizationConfig, context: SearchContext, outcome: SearchOutcome,
-                 elapsed_seconds: float, release_cache_bytes: int = 512 << 20) -> None:
+                 elapsed_seconds: float, release_cache_bytes: int = 512 << 20, *,
+                 passes: RecodingPasses | None = None) -> None:
         self.config = config
+        #: Local recoding's passes from the optimum (None: global recoding only).
+        self.passes = passes
         self.definition = definition
         self.lattice: Lattice = outcome.lattice
         self.quasi_identifiers = list(self.lattice.names)
@@ -220,6 +224,10 @@ class Result:
                 cancel: CancelToken | None = None) -> Release:
         """The release of transformation ``levels`` (default: the optimum); cached (LRU).
 
+        With local recoding configured, the optimum's release is the locally recoded one
+        (as ARX recodes the optimum's output): each record at the levels of the pass that
+        released it (:attr:`passes`). Any other transformation's is its global release.
+
         Safe to call from several threads at once; two asking for the same uncached
         release may both compute it, and both get the one cached first. ``cancel`` is
         looked at while the input is hashed and the release built.
@@ -232,6 +240,8 @@ class Result:
         release = release_of(self.context(), self._frame, self.definition, self.config,
                              levels, input_sha256=self._input_hash(cancel),
                              elapsed_seconds=self.elapsed_seconds, cancel=cancel)
+        if self.passes is not None and levels == self.passes.passes[0].levels:
+            release = locally_recoded(release, self.passes, self._data)
         with self._cache_lock:
             release = self._releases.setdefault(levels, release)
             self._releases.move_to_end(levels)
@@ -359,6 +369,8 @@ class Result:
             "quality_model": self.config.quality_model.to_dict(),
             "suppression_limit": self.config.suppression_limit,
             "strategy": self.config.strategy,
+            **({} if self.passes is None else
+               {"local_recoding": self.passes.to_dict(self.quasi_identifiers)}),
         }
 
 

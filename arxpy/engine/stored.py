@@ -30,6 +30,7 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.local_recoding import recode_from
 from arxpy.engine.prepare import prepare
 from arxpy.engine.result import MAX_NODE_ARRAY, Result
 from arxpy.errors import ProjectError
@@ -125,9 +126,13 @@ def reopen_result(frame: pd.DataFrame, definition: DataDefinition,
         report(0.2 + 0.8 * done / len(wanted), "Checking the saved transformations")
         _verify(context, outcome, levels)
     _check_optimum(outcome)
+    # Local recoding's passes are searched again from the checked optimum (a second or
+    # so on Adult) rather than read from the file.
+    passes = recode_from(context, config, outcome.optimum, cancel=cancel) \
+        if config.local_recoding and outcome.optimum is not None else None
     context.detach()
     result = Result(frame, definition, config, context, outcome,
-                    _number(stored, "elapsed_seconds", float))
+                    _number(stored, "elapsed_seconds", float), passes=passes)
     report(1.0, "Done")
     return result
 

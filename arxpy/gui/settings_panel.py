@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QScrollArea,
+    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -34,6 +35,7 @@ from arxpy.data.roles import (
     guess_attribute,
     misfit_reason,
 )
+from arxpy.engine.config import LOCAL_RECODING_PARAMS
 from arxpy.gui.help import help_button
 from arxpy.gui.state import AppState
 from arxpy.help import Topic, model_topic
@@ -46,6 +48,8 @@ STRATEGIES = {"optimal": "Optimal (prunes with monotonicity and bounds)",
 AGGREGATE_LABELS = {"sum": "Sum", "max": "Maximum", "arithmetic_mean": "Arithmetic mean",
                     "geometric_mean": "Geometric mean", "rank": "Rank"}
 COMMIT_DELAY_MS = 300
+#: Local recoding's settings by name (declared once in the engine's configuration).
+LOCAL_RECODING = {p.name: p for p in LOCAL_RECODING_PARAMS}
 #: What the quality model's class attribute shows until one is chosen.
 CHOOSE_CLASS = "Choose the class attribute…"
 
@@ -83,6 +87,12 @@ class SettingsPanel(QWidget):
             self.strategy.addItem(label, key)
         self.time_limit = QDoubleSpinBox(decimals=1, minimum=0.0, maximum=86400.0, suffix=" s",
                                          specialValueText="no limit", singleStep=5.0)
+        self.local_passes = QSpinBox(minimum=0, maximum=1000, specialValueText="off",
+                                     suffix=" passes")
+        self.local_passes.setToolTip(LOCAL_RECODING["local_recoding"].help)
+        self.local_gs_factor = QDoubleSpinBox(decimals=2, minimum=0.0, maximum=1.0,
+                                              singleStep=0.05)
+        self.local_gs_factor.setToolTip(LOCAL_RECODING["local_recoding_gs_factor"].help)
         self.quality = QComboBox()
         for name, (label, _params) in self.models.items():
             self.quality.addItem(label, name)
@@ -106,7 +116,8 @@ class SettingsPanel(QWidget):
         policy.setRetainSizeWhenHidden(True)
         self.class_note.setSizePolicy(policy)
         self.class_note.hide()
-        for widget in (self.suppression, self.time_limit, self.gs_factor):
+        for widget in (self.suppression, self.time_limit, self.gs_factor, self.local_passes,
+                       self.local_gs_factor):
             widget.valueChanged.connect(self._changed)
         for combo in (self.strategy, self.quality, self.aggregate, self.class_attribute):
             combo.currentIndexChanged.connect(self._changed)
@@ -122,6 +133,8 @@ class SettingsPanel(QWidget):
         form.addRow("Suppression limit:", self.suppression)
         form.addRow("Search strategy:", self.strategy)
         form.addRow("Time limit:", self.time_limit)
+        form.addRow("Local recoding:", self.local_passes)
+        form.addRow("Local recoding gs-factor:", self.local_gs_factor)
         quality = QWidget()
         qform = QFormLayout(quality)
         measure = QHBoxLayout()
@@ -155,6 +168,9 @@ class SettingsPanel(QWidget):
         self.suppression.setValue(100.0 * float(settings.get("suppression_limit", 0.0)))
         self.strategy.setCurrentIndex(max(self.strategy.findData(settings.get("strategy")), 0))
         self.time_limit.setValue(float(settings.get("time_limit") or 0.0))
+        self.local_passes.setValue(int(settings.get("local_recoding") or 0))
+        self.local_gs_factor.setValue(float(settings.get(
+            "local_recoding_gs_factor", LOCAL_RECODING["local_recoding_gs_factor"].default)))
         spec = dict(settings.get("quality_model") or {"name": "loss"})
         self._fill_class_attribute(spec.get("class_attribute"))
         self.quality.setCurrentIndex(max(self.quality.findData(spec.get("name")), 0))
@@ -195,6 +211,7 @@ class SettingsPanel(QWidget):
         self.monotonic.setEnabled("monotonic" in params)
         self.class_attribute.setEnabled("class_attribute" in params)
         self.time_limit.setEnabled(self.strategy.currentData() == "heuristic")
+        self.local_gs_factor.setEnabled(self.local_passes.value() > 0)
 
     def _changed(self) -> None:
         if self._filling:
@@ -224,13 +241,21 @@ class SettingsPanel(QWidget):
         if not self.state.has_project:
             return
         time_limit = self.time_limit.value() or None
-        self.state.update_settings(
-            "Change general settings",
-            suppression_limit=round(self.suppression.value() / 100.0, 6),
-            strategy=self.strategy.currentData(),
-            time_limit=time_limit if self.strategy.currentData() == "heuristic" else None,
-            quality_model=self.quality_dict(),
-        )
+        settings = {
+            **self.state.settings,
+            "suppression_limit": round(self.suppression.value() / 100.0, 6),
+            "strategy": self.strategy.currentData(),
+            "time_limit": time_limit if self.strategy.currentData() == "heuristic" else None,
+            "quality_model": self.quality_dict(),
+            **dict.fromkeys(LOCAL_RECODING),
+        }
+        # Written only when on, so projects without local recoding keep their settings.
+        if self.local_passes.value():
+            settings.update(local_recoding=self.local_passes.value(),
+                            local_recoding_gs_factor=round(self.local_gs_factor.value(), 6))
+        self.state.set_settings({k: v for k, v in settings.items()
+                                 if k not in LOCAL_RECODING or v is not None},
+                                "Change general settings")
 
 
 class WeightsTable(QTableWidget):

@@ -15,7 +15,7 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.engine import AnonymizationConfig, Result, anonymize
-from arxpy.engine.config import STRATEGY_NAMES
+from arxpy.engine.config import LOCAL_RECODING_PARAMS, STRATEGY_NAMES
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress
@@ -51,6 +51,7 @@ class Generalization(Method):
               label="time limit", help="time budget of the heuristic strategy"),
         Param("remove_suppressed", "bool", False, label="remove suppressed records",
               help="leave suppressed records out of the output instead of showing *"),
+        *LOCAL_RECODING_PARAMS,
     )
 
     def check_together(self) -> None:
@@ -74,4 +75,5 @@ class Generalization(Method):
         """The method with an engine configuration's settings."""
         params: dict[str, Any] = config.to_dict()
         params.setdefault("remove_suppressed", False)
+        params.setdefault("local_recoding", 0)
         return cls(**params)

@@ -41,7 +41,8 @@ def add_param_options(parser: argparse.ArgumentParser, params: Sequence[Param], 
         option = option_name(param)
         if option in taken and prefix:
             option = f"--{prefix}-{param.name.replace('_', '-')}"
-        parser.add_argument(option, dest=f"param_{param.name}", metavar=_metavar(param),
+        aliases = [a for a in param.aliases if a not in taken]
+        parser.add_argument(option, *aliases, dest=f"param_{param.name}", metavar=_metavar(param),
                             default=None, help="; ".join(details) or None)
 
 

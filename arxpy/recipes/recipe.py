@@ -189,6 +189,10 @@ def _decision(release: Release, mode: str) -> dict[str, Any]:
             f"Unknown replay mode '{mode}'; use {' or '.join(MODES)}.")
     if mode == SEARCH:
         return {"mode": SEARCH}
+    if release.passes is not None:
+        raise ConfigurationError(
+            "A locally recoded release has no one transformation to fix; write its recipe "
+            "to search again (--recipe-replay search), which repeats the passes.")
     return {"mode": FIXED, "transformation": {k: int(v) for k, v in
                                               release.transformation.items()}}
 

@@ -21,10 +21,12 @@ from arxpy.release.model import (
     software_versions,
     table_sha256,
 )
+from arxpy.release.passes import RecodingPass, RecodingPasses
 from arxpy.release.verdict import AttackerView, Verdict, judge
 
 __all__ = [
-    "SUPPRESSED_VALUE", "AttackerView", "Claim", "ClaimCheck", "ClassStatistics", "Release",
-    "Verdict", "check_claim", "judge", "register_claim_checker", "released_group_sizes",
+    "SUPPRESSED_VALUE", "AttackerView", "Claim", "ClaimCheck", "ClassStatistics",
+    "RecodingPass", "RecodingPasses", "Release", "Verdict", "check_claim", "judge",
+    "register_claim_checker", "released_group_sizes",
     "software_versions", "table_sha256",
 ]

@@ -27,6 +27,7 @@ from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken
 from arxpy.release.claims import Claim
+from arxpy.release.passes import RecodingPasses
 from arxpy.release.verdict import Verdict, judge
 
 #: What a suppressed record shows in every quasi-identifier (ARX's convention).
@@ -111,6 +112,10 @@ class Release:
     #: Rows are generated, not input records (condensation): equal values in released
     #: rows do not mean the same people, so the attacker's class view does not apply.
     synthetic: bool = False
+    #: Local recoding: the pass that released each record and each pass's figures
+    #: (None: one transformation for every record). ``transformation`` is then the first
+    #: pass's.
+    passes: RecodingPasses | None = None
 
     # --- the verdict --------------------------------------------------------------------
 
@@ -170,6 +175,10 @@ class Release:
             aligned = np.empty(len(rows), dtype=np.int64)
             aligned[rows] = np.arange(len(rows))
             return self.table.iloc[aligned].reset_index(drop=True)
+        if self.passes is not None:
+            raise ConfigurationError(
+                "A locally recoded release generalizes each record at the levels of the pass "
+                "that released it, so it recodes only the records it was made from.")
         if self.transformation is not None:
             out = frame.drop(columns=[c for c in self.definition.identifying
                                       if c in frame.columns]).reset_index(drop=True)
@@ -242,6 +251,8 @@ class Release:
             "versions": dict(self.versions),
             "seed": self.seed,
             "elapsed_seconds": self.elapsed_seconds,
+            **({} if self.passes is None else
+               {"local_recoding": self.passes.to_dict(list(self.transformation or {}))}),
         }
 
     def summary(self) -> pd.DataFrame:
@@ -262,7 +273,15 @@ class Release:
                  for i, c in enumerate(self.claims)]
         if self.transformation is not None:
             shown = ", ".join(f"{k}={v}" for k, v in self.transformation.items())
-            rows.append(("transformation", shown, "hierarchy level per quasi-identifier"))
+            rows.append(("transformation", shown, "hierarchy level per quasi-identifier"
+                         + (" (first pass)" if self.passes is not None else "")))
+        if self.passes is not None:
+            released = self.passes.released_per_pass()
+            rows.append(("local recoding passes", len(self.passes.passes),
+                         "passes of the search over the records the previous pass suppressed"))
+            rows += [(f"released by pass {p.index}", int(released[p.index]),
+                      f"records at levels {', '.join(map(str, p.levels))}")
+                     for p in self.passes.passes]
         return pd.DataFrame(rows, columns=["figure", "value", "description"]).set_index("figure")
 
 

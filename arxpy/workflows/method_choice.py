@@ -97,9 +97,11 @@ def key_parameters(method: Method, limit: int = 4) -> str:
     lattice search's settings in words (``"5-anonymity; Loss; 2 % suppression"``)."""
     if hasattr(method, "config") and method.name == "generalization":
         config = method.config()
+        local = [f"local recoding {config.local_recoding} passes"] \
+            if config.local_recoding else []
         return "; ".join([*(m.describe() for m in config.privacy_models),
                           config.quality_model.label,
-                          f"{100 * config.suppression_limit:g} % suppression"])
+                          f"{100 * config.suppression_limit:g} % suppression", *local])
     shown = []
     for param in method.params:
         value = getattr(method, param.name)

@@ -34,7 +34,8 @@ def register_result_view(methods: Iterable[str], title: str,
 BUILTIN_VIEW_MODULES = ("arxpy.gui.methods.condensation_views",
                         "arxpy.gui.methods.interval_views",
                         "arxpy.gui.methods.disassociation_views",
-                        "arxpy.gui.methods.kpbms_views")
+                        "arxpy.gui.methods.kpbms_views",
+                        "arxpy.gui.methods.local_recoding_views")
 
 
 def result_views(method: str) -> list[tuple[str, ResultViewFactory]]:
