@@ -28,13 +28,13 @@ from PySide6.QtWidgets import (
 )
 
 from arxpy.errors import ArxpyError
-from arxpy.gui.current_release import CurrentRelease
 from arxpy.gui.folders import pick_path
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 from arxpy.recipes.export import export_recipe, hierarchy_folder
 from arxpy.recipes.recipe import FIXED, SEARCH
 from arxpy.recipes.replay_files import ReplayOutcome, ReplayRequest, replay_files
+from arxpy.workflows.current_release import CurrentRelease
 
 RECIPE_FILTER = "arxpy recipes (*.json);;All files (*)"
 DATA_FILTER = "CSV files (*.csv *.tsv *.txt);;All files (*)"

@@ -10,9 +10,10 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from arxpy.analysis.local_recoding import COLUMNS, pass_figures
 from arxpy.gui.methods.common import number
-from arxpy.gui.methods.views import MethodRun, register_result_view
+from arxpy.gui.methods.views import register_result_view
 from arxpy.gui.utility.common import fill_table, note, read_only_table
 from arxpy.gui.workers import JobWorker, view_job
+from arxpy.workflows.runs import MethodRun
 
 TITLE = "Local recoding"
 GLOBAL_ONLY = ("Global recoding: every record has the levels of one transformation. Set "
