@@ -74,6 +74,24 @@ class PopulationTable:
         levels that hold no record of the data (ARX's entries with ``count == 0``)."""
         population = [maps[level][rows] for maps, level, rows in
                       zip(self.level_maps, classes.levels, self.rows, strict=True)]
+        if classes.packed is None:
+            return self._joined(classes, population)
+        # The classes' own mixed-radix keys: no key matrix to decode (this runs per check
+        # of the search). Classes are distinct, so every number past theirs is a
+        # population class without records of the data.
+        people, exact = combine_codes(population, classes.packed.radices)
+        if not exact:
+            return self._joined(classes, population)
+        n = classes.n_classes
+        inverse, uniques = pd.factorize(np.concatenate([classes.packed.values, people]),
+                                        sort=False)
+        totals = np.bincount(inverse[n:], weights=self.people, minlength=len(uniques))
+        return np.rint(totals[:n]).astype(np.int64), len(uniques) - n
+
+    def _joined(self, classes: EquivalenceClasses, population: list[np.ndarray]
+                ) -> tuple[np.ndarray, int]:
+        """:meth:`classes_and_uncovered` from the key matrix, classes and population
+        numbered together."""
         keys = classes.keys
         columns = [keys[:, j] for j in range(keys.shape[1])]
         n = len(columns[0])
@@ -85,7 +103,6 @@ class PopulationTable:
         covered[inverse[:n]] = True
         uncovered = int(np.count_nonzero(~covered))
         return np.rint(totals[inverse[:n]]).astype(np.int64), uncovered
-
 
 def _matches(classes: list[np.ndarray], population: list[np.ndarray],
              people: np.ndarray) -> np.ndarray:
