@@ -207,3 +207,12 @@ def test_cli_delta_presence_round_trip_and_mistakes(tmp_path, capsys):
                             data, "--subset-column", "study"], "--subset")):
         line = one_error_line(args + extra, capsys)
         assert option in line, (extra, line)
+
+
+def test_help_topic_says_what_the_model_guarantees():
+    from arxpy.help import model_topic
+
+    text = model_topic(DeltaPresence, "privacy").to_text()
+    assert "research subset with a probability between δmin and δmax" in text
+    assert "Highest presence (δmax)" in text and "between 0 and 1" in text
+    assert DeltaPresence(0.05, 0.5, "p.csv").describe() == "(0.05, 0.5)-presence"

@@ -157,10 +157,10 @@ class DeltaPresence(PrivacyModel):
     description = ("Whoever is in the population, the release shows them to be in the "
                    "research subset with a probability between δmin and δmax.")
     params = (
-        Param("delta_min", "float", suggested=0.0, low=0, high=1, label="δmin",
+        Param("delta_min", "float", suggested=0.0, low=0, high=1, label="lowest presence (δmin)",
               help="Lowest probability, per released class, that a person of the "
                    "population is in the research subset"),
-        Param("delta_max", "float", suggested=0.5, low=0, high=1, label="δmax",
+        Param("delta_max", "float", suggested=0.5, low=0, high=1, label="highest presence (δmax)",
               help="Highest probability, per released class, that a person of the "
                    "population is in the research subset"),
         Param("population", "text", label="population table",
