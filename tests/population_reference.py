@@ -14,6 +14,10 @@ hide itself (as tests/audit.py does for the other models).
   when alpha = 1 (the loop does not start), and k' is at most k and n.
 - sample uniqueness (ARX ``SampleUniqueness``): records alone in their class divided
   by the records (released ones only), 0 without records.
+- δ-presence (Nergiz, Atzori and Clifton 2007; ARX ``DPresence``): a class of the
+  generalized population holds some research-subset records; its δ is those records
+  over its population records, and it passes when δmin <= δ <= δmax. A population class
+  with no subset record has δ = 0 and nothing in it can be suppressed.
 """
 
 from __future__ import annotations
@@ -42,6 +46,16 @@ def population_matches(sample: pd.DataFrame, population: pd.DataFrame,
     people_rows = [tuple(r) for r in people.itertuples(index=False)]
     return {key: sum(1 for p in people_rows if p == key)
             for key in {tuple(r) for r in classes.itertuples(index=False)}}
+
+
+def presence(subset: pd.DataFrame, population: pd.DataFrame,
+             hierarchies: dict[str, list[list[str]]], levels: dict[str, int]
+             ) -> dict[tuple, float]:
+    """δ of every class of the generalized population (0 where no subset record is)."""
+    inside = [tuple(r) for r in generalize(subset, hierarchies, levels).itertuples(index=False)]
+    people = [tuple(r) for r in
+              generalize(population, hierarchies, levels).itertuples(index=False)]
+    return {key: inside.count(key) / people.count(key) for key in set(people)}
 
 
 def poisson_pmf(j: int, lam: float) -> float:

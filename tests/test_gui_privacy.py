@@ -1,5 +1,7 @@
 """Privacy models panel and dialogs: parameters, inline validation, add/edit/remove."""
 
+import json
+
 import pandas as pd
 import pytest
 from PySide6.QtWidgets import QDialog, QDialogButtonBox
@@ -41,7 +43,7 @@ def test_every_registered_model_has_a_dialog(state, qtbot):
         assert dialog.windowTitle() == f"Add {cls.label}"
         # Defaults (with the sensitive attribute chosen) make a valid model, except where
         # the model needs a choice the user must make (a population).
-        either_or = kind in ("population-uniqueness", "k-map")
+        either_or = kind in ("population-uniqueness", "k-map", "delta-presence")
         assert _ok(dialog).isEnabled() != either_or, (kind, dialog.message.text())
 
 
@@ -150,3 +152,32 @@ def test_either_or_parameters_are_left_out_when_not_given(state, qtbot):
     assert dialog.model_dict()["region"] == "usa" and not _ok(dialog).isEnabled()
     dialog.widgets["population_size"].setValue(0)  # back to "not given"
     assert "population_size" not in dialog.model_dict() and _ok(dialog).isEnabled()
+
+
+def test_delta_presence_subset_by_a_filter_builder(state, qtbot, tmp_path):
+    population = tmp_path / "population.csv"
+    state.data.to_csv(population, index=False)
+    dialog = PrivacyModelDialog(state, "delta-presence")
+    qtbot.addWidget(dialog)
+    dialog.widgets["population"].setText(str(population))
+    assert _ok(dialog).isEnabled()  # the data as the research subset, no selector
+    builder = dialog.subset_dialog()
+    qtbot.addWidget(builder)
+    column = str(state.data.columns[0])
+    value = str(state.data[column].iloc[0])
+    builder.rows[0][0].setCurrentText(column)
+    builder.rows[0][2].setText(value)
+    expected = int((state.data[column].astype(str) == value).sum())
+    assert builder.matching() == expected
+    assert f"{expected:,} of {len(state.data):,} population records" in builder.count.text()
+    builder.rows[0][0].setCurrentText(column)
+    builder.rows[0][1].setCurrentText("in")
+    builder.rows[0][2].setText("no such value")
+    assert builder.matching() == 0 and not builder.buttons.button(
+        QDialogButtonBox.StandardButton.Ok).isEnabled()
+    builder.rows[0][1].setCurrentText("=")
+    builder.rows[0][2].setText(value)
+    dialog.widgets["subset_filter"].setText(json.dumps(builder.conditions()))
+    assert dialog.model_dict()["subset_filter"] == [
+        {"attribute": column, "operator": "=", "value": value}]
+    assert _ok(dialog).isEnabled(), dialog.message.text()

@@ -391,3 +391,54 @@ def test_explore_marks_tied_optima():
     assert {nodes.levels_of(row) for row in nodes.tied} == \
         {t.levels for t in result.tied_optima()[1:]}
     assert nodes.tied
+
+
+#: Research subsets of Adult for δ-presence: a seeded random sample of the rows (written
+#: as a CSV for ARX's driver: ``subset=``) or the rows meeting a condition (the driver's
+#: ``subsetwhere=sex:Female``, ARX's DataSelector).
+def adult_subset(frame, subset: str):
+    import random
+
+    if subset == "female":
+        return frame[frame["sex"] == "Female"].reset_index(drop=True)
+    share, seed = {"sample10": (0.1, 1), "sample30": (0.3, 2), "sample50": (0.5, 3)}[subset]
+    rows = sorted(random.Random(seed).sample(range(len(frame)), int(share * len(frame))))
+    return frame.iloc[rows].reset_index(drop=True)
+
+
+@pytest.mark.parametrize(
+    ("delta", "subset", "suppression", "k", "metric", "levels", "score", "suppressed"),
+    [
+        pytest.param((0.2, 0.6), "female", 0.0, None, "loss", [1, 4, 0, 2, 3, 2, 2, 1, 1],
+                     0.7682075265197255, 0, id="dp3-female"),
+        pytest.param((0.2, 0.5), "sample30", 0.0, None, "entropy",
+                     [1, 4, 1, 1, 1, 2, 2, 1, 1], 128769.07342621869, 0, id="dp9-entropy"),
+        pytest.param((0, 0.5), "sample10", 0.0, None, "loss", [0, 4, 0, 1, 3, 1, 2, 2, 0],
+                     0.4546973898707636, 0, id="dp1", marks=pytest.mark.slow),
+        pytest.param((0.1, 0.7), "sample50", 0.0, None, "loss", [0, 4, 1, 1, 3, 2, 2, 1, 0],
+                     0.5734056698381393, 0, id="dp5", marks=pytest.mark.slow),
+        pytest.param((0, 0.4), "sample30", 0.05, None, "loss", [0, 2, 0, 2, 2, 1, 1, 2, 0],
+                     0.32612490969449137, 444, id="dp4", marks=pytest.mark.slow),
+        pytest.param((0, 0.6), "sample50", 0.1, 5, "loss", [0, 3, 0, 1, 3, 1, 1, 1, 0],
+                     0.30292244549826086, 1094, id="dp6-k5", marks=pytest.mark.slow),
+        pytest.param((0, 0.8), "female", 0.05, None, "dm", [1, 0, 1, 2, 2, 2, 2, 1, 1],
+                     646491.0, 21, id="dp8-dm", marks=pytest.mark.slow),
+    ],
+)
+def test_delta_presence_matches_arx(adult_dir, delta, subset, suppression, k, metric,
+                                    levels, score, suppressed):
+    # ARX: the driver of benchmarks/arx (models=dpresence:DMIN:DMAX[,k:K] with subset= or
+    # subsetwhere=), data=adult.csv, the nine QIs in ADULT_QIS order; docs/engine.md.
+    from arxpy.privacy.dpresence import DeltaPresence
+    from arxpy.quality import quality_model_from_dict
+
+    frame, definition, hierarchies = load_adult(ADULT_QIS)
+    models = [DeltaPresence(*delta, str(adult_dir / "adult.csv"))]
+    if k:
+        models.append(KAnonymity(k))
+    config = AnonymizationConfig(models, quality_model_from_dict({"name": metric}),
+                                 suppression_limit=suppression)
+    best = anonymize(adult_subset(frame, subset), definition, hierarchies, config).optimum
+    assert list(best.levels) == levels
+    assert best.score == pytest.approx(score, rel=1e-12)
+    assert best.suppressed_records == suppressed

@@ -97,6 +97,7 @@ def add_privacy_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample-uniqueness", type=float, metavar="X",
                         help="at most a share X of the released records unique in the output")
     _add_kmap_arguments(parser)
+    _add_delta_presence_arguments(parser)
     parser.add_argument("--suppression", type=float, metavar="FRACTION",
                         help="largest fraction of records that may be suppressed (default 0)")
 
@@ -107,8 +108,9 @@ def _add_kmap_arguments(parser: argparse.ArgumentParser) -> None:
                         help="k-map: every released class matches at least K people of the "
                         "population (give --population or --population-size)")
     add_input_option(parser, "--population", metavar="FILE",
-                     help="k-map's population table: a CSV with the quasi-identifiers of "
-                     "everyone in the population, the data's records included")
+                     help="population table of k-map and delta-presence: a CSV with the "
+                     "quasi-identifiers of everyone in the population, the data's records "
+                     "included")
     parser.add_argument("--population-size", metavar="N|REGION",
                         help="k-map estimated from the sample: the population's size, or a "
                         "region preset such as usa")
@@ -117,6 +119,22 @@ def _add_kmap_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default poisson)")
     parser.add_argument("--kmap-significance", type=float, metavar="ALPHA",
                         help="estimated k-map's significance level (default 0.01, as ARX)")
+
+
+def _add_delta_presence_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--delta-presence DMIN:DMAX --population FILE [--subset FILE | --subset-column
+    ATTR]`` (ARX's DPresence). The data are the research subset, released, as the sample
+    of k-map; the population table is beside it."""
+    parser.add_argument("--delta-presence", metavar="DMIN:DMAX",
+                        help="delta-presence: anyone in the population (--population) is "
+                        "in the released research subset (the data) with a probability "
+                        "between DMIN and DMAX, e.g. 0.05:0.5")
+    add_input_option(parser, "--subset", metavar="FILE",
+                     help="delta-presence: the research subset's records as a CSV, each a "
+                     "record of --population (the data must be these records)")
+    parser.add_argument("--subset-column", metavar="ATTR",
+                        help="delta-presence: a column of --population flagging (1, true, "
+                        "yes) the research subset's records (the data must be these)")
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
@@ -333,6 +351,7 @@ def _risk_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
     if getattr(args, "sample_uniqueness", None) is not None:
         specs.append({"kind": "sample-uniqueness", "threshold": args.sample_uniqueness})
     specs += _kmap_specs(args)
+    specs += _delta_presence_specs(args)
     spec = getattr(args, "population_uniqueness", None)
     if spec is not None:
         option = "--population-uniqueness"
@@ -362,9 +381,11 @@ def _kmap_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
     estimator = getattr(args, "kmap_estimator", None)
     significance = getattr(args, "kmap_significance", None)
     if k is None:
-        if table is not None or size is not None or estimator or significance is not None:
+        if size is not None or estimator or significance is not None or (
+                table is not None and getattr(args, "delta_presence", None) is None):
             raise ConfigurationError("--population, --population-size, --kmap-estimator and "
-                                     "--kmap-significance belong to k-map; add --kmap K.")
+                                     "--kmap-significance belong to k-map (--population "
+                                     "also to delta-presence); add --kmap K.")
         return []
     if (table is None) == (size is None):
         raise ConfigurationError("--kmap needs the population: give either --population FILE "
@@ -386,6 +407,72 @@ def _kmap_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
     if significance is not None:
         model["significance"] = significance
     return [model]
+
+
+def _delta_presence_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
+    text = getattr(args, "delta_presence", None)
+    subset, column = getattr(args, "subset", None), getattr(args, "subset_column", None)
+    if text is None:
+        if subset is not None or column is not None:
+            raise ConfigurationError("--subset and --subset-column belong to delta-presence; "
+                                     "add --delta-presence DMIN:DMAX.")
+        return []
+    low, high = _bounds(text)
+    population = getattr(args, "population", None)
+    if population is None:
+        raise ConfigurationError("--delta-presence needs the population: give --population "
+                                 "FILE (a CSV of everyone, the data's records included).")
+    if subset is not None and column is not None:
+        raise ConfigurationError("Give the research subset by --subset FILE or by "
+                                 "--subset-column ATTR, not both.")
+    model: dict[str, Any] = {"kind": "delta-presence", "delta_min": low, "delta_max": high,
+                             "population": str(population)}
+    if subset is not None:
+        _check_subset_file(Path(subset), Path(population))
+        model["subset"] = str(subset)
+    if column is not None:
+        from arxpy.privacy.dpresence import flag_condition
+
+        model["subset_filter"] = [flag_condition(column)]
+    return [model]
+
+
+def _bounds(text: str) -> tuple[float, float]:
+    """``DMIN:DMAX`` of ``--delta-presence``: two numbers in [0, 1], DMIN at most DMAX."""
+    low_text, sep, high_text = text.partition(":")
+    if not sep:
+        raise ConfigurationError(f"Cannot read --delta-presence '{text}'; write DMIN:DMAX, "
+                                 "e.g. 0.05:0.5.")
+    low = _number(low_text, "--delta-presence", text)
+    high = _number(high_text, "--delta-presence", text)
+    if not (0 <= low <= 1 and 0 <= high <= 1):
+        raise ConfigurationError(f"--delta-presence '{text}': DMIN and DMAX are "
+                                 "probabilities; give both between 0 and 1.")
+    if low > high:
+        raise ConfigurationError(f"--delta-presence '{text}': DMIN is above DMAX; give "
+                                 "DMIN at most DMAX.")
+    return low, high
+
+
+def _check_subset_file(subset: Path, population: Path) -> None:
+    """ARX's ``DataSubset.create(data, subset)``: every record of the subset file is a
+    record of the population (over the columns both have), as often as it occurs."""
+    from arxpy.data.csv_io import read_csv, sniff_csv
+
+    records = read_csv(subset, sniff_csv(subset)).astype(str)
+    people = read_csv(population, sniff_csv(population)).astype(str)
+    shared = [c for c in records.columns if c in people.columns]
+    if not shared:
+        raise ConfigurationError("--subset: the subset file shares no column with "
+                                 "--population; give the subset's records with the "
+                                 "population's columns.")
+    wanted = records[shared].value_counts()
+    held = people[shared].value_counts().reindex(wanted.index, fill_value=0)
+    missing = int((wanted - held).clip(lower=0).sum())
+    if missing:
+        raise ConfigurationError(f"--subset: {missing:,} records of the subset file are not "
+                                 "in --population; the research subset must be drawn from "
+                                 "the population.")
 
 
 def _quality_spec(args: argparse.Namespace) -> dict[str, Any]:

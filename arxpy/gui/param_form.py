@@ -426,6 +426,8 @@ class ParamForm(QWidget):
             if param.kind == "mapping":
                 return parse_mapping(text, row_label(param))
             if param.kind in ("object", "objects"):
+                if param.optional and not text.strip():
+                    return None  # an optional setting left out, as a text field's
                 return parse_json(text, row_label(param))
             return None if param.optional and not text.strip() else text
         if isinstance(widget, QCheckBox):

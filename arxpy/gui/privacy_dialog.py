@@ -9,6 +9,7 @@ attribute). A problem is shown under the form and OK stays disabled until it is 
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -88,9 +90,42 @@ class PrivacyModelDialog(QDialog):
         help_text.setStyleSheet("color: #555")
         layout.addWidget(help_text)
         layout.addWidget(self.form)
+        if "subset_filter" in self.widgets:
+            layout.addLayout(self._subset_row())
         layout.addWidget(self.message)
         layout.addWidget(self.buttons)
         self.validate()
+
+    def _subset_row(self) -> QHBoxLayout:
+        """A button opening the research subset's filter builder (δ-presence)."""
+        row = QHBoxLayout()
+        self.subset_button = QPushButton("Choose the research subset…")
+        self.subset_button.setToolTip("Build the research subset from conditions over the "
+                                      "population table's columns, with the count of "
+                                      "matching records")
+        self.subset_button.clicked.connect(self.choose_subset)
+        row.addStretch(1)
+        row.addWidget(self.subset_button)
+        return row
+
+    def subset_dialog(self):
+        """The filter builder over the population table the form names (None: the
+        reason is shown under the form)."""
+        from arxpy.gui.subset_filter import SubsetFilterDialog, read_population
+
+        try:
+            population = read_population(str(self.form.values().get("population") or ""))
+            current = self.form.values().get("subset_filter")
+        except ArxpyError as exc:
+            self.message.setText(str(exc))
+            return None
+        return SubsetFilterDialog(population, current if isinstance(current, list) else None,
+                                  self)
+
+    def choose_subset(self) -> None:
+        dialog = self.subset_dialog()
+        if dialog is not None and dialog.exec() == QDialog.DialogCode.Accepted:
+            self.widgets["subset_filter"].setText(json.dumps(dialog.conditions()))
 
     def model_dict(self) -> dict[str, Any]:
         """The model as stored in the settings (``{"kind": ..., parameters}``)."""

@@ -8,6 +8,7 @@ models, then risk thresholds), since the registry keeps the order of registratio
 from arxpy.privacy.base import PrivacyModel
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.kmap import KMap
+from arxpy.privacy.dpresence import DeltaPresence
 from arxpy.privacy.ldiversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from arxpy.privacy.tcloseness import TCloseness
 from arxpy.privacy.disclosure import DeltaDisclosure
@@ -26,6 +27,7 @@ __all__ = [
     "AverageRisk",
     "BasicBetaLikeness",
     "DeltaDisclosure",
+    "DeltaPresence",
     "DistinctLDiversity",
     "EnhancedBetaLikeness",
     "EntropyLDiversity",

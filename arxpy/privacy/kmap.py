@@ -19,20 +19,17 @@ true)``): a generalization merges classes, which only adds population records.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from scipy.stats import poisson
 
-from arxpy.arrays import first_appearances
-from arxpy.data.codes import combine_codes
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
-from arxpy.lattice.encoding import EncodedData, QuasiIdentifier
+from arxpy.lattice.encoding import EncodedData
 from arxpy.params import Param
 from arxpy.privacy.base import PrivacyModel
+from arxpy.privacy.population_table import PopulationTable, read_population_table
 from arxpy.privacy.registry import register_privacy_model
 from arxpy.risk.population import REGIONS, PopulationSetting
 
@@ -64,22 +61,6 @@ def derived_k(k: int, records: int, population_size: int, significance: float,
                 break
         found = counter
     return min(k, found, records)
-
-
-def read_population_table(path: str, columns: list[str]) -> pd.DataFrame:
-    """The named columns of a population CSV, as text (delimiter and encoding detected)."""
-    from arxpy.data.csv_io import read_csv, sniff_csv
-
-    if not Path(path).is_file():
-        raise ConfigurationError(f"k-map: the population table '{path}' does not exist; "
-                                 "give an existing CSV file.")
-    frame = read_csv(path, sniff_csv(Path(path)))
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ConfigurationError(
-            f"k-map: the population table has no column '{missing[0]}'; it needs every "
-            "quasi-identifier of the data.")
-    return frame[columns].astype(str)
 
 
 @register_privacy_model
@@ -123,9 +104,7 @@ class KMap(PrivacyModel):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._derived_k: int | None = None
-        self._population_rows: list[np.ndarray] = []  # per QI: hierarchy row of each row
-        self._population_counts = np.zeros(0, dtype=np.int64)  # people per distinct row
-        self._level_maps: list[list[np.ndarray]] = []  # per QI: the encoding's level maps
+        self._population: PopulationTable | None = None
 
     def check_together(self) -> None:
         given = [self.population is not None, self.population_size is not None,
@@ -170,29 +149,11 @@ class KMap(PrivacyModel):
             self._derived_k = derived_k(self.k, data.n_records, self.population_people or 1,
                                         self.significance, self.estimator)
             return
-        names = data.qi_names
-        frame = read_population_table(str(self.population), names)
-        rows = [_hierarchy_rows(frame[q.name], q) for q in data.quasi_identifiers]
-        # Distinct rows with their counts: each transformation then reads far fewer.
-        key, _ = combine_codes(rows)
-        inverse, uniques = pd.factorize(key, sort=False)
-        first = first_appearances(inverse)
-        self._population_rows = [r[first] for r in rows]
-        self._population_counts = np.bincount(inverse, minlength=len(uniques))
-        self._level_maps = [q.level_maps for q in data.quasi_identifiers]
-        self._check_sample_in_population(data)
-
-    def _check_sample_in_population(self, data: EncodedData) -> None:
-        """ARX draws the sample from the population table: refuse a table that lacks
-        some of the sample's records (it is another population)."""
-        sample = [q.codes for q in data.quasi_identifiers]
-        key, _ = combine_codes(sample)
-        inverse, uniques = pd.factorize(key, sort=False)
-        first = first_appearances(inverse)
-        in_sample = data.row_counts(inverse, len(uniques))
-        in_population = _matches([rows[first] for rows in sample], self._population_rows,
-                                 self._population_counts)
-        if np.any(in_population < in_sample):
+        frame = read_population_table(str(self.population), data.qi_names, "k-map")
+        self._population = PopulationTable(frame, data, "k-map")
+        # ARX draws the sample from the population table: a table that lacks some of
+        # the sample's records is another population.
+        if self._population.shortfall(data):
             raise ConfigurationError(
                 "k-map: the population table lacks records of the data (some combination of "
                 "quasi-identifiers is more frequent in the data); it must hold the whole "
@@ -205,12 +166,8 @@ class KMap(PrivacyModel):
 
     def population_matches(self, classes: EquivalenceClasses) -> np.ndarray:
         """Population records in each class (exact k-map, after ``prepare``)."""
-        population = [level_maps[level][rows] for level_maps, level, rows in
-                      zip(self._level_maps, classes.levels, self._population_rows,
-                          strict=True)]
-        keys = classes.keys
-        return _matches([keys[:, j] for j in range(keys.shape[1])], population,
-                        self._population_counts)
+        assert self._population is not None
+        return self._population.matches(classes)
 
     def describe(self) -> str:
         if not self.estimated:
@@ -221,27 +178,3 @@ class KMap(PrivacyModel):
             text += f", estimated as {self._derived_k}-anonymity"
         return text
 
-
-def _matches(classes: list[np.ndarray], population: list[np.ndarray],
-             people: np.ndarray) -> np.ndarray:
-    """Per class (one code column per QI), the people of the population rows (``people``
-    each) with the same codes."""
-    n = len(classes[0])
-    columns = [np.concatenate([c, p]) for c, p in zip(classes, population, strict=True)]
-    key, _ = combine_codes(columns)
-    inverse, uniques = pd.factorize(key, sort=False)
-    totals = np.bincount(inverse[n:], weights=people, minlength=len(uniques))
-    return np.rint(totals[inverse[:n]]).astype(np.int64)
-
-
-def _hierarchy_rows(values: pd.Series, qi: QuasiIdentifier) -> np.ndarray:
-    """The hierarchy row (the encoding's level-0 code) of each population value."""
-    row_of = {str(row[0]): i for i, row in enumerate(qi.hierarchy.rows)}
-    codes, uniques = pd.factorize(values.to_numpy(dtype=object), sort=False)
-    unknown = [v for v in uniques if v not in row_of]
-    if unknown:
-        raise ConfigurationError(
-            f"k-map: {len(unknown):,} values of '{qi.name}' in the population table are not "
-            "in its hierarchy; extend the hierarchy to the population's values.")
-    lookup = np.array([row_of[v] for v in uniques], dtype=np.int64)
-    return lookup[codes]

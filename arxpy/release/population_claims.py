@@ -1,8 +1,10 @@
-"""Checkers of the claims that look beyond the sample: k-map and sample uniqueness.
+"""Checkers of the claims that look beyond the sample: k-map, δ-presence and sample
+uniqueness.
 
-Written apart from :mod:`arxpy.privacy.kmap` and :mod:`arxpy.privacy.sample_uniqueness`:
-they read the released table, the release's transformation and hierarchies, and, for
-k-map against a population table, that table itself, generalized here value by value.
+Written apart from :mod:`arxpy.privacy.kmap`, :mod:`arxpy.privacy.dpresence` and
+:mod:`arxpy.privacy.sample_uniqueness`: they read the released table, the release's
+transformation and hierarchies, and, for k-map against a population table and for
+δ-presence, that table itself, generalized here value by value.
 
 * k-map with a population table (ARX ``KMap`` with a research subset): every released
   class, the records equal in the claimed attributes, matches at least k population
@@ -11,6 +13,8 @@ k-map against a population table, that table itself, generalized here value by v
   model of a class's population size, mean n/N x k, at the significance level; at most
   k and n) is recomputed from the Poisson probabilities written out, and every released
   class holds at least k' records.
+* δ-presence (ARX ``DPresence``; Nergiz et al. 2007): every released class's released
+  records divided by the population records generalized into it lies in [δmin, δmax].
 * sample uniqueness (ARX ``SampleUniqueness``): released records alone in their class,
   divided by the released records, is at most the threshold (0 with none released).
 """
@@ -28,6 +32,7 @@ from arxpy.release.claims import (
     ROUNDING,
     Claim,
     ClaimCheck,
+    _at_least,
     _at_most,
     _size_check,
     register_claim_checker,
@@ -91,10 +96,25 @@ def poisson_k(k: int, records: int, population: int, significance: float,
 
 
 def _k_map_table(release: Release, claim: Claim) -> ClaimCheck:
+    found = _population_classes(release, claim)
+    if isinstance(found, str):
+        return ClaimCheck(claim, None, found)
+    counts, released = found
+    if not len(released):
+        return ClaimCheck(claim, True, "no record released")
+    matches = [int(counts.get(key, 0)) for key in released.index]
+    k, fewest = int(claim.parameters["k"]), min(matches)
+    return ClaimCheck(claim, fewest >= k, f"a released class matches {fewest:,} population "
+                                          f"records at fewest, at least {k:,} claimed")
+
+
+def _population_classes(release: Release, claim: Claim) -> tuple[pd.Series, pd.Series] | str:
+    """Population records and released records per released class (the labels of the
+    claimed attributes), the population generalized here with the release's
+    hierarchies at its transformation; or why that cannot be done."""
     path = Path(str(claim.parameters["population"]))
     if release.transformation is None or not path.is_file():
-        return ClaimCheck(claim, None, "the population table or the release's "
-                                       "transformation is not at hand")
+        return "the population table or the release's transformation is not at hand"
     from arxpy.data.csv_io import read_csv, sniff_csv
 
     attributes = [a for a in claim.attributes if a in release.transformation]
@@ -105,17 +125,31 @@ def _k_map_table(release: Release, claim: Claim) -> ClaimCheck:
         label = {str(row[0]): str(row[level]) for row in release.hierarchies[name].rows}
         values = population[name].astype(str).map(label)
         if values.isna().any():
-            return ClaimCheck(claim, None, f"a population value of '{name}' is not in its "
-                                           "hierarchy")
+            return f"a population value of '{name}' is not in its hierarchy"
         generalized[name] = values
     counts = pd.DataFrame(generalized).value_counts()
-    released = release.released()[attributes].astype(str).drop_duplicates()
+    released = release.released()[attributes].astype(str).value_counts()
+    return counts, released
+
+
+@register_claim_checker("delta-presence")
+def _delta_presence(release: Release, claim: Claim) -> ClaimCheck:
+    """Nergiz et al.'s δ per released class: its released records over the population
+    records generalized into it, between δmin and δmax."""
+    found = _population_classes(release, claim)
+    if isinstance(found, str):
+        return ClaimCheck(claim, None, found)
+    counts, released = found
     if not len(released):
         return ClaimCheck(claim, True, "no record released")
-    matches = [int(counts.get(tuple(row), 0)) for row in released.itertuples(index=False)]
-    k, fewest = int(claim.parameters["k"]), min(matches)
-    return ClaimCheck(claim, fewest >= k, f"a released class matches {fewest:,} population "
-                                          f"records at fewest, at least {k:,} claimed")
+    people = np.array([counts.get(key, 0) for key in released.index], dtype=float)
+    with np.errstate(divide="ignore"):
+        delta = released.to_numpy(dtype=float) / people  # a class no one matches: inf
+    low, high = float(claim.parameters["delta_min"]), float(claim.parameters["delta_max"])
+    lowest, highest = float(delta.min()), float(delta.max())
+    holds = _at_least(lowest, low) and _at_most(highest, high)
+    return ClaimCheck(claim, holds, f"released classes have δ from {lowest:.4g} to "
+                                    f"{highest:.4g}, within [{low:g}, {high:g}] claimed")
 
 
 @register_claim_checker("sample-uniqueness")
