@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from arxpy.errors import ArxpyError
+from arxpy.formatting import plural
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers import IdentifierPlan, PseudonymKey
 from arxpy.jobs import Progress
@@ -143,7 +144,7 @@ def _uncovered(recipe: Recipe, frame: pd.DataFrame,
         unknown = sorted(set(values) - set(hierarchy.values))
         if not unknown:
             continue
-        text = f"'{name}' has {len(unknown)} value(s) its hierarchy does not cover"
+        text = f"'{name}' has {plural(len(unknown), 'value')} its hierarchy does not cover"
         if name not in unnamed:
             shown = ", ".join(repr(v) for v in unknown[:NAMED_VALUES])
             text += f": {shown}{', …' if len(unknown) > NAMED_VALUES else ''}"

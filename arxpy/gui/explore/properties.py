@@ -51,6 +51,9 @@ class PropertiesPanel(QWidget):
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(20)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        # Property names in full ("Admission quarter"); the values share what is left.
+        self.table.horizontalHeader().setSectionResizeMode(
+            0, QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.scores_button = QPushButton("Scores under every quality model")
         self.scores_button.setToolTip("Computes the score of this transformation under every "
