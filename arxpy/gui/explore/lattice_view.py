@@ -355,8 +355,10 @@ class LatticeView(QWidget):
             text = " · ".join(texts)
             rect = QRectF(px[position] + r + 14, py[position] - 22,
                           metrics.horizontalAdvance(text) + 6, 15)
-            if rect.right() > self.width() - 2:  # no room on the right: to the node's left
-                rect.moveRight(px[position] - r - 14)
+            if rect.right() > self.width() - 2:  # kept inside the view, leftwards
+                rect.moveRight(self.width() - 2)
+            if rect.left() < 2:
+                rect.moveLeft(2)
             while any(rect.intersects(other) for other in placed):
                 rect.translate(0, -16)  # stack labels of nearby nodes instead of overlapping
             placed.append(rect)
