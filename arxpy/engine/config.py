@@ -44,6 +44,10 @@ SEARCH_PARAMS = (
                "the time limit, for lattices too large to search"),
     Param("time_limit", "float", None, low=0, low_open=True, optional=True, unit="seconds",
           label="time limit", help="Time budget of the lightning strategy"),
+    Param("step_limit", "int", None, low=1, optional=True, unit="transformations",
+          label="step limit",
+          help="Most transformations the lightning strategy checks (ARX's heuristic search "
+               "step limit); with a time limit, whichever is reached first"),
     Param("remove_suppressed", "bool", False, label="remove suppressed records",
           help="Leave suppressed records out of the output instead of masking them"),
 )
@@ -78,6 +82,7 @@ class AnonymizationConfig:
     strategy: str = "optimal"
     time_limit: float | None = None
     remove_suppressed: bool = False
+    step_limit: int | None = None
     local_recoding: int = 0
     local_recoding_gs_factor: float = 0.05
 
@@ -123,6 +128,8 @@ class AnonymizationConfig:
         }
         if self.remove_suppressed:
             out["remove_suppressed"] = True
+        if self.step_limit is not None:
+            out["step_limit"] = self.step_limit
         if self.local_recoding:
             out["local_recoding"] = self.local_recoding
             out["local_recoding_gs_factor"] = float(self.local_recoding_gs_factor)

@@ -33,6 +33,8 @@
  *   direct=true        read the CSV with ARX's own Data.create(path) inside the timed region (whole-process mode;
  *                      the allstar count is then skipped)
  *   threshold=100000   ARX's heuristic-search threshold (lattice size above which OPTIMAL refuses)
+ *   algorithm=lightning|genetic|optimal   ARX's AnonymizationAlgorithm (BEST_EFFORT_BOTTOM_UP, BEST_EFFORT_GENETIC)
+ *   steplimit=N        heuristic search step limit in checks;  timelimit=MS  heuristic time limit
  *   risk mode: what=input|optimum|pin  pop=N|usa  rthreshold=0.2
  * Output: one JSON object per config on stdout.
  */
@@ -312,6 +314,11 @@ public class ArxDriver {
         for (Map.Entry<String, String> e : pairs(cfg, "weights").entrySet())
             c.setAttributeWeight(e.getKey(), Double.parseDouble(e.getValue()));
         if (cfg.containsKey("threshold")) c.setHeuristicSearchThreshold(Integer.parseInt(cfg.get("threshold")));
+        String algorithm = cfg.getOrDefault("algorithm", "optimal");
+        if (algorithm.equals("lightning")) c.setAlgorithm(ARXConfiguration.AnonymizationAlgorithm.BEST_EFFORT_BOTTOM_UP);
+        else if (algorithm.equals("genetic")) c.setAlgorithm(ARXConfiguration.AnonymizationAlgorithm.BEST_EFFORT_GENETIC);
+        if (cfg.containsKey("steplimit")) c.setHeuristicSearchStepLimit(Integer.parseInt(cfg.get("steplimit")));
+        if (cfg.containsKey("timelimit")) c.setHeuristicSearchTimeLimit(Integer.parseInt(cfg.get("timelimit")));
         return c;
     }
 
