@@ -35,6 +35,8 @@
  *   threshold=100000   ARX's heuristic-search threshold (lattice size above which OPTIMAL refuses)
  *   algorithm=lightning|genetic|optimal   ARX's AnonymizationAlgorithm (BEST_EFFORT_BOTTOM_UP, BEST_EFFORT_GENETIC)
  *   steplimit=N        heuristic search step limit in checks;  timelimit=MS  heuristic time limit
+ *   deterministic=true the genetic algorithm's deterministic mode (Random(0xDEADBEEF));
+ *   iterations=N       its iterations (ARX's default 50)
  *   risk mode: what=input|optimum|pin  pop=N|usa  rthreshold=0.2
  * Output: one JSON object per config on stdout.
  */
@@ -319,6 +321,8 @@ public class ArxDriver {
         else if (algorithm.equals("genetic")) c.setAlgorithm(ARXConfiguration.AnonymizationAlgorithm.BEST_EFFORT_GENETIC);
         if (cfg.containsKey("steplimit")) c.setHeuristicSearchStepLimit(Integer.parseInt(cfg.get("steplimit")));
         if (cfg.containsKey("timelimit")) c.setHeuristicSearchTimeLimit(Integer.parseInt(cfg.get("timelimit")));
+        if (cfg.containsKey("deterministic")) c.setGeneticAlgorithmDeterministic(Boolean.parseBoolean(cfg.get("deterministic")));
+        if (cfg.containsKey("iterations")) c.setGeneticAlgorithmIterations(Integer.parseInt(cfg.get("iterations")));
         return c;
     }
 
