@@ -83,9 +83,9 @@ GENETIC_PARAMS = (
           help="Share of the fittest that parents are drawn from"),
     Param("genetic_deterministic", "bool", _GA.deterministic, label="genetic deterministic",
           help="Draw as ARX's deterministic mode does (the same result on every run); "
-               "otherwise from genetic_seed"),
+               "otherwise from the genetic seed"),
     Param("genetic_seed", "int", None, optional=True, label="genetic seed",
-          help="Seed when not deterministic (none: a new one per run)"),
+          help="Seed when not deterministic; without one, each run draws its own"),
 )
 
 #: Local recoding (ARX's ``ARXResult.optimizeIterative``), declared once: the
