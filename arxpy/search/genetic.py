@@ -129,11 +129,11 @@ class _Genetic:
         if z1 is not None and z2 is not None:
             for t in range(self.s.iterations):
                 self.ctx.cancel.raise_if_cancelled()
-                _sort(z1), _sort(z2)
+                _sort(z1, z2)
                 if t % self.s.immigration_interval == 0:
                     _move_fittest(z1, z2, immigrants)
                     _move_fittest(z2, z1, immigrants)
-                    _sort(z1), _sort(z2)
+                    _sort(z1, z2)
                 self.breed(z1)
                 self.breed(z2)  # as in ARX, even when the first stopped
                 if self.stop():
@@ -190,9 +190,10 @@ class _Genetic:
         return self.individual(tuple(levels))
 
 
-def _sort(population: list[Check]) -> None:
+def _sort(*populations: list[Check]) -> None:
     """Fittest first: ascending loss, stable (Java's ``List.sort``)."""
-    population.sort(key=lambda c: c.key)
+    for population in populations:
+        population.sort(key=lambda c: c.key)
 
 
 def _move_fittest(source: list[Check], target: list[Check], count: int) -> None:

@@ -36,7 +36,7 @@
  *   algorithm=lightning|genetic|optimal   ARX's AnonymizationAlgorithm (BEST_EFFORT_BOTTOM_UP, BEST_EFFORT_GENETIC)
  *   steplimit=N        heuristic search step limit in checks;  timelimit=MS  heuristic time limit
  *   deterministic=true the genetic algorithm's deterministic mode (Random(0xDEADBEEF));
- *   iterations=N       its iterations (ARX's default 50)
+ *   iterations=N       its iterations (ARX's default 50);  immigration=F  its immigration fraction (0.2)
  *   risk mode: what=input|optimum|pin  pop=N|usa  rthreshold=0.2
  * Output: one JSON object per config on stdout.
  */
@@ -323,6 +323,7 @@ public class ArxDriver {
         if (cfg.containsKey("timelimit")) c.setHeuristicSearchTimeLimit(Integer.parseInt(cfg.get("timelimit")));
         if (cfg.containsKey("deterministic")) c.setGeneticAlgorithmDeterministic(Boolean.parseBoolean(cfg.get("deterministic")));
         if (cfg.containsKey("iterations")) c.setGeneticAlgorithmIterations(Integer.parseInt(cfg.get("iterations")));
+        if (cfg.containsKey("immigration")) c.setGeneticAlgorithmImmigrationFraction(Double.parseDouble(cfg.get("immigration")));
         return c;
     }
 
