@@ -17,18 +17,16 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
-    QPushButton,
     QRadioButton,
     QVBoxLayout,
     QWidget,
 )
 
 from arxpy.errors import ArxpyError
-from arxpy.gui.folders import pick_path
+from arxpy.gui.folders import path_row, pick_path
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 from arxpy.recipes.export import export_recipe, hierarchy_folder
@@ -39,19 +37,6 @@ from arxpy.workflows.current_release import CurrentRelease
 RECIPE_FILTER = "arxpy recipes (*.json);;All files (*)"
 DATA_FILTER = "CSV files (*.csv *.tsv *.txt);;All files (*)"
 CERTIFICATE_FILTER = "PDF certificate (*.pdf);;HTML page (*.html);;JSON (*.json)"
-
-
-def path_row(button_text: str, slot: Any) -> tuple[QLineEdit, QWidget]:
-    """A path field with a button beside it that fills it."""
-    edit = QLineEdit()
-    button = QPushButton(button_text)
-    button.clicked.connect(slot)
-    row = QWidget()
-    box = QHBoxLayout(row)
-    box.setContentsMargins(0, 0, 0, 0)
-    box.addWidget(edit, 1)
-    box.addWidget(button)
-    return edit, row
 
 
 def wrapped(text: str) -> QLabel:
