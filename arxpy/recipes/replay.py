@@ -53,6 +53,7 @@ def replay(recipe: Recipe, frame: pd.DataFrame, hierarchies: Mapping[str, Hierar
     problems = check_extract(recipe, frame, hierarchies, key)
     if problems:
         raise ReplayRefused(problems)
+    hierarchies = {**hierarchies, **rebuilt_hierarchies(recipe, frame)}
     definition = recipe.definition()
     record = None
     if recipe.identifiers is not None:
@@ -84,6 +85,8 @@ def check_extract(recipe: Recipe, frame: pd.DataFrame,
         problems.append(f"New column(s) the recipe does not know: {_names(new)}; drop them "
                         "or make a new recipe that gives them a role.")
     for name, expected in recipe.hierarchies.items():
+        if expected.get("built_by"):
+            continue  # a preset's rule builds it from the values: nothing to give
         given = hierarchies.get(name)
         file = f" ('{expected['file']}')" if expected.get("file") else ""
         if given is None:
@@ -99,6 +102,22 @@ def check_extract(recipe: Recipe, frame: pd.DataFrame,
     problems += _key_problems(recipe, key)
     problems += _ordinal_problems(recipe)
     return problems
+
+
+def rebuilt_hierarchies(recipe: Recipe, frame: pd.DataFrame) -> dict[str, Hierarchy]:
+    """The hierarchies a preset's rules build, built again over the new extract's values
+    (each with the recipe's height, so the recipe's levels mean what they meant)."""
+    from arxpy.presets import build_hierarchy
+
+    definition = recipe.definition()
+    out = {}
+    for name, entry in recipe.built.items():
+        if name not in frame.columns:
+            continue  # check_extract named the missing column
+        out[name] = build_hierarchy(entry["built_by"], frame[name].astype(str),
+                                    dict(entry.get("parameters") or {}),
+                                    definition[name].data_type)
+    return out
 
 
 def _ordinal_problems(recipe: Recipe) -> list[str]:
