@@ -13,8 +13,10 @@ from arxpy.presets.policies import (
     SETTINGS_KEY,
     PresetOutcome,
     apply_preset,
+    built_hierarchies,
 )
 from arxpy.presets.rules import PresetRule
 
 __all__ = ["DESCRIPTIONS", "EXPERT_DETERMINATION", "PRESETS", "PSEUDONYMISED", "SAFE_HARBOR",
-           "SETTINGS_KEY", "PresetOutcome", "PresetRule", "apply_preset", "build_hierarchy"]
+           "SETTINGS_KEY", "PresetOutcome", "PresetRule", "apply_preset", "build_hierarchy",
+           "built_hierarchies"]

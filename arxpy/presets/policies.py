@@ -97,6 +97,24 @@ class PresetOutcome:
                 "rules": [r.to_dict() for r in self.rules]}
 
 
+def built_hierarchies(record: Mapping[str, Any] | None, frame: pd.DataFrame,
+                      definition: DataDefinition, hierarchies: Mapping[str, Hierarchy]
+                      ) -> dict[str, dict[str, Any]]:
+    """Attribute -> the rule of ``record`` (a preset's record kept in a project) that
+    built its hierarchy, for hierarchies still exactly as the rule builds them from
+    ``frame`` (one edited since is the user's, with no rule)."""
+    out = {}
+    for rule in (record or {}).get("rules", ()):
+        name, action = rule.get("attribute"), rule["action"]
+        if action not in BUILT or name not in hierarchies or name not in definition:
+            continue
+        parameters = dict(rule.get("parameters") or {})
+        if build_hierarchy(action, frame[name].astype(str), parameters,
+                           definition[name].data_type) == hierarchies[name]:
+            out[name] = {"built_by": action, "parameters": parameters}
+    return out
+
+
 def apply_preset(name: str, frame: pd.DataFrame, definition: DataDefinition,
                  hierarchies: Mapping[str, Hierarchy], settings: Mapping[str, Any], *,
                  plan: IdentifierPlan | None = None,
@@ -121,9 +139,10 @@ def apply_preset(name: str, frame: pd.DataFrame, definition: DataDefinition,
             "No privacy model was configured; the lattice search needs one, and 1-anonymity "
             "adds no condition to the preset's rules."))
         state.settings["privacy_models"] = [{"kind": "k-anonymity", "k": 1}]
-    state.settings[SETTINGS_KEY] = {"name": name, "parameters": used}
-    return PresetOutcome(name, tuple(state.rules), state.definition, state.hierarchies,
-                         state.settings, state.plan, used)
+    outcome = PresetOutcome(name, tuple(state.rules), state.definition, state.hierarchies,
+                            state.settings, state.plan, used)
+    state.settings[SETTINGS_KEY] = outcome.record()  # a project keeps what was applied
+    return outcome
 
 
 @dataclass
@@ -183,6 +202,11 @@ def _found(matches: list[HipaaMatch]) -> str:
     return "; ".join(dict.fromkeys(m.reason for m in matches))
 
 
+def _because(found: str, policy: str) -> str:
+    """What the scan found and the policy's sentence, unless the finding says it."""
+    return found if "Safe Harbor" in found else f"{found} {policy}"
+
+
 def _safe_harbor(state: _State, given: dict[str, Any]) -> dict[str, Any]:
     if given:
         raise ConfigurationError(f"Safe Harbor takes no parameters (got {', '.join(given)}).")
@@ -199,9 +223,9 @@ def _safe_harbor(state: _State, given: dict[str, Any]) -> dict[str, Any]:
                         f"{found} Safe Harbor allows the year of a date related to a "
                         "person, no finer element.")
         elif instances == {"Age over 89"}:
-            state.build(name, AGE90, category("date"),
-                        f"{found} Safe Harbor allows ages over 89 only aggregated into a "
-                        "single category of age 90 or older.")
+            state.build(name, AGE90, category("date"), _because(
+                found, "Safe Harbor allows ages over 89 only aggregated into a single "
+                "category of age 90 or older."))
         elif instances == {"Year"}:
             cutoff = _dt.date.today().year - 90
             state.build(name, BIRTH_YEAR, category("date"),
