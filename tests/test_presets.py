@@ -108,6 +108,7 @@ def test_safe_harbor_removes_or_transforms_every_flagged_attribute(example, safe
     # No model given: 1-anonymity, so every rule's least generalization is the optimum.
     assert levels == {"Age": 1, "Sex": 0, "ZIP code": 1, "Admission quarter": 1}
     assert safe_harbor["preset"]["remaining_risk"]["highest_prosecutor_risk"] is not None
+    assert safe_harbor["preset"]["output_scan"] == []
 
 
 def test_the_independent_check_catches_what_safe_harbor_forbids(example):
@@ -152,6 +153,15 @@ def test_replay_builds_the_rules_hierarchies_on_a_new_extract(example, safe_harb
     assert report["transformation"] == safe_harbor["transformation"]
     assert report["preset"]["name"] == "safe-harbor"
     assert safe_harbor_problems(second, _read(folder / "out2.csv")) == []
+    # A column that now holds dates is flagged by the scan of the output: refused.
+    second["Charge"] = [f"2020-01-{1 + i % 28:02d}" for i in range(len(second))]
+    second.to_csv(folder / "third.csv", sep=";", index=False)
+    assert main(["replay", str(folder / "recipe.json"), "--data", str(folder / "third.csv"),
+                 "--hierarchies", str(folder / "hierarchies"),
+                 "--output", str(folder / "out3.csv"),
+                 "--report", str(folder / "r3.json")]) == 2
+    problems = json.loads((folder / "r3.json").read_text())["replay"]["problems"]
+    assert any("still flags 'Charge'" in p for p in problems)
 
 
 ED_QIS = ("Sex", "Ethnicity", "Race", "Admission quarter")
@@ -226,3 +236,45 @@ def test_built_hierarchies_merge_groups_only_upwards():
                     assert a[level] != b[level] or a[level + 1] == b[level + 1]
     assert zip3_hierarchy(["79015", "03601"]).level(1) == ["000**", "000**"]
     assert age90_hierarchy(["89", "90"]).level(1) == ["89", "90 or older"]
+
+
+def test_session_applies_a_preset_that_a_project_and_an_exported_recipe_keep(tmp_path):
+    from arxpy.engine import AnonymizationConfig, anonymize
+    from arxpy.example import example_project
+    from arxpy.project import Project
+    from arxpy.recipes.export import export_recipe
+    from arxpy.workflows.session import Session
+
+    session = Session()
+    session.set_project(example_project(200))
+    session.apply_preset(session.preview_preset("safe-harbor"))
+    assert session.history.count == 1
+    session.project.save(tmp_path / "p.arxpy")
+    reopened = Project.load(tmp_path / "p.arxpy")
+    assert reopened.settings["policy_preset"] == session.preset_record
+    result = anonymize(session.data, session.definition, session.hierarchies,
+                       AnonymizationConfig.from_dict(session.settings))
+    recipe, _ = export_recipe(tmp_path / "r.json", session.definition, session.hierarchies,
+                              result.release(), preset=session.preset_record,
+                              data=session.data)
+    assert {n for n, h in recipe.hierarchies.items() if h.get("built_by")} == {
+        "Age", "ZIP code", "Admission quarter"}
+    assert recipe.preset["name"] == "safe-harbor"
+
+
+def test_safe_harbor_removes_keyed_pseudonyms_and_expert_determination_needs_qis():
+    from arxpy.data.definition import AttributeType, DataDefinition
+    from arxpy.errors import ConfigurationError
+    from arxpy.identifiers import PSEUDONYM, IdentifierPlan, Treatment
+    from arxpy.presets import apply_preset
+
+    frame = pd.DataFrame({"Token": ["a1", "b2", "c3"], "Sex": ["F", "M", "F"]})
+    definition = DataDefinition.for_columns(frame.columns).with_attribute(
+        "Token", type=AttributeType.IDENTIFYING)
+    plan = IdentifierPlan((Treatment("Token", PSEUDONYM),))
+    outcome = apply_preset("safe-harbor", frame, definition, {}, {}, plan=plan)
+    assert not outcome.plan.treatments
+    assert [(r.attribute, r.action) for r in outcome.rules][0] == ("Token", "remove")
+    assert "164.514(c)" in outcome.rules[0].category
+    with pytest.raises(ConfigurationError, match="quasi-identifiers"):
+        apply_preset("expert-determination", frame, definition, {}, {})

@@ -9,6 +9,7 @@ pseudonymised release ``--key-file`` and ``--shift-days``.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from arxpy.errors import ConfigurationError
@@ -79,8 +80,12 @@ def apply_preset_option(args: argparse.Namespace, frame: Any, definition: Any,
 def preset_report(outcome: Any, release: Any) -> dict[str, Any]:
     """The report's ``preset``: every rule with its reason, and the remaining risk over
     the declared quasi-identifiers (which Safe Harbor does not bound)."""
+    from arxpy.presets.policies import SAFE_HARBOR, scan_problems
+
     record = outcome.record()
     record["remaining_risk"] = release.verify().attacker.to_dict()
+    if outcome.name == SAFE_HARBOR:
+        record["output_scan"] = scan_problems(release)
     return record
 
 
@@ -89,6 +94,8 @@ def print_preset(outcome: Any, record: dict[str, Any]) -> None:
     for rule in outcome.rules:
         where = f"'{rule.attribute}': " if rule.attribute else ""
         print(f"  {where}{rule.describe()}")
+    for problem in record.get("output_scan", ()):
+        print(f"arxpy: warning: {problem}", file=sys.stderr)
     risk = record["remaining_risk"]
     if risk.get("highest_prosecutor_risk") is not None:
         print(f"Remaining risk over the quasi-identifiers: highest prosecutor risk "

@@ -66,7 +66,8 @@ def replay(recipe: Recipe, frame: pd.DataFrame, hierarchies: Mapping[str, Hierar
     if uncovered:
         raise ReplayRefused(uncovered)
     release = _release(recipe, frame, definition, hierarchies, progress)
-    problems = verdict_problems(release, recipe.mode == FIXED)
+    problems = verdict_problems(release, recipe.mode == FIXED) + _preset_problems(recipe,
+                                                                               release)
     if problems:
         raise ReplayRefused(problems)
     return Replay(release, record)
@@ -191,6 +192,15 @@ def _release(recipe: Recipe, frame: pd.DataFrame, definition: Any,
         raise ReplayRefused(["No transformation satisfies the recipe's privacy models "
                              "within its suppression limit on the new extract."])
     return outcome.release() if hasattr(outcome, "release") else outcome
+
+
+def _preset_problems(recipe: Recipe, release: Release) -> list[str]:
+    """A Safe Harbor recipe's release must pass the HIPAA scan on the new extract too."""
+    from arxpy.presets.policies import SAFE_HARBOR, scan_problems
+
+    if (recipe.preset or {}).get("name") != SAFE_HARBOR:
+        return []
+    return scan_problems(release)
 
 
 def verdict_problems(release: Release, fixed: bool = True) -> list[str]:
