@@ -297,18 +297,20 @@ def _expert_determination(state: _State, given: dict[str, Any]) -> dict[str, Any
     state.rules.append(PresetRule(
         THRESHOLD, None, "45 CFR 164.514(b)(1): a very small risk, as an expert determines",
         "A threshold of 0.09 (about 1/11) is the convention of the EMA's and Health "
-        "Canada's guidance for public release of clinical reports; 0.2 (classes of 5) and "
-        "0.05 (classes of 20) are other published conventions (El Emam & Malin, IOM 2015). "
-        "HHS sets no number: the expert chooses and documents it.",
+        "Canada's guidance for public release of clinical reports; 0.2 (cell size 5) and "
+        "0.05 (cell size 20) are other precedents (El Emam, Guide to the De-Identification "
+        "of Personal Health Information, 2013, 'Cell Size Precedents'). HHS sets no "
+        "number: the expert chooses and documents it.",
         {"measure": "highest prosecutor risk", "threshold": highest}))
     if average is not None:
         models.append({"kind": "average-risk", "threshold": average})
         state.rules.append(PresetRule(
             THRESHOLD, None, "45 CFR 164.514(b)(1): a very small risk, as an expert "
             "determines",
-            "An average risk bounds how many records an attacker who tries them all "
-            "re-identifies; El Emam & Malin (IOM 2015) apply it to releases with controls. "
-            "The value is the expert's choice, a convention, not a rule.",
+            "An average risk bounds the share of records an attacker who tries them all "
+            "re-identifies; it suits releases to recipients bound by contracts and "
+            "controls (El Emam & Malin, IOM 2015). The value is the expert's choice, a "
+            "convention, not a rule.",
             {"measure": "average prosecutor risk", "threshold": average}))
     state.settings["privacy_models"] = models
     return {"highest_risk": highest, "average_risk": average}
