@@ -4,7 +4,7 @@
 ``preset-*.png`` (default DIR /tmp/arxpy-shots) at 1280x720 and 1920x1080 (``-1080p``):
 the main window with the example loaded and the dialog drawn over it where it opens
 (Safe Harbor's rules), the dialog alone for each preset, and Configure after applying
-Safe Harbor.
+Safe Harbor (ZIP code chosen: its rule under its levels).
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ def render(output: Path, size: tuple[int, int], suffix: str) -> list[Path]:
     screen.save(str(path))
     written.append(path)
     dialog.apply()
+    window.configure.attribute_panel.select("ZIP code")  # its rule shows under its levels
     app.processEvents()
     written.append(save_png(window, output / f"preset-configure{suffix}.png"))
     window.state.discard_changes()
