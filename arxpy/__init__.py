@@ -47,6 +47,7 @@ _EXPORTS = {
     "write_report": "arxpy.engine.export", "write_release_report": "arxpy.engine.export",
     # recipes, replay and certificates (issue 35)
     "Recipe": "arxpy.recipes", "build_recipe": "arxpy.recipes", "replay": "arxpy.recipes",
+    "apply_preset": "arxpy.presets",
     # analyses
     "analyze_risk": "arxpy.risk", "analyze_release": "arxpy.risk",
     "PopulationModel": "arxpy.risk", "release_statistics": "arxpy.analysis",

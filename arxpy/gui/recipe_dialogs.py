@@ -50,10 +50,12 @@ class ExportRecipeDialog(QDialog):
     hierarchies go beside it."""
 
     def __init__(self, current: CurrentRelease, definition: Any,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, preset: Any = None,
+                 data: Any = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export recipe")
         self._current, self._definition = current, definition
+        self._preset, self._data = preset, data  # the applied policy preset's rules
         self.written: list[Path] = []
         lattice = current.release().transformation is not None
         intro = wrapped(
@@ -121,7 +123,8 @@ class ExportRecipeDialog(QDialog):
                 path, self._definition, current.hierarchies, release,
                 mode=SEARCH if self.search.isChecked() else FIXED,
                 identifiers=current.identifiers, parameters=parameters,
-                with_hierarchies=self.with_hierarchies.isChecked())
+                with_hierarchies=self.with_hierarchies.isChecked(),
+                preset=self._preset, data=self._data)
         except (ArxpyError, OSError) as exc:
             self.status.setText(f"Not written: {exc}")
             return False
