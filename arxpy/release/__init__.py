@@ -7,6 +7,7 @@ every view and report prints.
 """
 
 from arxpy.release import population_claims  # noqa: F401  (registers its checkers)
+from arxpy.release import dp_claims  # noqa: F401  (registers its checker)
 from arxpy.release.claims import (
     Claim,
     ClaimCheck,
