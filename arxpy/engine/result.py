@@ -381,7 +381,8 @@ class Result:
             if model.kind == "differential-privacy":
                 return {"differential_privacy": {
                     **model.claim_parameters(), "sampled_records": self.records,
-                    "steps_taken": int(self.notes.get("dp_steps_taken", 0))}}
+                    "steps_taken": int(self.notes.get("dp_steps_taken", 0)),
+                    "score": self.notes.get("dp_score")}}
         return {}
 
 
