@@ -8,7 +8,9 @@ checker, and the ε accounting is recomputed from the declared parameters.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import json
 import math
 
@@ -184,21 +186,45 @@ def test_refusals_are_one_line(table):
     assert privacy_model_from_dict(model.to_dict()) == model
 
 
-def test_command_line(tmp_path, table, capsys):
-    frame, _, _ = table
-    frame.to_csv(tmp_path / "t.csv", index=False)
-    hier = []
+@pytest.fixture(scope="module")
+def cli_run(tmp_path_factory, table):
+    """The table and hierarchies as files, and one SafePub run through the command line
+    (memory engine): (arguments before --engine, folder, its summary)."""
+    folder = tmp_path_factory.mktemp("safepub")
+    table[0].to_csv(folder / "t.csv", index=False)
+    args = ["anonymize", "--data", str(folder / "t.csv")]
     for name, rows in HIERARCHIES.items():
-        pd.DataFrame(rows).to_csv(tmp_path / f"{name}.csv", sep=";", header=False, index=False)
-        hier += ["--hierarchy", f"{name}={tmp_path / name}.csv"]
-    base = ["anonymize", "--data", str(tmp_path / "t.csv"), *hier]
-    assert main([*base, "--dp", "2:0.1", "--dp-steps", "5", "--seed", "9",
-                 "--report", str(tmp_path / "r.json")]) == 0
-    report = json.loads((tmp_path / "r.json").read_text())
+        pd.DataFrame(rows).to_csv(folder / f"{name}.csv", sep=";", header=False, index=False)
+        args += ["--hierarchy", f"{name}={folder / name}.csv"]
+    dp = [*args, "--dp", "2:0.1", "--dp-steps", "5", "--seed", "9", "--keep-order"]
+    capture = io.StringIO()
+    with contextlib.redirect_stdout(capture):
+        assert main([*dp, "--output", str(folder / "memory.csv"),
+                     "--report", str(folder / "memory.json")]) == 0
+    return dp, folder, capture.getvalue()
+
+
+def test_command_line(cli_run, capsys):
+    dp, folder, printed = cli_run
+    report = json.loads((folder / "memory.json").read_text())
     assert report["differential_privacy"]["seed"] == 9
     assert report["differential_privacy"]["steps"] == 5
-    assert "Differential privacy: epsilon 1.8" in capsys.readouterr().out
+    assert "Differential privacy: epsilon 1.8" in printed
+    base = dp[:dp.index("--dp")]
     assert main([*base, "--dp", "2"]) == 2
     assert main([*base, "--dp-steps", "5", "--k", "2"]) == 2
     err = capsys.readouterr().err
     assert "write EPSILON:DELTA" in err and "add --dp EPSILON:DELTA" in err
+
+
+def test_duckdb_draws_the_same_sample_and_writes_the_same_release(cli_run):
+    pytest.importorskip("duckdb")
+    dp, folder, _ = cli_run
+    out = folder / "duckdb.csv"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main([*dp, "--engine", "duckdb", "--output", str(out)]) == 0
+    assert out.read_bytes() == (folder / "memory.csv").read_bytes()
+    released = pd.read_csv(out, sep=";", dtype=str)
+    kept = released[released["age"] != "*"]
+    assert len(released) == 600
+    assert kept.groupby(list(QIS)).size().min() >= reference_k(1.8, 0.1)

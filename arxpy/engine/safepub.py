@@ -5,8 +5,10 @@ each record kept with probability β, a ``DataSubset``), lets every record be su
 (``absMaxOutliers = numOutputRecords``), searches with ``DataDependentEDDPAlgorithm`` and
 releases every input row, the ones the sampling left out suppressed. arxpy does the same
 with a seeded generator (ARX uses ``SecureRandom``): the sample, then the search's draws.
-A histogram of the records (a scalable engine's first pass) is sampled by thinning each
-row's count binomially, which gives the same distribution of sample counts.
+Records are sampled by their input position (:class:`RecordSample`), so a record engine
+draws the same sample from the same seed and only sends the sampled counts of its
+histogram; a histogram without them is sampled by thinning each row's count binomially
+(the same distribution of sample counts).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import DataDefinition
+from arxpy.engine.backends.base import RecordSample
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.prepare import prepare
 from arxpy.engine.result import Result
@@ -53,30 +56,38 @@ def _check(config: AnonymizationConfig) -> None:
                 f"research subset ({model.describe()}), as in ARX; remove one of them.")
 
 
-def sample_rows(rows: int, weights: np.ndarray | None, beta: float,
+def sample_rows(rows: int, weights: np.ndarray | None, sample: RecordSample,
                 rng: np.random.Generator) -> np.ndarray:
     """Per row, the records kept: 0/1 per record (each kept with probability β), or a
     histogram row's count thinned binomially."""
     if weights is None:
-        return (rng.random(rows) < beta).astype(np.int64)
-    return rng.binomial(np.asarray(weights, dtype=np.int64), beta)
+        return sample.kept(np.arange(rows)).astype(np.int64)
+    return rng.binomial(np.asarray(weights, dtype=np.int64), sample.beta)
+
+
+def record_sample(model: EDDifferentialPrivacy) -> RecordSample:
+    """The model's sample: its seed (drawn when not given) and β."""
+    return RecordSample(model.seed if model.seed is not None else drawn_seed(), model.beta)
 
 
 def anonymize_safepub(frame: pd.DataFrame, definition: DataDefinition,
                       hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
                       progress: Progress | None = None, cancel: CancelToken | None = None,
-                      *, weights: np.ndarray | None = None) -> Result:
-    """SafePub on ``frame`` (records, or a histogram with ``weights``): the Result's
-    optimum is the walk's choice, its releases suppress every record not sampled."""
+                      *, weights: np.ndarray | None = None, sampled: np.ndarray | None = None,
+                      sample: RecordSample | None = None) -> Result:
+    """SafePub on ``frame`` (records, or a histogram with ``weights`` and, drawn by its
+    engine with ``sample``, the ``sampled`` records of each row): the Result's optimum is
+    the walk's choice, its releases suppress every record not sampled."""
     cancel = cancel or CancelToken()
     report = ThrottledProgress(progress)
     report(0.0, "Sampling the records")
     _check(config)
     model = differential_privacy_of(config)
     assert model is not None
-    seed = model.seed if model.seed is not None else drawn_seed()
+    sample = sample or record_sample(model)
+    seed = sample.seed
     rng = np.random.default_rng(seed)
-    kept = sample_rows(len(frame), weights, model.beta, rng)
+    kept = sampled if sampled is not None else sample_rows(len(frame), weights, sample, rng)
     records = len(frame) if weights is None else int(np.asarray(weights).sum())
     taken = kept > 0
     # Every record may be suppressed (ARX: absMaxOutliers = all output records).
