@@ -101,8 +101,9 @@ class EDDifferentialPrivacy(PrivacyModel):
                    "generalization (ARX's default 0.1)"),
         Param("steps", "int", 100, low=1, high=1_000_000, unit="steps",
               label="search steps", aliases=("--dp-steps",),
-              help="Exponential-mechanism draws of the data-dependent search (ARX's "
-                   "step limit in expansions)"),
+              help="Exponential-mechanism draws of the data-dependent search, each at "
+                   "most one level below an earlier one, from the top (ARX's step limit "
+                   "in expansions); with many attributes few steps stay near the top"),
         Param("generalization", "text", None, optional=True,
               label="fixed generalization",
               help="Data-independent: the generalization, as ATTR=LEVEL,... or a degree "
