@@ -92,9 +92,9 @@ class EDDifferentialPrivacy(PrivacyModel):
                    "suppressed (SafePub).")
     params = (
         Param("epsilon", "float", suggested=2.0, low=0, low_open=True, high=100,
-              label="ε", help="Privacy budget ε (ARX's default 2)"),
+              label="epsilon (ε)", help="Privacy budget ε (ARX's default 2)"),
         Param("delta", "float", suggested=1e-6, low=0, high=1, low_open=True,
-              high_open=True, label="δ", help="Probability δ the ε bound may fail"),
+              high_open=True, label="delta (δ)", help="Probability δ the ε bound may fail"),
         Param("search_share", "float", 0.1, low=0, high=1, low_open=True, high_open=True,
               label="share of ε for the search",
               help="Fraction of ε the data-dependent search spends choosing the "
@@ -108,7 +108,7 @@ class EDDifferentialPrivacy(PrivacyModel):
               label="fixed generalization",
               help="Data-independent: the generalization, as ATTR=LEVEL,... or a degree "
                    f"({', '.join(DEGREES)}); empty: chosen from the data"),
-        Param("seed", "int", None, low=0, high=2**63 - 1, optional=True,
+        Param("seed", "int", None, low=0, high=2**32 - 1, optional=True,
               help="Seed of the sampling and the search (empty: drawn and reported)"),
     )
     # ARX: ImplicitPrivacyCriterion(false, false); the SafePub search never prunes.
