@@ -210,4 +210,5 @@ class EDDifferentialPrivacy(PrivacyModel):
                 "beta": self.beta, "k": self.k, "data_dependent": self.data_dependent}
 
     def describe(self) -> str:
-        return f"({self.epsilon:g}, {self.delta:g})-differential privacy"
+        return (f"({self.epsilon:g}, {self.delta:g})-differential privacy (random sample, "
+                f"classes of at least {self.k})")
