@@ -102,8 +102,9 @@ def anonymize_safepub(frame: pd.DataFrame, definition: DataDefinition,
     outcome, walk = search_safepub(context, prepared, records, run_config.quality_model.name,
                                    rng)
     if walk is not None:
-        outcome.notes.update(dp_steps_taken=float(len(walk.pivots) - 1),
-                             dp_score=walk.scores[outcome.optimum.levels])
+        outcome.notes.update(dp_steps_taken=float(len(walk.pivots) - 1))
+        if outcome.optimum is not None:
+            outcome.notes.update(dp_score=walk.scores[outcome.optimum.levels])
     cancel.raise_if_cancelled()
     context.detach()
     result = Result(frame if weights is None else frame[taken], definition, run_config,

@@ -20,6 +20,7 @@ import numpy as np
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
+from arxpy.privacy.differential_privacy import EDDifferentialPrivacy
 from arxpy.search.base import Check, SearchContext, SearchOutcome
 
 ScoreFunction = Callable[["ScoreInput"], float]
@@ -160,14 +161,14 @@ class SafePubSearch:
                 ScoreInput(self.ctx.data, classes, kept, self.records, self.k))
         return self.scores[levels]
 
-    def run(self, steps: int) -> tuple[int, ...]:
-        """The best pivot after ``steps`` draws (fewer when the candidates run out)."""
+    def run(self, steps: int) -> tuple[int, ...] | None:
+        """The best anonymous pivot after ``steps`` draws (fewer when the candidates run
+        out); None when no pivot met the other privacy models."""
         lattice = self.ctx.lattice
         pivot = lattice.top
-        best = (self.score(pivot), -sum(pivot))
-        chosen = pivot
-        self.pivots.append(pivot)
         candidates: dict[tuple[int, ...], float] = {pivot: self.score(pivot)}
+        chosen: tuple[int, ...] | None = None
+        chosen = self._track(pivot, chosen)
         for step in range(1, steps + 1):
             self.ctx.cancel.raise_if_cancelled()
             for predecessor in lattice.predecessors(pivot):
@@ -179,23 +180,33 @@ class SafePubSearch:
             levels = list(candidates)
             pivot = levels[exponential_choice(np.array([candidates[x] for x in levels]),
                                               self.epsilon_step, self.rng)]
-            self.pivots.append(pivot)
-            # ARX's trackOptimum: the higher score, then the lower generalization.
-            if (self.scores[pivot], -sum(pivot)) > best:
-                best, chosen = (self.scores[pivot], -sum(pivot)), pivot
+            chosen = self._track(pivot, chosen)
             self.ctx.progress(step / steps, f"Step {step} of {steps}")
         return chosen
 
+    def _track(self, pivot: tuple[int, ...], chosen: tuple[int, ...] | None
+               ) -> tuple[int, ...] | None:
+        """ARX's trackOptimum: an anonymous pivot with a higher score, or an equal score
+        and a lower generalization, replaces the best so far."""
+        self.pivots.append(pivot)
+        if not self.ctx.checks[pivot].anonymous:
+            return chosen
+        if chosen is None or (self.scores[pivot], -sum(pivot)) > \
+                (self.scores[chosen], -sum(chosen)):
+            return pivot
+        return chosen
 
-def search_safepub(ctx: SearchContext, model, records: int, quality_name: str,
+
+def search_safepub(ctx: SearchContext, model: EDDifferentialPrivacy, records: int,
+                   quality_name: str,
                    rng: np.random.Generator) -> tuple[SearchOutcome, SafePubSearch | None]:
     """SafePub's generalization step on the sample ``ctx`` encodes (``records`` in the
     input): the fixed transformation, or the exponential mechanism's walk."""
     if not model.data_dependent:
         levels = model.levels_for(ctx.data)
         check: Check = ctx.check(levels)
-        return ctx.outcome(check, optimal=False), None
+        return ctx.outcome(check if check.anonymous else None, optimal=False), None
     walk = SafePubSearch(ctx, records, model.k, quality_name,
                          model.epsilon_search / model.steps, rng)
     chosen = walk.run(model.steps)
-    return ctx.outcome(ctx.checks[chosen], optimal=False), walk
+    return ctx.outcome(None if chosen is None else ctx.checks[chosen], optimal=False), walk
