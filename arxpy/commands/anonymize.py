@@ -29,6 +29,7 @@ from arxpy.commands.options import (
     load_configuration,
     load_inputs,
     output_order,
+    seed_option,
     write_json,
 )
 from arxpy.commands.preset_options import (
@@ -58,6 +59,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_privacy_arguments(parser)
     add_search_arguments(parser)
     add_local_recoding_arguments(parser)
+    parser.add_argument("--seed", type=seed_option, metavar="N",
+                        help="seed of differential privacy's sampling and search (default: "
+                        "drawn and reported)")
     parser.add_argument("--class-attribute", metavar="ATTR",
                         help="target attribute of the classification metric (same as "
                         "--metric classification:ATTR)")
@@ -179,6 +183,12 @@ def _print_summary(result: Any, report: dict[str, Any], config: Any) -> None:
     if best.completely_generalized_records:
         print(f"Completely generalized records (every quasi-identifier one value; ARX "
               f"counts them as suppressed): {best.completely_generalized_records}")
+    dp = report.get("differential_privacy")
+    if dp is not None:
+        print(f"Differential privacy: epsilon {dp['epsilon_anonymization']:g} (sampling, "
+              f"suppression) + {dp['epsilon_search']:g} (search), delta {dp['delta']:g}; "
+              f"k = {dp['k']}, beta = {dp['beta']:.4f}; {dp['sampled_records']} of "
+              f"{dp['records']} records sampled (the others suppressed); seed {dp['seed']}")
     if len(report["tied_optima"]) > 1:
         print(f"{len(report['tied_optima'])} checked transformations share this score "
               "(tied_optima in the report); this one is ARX's choice among them")

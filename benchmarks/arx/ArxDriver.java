@@ -15,7 +15,11 @@
  *                      tord:A:T | delta:A:D | bbasic:A:B | benh:A:B | avgrisk:X | avgrisk3:X:H:R |
  *                      popuniq:X:pitman|zayatz|snb|dankar:POP(number|usa) | sampleuniq:X |
  *                      kmap:K:ALPHA:POP(number|usa):poisson|ztp (estimated k-map) |
- *                      dpresence:DMIN:DMAX (needs a research subset: subset= or subsetwhere=)
+ *                      dpresence:DMIN:DMAX (needs a research subset: subset= or subsetwhere=) |
+ *                      dp:EPS:DELTA:STEPS[:DEGREE] ((e,d)-differential privacy, SafePub; DEGREE, e.g.
+ *                      MEDIUM, makes it data-independent; dpshare=F the search's share of EPS,
+ *                      default 0.1 as ARX's GUI; STEPS in expansions; prints dp_k, dp_beta,
+ *                      sampled and, with repeat=N, every run's optimum and score in runs)
  *   subset=PATH        research subset: a CSV of the subset's records (all columns, sep as data), matched
  *                      to rows of data= as ARX's DataSubset.create(data, subset); data= is the population
  *   subsetwhere=A:V    research subset: the rows whose A equals V (ARX's DataSelector, field(A).equals(V))
@@ -275,9 +279,13 @@ public class ArxDriver {
         return subset;
     }
 
+    /** The run's (e,d)-differential privacy model, if any (its k, beta and sample are printed). */
+    static EDDifferentialPrivacy DP_MODEL = null;
+
     static ARXConfiguration buildConfig(Map<String, String> cfg, Data data) throws Exception {
         ARXConfiguration c = ARXConfiguration.create();
         SUBSET_ROWS = null;
+        DP_MODEL = null;
         for (String m : list(cfg, "models")) {
             String[] p = m.split(":");
             switch (p[0]) {
@@ -308,6 +316,17 @@ public class ArxDriver {
                 case "dpresence":
                     c.addPrivacyModel(new DPresence(Double.parseDouble(p[1]), Double.parseDouble(p[2]), researchSubset(cfg, data)));
                     break;
+                case "dp": {
+                    double eps = Double.parseDouble(p[1]);
+                    DataGeneralizationScheme scheme = p.length > 4
+                        ? DataGeneralizationScheme.create(DataGeneralizationScheme.GeneralizationDegree.valueOf(p[4]))
+                        : null;
+                    DP_MODEL = new EDDifferentialPrivacy(eps, Double.parseDouble(p[2]), scheme);
+                    c.addPrivacyModel(DP_MODEL);
+                    c.setDPSearchBudget(eps * Double.parseDouble(cfg.getOrDefault("dpshare", "0.1")));
+                    c.setHeuristicSearchStepLimit(Integer.parseInt(p[3]), ARXConfiguration.SearchStepSemantics.EXPANSIONS);
+                    break;
+                }
                 case "popuniq": {
                     PopulationUniquenessModel pm = PopulationUniquenessModel.valueOf(p[2].toUpperCase());
                     c.addPrivacyModel(new PopulationUniqueness(Double.parseDouble(p[1]), pm, population(p[3])));
@@ -370,6 +389,7 @@ public class ArxDriver {
         List<Long> times = new ArrayList<>();
         ARXResult res = null;
         Data data = null;
+        StringBuilder runs = new StringBuilder();
         for (int r = 0; r < repeat; r++) {
             long t0 = System.nanoTime();
             if (!direct) t0 = 0;
@@ -383,6 +403,18 @@ public class ArxDriver {
             times.add(t);
             best = Math.min(best, t);
             res = rr; data = d;
+            if (DP_MODEL != null && rr.getGlobalOptimum() != null) {
+                ARXNode o = rr.getGlobalOptimum();
+                runs.append(runs.length() > 0 ? "|" : "");
+                for (int i = 0; i < list(cfg, "qis").size(); i++) runs.append(i > 0 ? "," : "").append(o.getGeneralization(list(cfg, "qis").get(i)));
+                runs.append("/").append(o.getHighestScore().toString());
+            }
+        }
+        if (DP_MODEL != null) {
+            kv(sb, "dp_k", String.valueOf(DP_MODEL.getK()));
+            kv(sb, "dp_beta", String.valueOf(DP_MODEL.getBeta()));
+            kv(sb, "sampled", String.valueOf(DP_MODEL.getDataSubset().getArray().length));
+            kv(sb, "runs", runs.toString());
         }
         List<String> qis = list(cfg, "qis");
         ARXNode opt = res.getGlobalOptimum();
