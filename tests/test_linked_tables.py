@@ -61,7 +61,8 @@ def linked(tmp_path_factory):
 
 
 def test_the_rebuilt_patient_view_is_5_anonymous(linked):
-    patients, admissions = read(linked / "out" / "patients.csv"), read(linked / "out" / "admissions.csv")
+    patients = read(linked / "out" / "patients.csv")
+    admissions = read(linked / "out" / "admissions.csv")
     counts = admissions.groupby(PID).size()
     view = patients.assign(events=patients[PID].map(counts).fillna(0).astype(int))
     assert anonymity.k_anonymity(view, [*QIS, "events"]) >= 5
@@ -73,7 +74,8 @@ def test_the_link_holds_and_suppressed_patients_leave_every_table(linked):
     secret = (linked / "k.key").read_bytes()
     source = pd.read_csv(linked / "patients.csv", dtype=str, keep_default_na=False)
     events = pd.read_csv(linked / "admissions.csv", dtype=str, keep_default_na=False)
-    patients, admissions = read(linked / "out" / "patients.csv"), read(linked / "out" / "admissions.csv")
+    patients = read(linked / "out" / "patients.csv")
+    admissions = read(linked / "out" / "admissions.csv")
     by_pseudonym = {pseudonym(secret, p): p for p in source[PID]}
     assert set(patients[PID]) <= set(by_pseudonym)
     assert set(admissions[PID]) <= set(patients[PID])  # every event names a released patient
@@ -221,7 +223,8 @@ def test_the_linked_example_is_deterministic_and_links(tmp_path):
     again = generate_linked_example(200, seed=5)
     assert patients.equals(again[0]) and admissions.equals(again[1])
     assert patients[PID].is_unique and admissions[PID].isin(patients[PID]).all()
-    stay = pd.to_datetime(admissions["Discharge date"]) - pd.to_datetime(admissions["Admission date"])
+    dates = admissions[["Admission date", "Discharge date"]].apply(pd.to_datetime)
+    stay = dates["Discharge date"] - dates["Admission date"]
     assert (stay.dt.days.astype(str) == admissions["Length of stay"]).all()
     assert not patients.equals(generate_linked_example(200, seed=6)[0])
 
