@@ -259,3 +259,15 @@ def test_a_count_is_judged_as_the_released_rows_show_it():
         out["stays"].groupby(PID).size()))
     assert anonymity.k_anonymity(rebuilt, ["sex", "events"]) >= 2
     assert len(out["patients"]) == 6 and len(out["stays"]) == 8
+
+
+@pytest.mark.parametrize("aggregate, message", [
+    ("stays:first-year:ward", "names no column of 'stays'"),
+    ("stays:first-year:" + PID, "takes dates"),
+    ("visits:count", "names no linked table"),
+])
+def test_an_aggregate_the_tables_cannot_give_is_refused(aggregate, message):
+    tables = _tables()
+    with pytest.raises(ConfigurationError, match=message):
+        release_linked(tables, _definition(tables), {}, _unchanged,
+                       (Aggregate.parse(aggregate),), PLAN, PseudonymKey(b"k" * 32))

@@ -83,8 +83,17 @@ class Aggregate:
             counts = events[link].astype(str).value_counts()
             return pd.Series(patients.map(counts).fillna(0).astype(np.int64).astype(str),
                              dtype=object)
+        if self.attribute not in events.columns:
+            raise ConfigurationError(
+                f"The aggregate '{self.name}' names no column of '{self.table}'.")
         column = events[self.attribute]
-        date_type = DataType(DataKind.DATE, date_format_of(column, None, self.attribute))
+        try:
+            date_type = DataType(DataKind.DATE, date_format_of(column, None, self.attribute))
+        except ConfigurationError:
+            raise ConfigurationError(
+                f"The aggregate '{self.name}' takes dates, but the values of "
+                f"'{self.attribute}' are not dates with a day in a format arxpy "
+                "recognizes.") from None
         dates = parse_values(column.reset_index(drop=True), date_type)
         present = ~np.isnat(dates)
         years = dates[present].astype("datetime64[Y]").astype(np.int64) + 1970
