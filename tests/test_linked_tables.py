@@ -50,6 +50,7 @@ def linked(tmp_path_factory):
     hierarchies = [a for q in QIS for a in ("--hierarchy", f"{q}={folder / 'hierarchies' / q}.csv")]
     code = main(["anonymize", "--data", str(folder / "patients.csv"), *hierarchies,
                  "--k", "5", "--suppression", "0.1", "--identifying", "County",
+                 "--identifying", "Hospital ID",  # of the admissions only
                  "--link", f"admissions={folder / 'admissions.csv'}", "--link-column", PID,
                  "--link-aggregate", "admissions:count", "--pseudonymize", PID,
                  "--key-file", str(folder / "k.key"),
@@ -68,6 +69,8 @@ def test_the_rebuilt_patient_view_is_5_anonymous(linked):
     assert anonymity.k_anonymity(view, [*QIS, "events"]) >= 5
     assert (view["events"].astype(str) == view["admissions:count"]).all()
     assert "County" not in patients.columns and patients[PID].is_unique
+    assert list(admissions.columns) == [PID, "Admission date", "Discharge date",
+                                        "Length of stay"]
 
 
 def test_the_link_holds_and_suppressed_patients_leave_every_table(linked):
