@@ -48,7 +48,8 @@ _EXPORTS = {
     # recipes, replay and certificates (issue 35)
     "Recipe": "arxpy.recipes", "build_recipe": "arxpy.recipes", "replay": "arxpy.recipes",
     # linked tables (issue 32)
-    "LinkedTables": "arxpy.workflows.linked_tables", "Aggregate": "arxpy.workflows.linked_tables",
+    "LinkedTables": "arxpy.workflows.linked_tables",
+    "EventAggregate": "arxpy.workflows.linked_tables",
     "anonymize_linked": "arxpy.workflows.linked_release",
     "release_linked": "arxpy.workflows.linked_release",
     "generate_linked_example": "arxpy.linked_example",

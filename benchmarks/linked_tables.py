@@ -36,7 +36,7 @@ from arxpy.identifiers import (  # noqa: E402
 )
 from arxpy.linked_example import LINK_COLUMN, QUASI_IDENTIFIERS, _linked  # noqa: E402
 from arxpy.workflows.linked_release import anonymize_linked  # noqa: E402
-from arxpy.workflows.linked_tables import Aggregate, LinkedTables  # noqa: E402
+from arxpy.workflows.linked_tables import EventAggregate, LinkedTables  # noqa: E402
 
 
 def main() -> None:
@@ -54,8 +54,8 @@ def main() -> None:
         "privacy_models": [{"kind": "k-anonymity", "k": 5}], "suppression_limit": 0.05})
     plan = IdentifierPlan((Treatment(LINK_COLUMN, PSEUDONYM),),
                           DateShift(("Admission date", "Discharge date"), LINK_COLUMN, 30))
-    aggregates = (Aggregate.parse("admissions:count"),
-                  Aggregate.parse("admissions:first-year:Admission date"))
+    aggregates = (EventAggregate.parse("admissions:count"),
+                  EventAggregate.parse("admissions:first-year:Admission date"))
     tables = LinkedTables(patients, {"admissions": admissions}, LINK_COLUMN)
     key = PseudonymKey(secrets.token_bytes(32))
     best = float("inf")

@@ -24,7 +24,7 @@ from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.errors import ConfigurationError
 from arxpy.identifiers import PSEUDONYM, DateShift, IdentifierPlan, PseudonymKey, Treatment
 from arxpy.workflows.linked_release import release_linked
-from arxpy.workflows.linked_tables import Aggregate, LinkedTables
+from arxpy.workflows.linked_tables import EventAggregate, LinkedTables
 
 PID = "Patient ID"
 QIS = ["Age", "Sex", "ZIP code"]
@@ -162,7 +162,7 @@ def test_one_offset_per_patient_across_tables_and_first_year_released_as_judged(
     tables = _tables()
     key = PseudonymKey(b"k" * 32)
     release = release_linked(tables, _definition(tables), {}, _unchanged,
-                             (Aggregate.parse("stays:first-year:admitted"),), PLAN, key)
+                             (EventAggregate.parse("stays:first-year:admitted"),), PLAN, key)
     people, stays = release.tables["patients"], release.tables["stays"]
     assert "admitted" not in stays.columns  # summarized: released as the aggregate only
     assert release.left_out == {"stays": ["admitted"]}
@@ -203,7 +203,7 @@ def test_a_link_column_that_is_not_pseudonymized_is_refused():
 @pytest.mark.parametrize("text", ["stays", "stays:sum", "stays:first-year", "stays:count:x"])
 def test_an_unreadable_aggregate_is_refused(text):
     with pytest.raises(ConfigurationError, match="TABLE:count"):
-        Aggregate.parse(text)
+        EventAggregate.parse(text)
 
 
 @pytest.mark.parametrize("extra, message", [
@@ -251,7 +251,7 @@ def test_a_count_is_judged_as_the_released_rows_show_it():
             "privacy_models": [{"kind": "k-anonymity", "k": 2}],
             "suppression_limit": suppression_limit})
         return anonymize_linked(tables, _definition(tables), {"sex": Hierarchy([("F", "*")])},
-                                config, (Aggregate.parse("stays:count"),),
+                                config, (EventAggregate.parse("stays:count"),),
                                 IdentifierPlan((Treatment(PID, PSEUDONYM),)),
                                 PseudonymKey(b"k" * 32))
 
@@ -273,4 +273,4 @@ def test_an_aggregate_the_tables_cannot_give_is_refused(aggregate, message):
     tables = _tables()
     with pytest.raises(ConfigurationError, match=message):
         release_linked(tables, _definition(tables), {}, _unchanged,
-                       (Aggregate.parse(aggregate),), PLAN, PseudonymKey(b"k" * 32))
+                       (EventAggregate.parse(aggregate),), PLAN, PseudonymKey(b"k" * 32))

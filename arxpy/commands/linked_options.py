@@ -80,7 +80,7 @@ class LinkedOptions:
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> LinkedOptions | None:
         """None without ``--link``; refuses options that would be ignored or clash."""
-        from arxpy.workflows.linked_tables import Aggregate
+        from arxpy.workflows.linked_tables import EventAggregate
 
         _refuse_orphans(args)
         if not args.link:
@@ -105,7 +105,7 @@ class LinkedOptions:
                 "Two tables have one file name, so one would replace the other in "
                 "--output-dir; rename one of the files.")
         return cls(links, args.link_column,
-                   tuple(Aggregate.parse(a) for a in args.link_aggregate))
+                   tuple(EventAggregate.parse(a) for a in args.link_aggregate))
 
     def split_identifying(self, args: argparse.Namespace) -> tuple[argparse.Namespace,
                                                                    tuple[str, ...]]:

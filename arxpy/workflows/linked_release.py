@@ -25,7 +25,7 @@ from arxpy.errors import ConfigurationError, DataExportError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers import PSEUDONYM, DateShift, IdentifierPlan, PseudonymKey
 from arxpy.release import Release
-from arxpy.workflows.linked_tables import Aggregate, LinkedTables, left_out, patient_view
+from arxpy.workflows.linked_tables import EventAggregate, LinkedTables, left_out, patient_view
 
 #: A method judging the view: ``(frame, definition, hierarchies) -> Release``.
 ViewMethod = Callable[[pd.DataFrame, DataDefinition, Mapping[str, Hierarchy]], Release]
@@ -44,7 +44,7 @@ class LinkedRelease:
     view: Release
     tables: dict[str, pd.DataFrame]
     source: LinkedTables
-    aggregates: tuple[Aggregate, ...]
+    aggregates: tuple[EventAggregate, ...]
     identifiers: dict[str, Any] | None = None
     left_out: dict[str, list[str]] = field(default_factory=dict)
 
@@ -84,7 +84,7 @@ class LinkedRelease:
 
 def release_linked(tables: LinkedTables, definition: DataDefinition,
                    hierarchies: Mapping[str, Hierarchy], method: ViewMethod,
-                   aggregates: tuple[Aggregate, ...] = (), plan: IdentifierPlan | None = None,
+                   aggregates: tuple[EventAggregate, ...] = (), plan: IdentifierPlan | None = None,
                    key: PseudonymKey | None = None,
                    event_identifying: tuple[str, ...] = ()) -> LinkedRelease:
     """Treat every table, judge the patient view with ``method``, project its release.
@@ -109,8 +109,9 @@ def release_linked(tables: LinkedTables, definition: DataDefinition,
 
 def anonymize_linked(tables: LinkedTables, definition: DataDefinition,
                      hierarchies: Mapping[str, Hierarchy], config: Any,
-                     aggregates: tuple[Aggregate, ...] = (), plan: IdentifierPlan | None = None,
-                     key: PseudonymKey | None = None, **run: Any) -> LinkedRelease:
+                     aggregates: tuple[EventAggregate, ...] = (),
+                     plan: IdentifierPlan | None = None, key: PseudonymKey | None = None,
+                     **run: Any) -> LinkedRelease:
     """:func:`release_linked` with the lattice search (``config``: an
     ``AnonymizationConfig``; ``run`` passes ``progress`` and ``cancel``)."""
     from arxpy.engine import anonymize

@@ -2,7 +2,7 @@
 identifier, judged together on a patient-level view. Qt-free.
 
 The privacy models see one row per patient: the patient table's attributes plus the
-aggregates of event tables the user chooses (:class:`Aggregate`: the number of events,
+aggregates of event tables the user chooses (:class:`EventAggregate`: the number of events,
 the year of the earliest date of a column). :mod:`arxpy.workflows.linked_release`
 runs a method on that view and projects its release back onto every table.
 ``docs/linked-tables.md`` says what is released for each table.
@@ -38,7 +38,7 @@ YEAR_BAND = 5
 
 
 @dataclass(frozen=True)
-class Aggregate:
+class EventAggregate:
     """A quasi-identifier of the patient view computed from the event table ``table``:
     ``count`` (its rows per patient) or ``first-year`` of the date column ``attribute``."""
 
@@ -58,7 +58,7 @@ class Aggregate:
         return ":".join(p for p in (self.table, self.kind, self.attribute) if p)
 
     @classmethod
-    def parse(cls, text: str) -> Aggregate:
+    def parse(cls, text: str) -> EventAggregate:
         table, _, rest = text.partition(":")
         kind, _, attribute = rest.partition(":")
         if not (table and kind):
@@ -167,7 +167,7 @@ class LinkedTables:
 
 
 def patient_view(tables: LinkedTables, definition: DataDefinition,
-                 aggregates: tuple[Aggregate, ...], hierarchies: Mapping[str, Hierarchy]
+                 aggregates: tuple[EventAggregate, ...], hierarchies: Mapping[str, Hierarchy]
                  ) -> tuple[pd.DataFrame, DataDefinition, dict[str, Hierarchy]]:
     """(frame, definition, hierarchies) of the view: the patient table's rows, in its
     order, plus one quasi-identifying column per aggregate (with its default hierarchy
@@ -189,7 +189,7 @@ def patient_view(tables: LinkedTables, definition: DataDefinition,
     return frame, DataDefinition(attributes), hierarchies
 
 
-def left_out(aggregates: tuple[Aggregate, ...]) -> dict[str, list[str]]:
+def left_out(aggregates: tuple[EventAggregate, ...]) -> dict[str, list[str]]:
     """The event columns a release leaves out, by table: those a first-year aggregate
     summarizes (their values would tell more than the judged aggregate)."""
     out: dict[str, list[str]] = {}
