@@ -57,3 +57,13 @@ def pick_path(parent: QWidget, kind: str, save: bool, title: str, filters: str,
     if path:
         remember(settings, kind, path)
     return path
+
+
+def pick_folder(parent: QWidget, kind: str, title: str) -> str:
+    """Ask for a folder of ``kind`` (where the next dialog of that kind starts); "" if
+    cancelled."""
+    settings = settings_of(parent)
+    path = QFileDialog.getExistingDirectory(parent, title, last_folder(settings, kind))
+    if path:
+        settings.setValue(f"folders/{kind}", str(Path(path).resolve()))
+    return path

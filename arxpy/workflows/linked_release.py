@@ -195,3 +195,49 @@ def _project(view: Release, tables: LinkedTables, dropped: Mapping[str, list[str
         rows = frame[frame[link].astype(str).isin(kept)]
         out[name] = rows.drop(columns=dropped.get(name, [])).reset_index(drop=True)
     return out
+
+
+@dataclass(frozen=True)
+class LinkedFilesRequest:
+    """A project's patient table and settings, event tables as CSV files, and where the
+    release goes (File › Release linked tables…). ``patient_file`` names the patient
+    table's output file."""
+
+    patients: pd.DataFrame
+    definition: DataDefinition
+    hierarchies: Mapping[str, Hierarchy]
+    settings: Mapping[str, Any]
+    events: Mapping[str, Path]
+    link_column: str
+    output_dir: Path
+    aggregates: tuple[EventAggregate, ...] = ()
+    patient_file: str = "patients.csv"
+    plan: IdentifierPlan | None = None
+    key: PseudonymKey | None = None
+
+    @property
+    def files(self) -> dict[str, str]:
+        """Output file names by table name, the patient table first."""
+        return {Path(self.patient_file).stem: self.patient_file,
+                **{name: path.name for name, path in self.events.items()}}
+
+
+def release_linked_files(request: LinkedFilesRequest, progress: Any = None,
+                         cancel: Any = None) -> tuple[LinkedRelease, dict[str, Path]]:
+    """Read the event tables, release the linked tables with the lattice search and
+    write them, rows shuffled, to ``request.output_dir``. Runs as a job."""
+    import secrets
+
+    from arxpy.data.csv_io import read_csv
+    from arxpy.engine import AnonymizationConfig
+
+    events = {name: read_csv(path, guess_encoding=True) for name, path in request.events.items()}
+    tables = LinkedTables(request.patients, events, request.link_column,
+                          Path(request.patient_file).stem)
+    release = anonymize_linked(tables, request.definition, request.hierarchies,
+                               AnonymizationConfig.from_dict(dict(request.settings)),
+                               request.aggregates, request.plan, request.key,
+                               progress=progress, cancel=cancel)
+    written = release.write(request.output_dir, request.files,
+                            shuffle_seed=secrets.randbelow(2**32))
+    return release, written
