@@ -142,7 +142,7 @@ class SettingsPanel(QWidget):
         measure.addWidget(help_button(self._quality_topic, "What the chosen measure counts"))
         qform.addRow("Measure:", measure)
         qform.addRow("gs-factor:", self.gs_factor)
-        qform.addRow("EventAggregate:", self.aggregate)
+        qform.addRow("Aggregate:", self.aggregate)
         qform.addRow("Class attribute:", self.class_attribute)
         qform.addRow("", self.class_note)
         qform.addRow("", self.monotonic)
