@@ -53,6 +53,7 @@ _EXPORTS = {
     "anonymize_linked": "arxpy.workflows.linked_release",
     "release_linked": "arxpy.workflows.linked_release",
     "generate_linked_example": "arxpy.linked_example",
+    "apply_preset": "arxpy.presets",
     # analyses
     "analyze_risk": "arxpy.risk", "analyze_release": "arxpy.risk",
     "PopulationModel": "arxpy.risk", "release_statistics": "arxpy.analysis",

@@ -24,6 +24,7 @@ _SETTING_TYPES: dict[str, tuple[type, ...]] = {
     "suppression_limit": (int, float),
     "strategy": (str,),
     "time_limit": (int, float, type(None)),
+    "step_limit": (int, type(None)),
     "remove_suppressed": (bool,),
     # The chosen method and each other method's parameters (the GUI's method selector).
     "method": (str,),

@@ -54,7 +54,7 @@ def _heights(rng: np.random.Generator, n_qi: int) -> list[int]:
             return heights
 
 
-def _hierarchy(name: str, height: int) -> tuple[Hierarchy, int]:
+def code_hierarchy(name: str, height: int) -> tuple[Hierarchy, int]:
     """Codes ``name-v`` generalized by integer division, the top ``*``; (hierarchy, domain)."""
     domain = FANOUT ** (height - 1)
     rows = []
@@ -88,7 +88,7 @@ def generate(seed: int, records: int = 20_000, n_qi: int = 6) -> SyntheticTable:
     codes = []
     for i, height in enumerate(_heights(rng, n_qi)):
         name = f"q{i}"
-        hierarchy, domain = _hierarchy(name, height)
+        hierarchy, domain = code_hierarchy(name, height)
         drawn = _skewed(rng, domain, records)
         codes.append(drawn / domain)
         columns[name] = np.array([row[0] for row in hierarchy.rows], dtype=object)[drawn]

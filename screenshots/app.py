@@ -50,7 +50,7 @@ def render_all(output: Path, size: tuple[int, int] = SIZE, suffix: str = "") -> 
     written.append(save_png(window, output / f"configure{suffix}.png"))
     written += _dialogs(window, output, scratch, suffix)
     written.append(_running(window, output / f"running{suffix}.png"))
-    window.state.undo_stack.setIndex(0)  # the dialogs' demonstration edits are undone
+    _undo_all(window)  # the dialogs' demonstration edits are undone
     window.state.discard_changes()
     _run(window)
     from screenshots.explore import pin_candidates
@@ -71,7 +71,7 @@ def render_all(output: Path, size: tuple[int, int] = SIZE, suffix: str = "") -> 
     window.state.update_settings(suppression_limit=0.05)  # the result shown becomes stale
     written.append(save_png(window, output / f"stale{suffix}.png"))
     written += _messages(window, output, suffix)
-    window.state.undo_stack.setIndex(0)
+    _undo_all(window)
     window.state.discard_changes()  # the run is not worth a question on closing
     window.close()
     return written
@@ -208,6 +208,12 @@ def _large_file(window, output: Path, scratch: Path, suffix: str) -> list[Path]:
     path = save_png(dialog, output / f"large_file{suffix}.png", show=True)
     dialog.close()
     return [path]
+
+
+def _undo_all(window) -> None:
+    history = window.state.undo_stack
+    while history.canUndo():
+        history.undo()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -46,7 +46,7 @@ def test_a_lattice_too_large_is_refused_before_encoding(monkeypatch):
     with pytest.raises(ConfigurationError, match="8,024,024,008 transformations, too many "
                        "for the optimal strategy") as error:
         anonymize(frame, definition, dict.fromkeys("abc", hierarchy), config)
-    assert "heuristic strategy" in str(error.value)
+    assert "lightning strategy" in str(error.value)
 
 
 def test_narrowed_levels_count_in_the_early_refusal():

@@ -89,7 +89,7 @@ def test_attribute_panel_warns_about_values_that_do_not_parse(window):
 def test_settings_panel_writes_the_config_shape(window):
     panel = window.configure.settings_panel
     panel.suppression.setValue(5.0)
-    panel.strategy.setCurrentIndex(panel.strategy.findData("heuristic"))
+    panel.strategy.setCurrentIndex(panel.strategy.findData("lightning"))
     panel.time_limit.setValue(30.0)
     panel.quality.setCurrentIndex(panel.quality.findData("classification"))
     assert panel.class_attribute.isEnabled() and not panel.aggregate.isEnabled()
@@ -97,7 +97,7 @@ def test_settings_panel_writes_the_config_shape(window):
     panel.commit()
     settings = window.state.settings
     assert settings["suppression_limit"] == 0.05
-    assert (settings["strategy"], settings["time_limit"]) == ("heuristic", 30.0)
+    assert (settings["strategy"], settings["time_limit"]) == ("lightning", 30.0)
     assert settings["quality_model"]["name"] == "classification"
     assert settings["quality_model"]["class_attribute"] == "disease"
     window.state.config()  # the engine accepts what the panel wrote

@@ -161,7 +161,7 @@ def test_the_columns_page_shows_the_import_warnings_as_plain_text(wizard, tmp_pa
     assert label.textFormat() == Qt.TextFormat.PlainText
     assert "a second 'age' is 'age (2)'" in text and "released as it is" in text
     assert "'<b>sex</b>' is numeric but holds only 2 distinct values" in text
-    assert "'diagnosis' has 1 value(s) spelled in ways that differ only by case" in text
+    assert "'diagnosis' has 1 value spelled in ways that differ only by case" in text
     assert "'age' is numeric" not in text and "HIV" not in text
     assert len(text.splitlines()) == 3
     clean = tmp_path / "clean.csv"

@@ -54,16 +54,37 @@ def test_smoke_test_anonymizes_the_example_and_exports_it(tmp_path):
     assert not list((tmp_path / "home").rglob("*.autosave*"))
 
 
-def test_smoke_test_without_a_project_fails_with_one_line(tmp_path):
+def smoke_in_process(window, qtbot, monkeypatch, out, project=None) -> int:
+    """The smoke test on ``window`` in this process (the window test fixture: its own
+    settings and recovery folder), opening ``project`` first; returns its exit code.
+    The failures need no process of their own: the passing runs above and below cover
+    the command's start-up."""
+    from PySide6.QtWidgets import QApplication
+
+    from arxpy.gui import smoke
+
+    codes = []
+    monkeypatch.setattr(smoke, "_quit", lambda _app, _window, code: codes.append(code))
+    window.show()
+    smoke.SmokeTest(QApplication.instance(), window, out, timeout=60)
+    if project is not None:
+        window.projects.open_project(project)
+    qtbot.waitUntil(lambda: bool(codes), timeout=60_000)
+    return codes[0]
+
+
+def test_smoke_test_without_a_project_fails_with_one_line(window, qtbot, monkeypatch,
+                                                           capsys, tmp_path):
     out = tmp_path / "released.csv"
-    done = run_gui(tmp_path, "--smoke-test", str(out))
-    assert done.returncode == 1
-    assert "smoke test failed: no project is open" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert smoke_in_process(window, qtbot, monkeypatch, out) == 1
+    err = capsys.readouterr().err
+    assert "smoke test failed: no project is open" in err
+    assert "Traceback" not in err
     assert not out.exists()
 
 
-def test_smoke_test_fails_when_the_search_finds_no_solution(tmp_path):
+def test_smoke_test_fails_when_the_search_finds_no_solution(window, qtbot, monkeypatch,
+                                                             capsys, tmp_path):
     from arxpy.example import example_project
 
     project = example_project(records=60)
@@ -72,9 +93,8 @@ def test_smoke_test_fails_when_the_search_finds_no_solution(tmp_path):
     path = tmp_path / "impossible.arxpy"
     project.save(path)
     out = tmp_path / "released.csv"
-    done = run_gui(tmp_path, str(path), "--smoke-test", str(out))
-    assert done.returncode == 1
-    assert "smoke test failed" in done.stderr
+    assert smoke_in_process(window, qtbot, monkeypatch, out, path) == 1
+    assert "smoke test failed" in capsys.readouterr().err
     assert not out.exists()
 
 
@@ -122,12 +142,13 @@ def test_gui_help_documents_the_non_interactive_checks(option, capsys):
     assert option in capsys.readouterr().out
 
 
-def test_smoke_test_of_an_unreadable_project_fails_instead_of_waiting(tmp_path):
+def test_smoke_test_of_an_unreadable_project_fails_instead_of_waiting(
+        window, qtbot, monkeypatch, capsys, tmp_path):
     out = tmp_path / "released.csv"
-    done = run_gui(tmp_path, str(tmp_path / "missing.arxpy"), "--smoke-test", str(out),
-                   timeout=60)
-    assert done.returncode == 1
-    assert "smoke test failed" in done.stderr and "missing.arxpy" in done.stderr
+    assert smoke_in_process(window, qtbot, monkeypatch, out,
+                            tmp_path / "missing.arxpy") == 1
+    err = capsys.readouterr().err
+    assert "smoke test failed" in err and "missing.arxpy" in err
     assert not out.exists()
 
 

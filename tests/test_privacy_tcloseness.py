@@ -185,7 +185,7 @@ def test_hierarchy_must_have_a_single_top() -> None:
 
 def test_ordered_values_must_parse() -> None:
     _, data = build([("a", "3000"), ("a", "n/a"), ("b", "?")], DataType(DataKind.INTEGER))
-    with pytest.raises(ConfigurationError, match=r"2 value\(s\) are not valid integer"):
+    with pytest.raises(ConfigurationError, match=r"2 values of the data cannot be read as integer"):
         TCloseness(NAME, 0.2, "ordered").validate(data)
     ordinal = DataType(DataKind.ORDINAL, order=("low", "high"))
     _, data = build([("a", "low"), ("b", "medium")], ordinal)

@@ -145,7 +145,7 @@ def test_an_extract_that_breaks_the_recipe_is_refused_with_every_reason(
     broken.loc[0, "County"] = "Atlantis"
     broken.to_csv(folder / "unseen.csv", index=False)
     assert _replay(recipe, folder / "unseen.csv", out) == 2
-    assert "'County' has 1 value(s) its hierarchy does not cover: 'Atlantis'" in \
+    assert "'County' has 1 value its hierarchy does not cover: 'Atlantis'" in \
         capsys.readouterr().err
 
 

@@ -96,7 +96,7 @@ def test_a_sensitive_attribute_with_variants_is_warned_once_per_attribute(tmp_pa
                  "--output", str(tmp_path / "out.csv")]) == 0
     err = capsys.readouterr().err
     assert err.count("arxpy: warning:") == 1
-    assert ("arxpy: warning: Sensitive attribute 'diagnosis' has 1 value(s) spelled in ways "
+    assert ("arxpy: warning: Sensitive attribute 'diagnosis' has 1 value spelled in ways "
             "that differ only by case or surrounding spaces") in err
     assert "HIV" not in err and "hiv" not in err
     path.write_text("age,diagnosis\n" + "".join(f"{a},flu\n" for a, _ in rows))

@@ -32,6 +32,12 @@ from arxpy.commands.options import (
     output_order,
     write_json,
 )
+from arxpy.commands.preset_options import (
+    add_preset_arguments,
+    apply_preset_option,
+    preset_report,
+    print_preset,
+)
 from arxpy.commands.recipe_options import (
     add_recipe_arguments,
     add_recipe_figures,
@@ -78,6 +84,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_order_arguments(parser)
     add_identifier_arguments(parser)
     add_linked_arguments(parser)
+    add_preset_arguments(parser)
     add_recipe_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -130,8 +137,12 @@ def run(args: argparse.Namespace) -> int:
     if args.engine != "memory" or parquet:
         return run_on_engine(args)  # (the in-memory engine reads Parquet too)
     frame, given, hierarchies, settings = load_inputs(
-        args, check=identifiers.checking(_searchable))
+        args, check=identifiers.checking(_searchable if args.preset is None else _settled))
     _refuse_another_method(args, settings)
+    preset, given, hierarchies, settings = apply_preset_option(
+        args, frame, given, hierarchies, settings, identifiers)
+    if preset is not None:
+        _searchable(given, hierarchies, settings)
     frame, definition = identifiers.apply(frame, given, hierarchies)  # before the search
     config = AnonymizationConfig.from_dict(settings)
     if config.local_recoding and args.recipe_out is not None and args.recipe_replay == "fixed":
@@ -145,11 +156,16 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     report = result.to_dict()
     identifiers.add_to(report)
-    recipe = write_recipe(args, given, hierarchies, result.release, identifiers.record)
+    if preset is not None and result.optimum is not None:
+        report["preset"] = preset_report(preset, result.release())
+    recipe = write_recipe(args, given, hierarchies, result.release, identifiers.record,
+                          preset=preset)
     if recipe is not None:
         add_recipe_figures(report, recipe, frame, result.release())
     _write_outputs(args, result, report)
     _print_summary(result, report, config)
+    if "preset" in report:
+        print_preset(preset, report["preset"])
     if recipe is not None:
         write_certificate(args, result.release(), recipe, identifiers.record, args.data,
                           original=frame)
@@ -259,6 +275,11 @@ def _searchable(definition: Any, hierarchies: Any, settings: dict[str, Any]) -> 
             "(--hierarchy ATTR=FILE).")
 
 
+def _settled(definition: Any, hierarchies: Any, settings: dict[str, Any]) -> None:
+    """With a preset, which makes quasi-identifiers and may add the privacy model, only
+    what the preset cannot change is judged before the records are read."""
+
+
 def _refuse_another_method(args: argparse.Namespace, settings: dict[str, Any]) -> None:
     """A project whose chosen method is not the lattice search is not searched quietly
     in its place (issue 28, defect 13): ``arxpy run`` runs the other methods."""
@@ -295,6 +316,10 @@ def run_on_engine(args: argparse.Namespace) -> int:
         raise ConfigurationError(
             f"--neutralize-formulas works with --engine memory only; the {args.engine} "
             "engine writes cells as they are.")
+    if args.preset is not None:
+        raise ConfigurationError(
+            f"--preset works with --engine memory only (a CSV file or a project): its "
+            f"rules read the values; leave out --engine {args.engine}.")
     if args.recipe_out is not None or args.certificate is not None:
         raise ConfigurationError(
             f"--recipe-out and --certificate work with --engine memory only (a CSV file "

@@ -161,6 +161,10 @@ def _refuse_orphans(args: argparse.Namespace, given: dict[str, bool]) -> None:
         ("--patient", args.patient, ("--date-shift",)),
         ("--key-file", args.key_file, ("--pseudonymize", "--date-shift")),
     )
+    if getattr(args, "preset", None) == "pseudonymised":  # its pseudonyms and shifts
+        given = {**given, "--preset pseudonymised": True}
+        orphans = tuple((o, v, (*p, "--preset pseudonymised")) if o in
+                        ("--key-file", "--shift-days") else (o, v, p) for o, v, p in orphans)
     for option, value, partners in orphans:
         if value is not None and not any(given[p] for p in partners):
             raise ConfigurationError(

@@ -90,10 +90,12 @@ class LinkedOptions:
                 "--link takes the patient table as --data CSV; give --data in place of "
                 "--project.")
         for option, value in (("--output", args.output), ("--recipe-out", args.recipe_out),
-                              ("--certificate", args.certificate)):
+                              ("--certificate", args.certificate),
+                              ("--preset", getattr(args, "preset", None))):
             if value is not None:
                 raise ConfigurationError(
-                    f"Linked tables are written with --output-dir DIR; leave {option} out.")
+                    f"Linked tables are written with --output-dir DIR and configured by "
+                    f"their options; leave {option} out.")
         if args.link_column is None or args.output_dir is None:
             raise ConfigurationError(
                 "--link needs --link-column ATTR (the patient identifier of every table) "

@@ -138,11 +138,15 @@ def _add_delta_presence_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--metric``, ``--strategy`` and ``--time-limit`` (``--class-attribute`` is separate)."""
+    """``--metric``, ``--strategy``, ``--time-limit`` and ``--step-limit``
+    (``--class-attribute`` is separate)."""
     parser.add_argument("--metric", metavar="METRIC", help=METRIC_HELP)
     parser.add_argument("--strategy", choices=STRATEGIES, help="search strategy (default optimal)")
     parser.add_argument("--time-limit", type=float, metavar="SECONDS",
-                        help="time budget of the heuristic strategy")
+                        help="time budget of the lightning strategy")
+    parser.add_argument("--step-limit", type=int, metavar="N",
+                        help="most transformations the lightning strategy checks (ARX's "
+                        "step limit; with --time-limit, whichever comes first)")
 
 
 def add_local_recoding_arguments(parser: argparse.ArgumentParser) -> None:
@@ -513,6 +517,7 @@ def settings_from_args(args: argparse.Namespace, base: dict[str, Any]) -> dict[s
     for key, value in (("suppression_limit", args.suppression),
                        ("strategy", getattr(args, "strategy", None)),
                        ("time_limit", getattr(args, "time_limit", None)),
+                       ("step_limit", getattr(args, "step_limit", None)),
                        ("local_recoding", getattr(args, "local_recoding", None)),
                        ("local_recoding_gs_factor",
                         getattr(args, "local_recoding_gs_factor", None))):

@@ -19,6 +19,7 @@ import pandas as pd
 
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.data.types import MISSING_VALUES
+from arxpy.formatting import plural
 
 #: A numeric column with at most this many distinct values may hold category codes.
 CODE_VALUES_LIMIT = 10
@@ -80,12 +81,12 @@ def variants_warning(name: str, values: pd.Series,
         return None
     if sensitive:
         return ValueVariantsWarning(
-            f"Sensitive attribute '{name}' has {groups} value(s) spelled in ways that "
+            f"Sensitive attribute '{name}' has {plural(groups, 'value')} spelled in ways that "
             "differ only by case or surrounding spaces; l-diversity and the other "
             "models count each spelling as a distinct value. Unify the spellings in the "
             "source if they mean the same.")
     return ValueVariantsWarning(
-        f"Attribute '{name}' has {groups} value(s) spelled in ways that differ only by "
+        f"Attribute '{name}' has {plural(groups, 'value')} spelled in ways that differ only by "
         "case or surrounding spaces; each spelling counts as a value of its own.")
 
 

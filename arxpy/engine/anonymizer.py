@@ -82,6 +82,7 @@ def anonymize(
         cancel=cancel,
         progress=search_progress,
         time_limit=config.time_limit,
+        step_limit=config.step_limit,
     )
     started = time.perf_counter()
     outcome = run_search(context, config.strategy)

@@ -28,7 +28,8 @@ from arxpy.quality.base import QualityModel
 from arxpy.quality.loss import Loss
 from arxpy.quality.registry import quality_model_from_dict
 
-STRATEGY_NAMES = ("optimal", "exhaustive", "heuristic")
+#: "heuristic" is Lightning's former name, still read from older projects and scripts.
+STRATEGY_NAMES = ("optimal", "exhaustive", "lightning", "heuristic")
 #: How messages about these settings name their owner.
 OWNER = "anonymization settings"
 
@@ -39,9 +40,14 @@ SEARCH_PARAMS = (
           help="Largest fraction of records that may be suppressed (e.g. 0.02 for 2%)"),
     Param("strategy", "choice", "optimal", choices=STRATEGY_NAMES, label="search strategy",
           help="optimal prunes with monotonicity and bounds, exhaustive checks every "
-               "transformation, heuristic returns the best found within the time limit"),
+               "transformation, lightning (ARX's best-effort search) returns the best found within "
+               "the time limit, for lattices too large to search"),
     Param("time_limit", "float", None, low=0, low_open=True, optional=True, unit="seconds",
-          label="time limit", help="Time budget of the heuristic strategy"),
+          label="time limit", help="Time budget of the lightning strategy"),
+    Param("step_limit", "int", None, low=1, optional=True, unit="transformations",
+          label="step limit",
+          help="Most transformations the lightning strategy checks (ARX's heuristic search "
+               "step limit); with a time limit, whichever is reached first"),
     Param("remove_suppressed", "bool", False, label="remove suppressed records",
           help="Leave suppressed records out of the output instead of masking them"),
 )
@@ -66,7 +72,7 @@ class AnonymizationConfig:
     """What to achieve and how to search.
 
     ``suppression_limit`` is the largest fraction of records (in [0, 1]) that may be
-    suppressed; ``time_limit`` (seconds, > 0) bounds the heuristic strategy. The search
+    suppressed; ``time_limit`` (seconds, > 0) bounds the lightning strategy. The search
     settings are declared in :data:`SEARCH_PARAMS`.
     """
 
@@ -76,6 +82,7 @@ class AnonymizationConfig:
     strategy: str = "optimal"
     time_limit: float | None = None
     remove_suppressed: bool = False
+    step_limit: int | None = None
     local_recoding: int = 0
     local_recoding_gs_factor: float = 0.05
 
@@ -121,6 +128,8 @@ class AnonymizationConfig:
         }
         if self.remove_suppressed:
             out["remove_suppressed"] = True
+        if self.step_limit is not None:
+            out["step_limit"] = self.step_limit
         if self.local_recoding:
             out["local_recoding"] = self.local_recoding
             out["local_recoding_gs_factor"] = float(self.local_recoding_gs_factor)

@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from arxpy.errors import ArxpyError
-from arxpy.gui.folders import pick_folder, pick_path
-from arxpy.gui.recipe_dialogs import DATA_FILTER, path_row, wrapped
+from arxpy.gui.folders import path_row, pick_folder, pick_path
+from arxpy.gui.recipe_dialogs import DATA_FILTER, wrapped
 from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 from arxpy.identifiers import DateShift, IdentifierPlan
 from arxpy.identifiers.dates import MAX_SHIFT_DAYS

@@ -245,6 +245,10 @@ class MainWindow(QMainWindow):
             "create_key": self._action("Create key &file…", lambda: self.keys.create(), None,
                                        None, "Create a new pseudonym key file (a lost key "
                                        "means new, unlinkable pseudonyms)"),
+            "apply_preset": self._action("Apply policy &preset…", self.apply_preset, None,
+                                         None, "HIPAA Safe Harbor, Expert Determination or "
+                                         "a pseudonymised release: see each rule and why, "
+                                         "then apply them as one step"),
             "quit": self._action("&Quit", self.close, QKeySequence.StandardKey.Quit),
             "anonymize": self._action("&Anonymize", self.anonymize, "Ctrl+R", sp.SP_MediaPlay,
                                       "Search for the best transformation"),
@@ -284,6 +288,8 @@ class MainWindow(QMainWindow):
         edit_menu = self.menuBar().addMenu("&Edit")
         edit_menu.addAction(self.undo_action)
         edit_menu.addAction(self.redo_action)
+        edit_menu.addSeparator()
+        edit_menu.addAction(a["apply_preset"])
         view_menu = self.menuBar().addMenu("&View")
         log_action = self.log_panel.toggleViewAction()
         log_action.setText("&Log panel")
@@ -354,7 +360,7 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         has, running = self.state.has_project, self._running
         a = self.actions_by_name
-        for key in ("save", "save_as", "new", "choose_key", "create_key"):
+        for key in ("save", "save_as", "new", "choose_key", "create_key", "apply_preset"):
             a[key].setEnabled(has and not running)
         a["anonymize"].setEnabled(has and not running)
         a["cancel"].setEnabled(running)
@@ -483,11 +489,27 @@ class MainWindow(QMainWindow):
         current = self.state.current_release()
         if current is None or self.state.stale:
             return None
-        dialog = ExportRecipeDialog(current, self.state.definition, self)
+        dialog = ExportRecipeDialog(current, self.state.definition, self,
+                                    preset=self.state.preset_record, data=self.state.data)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.statusBar().showMessage(
             f"Recipe written: {', '.join(p.name for p in dialog.written[:1])}"
             f"{' and its hierarchies' if len(dialog.written) > 1 else ''}.", 8000))
+        dialog.show()
+        return dialog
+
+    def apply_preset(self):
+        """Edit > Apply policy preset…: the dialog (returned, modal when shown by the
+        menu; None without a project)."""
+        from arxpy.gui.preset_dialog import PresetDialog
+
+        if not self.state.has_project or self._running:
+            return None
+        dialog = PresetDialog(self.state, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.statusBar().showMessage(
+            f"Policy preset applied: {dialog.outcome.record()['label']} "
+            f"({len(dialog.outcome.rules)} rules).", 8000))
         dialog.show()
         return dialog
 

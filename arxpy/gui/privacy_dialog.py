@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from arxpy.data.definition import AttributeType
 from arxpy.errors import ArxpyError
+from arxpy.formatting import plural
 from arxpy.gui.help import help_button
 from arxpy.gui.param_form import ParamForm
 from arxpy.gui.plain_text import plain_label
@@ -158,7 +159,7 @@ class PrivacyModelDialog(QDialog):
             needed = math.ceil(spec["l"])
             if needed > distinct:
                 return (f"l = {spec['l']:g} is impossible: '{spec['attribute']}' has only "
-                        f"{distinct} distinct value(s), so no class can hold {needed}; "
+                        f"{plural(distinct, 'distinct value')}, so no class can hold {needed}; "
                         f"choose l of at most {distinct}.")
         size = model.guaranteed_class_size
         if size is not None and size > records:

@@ -44,7 +44,7 @@ from arxpy.quality.loss import AGGREGATES
 
 STRATEGIES = {"optimal": "Optimal (prunes with monotonicity and bounds)",
               "exhaustive": "Exhaustive (checks every transformation)",
-              "heuristic": "Heuristic (best found within a time limit)"}
+              "lightning": "Lightning (best found within a time limit)"}
 AGGREGATE_LABELS = {"sum": "Sum", "max": "Maximum", "arithmetic_mean": "Arithmetic mean",
                     "geometric_mean": "Geometric mean", "rank": "Rank"}
 COMMIT_DELAY_MS = 300
@@ -166,7 +166,9 @@ class SettingsPanel(QWidget):
         self._filling = True
         settings = self.state.settings
         self.suppression.setValue(100.0 * float(settings.get("suppression_limit", 0.0)))
-        self.strategy.setCurrentIndex(max(self.strategy.findData(settings.get("strategy")), 0))
+        chosen = settings.get("strategy")
+        chosen = "lightning" if chosen == "heuristic" else chosen  # its former name
+        self.strategy.setCurrentIndex(max(self.strategy.findData(chosen), 0))
         self.time_limit.setValue(float(settings.get("time_limit") or 0.0))
         self.local_passes.setValue(int(settings.get("local_recoding") or 0))
         self.local_gs_factor.setValue(float(settings.get(
@@ -210,7 +212,7 @@ class SettingsPanel(QWidget):
         self.aggregate.setEnabled("aggregate" in params)
         self.monotonic.setEnabled("monotonic" in params)
         self.class_attribute.setEnabled("class_attribute" in params)
-        self.time_limit.setEnabled(self.strategy.currentData() == "heuristic")
+        self.time_limit.setEnabled(self.strategy.currentData() == "lightning")
         self.local_gs_factor.setEnabled(self.local_passes.value() > 0)
 
     def _changed(self) -> None:
@@ -245,7 +247,7 @@ class SettingsPanel(QWidget):
             **self.state.settings,
             "suppression_limit": round(self.suppression.value() / 100.0, 6),
             "strategy": self.strategy.currentData(),
-            "time_limit": time_limit if self.strategy.currentData() == "heuristic" else None,
+            "time_limit": time_limit if self.strategy.currentData() == "lightning" else None,
             "quality_model": self.quality_dict(),
             **dict.fromkeys(LOCAL_RECODING),
         }

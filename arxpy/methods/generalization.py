@@ -15,7 +15,7 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.engine import AnonymizationConfig, Result, anonymize
-from arxpy.engine.config import LOCAL_RECODING_PARAMS, STRATEGY_NAMES
+from arxpy.engine.config import LOCAL_RECODING_PARAMS, SEARCH_PARAMS
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress
@@ -43,14 +43,7 @@ class Generalization(Method):
               '{"kind": "k-anonymity", "k": 5}'),
         Param("quality_model", "object", {"name": "loss"}, label="quality model",
               help='the quality model to optimize, e.g. {"name": "loss"}'),
-        Param("suppression_limit", "float", 0.0, low=0.0, high=1.0, unit="fraction of records",
-              label="suppression limit", help="largest share of records that may be suppressed"),
-        Param("strategy", "choice", "optimal", choices=STRATEGY_NAMES, label="search strategy",
-              help="optimal (Flash-style pruning), exhaustive, or heuristic under a time limit"),
-        Param("time_limit", "float", None, low=0.0, low_open=True, optional=True, unit="s",
-              label="time limit", help="time budget of the heuristic strategy"),
-        Param("remove_suppressed", "bool", False, label="remove suppressed records",
-              help="leave suppressed records out of the output instead of showing *"),
+        *SEARCH_PARAMS,  # declared once, with the engine's configuration
         *LOCAL_RECODING_PARAMS,
     )
 

@@ -43,7 +43,8 @@ def add_param_options(parser: argparse.ArgumentParser, params: Sequence[Param], 
             option = f"--{prefix}-{param.name.replace('_', '-')}"
         aliases = [a for a in param.aliases if a not in taken]
         parser.add_argument(option, *aliases, dest=f"param_{param.name}", metavar=_metavar(param),
-                            default=None, help="; ".join(details) or None)
+                            default=None,  # argparse formats help with %: "2 %" is "2 %%"
+                            help="; ".join(details).replace("%", "%%") or None)
 
 
 def _metavar(param: Param) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from arxpy.errors import ConfigurationError
-from arxpy.formatting import plain
+from arxpy.formatting import plain, plural
 from arxpy.lattice.classes import Distribution, EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.params import Param
@@ -48,9 +48,9 @@ class _LDiversity(SensitiveAttributeModel):
         distinct = int(np.count_nonzero(tracked.global_counts))
         if self.min_distinct > distinct:
             raise ConfigurationError(
-                f"{self.describe()} is impossible: '{self.attribute}' has only {distinct} "
-                f"distinct value(s) in the data, so no class can hold {self.min_distinct}; "
-                f"lower l to at most {distinct}."
+                f"{self.describe()} is impossible: '{self.attribute}' has only "
+                f"{plural(distinct, 'distinct value')} in the data, so no class can hold "
+                f"{self.min_distinct}; lower l to at most {distinct}."
             )
 
     def distinct_ok(self, dist: Distribution, n_classes: int) -> np.ndarray:

@@ -28,7 +28,7 @@ import numpy as np
 from arxpy.arrays import count_distinct
 from arxpy.data.definition import DataKind
 from arxpy.errors import ConfigurationError
-from arxpy.formatting import plain
+from arxpy.formatting import plain, plural
 from arxpy.lattice.classes import Distribution, EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData, TrackedAttribute
 from arxpy.lattice.grouping import dense_enough
@@ -268,8 +268,8 @@ def _leaf_rows(tracked: TrackedAttribute, model: str) -> list[tuple[str, ...] | 
     if missing:
         shown = ", ".join(repr(v) for v in missing[:5])
         raise ConfigurationError(
-            f"{model}: the hierarchy of '{tracked.name}' has no row for {len(missing)} value(s) "
-            f"of the data ({shown}); add rows for them."
+            f"{model}: the hierarchy of '{tracked.name}' has no row for "
+            f"{plural(len(missing), 'value')} of the data ({shown}); add rows for them."
         )
     return [by_value.get(v) for v in tracked.values]
 
@@ -304,8 +304,9 @@ def value_order(tracked: TrackedAttribute, model: str) -> np.ndarray:
         kind = tracked.data_type.describe()
         shown = ", ".join(repr(v) for v in bad[:5])
         raise ConfigurationError(
-            f"{model} orders the values of '{tracked.name}' as {kind}, but {len(bad)} value(s) "
-            f"are not valid {kind} ({shown}); fix the data or change the attribute's data type."
+            f"{model} orders the values of '{tracked.name}' as {kind}, but "
+            f"{plural(len(bad), 'value')} of the data cannot be read as {kind} ({shown}); fix "
+            "the data or change the attribute's data type."
         )
     ordering = sorted(range(len(values)), key=keys.__getitem__)
     return present[np.array(ordering, dtype=np.int64)]

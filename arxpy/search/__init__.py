@@ -16,18 +16,19 @@ from arxpy.search.base import (
 )
 from arxpy.search.exhaustive import search_exhaustive
 from arxpy.search.flash import arx_choice
-from arxpy.search.heuristic import search_heuristic
+from arxpy.search.lightning import search_lightning
 from arxpy.search.optimal import check_lattice_size, search_optimal
 
 STRATEGIES: dict[str, Callable[[SearchContext], SearchOutcome]] = {
     "optimal": search_optimal,
     "exhaustive": search_exhaustive,
-    "heuristic": search_heuristic,
+    "lightning": search_lightning,
+    "heuristic": search_lightning,  # Lightning's former name
 }
 
 
 def run_search(ctx: SearchContext, strategy: str) -> SearchOutcome:
-    """Run the named strategy (``optimal``, ``exhaustive`` or ``heuristic``)."""
+    """Run the named strategy (``optimal``, ``exhaustive`` or ``lightning``)."""
     try:
         function = STRATEGIES[strategy]
     except KeyError:

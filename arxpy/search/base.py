@@ -128,6 +128,7 @@ class SearchContext:
         progress: Progress | None = None,
         cache_bytes: int = 256 << 20,
         time_limit: float | None = None,
+        step_limit: int | None = None,
     ) -> None:
         self.data = data
         self.models = list(privacy_models)
@@ -145,6 +146,8 @@ class SearchContext:
         self.cancel = cancel or CancelToken()
         self.progress = ThrottledProgress(progress)
         self.time_limit = time_limit
+        #: Most transformations a best-effort strategy checks (ARX's step limit).
+        self.step_limit = step_limit
         #: Score transformations that are not anonymous too (a strategy ordering its
         #: expansion by them sets it); otherwise their score is NOT_SCORED.
         self.score_all = False

@@ -327,14 +327,14 @@ class _OptimalSearch:
 
 def check_lattice_size(size: int, strategy: str) -> None:
     """Refuse a lattice of ``size`` transformations too large for ``strategy`` (the
-    optimal and exhaustive strategies hold one state per node; the heuristic does not).
+    optimal and exhaustive strategies hold one state per node; Lightning does not).
     Cheap: the engine calls it from the hierarchies' heights before encoding anything."""
     if strategy in ("optimal", "exhaustive") and size > MAX_NODES:
         raise ConfigurationError(
             f"The lattice has {size:,} transformations, too many for the {strategy} "
-            f"strategy (at most {MAX_NODES:,}); use the heuristic strategy with a time "
-            "limit, or narrow the generalization levels (minimum and maximum level) or "
-            "the hierarchies."
+            f"strategy (at most {MAX_NODES:,}); use the lightning strategy with a time "
+            "limit (--strategy lightning), or narrow the generalization levels (minimum "
+            "and maximum level) or the hierarchies."
         )
 
 

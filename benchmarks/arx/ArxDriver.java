@@ -33,7 +33,16 @@
  *   direct=true        read the CSV with ARX's own Data.create(path) inside the timed region (whole-process mode;
  *                      the allstar count is then skipped)
  *   threshold=100000   ARX's heuristic-search threshold (lattice size above which OPTIMAL refuses)
+ *   algorithm=lightning|genetic|optimal   ARX's AnonymizationAlgorithm (BEST_EFFORT_BOTTOM_UP, BEST_EFFORT_GENETIC)
+ *   steplimit=N        heuristic search step limit in checks;  timelimit=MS  heuristic time limit
  *   risk mode: what=input|optimum|pin  pop=N|usa  rthreshold=0.2
+ *   Local recoding keys (after the global search, on the optimum's output handle):
+ *   local=iterative    ARXResult.optimizeIterative(handle, lgs, passes, adapt)
+ *   local=fast         ARXResult.optimizeIterativeFast(handle, records, lgs|NaN)
+ *   passes=N lgs=F adapt=A records=R   (defaults 4, 0.05, 0, 0.25)
+ *   Output adds: outliers_before, granularity_before, local_steps (levels:records:score per pass, in qis order),
+ *   outliers (after), granularity (ARX's quality statistics of the combined handle),
+ *   local_ms; out= then writes the combined output.
  * Output: one JSON object per config on stdout.
  */
 import java.io.*;
@@ -312,6 +321,11 @@ public class ArxDriver {
         for (Map.Entry<String, String> e : pairs(cfg, "weights").entrySet())
             c.setAttributeWeight(e.getKey(), Double.parseDouble(e.getValue()));
         if (cfg.containsKey("threshold")) c.setHeuristicSearchThreshold(Integer.parseInt(cfg.get("threshold")));
+        String algorithm = cfg.getOrDefault("algorithm", "optimal");
+        if (algorithm.equals("lightning")) c.setAlgorithm(ARXConfiguration.AnonymizationAlgorithm.BEST_EFFORT_BOTTOM_UP);
+        else if (algorithm.equals("genetic")) c.setAlgorithm(ARXConfiguration.AnonymizationAlgorithm.BEST_EFFORT_GENETIC);
+        if (cfg.containsKey("steplimit")) c.setHeuristicSearchStepLimit(Integer.parseInt(cfg.get("steplimit")));
+        if (cfg.containsKey("timelimit")) c.setHeuristicSearchTimeLimit(Integer.parseInt(cfg.get("timelimit")));
         return c;
     }
 
@@ -410,6 +424,7 @@ public class ArxDriver {
             kv(sb, "allstar", String.valueOf(allstar));
             kv(sb, "suppressed", String.valueOf(outliers - allstar));
         }
+        if (cfg.containsKey("local")) local(cfg, sb, res, out, qis, outliers);
         if (cfg.containsKey("out")) out.save(cfg.get("out"), ';');
     }
 
@@ -486,5 +501,42 @@ public class ArxDriver {
 
     static void num(StringBuilder sb, String k, double v) {
         kv(sb, k, String.valueOf(v));
+    }
+
+    /** ARX's local recoding of the optimum's output handle (ARXResult.optimize*). */
+    static void local(Map<String, String> cfg, StringBuilder sb, ARXResult res, DataHandle out,
+                      List<String> qis, int before) throws Exception {
+        double gs = Double.parseDouble(cfg.getOrDefault("lgs", "0.05"));
+        num(sb, "granularity_before", out.getStatistics().getQualityStatistics().getGranularity().getArithmeticMean());
+        long t0 = System.nanoTime();
+        ARXProcessStatistics stats;
+        if (cfg.get("local").equals("fast")) {
+            double records = Double.parseDouble(cfg.getOrDefault("records", "0.25"));
+            stats = res.optimizeIterativeFast(out, records, cfg.containsKey("lgs") ? gs : Double.NaN,
+                                              new ARXListener() { public void progress(double p) {} });
+        } else {
+            int passes = Integer.parseInt(cfg.getOrDefault("passes", "4"));
+            double adapt = Double.parseDouble(cfg.getOrDefault("adapt", "0"));
+            stats = res.optimizeIterative(out, gs, passes, adapt);
+        }
+        long t1 = System.nanoTime();
+        kv(sb, "local_ms", String.format(Locale.ROOT, "%.3f", (t1 - t0) / 1e6));
+        kv(sb, "outliers_before", String.valueOf(before));
+        StringBuilder steps = new StringBuilder();
+        // Steps made by local recoding carry no header map: their levels are in the order of
+        // the optimum's quasi-identifiers (ARX's internal order), mapped to qis= here.
+        List<String> internal = Arrays.asList(res.getGlobalOptimum().getQuasiIdentifyingAttributes());
+        for (ARXProcessStatistics.Step step : stats.getSteps()) {
+            int[] levels = step.getTransformation();
+            StringBuilder lv = new StringBuilder();
+            for (int i = 0; i < qis.size(); i++) lv.append(i > 0 ? "," : "").append(levels[internal.indexOf(qis.get(i))]);
+            steps.append(steps.length() > 0 ? " | " : "").append(lv).append(":")
+                 .append(step.getNumberOfRecordsTransformed()).append(":").append(step.getScore());
+        }
+        kv(sb, "local_steps", steps.toString());
+        int outliers = 0;
+        for (int r = 0; r < out.getNumRows(); r++) if (out.isOutlier(r)) outliers++;
+        kv(sb, "outliers", String.valueOf(outliers));
+        num(sb, "granularity", out.getStatistics().getQualityStatistics().getGranularity().getArithmeticMean());
     }
 }

@@ -286,8 +286,9 @@ class HasseView(QWidget):
         painter.drawText(QRectF(6, 0, self.width() - 12, 18), flags,
                          f"Node = levels of {names}")
         painter.drawText(QRectF(6, 16, self.width() - 12, 18), flags,
+                         # Colours are explained by the legend beside (the whole lattice).
                          "Top: most generalized. Outline: orange optimum, blue selected, "
-                         "black applied, green pinned. Colour: score (dark = best).")
+                         "black applied, green pinned.")
 
     # --- mouse -------------------------------------------------------------------------
 

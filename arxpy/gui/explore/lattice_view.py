@@ -20,6 +20,7 @@ from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
+    QFontMetrics,
     QLinearGradient,
     QMouseEvent,
     QPainter,
@@ -39,6 +40,8 @@ MAX_DISPLAYED = 50_000
 EDGE_LIMIT = 400
 #: Nodes are drawn one by one, with outlines, when at most this many are on screen.
 DETAIL_LIMIT = 4000
+#: Height of the colour legend in the bottom-right corner (px).
+LEGEND_HEIGHT = 88.0
 
 _VIRIDIS = ["#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779",
             "#6ece58", "#b5de2b", "#fde725"]
@@ -151,7 +154,8 @@ class LatticeView(QWidget):
 
     def fit(self) -> None:
         """Scale so every shown node is visible."""
-        margin_x, margin_top, margin_bottom = 90.0, 40.0, 30.0
+        # The bottom margin keeps the lowest levels and their labels above the legend.
+        margin_x, margin_top, margin_bottom = 90.0, 40.0, LEGEND_HEIGHT + 16.0
         if len(self._x) == 0:
             self._scale, self._offset = [1.0, 1.0], [0.0, 0.0]
         else:
@@ -343,11 +347,18 @@ class LatticeView(QWidget):
             position = self._position_of(levels)
             if position is not None:
                 labels.setdefault(position, []).append(f"pin {letter}")
-        painter.setFont(QFont(self.font().family(), 8, QFont.Weight.Bold))
+        font = QFont(self.font().family(), 8, QFont.Weight.Bold)
+        painter.setFont(font)
+        metrics = QFontMetrics(font)
         placed: list[QRectF] = []
         for position, texts in sorted(labels.items(), key=lambda item: px[item[0]]):
             text = " · ".join(texts)
-            rect = QRectF(px[position] + r + 14, py[position] - 22, 8 * len(text), 15)
+            rect = QRectF(px[position] + r + 14, py[position] - 22,
+                          metrics.horizontalAdvance(text) + 6, 15)
+            if rect.right() > self.width() - 2:  # kept inside the view, leftwards
+                rect.moveRight(self.width() - 2)
+            if rect.left() < 2:
+                rect.moveLeft(2)
             while any(rect.intersects(other) for other in placed):
                 rect.translate(0, -16)  # stack labels of nearby nodes instead of overlapping
             placed.append(rect)
@@ -364,7 +375,8 @@ class LatticeView(QWidget):
         return int(self._row_position[row])
 
     def _paint_legend(self, painter: QPainter) -> None:
-        box = QRectF(self.width() - 262, self.height() - 96, 254, 88)
+        box = QRectF(self.width() - 262, self.height() - LEGEND_HEIGHT - 8, 254,
+                     LEGEND_HEIGHT)
         painter.setPen(QPen(QColor("#bbb"), 1))
         painter.setBrush(QBrush(QColor(255, 255, 255, 235)))
         painter.drawRoundedRect(box, 4, 4)

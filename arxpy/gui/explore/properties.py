@@ -76,6 +76,7 @@ class PropertiesPanel(QWidget):
         self._add("Transformation", str(list(levels)))
         for name, level in zip(result.quasi_identifiers, levels, strict=True):
             self._add(f"  {name}", level_label(result, name, level))
+        self._fit_names(result.quasi_identifiers)
         self._add("State", state.state + ("" if state.checked or state.state == "not checked"
                                           else " (inferred from a neighbour)"))
         if state.score is not None:
@@ -155,10 +156,21 @@ class PropertiesPanel(QWidget):
                 return self.table.item(row, 1).text()
         return None
 
+    def _fit_names(self, names: list[str]) -> None:
+        """The property column as wide as the attribute names ("Admission quarter"),
+        up to 45 % of the table: longer properties are elided, in full in their tooltip."""
+        metrics = self.table.fontMetrics()
+        wanted = max(metrics.horizontalAdvance(f"  {n}") for n in ["Transformation", *names])
+        room = self.table.viewport().width()  # narrow before the table is first laid out
+        self.table.setColumnWidth(0, wanted + 16 if room < 200 else
+                                  min(wanted + 16, int(0.45 * room)))
+
     def _add(self, prop: str, value: str) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
-        self.table.setItem(row, 0, QTableWidgetItem(prop))
+        name = QTableWidgetItem(prop)
+        name.setToolTip(tooltip(prop.strip()))
+        self.table.setItem(row, 0, name)
         item = QTableWidgetItem(value)
         item.setToolTip(tooltip(value))
         self.table.setItem(row, 1, item)
