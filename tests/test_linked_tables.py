@@ -211,6 +211,8 @@ def test_an_unreadable_aggregate_is_refused(text):
     (["--link", "a=a.csv", "--output-dir", "o"], "needs --link-column"),
     (["--link", "a=a.csv", "--link-column", PID, "--output-dir", "o", "--output", "x.csv"],
      "leave --output out"),
+    (["--link", "a=a.csv", "--link-column", PID, "--output-dir", "o", "--preset",
+      "safe-harbor"], "leave --preset out"),
 ])
 def test_linked_options_that_would_be_ignored_are_refused(tmp_path, capsys, extra, message):
     (tmp_path / "p.csv").write_text("Patient ID,age\nP1,30\n")
