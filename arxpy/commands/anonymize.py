@@ -17,6 +17,7 @@ from typing import Any
 
 from arxpy.commands.files import add_output_option
 from arxpy.commands.identifier_options import IdentifierOptions, add_identifier_arguments
+from arxpy.commands.linked_options import LinkedOptions, add_linked_arguments, file_names
 from arxpy.commands.options import (
     ProgressBar,
     add_attribute_arguments,
@@ -86,6 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="Spark master URL (default local[*], this machine)")
     add_order_arguments(parser)
     add_identifier_arguments(parser)
+    add_linked_arguments(parser)
     add_preset_arguments(parser)
     add_recipe_arguments(parser)
     parser.set_defaults(func=run)
@@ -127,8 +129,15 @@ def run(args: argparse.Namespace) -> int:
     _check_engine_options(args)
     check_recipe_options(args)
     identifiers = IdentifierOptions.from_args(args)
+    linked = LinkedOptions.from_args(args)
     parquet = args.data is not None and is_parquet_path(args.data)
     identifiers.refuse_record_engine(args.engine, parquet)
+    if linked is not None:
+        if args.engine != "memory" or parquet:
+            raise ConfigurationError(
+                "Linked tables are read into memory as CSV files; leave out --engine and "
+                "give the patient table as CSV.")
+        return _run_linked(args, identifiers, linked)
     if args.engine != "memory" or parquet:
         return run_on_engine(args)  # (the in-memory engine reads Parquet too)
     frame, given, hierarchies, settings = load_inputs(
@@ -169,12 +178,55 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_summary(result: Any, report: dict[str, Any], config: Any) -> None:
-    best = result.optimum
-    if best is None:
+def _run_linked(args: argparse.Namespace, identifiers: IdentifierOptions,
+                linked: LinkedOptions) -> int:
+    """The lattice search on the patient-level view of linked tables; every table
+    written to ``--output-dir``; the report adds ``linked``."""
+    from arxpy.engine import AnonymizationConfig, anonymize
+    from arxpy.workflows.linked_release import release_linked
+
+    patient_args, event_identifying = linked.split_identifying(args)
+    frame, given, hierarchies, settings = load_inputs(patient_args, check=_searchable)
+    config = AnonymizationConfig.from_dict(settings)
+    searched = []
+
+    def search(view, definition, view_hierarchies):
+        bar = ProgressBar()
+        try:
+            searched.append(anonymize(view, definition, view_hierarchies, config, progress=bar))
+        finally:
+            bar.close()
+        _refuse_no_optimum(searched[0])
+        return searched[0].release()
+
+    release = release_linked(linked.tables(args, frame), given, hierarchies, search,
+                             linked.aggregates, identifiers.plan, identifiers.key,
+                             event_identifying)
+    report = searched[0].to_dict()
+    identifiers.record = release.identifiers
+    identifiers.add_to(report)
+    order = output_order(args)
+    linked.write(args, release, order["seed"])
+    report.update(output_order=order, release=release.view.to_dict(),
+                  linked=release.record(file_names(args)))
+    if args.report:
+        write_json(args.report, report)
+    _print_summary(searched[0], report, config)
+    print(linked.summary(release))
+    print(identifiers.summary())
+    return 0
+
+
+def _refuse_no_optimum(result: Any) -> None:
+    if result.optimum is None:
         raise ConfigurationError(
             "No transformation satisfies the privacy models within the suppression limit; "
             "allow more suppression or relax the privacy models.")
+
+
+def _print_summary(result: Any, report: dict[str, Any], config: Any) -> None:
+    _refuse_no_optimum(result)
+    best = result.optimum
     levels = ", ".join(f"{k}={v}" for k, v in report["transformation"].items())
     print(f"Transformation: {levels}")
     print(f"Score ({config.quality_model.label}): {best.score:.10g} "

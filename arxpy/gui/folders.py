@@ -60,6 +60,16 @@ def pick_path(parent: QWidget, kind: str, save: bool, title: str, filters: str,
     return path
 
 
+def pick_folder(parent: QWidget, kind: str, title: str) -> str:
+    """Ask for a folder of ``kind`` (where the next dialog of that kind starts); "" if
+    cancelled."""
+    settings = settings_of(parent)
+    path = QFileDialog.getExistingDirectory(parent, title, last_folder(settings, kind))
+    if path:
+        settings.setValue(f"folders/{kind}", str(Path(path).resolve()))
+    return path
+
+
 def path_row(button_text: str, slot: Callable[[], object]) -> tuple[QLineEdit, QWidget]:
     """A path field with a button beside it that fills it."""
     edit = QLineEdit()

@@ -236,6 +236,9 @@ class MainWindow(QMainWindow):
             "apply_recipe": self._action("A&pply recipe to new data…", self.apply_recipe,
                                          None, None, "Replay a recipe on a new extract, "
                                          "or see why it is refused"),
+            "linked_tables": self._action("Release &linked tables…", self.release_linked,
+                                          None, None, "Release this patient table with "
+                                          "event tables linked by a patient identifier"),
             "choose_key": self._action("Choose pseudonym &key…", lambda: self.keys.choose(),
                                        None, None, "Read the key of keyed pseudonyms and "
                                        "date shifts from its key file, for this session"),
@@ -275,7 +278,7 @@ class MainWindow(QMainWindow):
         for key in ("save", "save_as", "export", "large_file"):
             file_menu.addAction(a[key])
         file_menu.addSeparator()
-        for key in ("export_recipe", "apply_recipe"):
+        for key in ("export_recipe", "apply_recipe", "linked_tables"):
             file_menu.addAction(a[key])
         file_menu.addSeparator()
         for key in ("choose_key", "create_key"):
@@ -516,6 +519,16 @@ class MainWindow(QMainWindow):
         from arxpy.gui.recipe_dialogs import ApplyRecipeDialog
 
         dialog = ApplyRecipeDialog(self.state.pseudonym_key, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def release_linked(self):
+        """File > Release linked tables…: the dialog (returned, non-modal) over this
+        project's table, plan and pseudonym key."""
+        from arxpy.gui.linked_dialog import LinkedTablesDialog
+
+        dialog = LinkedTablesDialog(self.state, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog
