@@ -223,3 +223,47 @@ def test_a_treated_attribute_cannot_be_made_quasi_identifying_by_a_plan(window):
         state.set_identifier_plan(state.identifier_plan.__class__(
             (Treatment("age", PSEUDONYM),)))
     assert state.identifier_plan.treatments == ()
+
+
+def test_risk_input_analysis_reads_the_treated_table(window, qtbot, tmp_path, monkeypatch):
+    from arxpy.gui.risk import perspective
+    from arxpy.gui.risk.perspective import RiskPerspective
+
+    state = window.state
+    _treat(state)
+    read = []
+    real = perspective.analyze_input
+    monkeypatch.setattr(perspective, "analyze_input",
+                        lambda frame, *a, **kw: read.append(frame) or real(frame, *a, **kw))
+    view = RiskPerspective(state)
+    qtbot.addWidget(view)
+    view.show()
+    # Without the key there is no treated table: said, and the original is not read.
+    assert "needs the treated table" in view.error and not read
+    window.keys.create(tmp_path / "ward.key")
+    qtbot.waitUntil(lambda: view.analysis("input") is not None and not view.busy,
+                    timeout=30_000)
+    assert read  # (the key and its recorded fingerprint each restart the analysis)
+    for frame in read:
+        assert not set(PATIENTS) & set(frame["pid"])
+        assert (frame["admitted"] != state.data["admitted"]).all()  # shifted, never by 0
+    view.cancel()
+
+
+def test_a_method_form_never_offers_an_identifying_attribute(qtbot):
+    from arxpy.gui.param_form import ParamForm
+    from arxpy.params import Param
+
+    definition = _project().definition
+    params = (Param("attributes", "attributes", []),
+              Param("target", "attribute", None, optional=True))
+    form = ParamForm(params, {}, definition.names, definition=definition)
+    offered = [form.widgets["attributes"].item(i).data(0x0100)
+               for i in range(form.widgets["attributes"].count())]
+    assert offered == ["age", "admitted"]
+    assert form.widgets["target"].property("options") == [None, "age", "admitted"]
+    # A value naming one (an older project) is shown marked, with the reason.
+    form = ParamForm(params, {"attributes": ["pid"], "target": "name"}, definition.names,
+                     definition=definition)
+    assert "identifying" in form.problems()["attributes"]
+    assert "identifying" in form.problems()["target"]

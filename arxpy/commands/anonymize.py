@@ -135,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     report = result.to_dict()
+    if result.optimum is not None:
+        identifiers.write_reidentification_table()
     identifiers.add_to(report)
     recipe = write_recipe(args, given, hierarchies, result.release, identifiers.record)
     if recipe is not None:
