@@ -119,12 +119,32 @@ class IdentifierOptions:
         return both
 
     def refuse_record_engine(self, engine: str, parquet: bool) -> None:
-        """Treatments run on a table in memory; a record engine would skip them."""
-        if self.plan is not None and (engine != "memory" or parquet):
+        """Treatments run in memory or in DuckDB; Spark would skip them."""
+        if self.plan is None or (engine == "memory" and not parquet):
+            return
+        if engine == "spark":
             raise ConfigurationError(
-                "Identifier treatments and date shifts run on data read into memory (a CSV "
-                f"file or a project); leave out --engine {engine}" +
-                (" and give the data as CSV." if parquet else "."))
+                "Identifier treatments and date shifts run with --engine memory or duckdb; "
+                "leave out --engine spark.")
+        if self.reidentification is not None:
+            raise ConfigurationError(
+                "--reidentification-table runs with --engine memory (the table holds every "
+                f"original value); leave out --engine {engine} or the table.")
+        from arxpy.engine.backends.duckdb_identifiers import refuse_unsupported
+
+        refuse_unsupported(self.plan)
+
+    def engine_treatment(self, engine: Any, source: Any, definition: Any) -> Any:
+        """The DuckDB treatment of ``source`` (None without a plan), its dates read and
+        checked; the report's record is kept."""
+        if self.plan is None:
+            return None
+        from arxpy.engine.backends.duckdb_identifiers import DuckDBTreatment
+
+        treatment = DuckDBTreatment(self.plan, self.key, definition)
+        treatment.prepare(lambda name: engine.distinct_values(source, name))
+        self.record = treatment.record
+        return treatment
 
     def apply(self, frame: Any, definition: Any, hierarchies: Any = None
               ) -> tuple[Any, Any]:
