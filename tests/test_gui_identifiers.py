@@ -267,3 +267,48 @@ def test_a_method_form_never_offers_an_identifying_attribute(qtbot):
                      definition=definition)
     assert "identifying" in form.problems()["attributes"]
     assert "identifying" in form.problems()["target"]
+
+
+def test_export_writes_an_encrypted_reidentification_table_away_from_the_release(
+        window, qtbot, tmp_path, monkeypatch):
+    from arxpy.identifiers import reidentification
+    from arxpy.identifiers.reidentification import read_table
+
+    monkeypatch.setattr(reidentification, "SCRYPT_N", 2**10)  # fast; the same code
+    state = window.state
+    _treat(state)
+    window.keys.create(tmp_path / "ward.key")
+    _run(window, qtbot)
+    dialog = window.explore.export_dialog()
+    qtbot.addWidget(dialog)
+    options = dialog.reidentification
+    assert options is not None and "Pseudonym → original value of pid" in options.note.text()
+    release = tmp_path / "out" / "released.csv"
+    release.parent.mkdir()
+    dialog.path.setText(str(release))
+    options.setChecked(True)
+    passphrase = "a passphrase for the trusted party"
+    options.path.setText(str(release.with_name("reid.bin")))
+    options.passphrase.setText(passphrase)
+    options.again.setText(passphrase)
+    dialog.start_export()  # beside the release: refused, nothing written
+    assert "other than the release's" in dialog.status.text() and not release.exists()
+    table = tmp_path / "trusted" / "reid.bin"
+    table.parent.mkdir()
+    options.path.setText(str(table))
+    options.again.setText(passphrase + "?")
+    dialog.start_export()
+    assert "differ" in dialog.status.text() and not release.exists()
+    options.again.setText(passphrase)
+    with qtbot.waitSignal(dialog.exported, timeout=10_000) as blocker:
+        dialog.start_export()
+    assert table in blocker.args[0] and not options.passphrase.text()
+    reversed_ = read_table(table, passphrase)
+    (column,) = reversed_.columns
+    released = pd.read_csv(release, sep=None, engine="python", dtype=str)
+    assert {reversed_.originals_of(p)[0][1] for p in released["pid"]} == set(PATIENTS)
+    assert set(column.originals) == set(PATIENTS)
+    for path in tmp_path.rglob("*"):  # the passphrase is in no file
+        if path.is_file():
+            assert passphrase.encode() not in path.read_bytes(), path
+    dialog.confirmation.close()

@@ -249,18 +249,18 @@ def _refuse_orphans(args: argparse.Namespace, given: dict[str, bool]) -> None:
 def _refuse_beside_release(args: argparse.Namespace) -> None:
     """The table undoes the pseudonyms: by default never in a folder the release goes to,
     where it would travel with it."""
+    from arxpy.identifiers.reidentification import beside_release
+
     if args.reidentification_beside_release:
         return
-    table = Path(args.reidentification_table).resolve()
-    outputs = [getattr(args, name, None) for name in ("output", "report", "output_dir")]
-    folders = {Path(o).resolve() if name == "output_dir" else Path(o).resolve().parent
-               for name, o in zip(("output", "report", "output_dir"), outputs, strict=True)
-               if o is not None}
-    if table.parent in folders:
+    folders = [Path(o).parent for o in (args.output, args.report) if o is not None]
+    if getattr(args, "output_dir", None) is not None:
+        folders.append(args.output_dir)
+    if beside_release(args.reidentification_table, folders):
         raise ConfigurationError(
-            f"The re-identification table would be written beside the release (in "
-            f"'{table.parent}'); give it a folder only the trusted party uses, or add "
-            "--reidentification-beside-release.")
+            "The re-identification table would be written beside the release (in "
+            f"'{Path(args.reidentification_table).resolve().parent}'); give it a folder "
+            "only the trusted party uses, or add --reidentification-beside-release.")
 
 
 def _plan(args: argparse.Namespace):

@@ -131,6 +131,20 @@ class ReidentificationTable:
                          for c in document["columns"]), document.get("key_fingerprint"))
 
 
+def beside_release(table: str | os.PathLike[str],
+                   release_folders: list[str | os.PathLike[str]]) -> bool:
+    """Would the table go into a folder a release goes to (where it would travel with
+    it)? The callers refuse that unless the user insists."""
+    folder = Path(table).resolve().parent
+    return any(Path(f).resolve() == folder for f in release_folders)
+
+
+def reversible(record: Mapping[str, Any] | None) -> list[str]:
+    """The attributes a table could reverse, by the identifiers record of a release."""
+    return [t["attribute"] for t in (record or {}).get("treatments", ())
+            if t["treatment"] in REVERSIBLE]
+
+
 def check_passphrase(passphrase: str) -> None:
     """Refuse a passphrase too short to protect every original identifier."""
     if len(passphrase) < MIN_PASSPHRASE_CHARACTERS:
