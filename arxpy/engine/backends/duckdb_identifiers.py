@@ -7,8 +7,8 @@ one Arrow function per pseudonymized attribute and per shifted date attribute, a
 for each patient's offset. A batch's distinct values are hashed with the same
 :class:`~arxpy.identifiers.keys.PseudonymKey` and rendered by the same
 :class:`~arxpy.identifiers.formats.PseudonymFormat` as in memory, so the SQL never holds
-the key. HMAC stays in Python: DuckDB's own ``sha256`` took 1.8 times as long per value
-(hex text in and out; ``benchmarks/identifiers.py --duckdb``).
+the key. HMAC stays in Python: DuckDB's own ``sha256`` (hex text in and out) is slower
+per value (``benchmarks/identifiers.py --duckdb``; docs/identifiers.md).
 
 What the memory engine checks on the whole table is checked here too: the distinct
 dates of each shifted attribute are read first (validated and parsed once, so a batch
