@@ -134,29 +134,26 @@ def hmac_in_sql_or_python(values: int = 2_000_000) -> tuple[float, float]:
 
 
 def duckdb_main(records: int, patients: int) -> None:
+    from arxpy.identifiers import create_key_file
+
     sql, python = hmac_in_sql_or_python()
     print(f"HMAC of 2,000,000 identifiers: DuckDB sha256 {sql:.1f} s, Python {python:.1f} s")
-    key_folder = Path(tempfile.mkdtemp(prefix="arxpy-bench-key-"))
-    with tempfile.TemporaryDirectory(prefix="arxpy-bench-") as name:
-        folder = Path(name)
+    with tempfile.TemporaryDirectory(prefix="arxpy-bench-") as name, \
+            tempfile.TemporaryDirectory(prefix="arxpy-bench-key-") as keys:
+        folder, key = Path(name), Path(keys) / "bench.key"
         started = time.perf_counter()
         data = write_csv(folder, records, patients)
         print(f"{records:,} records, {patients:,} patients: CSV written in "
               f"{time.perf_counter() - started:.1f} s")
-        from arxpy.identifiers import create_key_file
-
-        key = key_folder / "bench.key"
         create_key_file(key)
         plain = time_engine(folder, data, "plain")
         treated = time_engine(folder, data, "treated", "--pseudonymize", "record=records",
                               "--pseudonymize", "patient", "--key-file", str(key),
                               "--date-shift", "admitted,discharged", "--shift-days", "30",
                               "--patient", "patient")
-        key.unlink()
-        key_folder.rmdir()
-        print(f"anonymize --engine duckdb, identifiers removed      {plain:7.1f} s")
-        print(f"  with 2 pseudonyms and 2 shifted dates per record  {treated:7.1f} s")
-        print(f"  treatments' share                                 {treated - plain:7.1f} s")
+    print(f"anonymize --engine duckdb, identifiers removed      {plain:7.1f} s")
+    print(f"  with 2 pseudonyms and 2 shifted dates per record  {treated:7.1f} s")
+    print(f"  treatments' share                                 {treated - plain:7.1f} s")
 
 
 def main() -> None:
