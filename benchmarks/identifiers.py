@@ -12,8 +12,8 @@ number per record, ``--patients`` patient identifiers and two dates per record, 
 times each treatment alone (best of three) and a whole plan. ``--duckdb`` writes such a
 table as CSV (with age, sex and zip as quasi-identifiers) and times ``arxpy anonymize
 --engine duckdb`` (5-anonymity) without and with ``--pseudonymize`` of both identifiers
-and ``--date-shift`` of both dates; the outputs are compared for the released
-quasi-identifiers. The figures are in docs/identifiers.md.
+and ``--date-shift`` of both dates (wall seconds, and the engine's own steps from its
+report). The figures are in docs/identifiers.md.
 """
 
 from __future__ import annotations
