@@ -257,6 +257,7 @@ class _Identities:
         self.fmt = fmt
         self._parts: list[np.ndarray] = []
         self._rows = 0
+        self._compact_at = _COMPACT_ROWS  # doubles with the distinct rows: linear time
 
     def add(self, macs: list[bytes]) -> None:
         if not macs:
@@ -267,8 +268,9 @@ class _Identities:
         rows[:, 1:] = self._pseudonym_words(words, macs)
         self._parts.append(rows)
         self._rows += len(rows)
-        if self._rows > _COMPACT_ROWS:
+        if self._rows > self._compact_at:
             self._compact()
+            self._compact_at = max(_COMPACT_ROWS, 2 * self._rows)
 
     def _pseudonym_words(self, words: np.ndarray, macs: list[bytes]) -> np.ndarray:
         out = np.zeros((len(macs), 2), dtype=np.uint64)
