@@ -66,3 +66,28 @@ def test_duckdb_leaves_masks_and_the_reidentification_table_to_memory(ward, caps
     assert "--reidentification-table runs with --engine memory" in capsys.readouterr().err
     assert main(anonymize_args(ward, "--pseudonymize", "pid", "--engine", "spark")) == 2
     assert "leave out --engine spark" in capsys.readouterr().err
+
+
+def test_a_namespace_finds_pseudonyms_that_met_across_batches_and_compactions(monkeypatch):
+    import pandas as pd
+
+    from arxpy.engine.backends import duckdb_identifiers
+    from arxpy.errors import ConfigurationError
+    from arxpy.identifiers import PseudonymFormat, PseudonymKey
+
+    monkeypatch.setattr(duckdb_identifiers, "_COMPACT_ROWS", 4)
+    key = PseudonymKey(bytes(range(32)))
+    values = [f"v{i}" for i in range(40)]
+    macs = key.digests("label", values)
+    met = int(pd.Series([m.hex()[:2] for m in macs]).duplicated(keep=False).sum())
+    assert met  # 40 values in 256 pseudonyms
+    for fmt, refused in (("hex:2", True), ("hex:16", False)):
+        identities = duckdb_identifiers._Identities(PseudonymFormat.parse(fmt))
+        for start in range(0, 40, 5):  # batches; every value seen twice
+            identities.add(macs[start:start + 5])
+            identities.add(macs[start:start + 5])
+        if refused:
+            with pytest.raises(ConfigurationError, match=f"{met} of the 40 distinct values"):
+                identities.refuse_collisions("'x'")
+        else:
+            identities.refuse_collisions("'x'")
