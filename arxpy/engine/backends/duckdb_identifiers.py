@@ -49,6 +49,8 @@ MAX_ENGINE_DIGITS = 19
 _TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R")
 _COMPACT_ROWS = 1 << 20  # identities kept before duplicates are dropped
 _LONGEST_MISSING = max(map(len, MISSING_VALUES))
+#: A memo's values asked before it judges whether they come back, and its size.
+_MEMO_SAMPLE, _MEMO_ENTRIES = 1 << 16, 1 << 21
 
 
 def _identifier(name: str) -> str:
@@ -201,6 +203,8 @@ class _Pseudonyms:
         self.label = f"{PSEUDONYM_LABEL}\0{namespace}"
         self.identities = identities
 
+        self.memo = _Memo()
+
     def __call__(self, values: Any) -> Any:
         import pyarrow as pa
 
@@ -208,25 +212,57 @@ class _Pseudonyms:
         uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
         missing = _missing(encoded.dictionary, uniques)
         present = uniques[~missing]
-        macs = self.key.digests(self.label, present)
-        self.identities.add(macs)
-        rendered = self._rendered(macs, present)
-        if missing.any():  # rare: missing values stay as they are
-            whole = uniques.astype(object)
-            whole[~missing] = rendered.to_numpy(zero_copy_only=False)
-            rendered = pa.array(whole, type=pa.string())
-        return rendered.take(encoded.indices)
+        known, new = self.memo.recall(present)
+        if new.any():
+            fresh = present[new]
+            macs = self.key.digests(self.label, fresh)
+            self.identities.add(macs)
+            known[new] = self._rendered(macs, fresh)
+            self.memo.keep(fresh, known[new])
+        whole = uniques.astype(object)  # missing values stay as they are
+        whole[~missing] = known
+        return pa.array(whole, type=pa.string()).take(encoded.indices)
 
-    def _rendered(self, macs: list[bytes], values: np.ndarray) -> Any:
-        """The pseudonyms as an Arrow array: ``hex:N`` cut from the MACs' hex digits in
-        one piece (what :meth:`PseudonymFormat.render` gives), others rendered by it."""
-        import pyarrow as pa
-
+    def _rendered(self, macs: list[bytes], values: np.ndarray) -> np.ndarray:
+        """The pseudonyms: ``hex:N`` cut from the MACs' hex digits in one piece (what
+        :meth:`PseudonymFormat.render` gives), others rendered by it."""
         if self.fmt.kind != HEX:
-            return pa.array(self.fmt.render(macs, values), type=pa.string())
+            return self.fmt.render(macs, values)
         digits = np.frombuffer(b"".join(macs).hex().encode("ascii"), dtype="S64")
-        return pa.array(digits.astype(f"S{self.fmt.length}"), type=pa.binary()).cast(
-            pa.string())
+        return digits.astype(f"U{self.fmt.length}").astype(object)
+
+
+class _Memo:
+    """The results of values seen in recent batches. A patient's rows are spread over
+    many batches, so each patient's HMAC is computed once instead of once per batch; a
+    record identifier never comes back, so after :data:`_MEMO_SAMPLE` values asked with
+    fewer than 1 in 20 found the memo turns itself off. At most :data:`_MEMO_ENTRIES`
+    values are kept (then it starts again empty)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[Any, Any] = {}
+        self._asked = self._found = 0
+        self._on = True
+
+    def recall(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The kept result of each value (None where there is none) and where none is."""
+        if not self._on:
+            return np.empty(len(values), dtype=object), np.ones(len(values), dtype=bool)
+        get = self._entries.get
+        known = np.array([get(v) for v in values] + [None], dtype=object)[:-1]
+        new = np.equal(known, None)
+        self._asked += len(values)
+        self._found += len(values) - int(new.sum())
+        if self._asked >= _MEMO_SAMPLE and self._found * 20 < self._asked:
+            self._on, self._entries = False, {}
+        return known, new
+
+    def keep(self, values: np.ndarray, results: np.ndarray) -> None:
+        if not self._on:
+            return
+        if len(self._entries) + len(values) > _MEMO_ENTRIES:
+            self._entries = {}
+        self._entries.update(zip(values.tolist(), results.tolist(), strict=True))
 
 
 def _missing(dictionary: Any, uniques: np.ndarray) -> np.ndarray:
@@ -305,14 +341,19 @@ class _Offsets:
 
     def __init__(self, key: PseudonymKey, days: int) -> None:
         self.key, self.days = key, days
+        self.memo = _Memo()
 
     def __call__(self, patients: Any) -> Any:
         import pyarrow as pa
 
         encoded = _combined(patients).dictionary_encode()
-        uniques = encoded.dictionary.to_pylist()
-        offsets = patient_offsets(self.key, uniques, self.days)
-        return pa.array(offsets, type=pa.int64()).take(encoded.indices)
+        uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
+        known, new = self.memo.recall(uniques)
+        if new.any():
+            fresh = uniques[new]
+            known[new] = patient_offsets(self.key, list(fresh), self.days)
+            self.memo.keep(fresh, known[new])
+        return pa.array(known.astype(np.int64), type=pa.int64()).take(encoded.indices)
 
 
 class _DateTable:
