@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
                 "give the patient table as CSV.")
         return _run_linked(args, identifiers, linked)
     if args.engine != "memory" or parquet:
-        return run_on_engine(args)  # (the in-memory engine reads Parquet too)
+        return run_on_engine(args, identifiers)  # (the in-memory engine reads Parquet too)
     frame, given, hierarchies, settings = load_inputs(
         args, check=identifiers.checking(_searchable if args.preset is None else _settled))
     _refuse_another_method(args, settings)
@@ -159,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     report = result.to_dict()
+    if result.optimum is not None:
+        identifiers.write_reidentification_table()
     identifiers.add_to(report)
     if preset is not None and result.optimum is not None:
         report["preset"] = preset_report(preset, result.release())
@@ -311,7 +313,8 @@ def _check_engine_options(args: argparse.Namespace) -> None:
                 f"leave {option} out (the {args.engine} engine would ignore it).")
 
 
-def run_on_engine(args: argparse.Namespace) -> int:
+def run_on_engine(args: argparse.Namespace, identifiers: IdentifierOptions | None = None
+                  ) -> int:
     """``anonymize`` with a record engine: histogram, search, output written by the engine.
 
     The report has today's keys (from the histogram's result), ``engine`` (name,
@@ -336,34 +339,47 @@ def run_on_engine(args: argparse.Namespace) -> int:
             f"or a project); leave them out with --engine {args.engine}.")
     engine = make_engine(args)
     try:
-        return _run_with(engine, args)
+        return _run_with(engine, args, identifiers or IdentifierOptions())
     finally:
         close = getattr(engine, "close", None)  # Spark allows one session per process
         if close is not None:
             close()
 
 
-def _run_with(engine: Any, args: argparse.Namespace) -> int:
+def _run_with(engine: Any, args: argparse.Namespace, identifiers: IdentifierOptions
+              ) -> int:
+    import dataclasses
     import time
 
     from arxpy.engine import AnonymizationConfig
     from arxpy.engine.backends.base import RecordSource
     from arxpy.engine.scaled import anonymize_source
 
+    treatment = None
     if args.data is not None:
         source = RecordSource.of_file(args.data, delimiter=args.delimiter,
                                       encoding=args.encoding)
         definition, hierarchies, settings = load_configuration(args, engine.columns(source))
+        treatment = identifiers.engine_treatment(engine, source, definition)
+        if treatment is not None:  # treated as DuckDB reads the records
+            source = dataclasses.replace(source, treatment=treatment)
+            definition = treatment.definition
         _searchable(definition, hierarchies, settings)
-    else:  # a project's data are in memory already
-        frame, definition, hierarchies, settings = load_inputs(args)
+    else:  # a project's data are in memory already: treated there
+        frame, given, hierarchies, settings = load_inputs(
+            args, check=identifiers.checking(lambda *_: None))
         _refuse_another_method(args, settings)
+        frame, definition = identifiers.apply(frame, given, hierarchies)
         source = RecordSource.of_frame(frame)
     config = AnonymizationConfig.from_dict(settings)
     bar = ProgressBar()
     started = time.perf_counter()
+    check = None if treatment is None else (
+        lambda rows: treatment.refuse_uncovered(rows, hierarchies))
     try:
-        run = anonymize_source(source, definition, hierarchies, config, engine, progress=bar)
+        with _treatment_failures(treatment):
+            run = anonymize_source(source, definition, hierarchies, config, engine,
+                                   progress=bar, check_histogram=check)
     finally:
         bar.close()
     search_seconds = time.perf_counter() - started - run.histogram.seconds
@@ -378,14 +394,18 @@ def _run_with(engine: Any, args: argparse.Namespace) -> int:
             order = output_order(args)
             bar = ProgressBar()
             try:
-                summary = run.write(args.output, delimiter=_output_delimiter(args),
-                                    shuffle_seed=order["seed"], progress=bar)
+                with _treatment_failures(treatment):
+                    summary = run.write(args.output, delimiter=_output_delimiter(args),
+                                        shuffle_seed=order["seed"], progress=bar)
             finally:
                 bar.close()
+            if treatment is not None:
+                treatment.check(summary.path)  # pseudonyms that met: refused, file removed
             report["engine"]["seconds"]["write"] = summary.seconds
             report["release"]["output_records"] = summary.records
             report["release"]["output_file_sha256"] = file_sha256(summary.path)
             report["output_order"] = order
+    identifiers.add_to(report)
     if args.report:
         write_json(args.report, report)
     _print_summary(result, report, config)
@@ -394,7 +414,16 @@ def _run_with(engine: Any, args: argparse.Namespace) -> int:
                         if value is not None)
     print(f"Engine {engine.name}: {report['engine']['histogram_rows']} distinct rows of "
           f"{result.records} records; {timings}")
+    if identifiers.summary():
+        print(identifiers.summary())
     return 0
+
+
+def _treatment_failures(treatment: Any) -> Any:
+    """What an identifier treatment refused inside DuckDB, raised as itself."""
+    from contextlib import nullcontext
+
+    return nullcontext() if treatment is None else treatment.failures()
 
 
 def _output_delimiter(args: argparse.Namespace) -> str:

@@ -148,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {**release.to_dict(), "output": written.name,
                               "output_file_sha256": file_sha256(written),
                               "output_order": order}
+    identifiers.write_reidentification_table()
     identifiers.add_to(report)
     recipe = write_recipe(args, given, hierarchies, lambda: release, identifiers.record,
                           method.get_params())

@@ -10,7 +10,7 @@ Python.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -115,8 +115,11 @@ class ScaledRun:
 def anonymize_source(source: RecordSource, definition: DataDefinition,
                      hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
                      engine: RecordEngine, *, progress: Progress | None = None,
-                     cancel: CancelToken | None = None) -> ScaledRun:
-    """Search the lattice over ``engine``'s histogram of ``source``."""
+                     cancel: CancelToken | None = None,
+                     check_histogram: Callable[[pd.DataFrame], None] | None = None
+                     ) -> ScaledRun:
+    """Search the lattice over ``engine``'s histogram of ``source``; ``check_histogram``
+    sees the distinct rows first (a shifted date's hierarchy must cover them)."""
     cancel = cancel or CancelToken()
     columns = engine.columns(source)
     definition.check_columns(columns)
@@ -133,6 +136,8 @@ def anonymize_source(source: RecordSource, definition: DataDefinition,
     histogram = engine.histogram(source, needed,
                                  progress=_part(progress, 0.0, _HISTOGRAM_SHARE),
                                  cancel=cancel, **({} if sample is None else {"sample": sample}))
+    if check_histogram is not None:
+        check_histogram(histogram.frame)
     kept = DataDefinition(a for a in definition if a.name in needed)
     search_progress = _part(progress, _HISTOGRAM_SHARE, 1 - _HISTOGRAM_SHARE)
     if sample is not None:

@@ -22,7 +22,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import pandas as pd
@@ -103,6 +103,9 @@ class RecordSource:
     encoding: str | None = None  # None: detected (CSV)
     has_header: bool | None = None  # None: detected (CSV)
     frame: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    #: Identifier treatments the engine applies as it reads (the DuckDB engine's
+    #: :class:`~arxpy.engine.backends.duckdb_identifiers.DuckDBTreatment`); None: none.
+    treatment: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of_file(cls, path: str | os.PathLike[str], delimiter: str | None = None,

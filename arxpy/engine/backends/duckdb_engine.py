@@ -172,12 +172,30 @@ class DuckDBEngine:
             return tuple(str(c) for c in source.frame.columns)
         if source.format == "parquet":
             with self._connection() as connection:
-                rows = self._run(connection, f"DESCRIBE SELECT * FROM {self._scan(source)}",
+                rows = self._run(connection, f"DESCRIBE SELECT * FROM {self._raw_scan(source)}",
                                  "Reading the columns", None, None)
             return tuple(row[0] for row in rows)
         return tuple(_csv_header(source.path, source.csv_format()))
 
-    def _scan(self, source: RecordSource, connection: Any = None) -> str:
+    def _scan(self, source: RecordSource, connection: Any) -> str:
+        """The SQL table expression of ``source`` with its identifier treatments."""
+        scan = self._raw_scan(source, connection)
+        if source.treatment is None:
+            return scan
+        return source.treatment.select(connection, scan, self.columns(source))
+
+    def distinct_values(self, source: RecordSource, attribute: str, *,
+                        progress: Progress | None = None,
+                        cancel: CancelToken | None = None) -> list[str]:
+        """The distinct values of ``attribute`` as text, as the source holds them."""
+        _check_known([attribute], self.columns(source), source)
+        with self._connection() as connection:
+            scan = self._raw_scan(source, connection)
+            rows = self._run(connection, f"SELECT DISTINCT {_text(attribute)} FROM {scan}",
+                             f"Reading the values of {attribute}", progress, cancel)
+        return [row[0] for row in rows]
+
+    def _raw_scan(self, source: RecordSource, connection: Any = None) -> str:
         """The SQL table expression reading ``source`` (a frame is registered first)."""
         if source.frame is not None:
             connection.register("arxpy_source", source.frame.astype(str))
