@@ -47,6 +47,13 @@ _EXPORTS = {
     "write_report": "arxpy.engine.export", "write_release_report": "arxpy.engine.export",
     # recipes, replay and certificates (issue 35)
     "Recipe": "arxpy.recipes", "build_recipe": "arxpy.recipes", "replay": "arxpy.recipes",
+    # linked tables (issue 32)
+    "LinkedTables": "arxpy.workflows.linked_tables",
+    "EventAggregate": "arxpy.workflows.linked_tables",
+    "anonymize_linked": "arxpy.workflows.linked_release",
+    "release_linked": "arxpy.workflows.linked_release",
+    "generate_linked_example": "arxpy.linked_example",
+    "apply_preset": "arxpy.presets",
     # analyses
     "analyze_risk": "arxpy.risk", "analyze_release": "arxpy.risk",
     "PopulationModel": "arxpy.risk", "release_statistics": "arxpy.analysis",

@@ -27,7 +27,8 @@ from arxpy.jobs import noting_interrupts
 COMMANDS = ("gui", "example", "run", "anonymize", "evaluate", "study", "risk", "methods",
             "intervals", "condense", "compare_models", "disassociate", "km_check",
             "synth_ehr", "setvalued_utility", "setvalued_risk", "kpbms", "pbca",
-            "kpbms_evaluate", "keygen", "replay", "verify_certificate", "diff", "glossary")
+            "kpbms_evaluate", "keygen", "reidentify", "replay", "verify_certificate", "diff",
+            "glossary")
 
 
 #: What an interrupted run (Ctrl-C) prints, and its exit status (128 + SIGINT).

@@ -39,6 +39,12 @@ class Topic:
 
 
 GLOSSARY: dict[str, str] = {
+    "differential privacy": "A promise about the process, not the table: adding or "
+    "removing any one person changes the probability of every possible release by at most "
+    "a factor e^ε, except with probability δ. arxpy, as ARX, reaches it by SafePub: a "
+    "random sample of the records, a generalization chosen at random with a preference "
+    "for good quality, and suppression of every class smaller than a k derived from ε "
+    "and δ.",
     "identifying attribute": "An attribute that names a person directly (name, record "
     "number, phone). It is removed from every release.",
     "quasi-identifier": "An attribute an attacker can know from elsewhere and link on "

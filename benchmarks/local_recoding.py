@@ -4,7 +4,7 @@
 ``benchmarks/arx/local_recoding.batch`` (the ``local=iterative`` lines) through arxpy
 and prints, per configuration, the passes (levels, records released, score), the
 records still suppressed and ARX's granularity of the global and the combined release;
-with ARX's output of ``ArxDriverLocal batch`` (one JSON line per configuration) it puts
+with ARX's output of ``ArxDriver batch`` with ``local=`` (one JSON line per configuration) it puts
 ARX's figures beside them. docs/engine.md has the commands and the figures.
 """
 

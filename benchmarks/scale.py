@@ -93,8 +93,9 @@ def generate_records(folder: Path, size: int) -> Path:
     return target
 
 
-def run_one(folder: Path, size: int, engine_name: str) -> dict:
-    """One run in this process (called in a child): the figures as a dict."""
+def run_one(folder: Path, size: int, engine_name: str, dp: str | None = None) -> dict:
+    """One run in this process (called in a child): the figures as a dict. ``dp``
+    (EPSILON:DELTA:STEPS) replaces the example's privacy models by SafePub, seed 1."""
     import arxpy.privacy  # noqa: F401
     import arxpy.quality  # noqa: F401
     from arxpy.engine import AnonymizationConfig
@@ -109,6 +110,11 @@ def run_one(folder: Path, size: int, engine_name: str) -> dict:
     hierarchies = {name: read_hierarchy(folder / f"{name}.csv")
                    for name in definition.quasi_identifiers}
     config = AnonymizationConfig.from_dict(SETTINGS)
+    if dp is not None:
+        epsilon, delta, steps = dp.split(":")
+        config = AnonymizationConfig.from_dict({**SETTINGS, "privacy_models": [
+            {"kind": "differential-privacy", "epsilon": float(epsilon), "delta": float(delta),
+             "steps": int(steps), "seed": 1}]})
     source = RecordSource.of_file(folder / f"records-{size}.parquet")
     output = folder / f"output-{engine_name}-{size}.csv"
     started = time.perf_counter()
@@ -153,10 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", type=int, default=10**6, help="records of the base table")
     parser.add_argument("--json", type=Path, help="write the results as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the generated data")
+    parser.add_argument("--dp", metavar="EPSILON:DELTA:STEPS",
+                        help="SafePub instead of the example's k = 5 (issue 33)")
     parser.add_argument("--child", nargs=2, metavar=("SIZE", "ENGINE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(run_one(args.data, int(args.child[0]), args.child[1])))
+        print(json.dumps(run_one(args.data, int(args.child[0]), args.child[1], args.dp)))
         return 0
     sizes = [int(s) for s in args.sizes]
     results = []
@@ -169,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 child = subprocess.run(
                     [sys.executable, __file__, "--data", str(args.data), "--child",
-                     str(size), engine], capture_output=True, text=True,
+                     str(size), engine, *(["--dp", args.dp] if args.dp else [])],
+                    capture_output=True, text=True,
                     env={**os.environ, "PYTHONPATH": str(REPO)})
                 if child.returncode != 0:
                     print(child.stderr, file=sys.stderr)

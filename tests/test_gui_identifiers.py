@@ -223,3 +223,92 @@ def test_a_treated_attribute_cannot_be_made_quasi_identifying_by_a_plan(window):
         state.set_identifier_plan(state.identifier_plan.__class__(
             (Treatment("age", PSEUDONYM),)))
     assert state.identifier_plan.treatments == ()
+
+
+def test_risk_input_analysis_reads_the_treated_table(window, qtbot, tmp_path, monkeypatch):
+    from arxpy.gui.risk import perspective
+    from arxpy.gui.risk.perspective import RiskPerspective
+
+    state = window.state
+    _treat(state)
+    read = []
+    real = perspective.analyze_input
+    monkeypatch.setattr(perspective, "analyze_input",
+                        lambda frame, *a, **kw: read.append(frame) or real(frame, *a, **kw))
+    view = RiskPerspective(state)
+    qtbot.addWidget(view)
+    view.show()
+    # Without the key there is no treated table: said, and the original is not read.
+    assert "needs the treated table" in view.error and not read
+    window.keys.create(tmp_path / "ward.key")
+    qtbot.waitUntil(lambda: view.analysis("input") is not None and not view.busy,
+                    timeout=30_000)
+    assert read  # (the key and its recorded fingerprint each restart the analysis)
+    for frame in read:
+        assert not set(PATIENTS) & set(frame["pid"])
+        assert (frame["admitted"] != state.data["admitted"]).all()  # shifted, never by 0
+    view.cancel()
+
+
+def test_a_method_form_never_offers_an_identifying_attribute(qtbot):
+    from arxpy.gui.param_form import ParamForm
+    from arxpy.params import Param
+
+    definition = _project().definition
+    params = (Param("attributes", "attributes", []),
+              Param("target", "attribute", None, optional=True))
+    form = ParamForm(params, {}, definition.names, definition=definition)
+    offered = [form.widgets["attributes"].item(i).data(0x0100)
+               for i in range(form.widgets["attributes"].count())]
+    assert offered == ["age", "admitted"]
+    assert form.widgets["target"].property("options") == [None, "age", "admitted"]
+    # A value naming one (an older project) is shown marked, with the reason.
+    form = ParamForm(params, {"attributes": ["pid"], "target": "name"}, definition.names,
+                     definition=definition)
+    assert "identifying" in form.problems()["attributes"]
+    assert "identifying" in form.problems()["target"]
+
+
+def test_export_writes_an_encrypted_reidentification_table_away_from_the_release(
+        window, qtbot, tmp_path, monkeypatch):
+    from arxpy.identifiers import reidentification
+    from arxpy.identifiers.reidentification import read_table
+
+    monkeypatch.setattr(reidentification, "SCRYPT_N", 2**10)  # fast; the same code
+    state = window.state
+    _treat(state)
+    window.keys.create(tmp_path / "ward.key")
+    _run(window, qtbot)
+    dialog = window.explore.export_dialog()
+    qtbot.addWidget(dialog)
+    options = dialog.reidentification
+    assert options is not None and "Pseudonym → original value of pid" in options.note.text()
+    release = tmp_path / "out" / "released.csv"
+    release.parent.mkdir()
+    dialog.path.setText(str(release))
+    options.setChecked(True)
+    passphrase = "a passphrase for the trusted party"
+    options.path.setText(str(release.with_name("reid.bin")))
+    options.passphrase.setText(passphrase)
+    options.again.setText(passphrase)
+    dialog.start_export()  # beside the release: refused, nothing written
+    assert "other than the release's" in dialog.status.text() and not release.exists()
+    table = tmp_path / "trusted" / "reid.bin"
+    table.parent.mkdir()
+    options.path.setText(str(table))
+    options.again.setText(passphrase + "?")
+    dialog.start_export()
+    assert "differ" in dialog.status.text() and not release.exists()
+    options.again.setText(passphrase)
+    with qtbot.waitSignal(dialog.exported, timeout=10_000) as blocker:
+        dialog.start_export()
+    assert table in blocker.args[0] and not options.passphrase.text()
+    reversed_ = read_table(table, passphrase)
+    (column,) = reversed_.columns
+    released = pd.read_csv(release, sep=None, engine="python", dtype=str)
+    assert {reversed_.originals_of(p)[0][1] for p in released["pid"]} == set(PATIENTS)
+    assert set(column.originals) == set(PATIENTS)
+    for path in tmp_path.rglob("*"):  # the passphrase is in no file
+        if path.is_file():
+            assert passphrase.encode() not in path.read_bytes(), path
+    dialog.confirmation.close()

@@ -186,7 +186,7 @@ def test_cli_anonymize_local_recoding(small, tmp_path, capsys):
 
 def test_adult_matches_arx_optimize_iterative():
     """ARX 3.9.2, ``optimizeIterative(handle, 0.05, 4, 0)`` after 5-anonymity, 2 %, Loss
-    on Adult (benchmarks/arx/ArxDriverLocal.java; docs/engine.md)."""
+    on Adult (benchmarks/arx/ArxDriver.java with local=iterative; docs/engine.md)."""
     if not (ADULT_DIR / "adult.csv").exists():
         pytest.skip("Adult data not available")
     frame, definition, hierarchies = load_adult()

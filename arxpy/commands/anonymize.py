@@ -17,6 +17,7 @@ from typing import Any
 
 from arxpy.commands.files import add_output_option
 from arxpy.commands.identifier_options import IdentifierOptions, add_identifier_arguments
+from arxpy.commands.linked_options import LinkedOptions, add_linked_arguments, file_names
 from arxpy.commands.options import (
     ProgressBar,
     add_attribute_arguments,
@@ -29,7 +30,14 @@ from arxpy.commands.options import (
     load_configuration,
     load_inputs,
     output_order,
+    seed_option,
     write_json,
+)
+from arxpy.commands.preset_options import (
+    add_preset_arguments,
+    apply_preset_option,
+    preset_report,
+    print_preset,
 )
 from arxpy.commands.recipe_options import (
     add_recipe_arguments,
@@ -52,6 +60,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_privacy_arguments(parser)
     add_search_arguments(parser)
     add_local_recoding_arguments(parser)
+    parser.add_argument("--seed", type=seed_option, metavar="N",
+                        help="seed of differential privacy's sampling and search (default: "
+                        "drawn and reported)")
     parser.add_argument("--class-attribute", metavar="ATTR",
                         help="target attribute of the classification metric (same as "
                         "--metric classification:ATTR)")
@@ -76,6 +87,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                          help="Spark master URL (default local[*], this machine)")
     add_order_arguments(parser)
     add_identifier_arguments(parser)
+    add_linked_arguments(parser)
+    add_preset_arguments(parser)
     add_recipe_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -116,13 +129,24 @@ def run(args: argparse.Namespace) -> int:
     _check_engine_options(args)
     check_recipe_options(args)
     identifiers = IdentifierOptions.from_args(args)
+    linked = LinkedOptions.from_args(args)
     parquet = args.data is not None and is_parquet_path(args.data)
     identifiers.refuse_record_engine(args.engine, parquet)
+    if linked is not None:
+        if args.engine != "memory" or parquet:
+            raise ConfigurationError(
+                "Linked tables are read into memory as CSV files; leave out --engine and "
+                "give the patient table as CSV.")
+        return _run_linked(args, identifiers, linked)
     if args.engine != "memory" or parquet:
-        return run_on_engine(args)  # (the in-memory engine reads Parquet too)
+        return run_on_engine(args, identifiers)  # (the in-memory engine reads Parquet too)
     frame, given, hierarchies, settings = load_inputs(
-        args, check=identifiers.checking(_searchable))
+        args, check=identifiers.checking(_searchable if args.preset is None else _settled))
     _refuse_another_method(args, settings)
+    preset, given, hierarchies, settings = apply_preset_option(
+        args, frame, given, hierarchies, settings, identifiers)
+    if preset is not None:
+        _searchable(given, hierarchies, settings)
     frame, definition = identifiers.apply(frame, given, hierarchies)  # before the search
     config = AnonymizationConfig.from_dict(settings)
     if config.local_recoding and args.recipe_out is not None and args.recipe_replay == "fixed":
@@ -135,12 +159,19 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     report = result.to_dict()
+    if result.optimum is not None:
+        identifiers.write_reidentification_table()
     identifiers.add_to(report)
-    recipe = write_recipe(args, given, hierarchies, result.release, identifiers.record)
+    if preset is not None and result.optimum is not None:
+        report["preset"] = preset_report(preset, result.release())
+    recipe = write_recipe(args, given, hierarchies, result.release, identifiers.record,
+                          preset=preset)
     if recipe is not None:
         add_recipe_figures(report, recipe, frame, result.release())
     _write_outputs(args, result, report)
     _print_summary(result, report, config)
+    if "preset" in report:
+        print_preset(preset, report["preset"])
     if recipe is not None:
         write_certificate(args, result.release(), recipe, identifiers.record, args.data,
                           original=frame)
@@ -149,12 +180,55 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_summary(result: Any, report: dict[str, Any], config: Any) -> None:
-    best = result.optimum
-    if best is None:
+def _run_linked(args: argparse.Namespace, identifiers: IdentifierOptions,
+                linked: LinkedOptions) -> int:
+    """The lattice search on the patient-level view of linked tables; every table
+    written to ``--output-dir``; the report adds ``linked``."""
+    from arxpy.engine import AnonymizationConfig, anonymize
+    from arxpy.workflows.linked_release import release_linked
+
+    patient_args, event_identifying = linked.split_identifying(args)
+    frame, given, hierarchies, settings = load_inputs(patient_args, check=_searchable)
+    config = AnonymizationConfig.from_dict(settings)
+    searched = []
+
+    def search(view, definition, view_hierarchies):
+        bar = ProgressBar()
+        try:
+            searched.append(anonymize(view, definition, view_hierarchies, config, progress=bar))
+        finally:
+            bar.close()
+        _refuse_no_optimum(searched[0])
+        return searched[0].release()
+
+    release = release_linked(linked.tables(args, frame), given, hierarchies, search,
+                             linked.aggregates, identifiers.plan, identifiers.key,
+                             event_identifying)
+    report = searched[0].to_dict()
+    identifiers.record = release.identifiers
+    identifiers.add_to(report)
+    order = output_order(args)
+    linked.write(args, release, order["seed"])
+    report.update(output_order=order, release=release.view.to_dict(),
+                  linked=release.record(file_names(args)))
+    if args.report:
+        write_json(args.report, report)
+    _print_summary(searched[0], report, config)
+    print(linked.summary(release))
+    print(identifiers.summary())
+    return 0
+
+
+def _refuse_no_optimum(result: Any) -> None:
+    if result.optimum is None:
         raise ConfigurationError(
             "No transformation satisfies the privacy models within the suppression limit; "
             "allow more suppression or relax the privacy models.")
+
+
+def _print_summary(result: Any, report: dict[str, Any], config: Any) -> None:
+    _refuse_no_optimum(result)
+    best = result.optimum
     levels = ", ".join(f"{k}={v}" for k, v in report["transformation"].items())
     print(f"Transformation: {levels}")
     print(f"Score ({config.quality_model.label}): {best.score:.10g} "
@@ -163,6 +237,12 @@ def _print_summary(result: Any, report: dict[str, Any], config: Any) -> None:
     if best.completely_generalized_records:
         print(f"Completely generalized records (every quasi-identifier one value; ARX "
               f"counts them as suppressed): {best.completely_generalized_records}")
+    dp = report.get("differential_privacy")
+    if dp is not None:
+        print(f"Differential privacy: epsilon {dp['epsilon_anonymization']:g} (sampling, "
+              f"suppression) + {dp['epsilon_search']:g} (search), delta {dp['delta']:g}; "
+              f"k = {dp['k']}, beta = {dp['beta']:.4f}; {dp['sampled_records']} of "
+              f"{dp['records']} records sampled (the others suppressed); seed {dp['seed']}")
     if len(report["tied_optima"]) > 1:
         print(f"{len(report['tied_optima'])} checked transformations share this score "
               "(tied_optima in the report); this one is ARX's choice among them")
@@ -207,6 +287,11 @@ def _searchable(definition: Any, hierarchies: Any, settings: dict[str, Any]) -> 
             "(--hierarchy ATTR=FILE).")
 
 
+def _settled(definition: Any, hierarchies: Any, settings: dict[str, Any]) -> None:
+    """With a preset, which makes quasi-identifiers and may add the privacy model, only
+    what the preset cannot change is judged before the records are read."""
+
+
 def _refuse_another_method(args: argparse.Namespace, settings: dict[str, Any]) -> None:
     """A project whose chosen method is not the lattice search is not searched quietly
     in its place (issue 28, defect 13): ``arxpy run`` runs the other methods."""
@@ -228,7 +313,8 @@ def _check_engine_options(args: argparse.Namespace) -> None:
                 f"leave {option} out (the {args.engine} engine would ignore it).")
 
 
-def run_on_engine(args: argparse.Namespace) -> int:
+def run_on_engine(args: argparse.Namespace, identifiers: IdentifierOptions | None = None
+                  ) -> int:
     """``anonymize`` with a record engine: histogram, search, output written by the engine.
 
     The report has today's keys (from the histogram's result), ``engine`` (name,
@@ -243,40 +329,57 @@ def run_on_engine(args: argparse.Namespace) -> int:
         raise ConfigurationError(
             f"--neutralize-formulas works with --engine memory only; the {args.engine} "
             "engine writes cells as they are.")
+    if args.preset is not None:
+        raise ConfigurationError(
+            f"--preset works with --engine memory only (a CSV file or a project): its "
+            f"rules read the values; leave out --engine {args.engine}.")
     if args.recipe_out is not None or args.certificate is not None:
         raise ConfigurationError(
             f"--recipe-out and --certificate work with --engine memory only (a CSV file "
             f"or a project); leave them out with --engine {args.engine}.")
     engine = make_engine(args)
     try:
-        return _run_with(engine, args)
+        return _run_with(engine, args, identifiers or IdentifierOptions())
     finally:
         close = getattr(engine, "close", None)  # Spark allows one session per process
         if close is not None:
             close()
 
 
-def _run_with(engine: Any, args: argparse.Namespace) -> int:
+def _run_with(engine: Any, args: argparse.Namespace, identifiers: IdentifierOptions
+              ) -> int:
+    import dataclasses
     import time
 
     from arxpy.engine import AnonymizationConfig
     from arxpy.engine.backends.base import RecordSource
     from arxpy.engine.scaled import anonymize_source
 
+    treatment = None
     if args.data is not None:
         source = RecordSource.of_file(args.data, delimiter=args.delimiter,
                                       encoding=args.encoding)
         definition, hierarchies, settings = load_configuration(args, engine.columns(source))
+        treatment = identifiers.engine_treatment(engine, source, definition)
+        if treatment is not None:  # treated as DuckDB reads the records
+            source = dataclasses.replace(source, treatment=treatment)
+            definition = treatment.definition
         _searchable(definition, hierarchies, settings)
-    else:  # a project's data are in memory already
-        frame, definition, hierarchies, settings = load_inputs(args)
+    else:  # a project's data are in memory already: treated there
+        frame, given, hierarchies, settings = load_inputs(
+            args, check=identifiers.checking(lambda *_: None))
         _refuse_another_method(args, settings)
+        frame, definition = identifiers.apply(frame, given, hierarchies)
         source = RecordSource.of_frame(frame)
     config = AnonymizationConfig.from_dict(settings)
     bar = ProgressBar()
     started = time.perf_counter()
+    check = None if treatment is None else (
+        lambda rows: treatment.refuse_uncovered(rows, hierarchies))
     try:
-        run = anonymize_source(source, definition, hierarchies, config, engine, progress=bar)
+        with _treatment_failures(treatment):
+            run = anonymize_source(source, definition, hierarchies, config, engine,
+                                   progress=bar, check_histogram=check)
     finally:
         bar.close()
     search_seconds = time.perf_counter() - started - run.histogram.seconds
@@ -291,14 +394,18 @@ def _run_with(engine: Any, args: argparse.Namespace) -> int:
             order = output_order(args)
             bar = ProgressBar()
             try:
-                summary = run.write(args.output, delimiter=_output_delimiter(args),
-                                    shuffle_seed=order["seed"], progress=bar)
+                with _treatment_failures(treatment):
+                    summary = run.write(args.output, delimiter=_output_delimiter(args),
+                                        shuffle_seed=order["seed"], progress=bar)
             finally:
                 bar.close()
+            if treatment is not None:
+                treatment.check(summary.path)  # pseudonyms that met: refused, file removed
             report["engine"]["seconds"]["write"] = summary.seconds
             report["release"]["output_records"] = summary.records
             report["release"]["output_file_sha256"] = file_sha256(summary.path)
             report["output_order"] = order
+    identifiers.add_to(report)
     if args.report:
         write_json(args.report, report)
     _print_summary(result, report, config)
@@ -307,7 +414,16 @@ def _run_with(engine: Any, args: argparse.Namespace) -> int:
                         if value is not None)
     print(f"Engine {engine.name}: {report['engine']['histogram_rows']} distinct rows of "
           f"{result.records} records; {timings}")
+    if identifiers.summary():
+        print(identifiers.summary())
     return 0
+
+
+def _treatment_failures(treatment: Any) -> Any:
+    """What an identifier treatment refused inside DuckDB, raised as itself."""
+    from contextlib import nullcontext
+
+    return nullcontext() if treatment is None else treatment.failures()
 
 
 def _output_delimiter(args: argparse.Namespace) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from arxpy.commands.files import add_output_option
 from arxpy.commands.options import seed_option
 from arxpy.example import DEFAULT_RECORDS, DEFAULT_SEED, HIERARCHY_FOLDER, MAX_RECORDS
+from arxpy.linked_example import DEFAULT_PATIENTS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="directory to write to (created if missing)",
     )  # fmt: skip
     parser.add_argument(
-        "--records", type=int, default=DEFAULT_RECORDS, metavar="N",
+        "--records", type=int, metavar="N",
         help=f"number of records (1 to {MAX_RECORDS:,}, default {DEFAULT_RECORDS:,})",
     )  # fmt: skip
     parser.add_argument(
@@ -33,14 +34,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--force", action="store_true", help="overwrite example files already in DIR"
     )
+    parser.add_argument(
+        "--linked", action="store_true",
+        help="write the linked example instead: patients.csv (one row per patient, with "
+        "a Patient ID), admissions.csv linked by it, and the patients' hierarchies; "
+        f"--records then counts patients (default {DEFAULT_PATIENTS:,})",
+    )  # fmt: skip
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from arxpy.example import write_example
+    from arxpy.linked_example import write_linked_example
 
-    written = write_example(args.output, force=args.force, records=args.records, seed=args.seed)
-    print(f"Wrote the example ({args.records:,} records, seed {args.seed}) to {args.output}:")
+    if args.linked:
+        records = DEFAULT_PATIENTS if args.records is None else args.records
+        written = write_linked_example(args.output, force=args.force, patients=records,
+                                       seed=args.seed)
+        what = f"linked example ({records:,} patients"
+    else:
+        records = DEFAULT_RECORDS if args.records is None else args.records
+        written = write_example(args.output, force=args.force, records=records, seed=args.seed)
+        what = f"example ({records:,} records"
+    print(f"Wrote the {what}, seed {args.seed}) to {args.output}:")
     for name in written:
         print(f"  {name}")
     return 0

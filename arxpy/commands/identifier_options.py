@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arxpy.commands.files import add_input_option
+from arxpy.commands.files import add_input_option, add_output_option
 from arxpy.errors import ConfigurationError
 
 
@@ -55,6 +55,14 @@ def add_identifier_arguments(parser: argparse.ArgumentParser) -> None:
                        help="offsets are drawn from -N..-1 and 1..N days")
     group.add_argument("--patient", metavar="ATTR",
                        help="the patient identifier whose dates move together")
+    add_output_option(group, "--reidentification-table", type=Path, metavar="FILE",
+                      help="also write pseudonym -> original for a trusted party, encrypted "
+                      "with a passphrase (AES-256-GCM, scrypt); not in the release's folder")
+    add_input_option(group, "--passphrase-file", type=Path, metavar="FILE",
+                     help="the table's passphrase on the file's first line (else "
+                     "$ARXPY_PASSPHRASE, else typed twice on a terminal)")
+    group.add_argument("--reidentification-beside-release", action="store_true",
+                       help="allow the table in the folder of --output or --report")
 
 
 def _option_given(args: argparse.Namespace) -> dict[str, bool]:
@@ -71,6 +79,11 @@ class IdentifierOptions:
     plan: Any = None
     key: Any = None
     record: dict[str, Any] | None = None
+    #: Where the re-identification table goes and its passphrase (None: not asked for).
+    reidentification: Path | None = None
+    passphrase: str | None = field(default=None, repr=False)
+    _table: Any = field(default=None, repr=False)
+    _written: dict[str, Any] | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> IdentifierOptions:
@@ -85,7 +98,16 @@ class IdentifierOptions:
             raise ConfigurationError(
                 "Keyed pseudonyms and date shifts need the secret key: add --key-file "
                 "KEYFILE (create one with 'arxpy keygen --pseudonym KEYFILE').")
-        return cls(plan, key)
+        if args.reidentification_table is None:
+            return cls(plan, key)
+        _refuse_beside_release(args)
+        from arxpy.commands.passphrase import read_passphrase
+        from arxpy.identifiers.reidentification import check_passphrase
+
+        passphrase = read_passphrase(args.passphrase_file, confirm=True)
+        check_passphrase(passphrase)  # now, not after the run
+        return cls(plan, key, reidentification=args.reidentification_table,
+                   passphrase=passphrase)
 
     def checking(self, check: Callable[..., None]) -> Callable[..., None]:
         """``check`` (of ``load_inputs``) that also refuses roles the treatments cannot
@@ -97,12 +119,32 @@ class IdentifierOptions:
         return both
 
     def refuse_record_engine(self, engine: str, parquet: bool) -> None:
-        """Treatments run on a table in memory; a record engine would skip them."""
-        if self.plan is not None and (engine != "memory" or parquet):
+        """Treatments run in memory or in DuckDB; Spark would skip them."""
+        if self.plan is None or (engine == "memory" and not parquet):
+            return
+        if engine == "spark":
             raise ConfigurationError(
-                "Identifier treatments and date shifts run on data read into memory (a CSV "
-                f"file or a project); leave out --engine {engine}" +
-                (" and give the data as CSV." if parquet else "."))
+                "Identifier treatments and date shifts run with --engine memory or duckdb; "
+                "leave out --engine spark.")
+        if self.reidentification is not None:
+            raise ConfigurationError(
+                "--reidentification-table runs with --engine memory (the table holds every "
+                f"original value); leave out --engine {engine} or the table.")
+        from arxpy.engine.backends.duckdb_identifiers import refuse_unsupported
+
+        refuse_unsupported(self.plan)
+
+    def engine_treatment(self, engine: Any, source: Any, definition: Any) -> Any:
+        """The DuckDB treatment of ``source`` (None without a plan), its dates read and
+        checked; the report's record is kept."""
+        if self.plan is None:
+            return None
+        from arxpy.engine.backends.duckdb_identifiers import DuckDBTreatment
+
+        treatment = DuckDBTreatment(self.plan, self.key, definition)
+        treatment.prepare(lambda name: engine.distinct_values(source, name))
+        self.record = treatment.record
+        return treatment
 
     def apply(self, frame: Any, definition: Any, hierarchies: Any = None
               ) -> tuple[Any, Any]:
@@ -111,7 +153,24 @@ class IdentifierOptions:
             return frame, definition
         treated = self.plan.apply(frame, definition, self.key, hierarchies)
         self.record = treated.record
+        if self.reidentification is not None:
+            from arxpy.identifiers.reidentification import ReidentificationTable
+
+            self._table = ReidentificationTable.of(frame, treated.frame, treated.record)
         return treated.frame, treated.definition
+
+    def write_reidentification_table(self) -> None:
+        """Write the re-identification table asked for (once the run succeeded)."""
+        if self._table is None:
+            return
+        from arxpy.identifiers import reidentification
+
+        reidentification.write_table(self._table, self.reidentification, self.passphrase)
+        self._written = {"file": str(self.reidentification), "entries": self._table.entries,
+                         "attributes": [c.attribute for c in self._table.columns],
+                         "encryption": "AES-256-GCM, key by scrypt (n="
+                         f"{reidentification.SCRYPT_N}, r=8, p=1) from a passphrase"}
+        self._table = None  # the originals are not kept longer than needed
 
     def refuse_quasi_identifying(self, release: Any) -> None:
         """A method that chose treated columns as quasi-identifiers itself (every
@@ -128,7 +187,8 @@ class IdentifierOptions:
     def add_to(self, report: dict[str, Any]) -> None:
         """The report's ``identifiers`` (only when an identifier option was given)."""
         if self.record is not None:
-            report["identifiers"] = self.record
+            report["identifiers"] = self.record if self._written is None else {
+                **self.record, "reidentification_table": self._written}
 
     def summary(self) -> str | None:
         """One line for the terminal, or None."""
@@ -148,6 +208,9 @@ class IdentifierOptions:
                          f"±{shift['days']} days per patient")
         if record["key_fingerprint"]:
             parts.append(f"key fingerprint {record['key_fingerprint']}")
+        if self._written is not None:
+            parts.append(f"re-identification table '{self._written['file']}' "
+                         f"({self._written['entries']} pseudonyms, encrypted)")
         return ("Identifiers: " + "; ".join(parts) + ". Pseudonyms protect against direct "
                 "identification only.")
 
@@ -161,14 +224,47 @@ def _refuse_orphans(args: argparse.Namespace, given: dict[str, bool]) -> None:
         ("--patient", args.patient, ("--date-shift",)),
         ("--key-file", args.key_file, ("--pseudonymize", "--date-shift")),
     )
+    if getattr(args, "preset", None) == "pseudonymised":  # its pseudonyms and shifts
+        given = {**given, "--preset pseudonymised": True}
+        orphans = tuple((o, v, (*p, "--preset pseudonymised")) if o in
+                        ("--key-file", "--shift-days") else (o, v, p) for o, v, p in orphans)
     for option, value, partners in orphans:
         if value is not None and not any(given[p] for p in partners):
             raise ConfigurationError(
                 f"{option} goes with {' or '.join(partners)}; add it or leave {option} out.")
+    table_options = (("--passphrase-file", args.passphrase_file),
+                     ("--reidentification-beside-release",
+                      args.reidentification_beside_release or None))
+    for option, value in table_options:
+        if value is not None and args.reidentification_table is None:
+            raise ConfigurationError(
+                f"{option} goes with --reidentification-table; add it or leave {option} out.")
+    if args.reidentification_table is not None and not (
+            given["--pseudonymize"] or given["--replace-random"]):
+        raise ConfigurationError(
+            "--reidentification-table reverses --pseudonymize or --replace-random; add one "
+            "or leave the table out.")
     if given["--date-shift"] and (args.shift_days is None or args.patient is None):
         raise ConfigurationError(
             "--date-shift needs --shift-days N (the widest offset in days) and --patient "
             "ATTR (whose dates move together).")
+
+
+def _refuse_beside_release(args: argparse.Namespace) -> None:
+    """The table undoes the pseudonyms: by default never in a folder the release goes to,
+    where it would travel with it."""
+    from arxpy.identifiers.reidentification import beside_release
+
+    if args.reidentification_beside_release:
+        return
+    folders = [Path(o).parent for o in (args.output, args.report) if o is not None]
+    if getattr(args, "output_dir", None) is not None:
+        folders.append(args.output_dir)
+    if beside_release(args.reidentification_table, folders):
+        raise ConfigurationError(
+            "The re-identification table would be written beside the release (in "
+            f"'{Path(args.reidentification_table).resolve().parent}'); give it a folder "
+            "only the trusted party uses, or add --reidentification-beside-release.")
 
 
 def _plan(args: argparse.Namespace):

@@ -97,6 +97,7 @@ def add_privacy_arguments(parser: argparse.ArgumentParser) -> None:
                         help="at most a share X of the released records unique in the output")
     _add_kmap_arguments(parser)
     _add_delta_presence_arguments(parser)
+    _add_differential_privacy_arguments(parser)
     parser.add_argument("--suppression", type=float, metavar="FRACTION",
                         help="largest fraction of records that may be suppressed (default 0)")
 
@@ -118,6 +119,23 @@ def _add_kmap_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default poisson)")
     parser.add_argument("--kmap-significance", type=float, metavar="ALPHA",
                         help="estimated k-map's significance level (default 0.01, as ARX)")
+
+
+def _add_differential_privacy_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--dp EPSILON:DELTA`` with ``--dp-steps N`` (ARX's EDDifferentialPrivacy, SafePub);
+    the sampling and the search are seeded by the command's ``--seed``."""
+    parser.add_argument("--dp", metavar="EPSILON:DELTA",
+                        help="(epsilon, delta)-differential privacy by SafePub: records "
+                        "sampled, a generalization chosen by the exponential mechanism, "
+                        "classes smaller than the derived k suppressed (e.g. 2:1e-6)")
+    parser.add_argument("--dp-steps", type=int, metavar="N",
+                        help="differential privacy's search steps (default 100)")
+    parser.add_argument("--dp-search-share", type=float, metavar="FRACTION",
+                        help="share of epsilon the search spends (default 0.1, as ARX)")
+    parser.add_argument("--dp-generalization", metavar="ATTR=L,...|DEGREE",
+                        help="data-independent differential privacy: this generalization "
+                        "(levels, or none, low, low-medium, medium, medium-high, high, "
+                        "complete) instead of a search")
 
 
 def _add_delta_presence_arguments(parser: argparse.ArgumentParser) -> None:
@@ -383,6 +401,7 @@ def _risk_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
         specs.append({"kind": "sample-uniqueness", "threshold": args.sample_uniqueness})
     specs += _kmap_specs(args)
     specs += _delta_presence_specs(args)
+    specs += _differential_privacy_specs(args)
     spec = getattr(args, "population_uniqueness", None)
     if spec is not None:
         option = "--population-uniqueness"
@@ -404,6 +423,28 @@ def _risk_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
             model["region"] = population
         specs.append(model)
     return specs
+
+
+def _differential_privacy_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
+    text = getattr(args, "dp", None)
+    extras = {"steps": getattr(args, "dp_steps", None),
+              "search_share": getattr(args, "dp_search_share", None),
+              "generalization": getattr(args, "dp_generalization", None)}
+    if text is None:
+        if any(v is not None for v in extras.values()):
+            raise ConfigurationError("--dp-steps, --dp-search-share and --dp-generalization "
+                                     "belong to differential privacy; add --dp EPSILON:DELTA.")
+        return []
+    pieces = text.split(":")
+    if len(pieces) != 2 or not all(pieces):
+        raise ConfigurationError(f"Cannot read --dp '{text}'; write EPSILON:DELTA, e.g. 2:1e-6.")
+    model: dict[str, Any] = {"kind": "differential-privacy",
+                             "epsilon": _number(pieces[0], "--dp", text),
+                             "delta": _number(pieces[1], "--dp", text)}
+    model.update({k: v for k, v in extras.items() if v is not None})
+    if getattr(args, "seed", None) is not None:
+        model["seed"] = args.seed
+    return [model]
 
 
 def _kmap_specs(args: argparse.Namespace) -> list[dict[str, Any]]:

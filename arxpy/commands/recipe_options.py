@@ -64,10 +64,11 @@ def check_recipe_options(args: argparse.Namespace) -> None:
 
 def write_recipe(args: argparse.Namespace, definition: Any, hierarchies: Any,
                  release_of: Any, identifiers: dict[str, Any] | None,
-                 parameters: dict[str, Any] | None = None) -> Any:
+                 parameters: dict[str, Any] | None = None, preset: Any = None) -> Any:
     """The release's recipe, written when ``--recipe-out`` asks (before the report, which
     then names it), or None when neither a recipe nor a certificate is asked for.
-    ``release_of()`` gives the release (computed only when needed)."""
+    ``release_of()`` gives the release (computed only when needed); ``preset`` the policy
+    preset's outcome, whose rules and built hierarchies the recipe keeps."""
     if args.recipe_out is None and args.certificate is None:
         return None
     from arxpy.recipes import build_recipe
@@ -77,7 +78,9 @@ def write_recipe(args: argparse.Namespace, definition: Any, hierarchies: Any,
     recipe = build_recipe(definition, hierarchies, release_of(),
                           mode=getattr(args, "recipe_replay", "fixed"),
                           identifiers=identifiers, hierarchy_files=files,
-                          parameters=parameters)
+                          parameters=parameters,
+                          preset=None if preset is None else preset.record(),
+                          built=None if preset is None else preset.built)
     if args.recipe_out is not None:
         recipe.save(args.recipe_out)
         print(f"Recipe written to {args.recipe_out} (SHA-256 {recipe.sha256[:16]}…).")

@@ -25,6 +25,7 @@ import numpy as np
 
 from arxpy.commands.files import INPUT, add_output_option, declare_files
 from arxpy.commands.identifier_options import IdentifierOptions, add_identifier_arguments
+from arxpy.commands.linked_options import LinkedOptions, add_linked_arguments, file_names
 from arxpy.commands.options import (
     ProgressBar,
     add_data_arguments,
@@ -62,15 +63,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         sub.add_argument("--quasi-identifying", action="append", default=[], metavar="ATTR",
                          help="a quasi-identifier without a hierarchy (the attacker's view "
                          "groups released records by the quasi-identifiers)")
-        add_output_option(sub, "--output", type=Path, required=True, metavar="OUT.csv",
+        add_output_option(sub, "--output", type=Path, metavar="OUT.csv",
                           help="the released table (.csv, .tsv, .xlsx; a set-valued "
-                          "method's published document if .json)")
+                          "method's published document if .json); required unless --link")
         add_output_option(sub, "--report", type=Path, metavar="R.json",
                           help="the JSON report")
         add_order_arguments(sub)
         add_param_options(sub, cls.params, prefix=name)
         _declare_parameter_files(sub, cls.params)
         add_identifier_arguments(sub)  # after the parameters: their option names stay
+        add_linked_arguments(sub)
         add_recipe_arguments(sub, search=name == "generalization")
         sub.set_defaults(func=run, method_class=cls)
 
@@ -125,6 +127,13 @@ def run(args: argparse.Namespace) -> int:
     method = cls(**params_from_args(args, cls.params))  # checked by the declaration
     check_recipe_options(args)
     identifiers = IdentifierOptions.from_args(args)
+    linked = LinkedOptions.from_args(args)
+    if linked is not None:
+        return _run_linked(args, method, identifiers, linked)
+    if args.output is None:
+        raise ConfigurationError(
+            "Give --output OUT.csv for the released table (or --link NAME=FILE with "
+            "--output-dir DIR for linked tables).")
     frame, given, hierarchies = load(args)
     frame, definition = identifiers.apply(frame, given, hierarchies)  # before the method runs
     bar = ProgressBar()
@@ -139,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {**release.to_dict(), "output": written.name,
                               "output_file_sha256": file_sha256(written),
                               "output_order": order}
+    identifiers.write_reidentification_table()
     identifiers.add_to(report)
     recipe = write_recipe(args, given, hierarchies, lambda: release, identifiers.record,
                           method.get_params())
@@ -153,6 +163,44 @@ def run(args: argparse.Namespace) -> int:
           f"{release.records:,} records released. {release.verify().headline}")
     if identifiers.summary():
         print(identifiers.summary())
+    return 0
+
+
+def _run_linked(args: argparse.Namespace, method, identifiers: IdentifierOptions,
+                linked: LinkedOptions) -> int:
+    """The method on the patient-level view of linked tables; every table written to
+    ``--output-dir``; the report adds ``linked``."""
+    from arxpy.workflows.linked_release import release_linked
+
+    patient_args, event_identifying = linked.split_identifying(args)
+    frame, given, hierarchies = load(patient_args)
+
+    def judge(view, definition, view_hierarchies):
+        bar = ProgressBar()
+        try:
+            outcome = method.run(view, definition, hierarchies=view_hierarchies, progress=bar)
+        finally:
+            bar.close()
+        release = outcome.release() if hasattr(outcome, "release") else outcome
+        identifiers.refuse_quasi_identifying(release)
+        return release
+
+    release = release_linked(linked.tables(args, frame), given, hierarchies, judge,
+                             linked.aggregates, identifiers.plan, identifiers.key,
+                             event_identifying)
+    order = output_order(args, release.view.seed)
+    linked.write(args, release, order["seed"])
+    identifiers.record = release.identifiers
+    report: dict[str, Any] = {**release.view.to_dict(), "output_order": order,
+                              "linked": release.record(file_names(args))}
+    identifiers.add_to(report)
+    if args.report:
+        write_json(args.report, report)
+    view = release.view
+    print(f"{args.method_class.name}: {view.records - view.suppressed_records:,} of "
+          f"{view.records:,} patients released. {view.verify().headline}")
+    print(linked.summary(release))
+    print(identifiers.summary())
     return 0
 
 

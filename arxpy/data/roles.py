@@ -31,6 +31,12 @@ KIND_WORDS = {"string": "text", "integer": "a whole number", "decimal": "a decim
               "date": "a date", "ordinal": "ordinal", "set": "a set of codes"}
 
 
+#: Why a form never offers an identifying attribute: it is removed, or released as a
+#: treated identifier (a pseudonym), never judged or generalized by a method.
+IDENTIFYING_REASON = "identifying: it is removed or released as a treated identifier, " \
+    "never used by a method"
+
+
 def normalized_name(name: str) -> str:
     """``"Survival_Time"`` -> ``"survival time"``: lower case, one space between words."""
     return re.sub(r"[\s_\-.]+", " ", name).strip().lower()
@@ -73,6 +79,8 @@ def misfit_reason(definition: DataDefinition, name: object,
     """Why ``name`` cannot fill a role needing ``data_types`` ("" if it can)."""
     if not isinstance(name, str) or name not in definition.names:
         return "not an attribute of the data"
+    if definition[name].type is AttributeType.IDENTIFYING:
+        return IDENTIFYING_REASON
     if not fits(definition, name, data_types):
         kind = definition[name].data_type.kind.value
         wanted = "a number" if set(data_types) <= set(NUMERIC) else \

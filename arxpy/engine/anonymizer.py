@@ -17,6 +17,7 @@ from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.local_recoding import recode_from
 from arxpy.engine.prepare import prepare
 from arxpy.engine.result import Result
+from arxpy.engine.safepub import anonymize_safepub, differential_privacy_of
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
@@ -48,6 +49,9 @@ def anonymize(
     with their record counts (what a scalable engine's first pass builds): the search
     and its answers are the same as on the records.
     """
+    if differential_privacy_of(config) is not None:
+        return anonymize_safepub(frame, definition, hierarchies, config, progress, cancel,
+                                 weights=weights)
     cancel = cancel or CancelToken()
     report = ThrottledProgress(progress)
     report(0.0, "Checking and encoding the data")

@@ -80,8 +80,8 @@ def claims_of(config: AnonymizationConfig, quasi_identifiers: Sequence[str],
     within it). ``hierarchies`` give the checkers a sensitive attribute's hierarchy."""
     claims = []
     for model in config.privacy_models:
-        parameters = model.to_dict()
-        kind = parameters.pop("kind")
+        parameters = model.claim_parameters()
+        kind = model.kind
         attribute = parameters.get("attribute")
         evidence = {"hierarchy": hierarchies[attribute]} \
             if hierarchies and attribute in hierarchies else {}
@@ -109,6 +109,21 @@ def completely_generalized(data: EncodedData, levels: Sequence[int], kept: int) 
     return kept if single else 0
 
 
+def sampled_rows(config: AnonymizationConfig, rows: int) -> np.ndarray | None:
+    """The input rows a model sampled (SafePub), or None when every row was searched."""
+    for model in config.privacy_models:
+        sample = getattr(model, "sample", None)
+        if sample is not None and len(sample) == rows:
+            return sample
+    return None
+
+
+def run_seed(config: AnonymizationConfig) -> int | None:
+    """The seed a model's randomness used in the run (SafePub), if any."""
+    return next((m.seed_used for m in config.privacy_models
+                 if getattr(m, "seed_used", None) is not None), None)
+
+
 def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefinition,
                config: AnonymizationConfig, levels: tuple[int, ...], *,
                input_sha256: str, elapsed_seconds: float = 0.0,
@@ -124,15 +139,22 @@ def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefi
     classes, inverse = context.grouper.group_records(levels)
     check()
     kept = context.kept(classes)
-    suppressed = ~kept[inverse]
+    # SafePub searched a sample: the rows it left out are released suppressed, as ARX.
+    sample = sampled_rows(config, len(frame))
+    rows = np.arange(len(frame)) if sample is None else np.flatnonzero(sample)
+    suppressed = np.ones(len(frame), dtype=bool)
+    suppressed[rows] = ~kept[inverse]
     table = frame.drop(columns=definition.identifying).copy(deep=False)
     for qi, level in zip(context.data.quasi_identifiers, levels, strict=True):
         check()
-        labels = np.asarray(qi.labels[level], dtype=object)[qi.level_maps[level][qi.codes]]
+        labels = np.full(len(frame), SUPPRESSED_VALUE, dtype=object)
+        labels[rows] = np.asarray(qi.labels[level], dtype=object)[qi.level_maps[level][qi.codes]]
         labels[suppressed] = SUPPRESSED_VALUE
         table[qi.name] = labels
     names = list(context.lattice.names)
-    groups = np.where(suppressed, -1, inverse).astype(np.int64)
+    groups = np.full(len(frame), -1, dtype=np.int64)
+    groups[rows] = inverse
+    groups[suppressed] = -1
     return Release(
         table=table, suppressed=suppressed, definition=definition, method=GENERALIZATION,
         parameters=config.to_dict(),
@@ -141,6 +163,7 @@ def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefi
         hierarchies={q.name: q.hierarchy for q in context.data.quasi_identifiers},
         transformation=dict(zip(names, levels, strict=True)),
         elapsed_seconds=elapsed_seconds, remove_suppressed=config.remove_suppressed,
+        seed=run_seed(config),
         completely_generalized_records=completely_generalized(
             context.data, levels, int((~suppressed).sum())),
     )

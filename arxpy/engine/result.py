@@ -371,7 +371,19 @@ class Result:
             "strategy": self.config.strategy,
             **({} if self.passes is None else
                {"local_recoding": self.passes.to_dict(self.quasi_identifiers)}),
+            **self._differential_privacy(),
         }
+
+    def _differential_privacy(self) -> dict[str, Any]:
+        """SafePub's accounting for the report: ε spent by the sampling and by the search,
+        δ, the derived β and k, the seed and the records sampled (none without it)."""
+        for model in self.config.privacy_models:
+            if model.kind == "differential-privacy":
+                return {"differential_privacy": {
+                    **model.claim_parameters(), "sampled_records": self.records,
+                    "steps_taken": int(self.notes.get("dp_steps_taken", 0)),
+                    "score": self.notes.get("dp_score")}}
+        return {}
 
 
 def _nbytes(release: Release) -> int:

@@ -10,7 +10,7 @@ Python.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,16 +25,21 @@ from arxpy.engine.backends.base import (
     Histogram,
     OutputPlan,
     RecordEngine,
+    RecordSample,
     RecordSource,
     WriteSummary,
 )
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.prepare import tracked_attributes
 from arxpy.engine.result import Result
+from arxpy.engine.safepub import anonymize_safepub, differential_privacy_of, record_sample
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress
 from arxpy.release import SUPPRESSED_VALUE, ClassStatistics
+
+#: Engines that draw SafePub's sample by record position (the histogram's sampled counts).
+SAMPLING_ENGINES = ("memory", "duckdb")
 
 #: Share of the progress bar given to the histogram pass.
 _HISTOGRAM_SHARE = 0.5
@@ -49,10 +54,18 @@ class ScaledRun:
     source: RecordSource
     definition: DataDefinition  # of every column of the source
     engine: RecordEngine
+    #: SafePub's sample, drawn by the engine (None without differential privacy).
+    sample: RecordSample | None = None
 
     def output_plan(self, levels: Sequence[int] | None = None) -> OutputPlan:
         """Lookup tables for ``levels`` (default: the optimum)."""
-        return output_plan(self.result, self.definition, self.histogram.columns, levels)
+        plan = output_plan(self.result, self.definition, self.histogram.columns, levels)
+        if self.sample is None:
+            return plan
+        # Every input record is written; those not sampled are suppressed too.
+        left_out = self.histogram.n_records - plan.records
+        return replace(plan, sample=self.sample, records=self.histogram.n_records,
+                       suppressed_records=plan.suppressed_records + left_out)
 
     def release_dict(self, levels: Sequence[int] | None = None) -> dict[str, Any]:
         """The keys of :meth:`arxpy.release.Release.to_dict` that a histogram gives.
@@ -71,11 +84,13 @@ class ScaledRun:
         check = result.outcome.checks.get(levels) or context.evaluate(levels, classes)
         names = list(context.lattice.names)
         released = int(sizes.sum())
+        # With SafePub every input record is in the output, those not sampled suppressed.
+        records = classes.n_records if self.sample is None else self.histogram.n_records
         statistics = ClassStatistics(
             n_classes=int(len(sizes)), min_size=int(sizes.min()) if len(sizes) else 0,
             max_size=int(sizes.max()) if len(sizes) else 0,
             mean_size=float(sizes.mean()) if len(sizes) else 0.0,
-            suppressed_records=classes.n_records - released, records=classes.n_records,
+            suppressed_records=records - released, records=records,
             completely_generalized_records=completely_generalized(context.data, levels, released))
         return {
             "method": GENERALIZATION, "parameters": result.config.to_dict(),
@@ -100,8 +115,11 @@ class ScaledRun:
 def anonymize_source(source: RecordSource, definition: DataDefinition,
                      hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
                      engine: RecordEngine, *, progress: Progress | None = None,
-                     cancel: CancelToken | None = None) -> ScaledRun:
-    """Search the lattice over ``engine``'s histogram of ``source``."""
+                     cancel: CancelToken | None = None,
+                     check_histogram: Callable[[pd.DataFrame], None] | None = None
+                     ) -> ScaledRun:
+    """Search the lattice over ``engine``'s histogram of ``source``; ``check_histogram``
+    sees the distinct rows first (a shifted date's hierarchy must cover them)."""
     cancel = cancel or CancelToken()
     columns = engine.columns(source)
     definition.check_columns(columns)
@@ -109,13 +127,26 @@ def anonymize_source(source: RecordSource, definition: DataDefinition,
     for name in needed:
         definition[name]  # raises DefinitionError naming an unknown attribute
 
+    dp = differential_privacy_of(config)
+    sample = None if dp is None else record_sample(dp)
+    if sample is not None and engine.name not in SAMPLING_ENGINES:
+        raise ConfigurationError(
+            f"Differential privacy runs with --engine {' or '.join(SAMPLING_ENGINES)}; the "
+            f"{engine.name} engine cannot draw its sample yet.")
     histogram = engine.histogram(source, needed,
                                  progress=_part(progress, 0.0, _HISTOGRAM_SHARE),
-                                 cancel=cancel)
+                                 cancel=cancel, **({} if sample is None else {"sample": sample}))
+    if check_histogram is not None:
+        check_histogram(histogram.frame)
     kept = DataDefinition(a for a in definition if a.name in needed)
+    search_progress = _part(progress, _HISTOGRAM_SHARE, 1 - _HISTOGRAM_SHARE)
+    if sample is not None:
+        result = anonymize_safepub(histogram.frame[needed], kept, hierarchies, config,
+                                   search_progress, cancel, weights=histogram.counts,
+                                   sampled=histogram.sampled, sample=sample)
+        return ScaledRun(result, histogram, source, definition, engine, sample)
     result = anonymize(histogram.frame[needed], kept, hierarchies, config,
-                       progress=_part(progress, _HISTOGRAM_SHARE, 1 - _HISTOGRAM_SHARE),
-                       cancel=cancel, weights=histogram.counts)
+                       progress=search_progress, cancel=cancel, weights=histogram.counts)
     return ScaledRun(result, histogram, source, definition, engine)
 
 

@@ -59,6 +59,11 @@ class ResultTooLarge(ProjectError):
 
 def store_outcome(result: Result) -> dict[str, Any]:
     """The JSON-able record of ``result``'s search; raises :class:`ResultTooLarge`."""
+    if any(getattr(m, "sample", None) is not None for m in result.config.privacy_models):
+        # Reopening encodes the data again; the sample would have to be stored as well.
+        raise ResultTooLarge(
+            "a differential-privacy result rests on its random sample, which a project "
+            "file does not keep; run it again (the report gives the seed)")
     outcome = result.outcome
     checks = list(outcome.checks.values())
     if len(checks) > MAX_STORED_CHECKS:

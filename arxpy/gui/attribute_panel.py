@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -80,11 +80,18 @@ class AttributePanel(QWidget):
         self.message = ReservedLines(2)
         self.message.setStyleSheet("color: #a61b1b")
         self.message.hide()
+        # The policy preset's rule for this attribute, in words; its reason as tooltip.
+        self.preset_rule = QLabel()
+        self.preset_rule.setWordWrap(True)
+        self.preset_rule.setTextFormat(Qt.TextFormat.PlainText)
+        self.preset_rule.setStyleSheet("color: #1b4f8a")
+        self.preset_rule.hide()
         self._layout()
         self._connect()
         state.project_changed.connect(self._fill_attributes)
         state.definition_changed.connect(self.refresh)
         state.hierarchy_changed.connect(lambda _name: self.refresh())
+        state.settings_changed.connect(self._show_preset_rule)
         self._fill_attributes()
 
     def _layout(self) -> None:
@@ -102,6 +109,7 @@ class AttributePanel(QWidget):
             grid.addWidget(QLabel(label_b), row, 2)
             grid.addWidget(widget_b, row, 3)
         grid.addWidget(self.message, len(rows), 0, 1, 4)
+        grid.addWidget(self.preset_rule, len(rows) + 1, 0, 1, 4)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
 
@@ -163,6 +171,18 @@ class AttributePanel(QWidget):
         self.weight.setValue(attribute.weight)
         self._filling = False
         self._show_invalid_values(attribute)
+        self._show_preset_rule()
+
+    def _show_preset_rule(self) -> None:
+        """The applied policy preset's rule for the chosen attribute, where it applies."""
+        record = self.state.preset_record if self.state.has_project else None
+        rules = [r for r in (record or {}).get("rules", ()) if r.get("attribute") == self.name]
+        self.preset_rule.setVisible(bool(rules))
+        if rules:
+            self.preset_rule.setText(f"{record['label']}: "
+                                     + "; ".join(r["rule"] for r in rules) + ".")
+            self.preset_rule.setToolTip("\n\n".join(f"{r['category']}\n{r['reason']}"
+                                                     for r in rules))
 
     def _fill_format(self, data_type: DataType) -> None:
         self.format.clear()

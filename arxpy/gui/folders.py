@@ -6,10 +6,11 @@ application settings; hierarchies start in the data's folder until one is chosen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLineEdit, QPushButton, QWidget
 
 KINDS = ("data", "hierarchies", "projects", "exports", "keys")
 #: Where a kind starts before it has a folder of its own.
@@ -57,3 +58,26 @@ def pick_path(parent: QWidget, kind: str, save: bool, title: str, filters: str,
     if path:
         remember(settings, kind, path)
     return path
+
+
+def pick_folder(parent: QWidget, kind: str, title: str) -> str:
+    """Ask for a folder of ``kind`` (where the next dialog of that kind starts); "" if
+    cancelled."""
+    settings = settings_of(parent)
+    path = QFileDialog.getExistingDirectory(parent, title, last_folder(settings, kind))
+    if path:
+        settings.setValue(f"folders/{kind}", str(Path(path).resolve()))
+    return path
+
+
+def path_row(button_text: str, slot: Callable[[], object]) -> tuple[QLineEdit, QWidget]:
+    """A path field with a button beside it that fills it."""
+    edit = QLineEdit()
+    button = QPushButton(button_text)
+    button.clicked.connect(slot)
+    row = QWidget()
+    box = QHBoxLayout(row)
+    box.setContentsMargins(0, 0, 0, 0)
+    box.addWidget(edit, 1)
+    box.addWidget(button)
+    return edit, row

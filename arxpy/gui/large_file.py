@@ -18,17 +18,14 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from arxpy.engine.backends.base import ENGINES, create_engine, engine_missing, is_parquet_path
 from arxpy.engine.scaled import FileRun, anonymize_file
-from arxpy.gui.folders import pick_path
+from arxpy.gui.folders import path_row, pick_path
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 
@@ -64,8 +61,8 @@ class LargeFileDialog(QDialog):
             "anonymized file."))
         intro.setWordWrap(True)
 
-        self.data_edit, data_row = self._path_row("Choose…", self._choose_data)
-        self.output_edit, output_row = self._path_row("Choose…", self._choose_output)
+        self.data_edit, data_row = path_row("Choose…", self._choose_data)
+        self.output_edit, output_row = path_row("Choose…", self._choose_output)
         self.engine_combo = QComboBox()
         hints = []
         for name in ENGINES:
@@ -116,17 +113,6 @@ class LargeFileDialog(QDialog):
         layout.addStretch(1)
         layout.addWidget(self.buttons)
         self.resize(640, self.heightForWidth(640))
-
-    def _path_row(self, text: str, slot) -> tuple[QLineEdit, QWidget]:
-        edit = QLineEdit()
-        button = QPushButton(text)
-        button.clicked.connect(slot)
-        row = QWidget()
-        box = QHBoxLayout(row)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.addWidget(edit, 1)
-        box.addWidget(button)
-        return edit, row
 
     def _choose_data(self) -> None:
         path = pick_path(self, "data", False, "Data file to anonymize", DATA_FILTERS)

@@ -236,12 +236,19 @@ class MainWindow(QMainWindow):
             "apply_recipe": self._action("A&pply recipe to new data…", self.apply_recipe,
                                          None, None, "Replay a recipe on a new extract, "
                                          "or see why it is refused"),
+            "linked_tables": self._action("Release &linked tables…", self.release_linked,
+                                          None, None, "Release this patient table with "
+                                          "event tables linked by a patient identifier"),
             "choose_key": self._action("Choose pseudonym &key…", lambda: self.keys.choose(),
                                        None, None, "Read the key of keyed pseudonyms and "
                                        "date shifts from its key file, for this session"),
             "create_key": self._action("Create key &file…", lambda: self.keys.create(), None,
                                        None, "Create a new pseudonym key file (a lost key "
                                        "means new, unlinkable pseudonyms)"),
+            "apply_preset": self._action("Apply policy &preset…", self.apply_preset, None,
+                                         None, "HIPAA Safe Harbor, Expert Determination or "
+                                         "a pseudonymised release: see each rule and why, "
+                                         "then apply them as one step"),
             "quit": self._action("&Quit", self.close, QKeySequence.StandardKey.Quit),
             "anonymize": self._action("&Anonymize", self.anonymize, "Ctrl+R", sp.SP_MediaPlay,
                                       "Search for the best transformation"),
@@ -271,7 +278,7 @@ class MainWindow(QMainWindow):
         for key in ("save", "save_as", "export", "large_file"):
             file_menu.addAction(a[key])
         file_menu.addSeparator()
-        for key in ("export_recipe", "apply_recipe"):
+        for key in ("export_recipe", "apply_recipe", "linked_tables"):
             file_menu.addAction(a[key])
         file_menu.addSeparator()
         for key in ("choose_key", "create_key"):
@@ -281,6 +288,8 @@ class MainWindow(QMainWindow):
         edit_menu = self.menuBar().addMenu("&Edit")
         edit_menu.addAction(self.undo_action)
         edit_menu.addAction(self.redo_action)
+        edit_menu.addSeparator()
+        edit_menu.addAction(a["apply_preset"])
         view_menu = self.menuBar().addMenu("&View")
         log_action = self.log_panel.toggleViewAction()
         log_action.setText("&Log panel")
@@ -351,7 +360,7 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         has, running = self.state.has_project, self._running
         a = self.actions_by_name
-        for key in ("save", "save_as", "new", "choose_key", "create_key"):
+        for key in ("save", "save_as", "new", "choose_key", "create_key", "apply_preset"):
             a[key].setEnabled(has and not running)
         a["anonymize"].setEnabled(has and not running)
         a["cancel"].setEnabled(running)
@@ -480,11 +489,27 @@ class MainWindow(QMainWindow):
         current = self.state.current_release()
         if current is None or self.state.stale:
             return None
-        dialog = ExportRecipeDialog(current, self.state.definition, self)
+        dialog = ExportRecipeDialog(current, self.state.definition, self,
+                                    preset=self.state.preset_record, data=self.state.data)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.statusBar().showMessage(
             f"Recipe written: {', '.join(p.name for p in dialog.written[:1])}"
             f"{' and its hierarchies' if len(dialog.written) > 1 else ''}.", 8000))
+        dialog.show()
+        return dialog
+
+    def apply_preset(self):
+        """Edit > Apply policy preset…: the dialog (returned, modal when shown by the
+        menu; None without a project)."""
+        from arxpy.gui.preset_dialog import PresetDialog
+
+        if not self.state.has_project or self._running:
+            return None
+        dialog = PresetDialog(self.state, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.statusBar().showMessage(
+            f"Policy preset applied: {dialog.outcome.record()['label']} "
+            f"({len(dialog.outcome.rules)} rules).", 8000))
         dialog.show()
         return dialog
 
@@ -494,6 +519,16 @@ class MainWindow(QMainWindow):
         from arxpy.gui.recipe_dialogs import ApplyRecipeDialog
 
         dialog = ApplyRecipeDialog(self.state.pseudonym_key, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def release_linked(self):
+        """File > Release linked tables…: the dialog (returned, non-modal) over this
+        project's table, plan and pseudonym key."""
+        from arxpy.gui.linked_dialog import LinkedTablesDialog
+
+        dialog = LinkedTablesDialog(self.state, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
         return dialog

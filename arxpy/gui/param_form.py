@@ -13,7 +13,8 @@ not have or of the wrong type), is shown as it is, marked, and kept as the field
 until the user edits the field; :meth:`ParamForm.problems` says why, and whoever runs the
 parameters refuses to. A required attribute starts unchosen ("Choose …") unless exactly
 one fitting column suggests itself (named like the role, or the only one that fits),
-which a note under the field says. Only attributes of a fitting data type are offered.
+which a note under the field says. Only attributes of a fitting data type are offered,
+and never an identifying one (removed, or released as a pseudonym).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from arxpy.data.definition import DataDefinition
+from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.data.roles import fits, guess_attribute, misfit_reason
 from arxpy.errors import ConfigurationError
 from arxpy.params import Param
@@ -188,9 +189,12 @@ class ParamForm(QWidget):
             self._mark(param)
 
     def _offered(self, param: Param, attributes: Sequence[str]) -> list[str]:
-        if self.definition is None or not param.data_types:
+        if self.definition is None:
             return list(attributes)
+        # Identifying attributes are removed or released as pseudonyms: never offered,
+        # so a method cannot be set to judge one (issue 32).
         return [name for name in attributes if name in self.definition.names
+                and self.definition[name].type is not AttributeType.IDENTIFYING
                 and fits(self.definition, name, param.data_types)]
 
     def _widget(self, param: Param, value: Any, attributes: list[str]) -> QWidget:
@@ -314,7 +318,8 @@ class ParamForm(QWidget):
         """The one attribute a required choice may start with (and a note saying why)."""
         guess, why = None, ""
         if self.definition is not None and param.named_like:
-            guess = guess_attribute(self.definition, param.named_like, param.data_types)
+            guess = guess_attribute(self.definition, param.named_like, param.data_types,
+                                    identifying=False)
             if guess not in attributes:
                 guess = None
             why = f"named like the {param.title}"

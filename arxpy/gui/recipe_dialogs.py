@@ -17,18 +17,16 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
-    QPushButton,
     QRadioButton,
     QVBoxLayout,
     QWidget,
 )
 
 from arxpy.errors import ArxpyError
-from arxpy.gui.folders import pick_path
+from arxpy.gui.folders import path_row, pick_path
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 from arxpy.recipes.export import export_recipe, hierarchy_folder
@@ -39,19 +37,6 @@ from arxpy.workflows.current_release import CurrentRelease
 RECIPE_FILTER = "arxpy recipes (*.json);;All files (*)"
 DATA_FILTER = "CSV files (*.csv *.tsv *.txt);;All files (*)"
 CERTIFICATE_FILTER = "PDF certificate (*.pdf);;HTML page (*.html);;JSON (*.json)"
-
-
-def path_row(button_text: str, slot: Any) -> tuple[QLineEdit, QWidget]:
-    """A path field with a button beside it that fills it."""
-    edit = QLineEdit()
-    button = QPushButton(button_text)
-    button.clicked.connect(slot)
-    row = QWidget()
-    box = QHBoxLayout(row)
-    box.setContentsMargins(0, 0, 0, 0)
-    box.addWidget(edit, 1)
-    box.addWidget(button)
-    return edit, row
 
 
 def wrapped(text: str) -> QLabel:
@@ -65,10 +50,12 @@ class ExportRecipeDialog(QDialog):
     hierarchies go beside it."""
 
     def __init__(self, current: CurrentRelease, definition: Any,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, preset: Any = None,
+                 data: Any = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export recipe")
         self._current, self._definition = current, definition
+        self._preset, self._data = preset, data  # the applied policy preset's rules
         self.written: list[Path] = []
         lattice = current.release().transformation is not None
         intro = wrapped(
@@ -136,7 +123,8 @@ class ExportRecipeDialog(QDialog):
                 path, self._definition, current.hierarchies, release,
                 mode=SEARCH if self.search.isChecked() else FIXED,
                 identifiers=current.identifiers, parameters=parameters,
-                with_hierarchies=self.with_hierarchies.isChecked())
+                with_hierarchies=self.with_hierarchies.isChecked(),
+                preset=self._preset, data=self._data)
         except (ArxpyError, OSError) as exc:
             self.status.setText(f"Not written: {exc}")
             return False

@@ -72,7 +72,8 @@ def _is_bootloader(pid: int) -> bool:
         return False
 
 
-def when_usable(app: QApplication, window: MainWindow, action: Callable[[], None]) -> None:
+def when_usable(app: QApplication, window: MainWindow,
+                action: Callable[[], None]) -> Callable[[], None]:
     """Call ``action`` once, the first time the event loop idles with ``window`` usable.
 
     Usable: the window is visible and, on a real display, exposed (mapped by the window
@@ -81,15 +82,28 @@ def when_usable(app: QApplication, window: MainWindow, action: Callable[[], None
     """
     dispatcher = QAbstractEventDispatcher.instance()
     offscreen = app.platformName() == "offscreen"
+    connected = [True]
+
+    def forget() -> None:
+        """Stop waiting (done, or the window went before it became usable)."""
+        if connected[0]:
+            connected[0] = False
+            dispatcher.aboutToBlock.disconnect(check)
 
     def check() -> None:
-        handle = window.windowHandle()
-        exposed = handle is not None and handle.isExposed()
-        if window.isVisible() and (exposed or offscreen):
-            dispatcher.aboutToBlock.disconnect(check)
+        try:
+            handle = window.windowHandle()
+            usable = window.isVisible() and (
+                offscreen or (handle is not None and handle.isExposed()))
+        except RuntimeError:  # the window was deleted while this waited
+            forget()
+            return
+        if usable:
+            forget()
             action()
 
     dispatcher.aboutToBlock.connect(check)
+    return forget
 
 
 def report_startup(app: QApplication, window: MainWindow) -> None:
@@ -121,7 +135,7 @@ class SmokeTest(QObject):
         self._watchdog.timeout.connect(
             lambda: self._fail(f"no result after {timeout:.0f} s"))
         self._watchdog.start()
-        when_usable(app, window, self._start)
+        self._stop_waiting = when_usable(app, window, self._start)
 
     def _start(self) -> None:
         if self._done:  # opening the project failed
@@ -169,6 +183,7 @@ class SmokeTest(QObject):
 
     def _finish(self, code: int) -> None:
         self._done = True
+        self._stop_waiting()  # a failure before the window was usable leaves nothing behind
         self._watchdog.stop()
         if self.window.worker is not None:
             self.window.stop_run()

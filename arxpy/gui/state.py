@@ -115,6 +115,8 @@ FORWARDED = (
     # identifiers and the key
     "identifier_plan", "set_identifier_plan", "use_key", "pseudonym_key",
     "release_inputs", "identifier_record",
+    # policy presets
+    "preview_preset", "apply_preset", "preset_record",
     # the lattice result, selection, staleness and the current release
     "result", "result_frame", "set_result", "fingerprint", "saved_result_record",
     "selected", "applied", "select", "stale_changes", "stale", "current_release",

@@ -190,11 +190,17 @@ class IdentifierPlan:
         treated = frame.copy(deep=False)
         for name, values in columns.items():
             treated[name] = values
+        definition = self.treated_definition(definition)
+        return TreatedTable(treated, definition, self.record(definition, key, details))
+
+    def treated_definition(self, definition: DataDefinition) -> DataDefinition:
+        """``definition`` with removed attributes identifying and treated ones released as
+        insensitive strings."""
         for t in self.treatments:
             definition = definition.with_attribute(t.attribute, type=AttributeType.IDENTIFYING) \
                 if t.kind == REMOVE else definition.with_attribute(
                     t.attribute, type=AttributeType.INSENSITIVE, data_type=DataType())
-        return TreatedTable(treated, definition, self.record(definition, key, details))
+        return definition
 
     def record(self, definition: DataDefinition, key: PseudonymKey | None,
                details: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:

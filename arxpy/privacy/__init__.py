@@ -17,6 +17,7 @@ from arxpy.privacy.risk_threshold import AverageRisk
 from arxpy.privacy.prosecutor_risk import ProsecutorRisk
 from arxpy.privacy.population_uniqueness import PopulationUniqueness
 from arxpy.privacy.sample_uniqueness import SampleUniqueness
+from arxpy.privacy.differential_privacy import EDDifferentialPrivacy
 from arxpy.privacy.registry import (
     privacy_model_classes,
     privacy_model_from_dict,
@@ -29,6 +30,7 @@ __all__ = [
     "DeltaDisclosure",
     "DeltaPresence",
     "DistinctLDiversity",
+    "EDDifferentialPrivacy",
     "EnhancedBetaLikeness",
     "EntropyLDiversity",
     "KAnonymity",

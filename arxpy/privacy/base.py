@@ -101,6 +101,13 @@ class PrivacyModel(Parameterized, ABC):
         values = {k: v for k, v in self.get_params().items() if v is not None}
         return {"kind": self.kind, **values}
 
+    def claim_parameters(self) -> dict[str, Any]:
+        """The parameters a release's claim carries for its checker (``to_dict`` without
+        ``"kind"``; a model that derives figures in a run adds them)."""
+        values = self.to_dict()
+        values.pop("kind")
+        return values
+
     def clone(self) -> PrivacyModel:
         """A fresh, unprepared model with the same parameters (what a run prepares)."""
         return type(self)(**self.get_params())

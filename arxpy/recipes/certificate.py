@@ -86,6 +86,8 @@ def build_certificate(release: Release, recipe: Recipe, *, output_file: Path,
         "utility": None if original is None else utility(original, release),
         "identifiers": None if identifiers is None else dict(identifiers),
         "versions": dict(release.versions),
+        # only with a preset, so certificates without one keep their content
+        **({} if recipe.preset is None else {"preset": dict(recipe.preset)}),
     }
 
 
@@ -103,10 +105,14 @@ def attribute_treatments(release: Release, recipe: Recipe,
     """Each attribute of the recipe with its role and what the release did to it."""
     treated = {t["attribute"]: t for t in (identifiers or {}).get("treatments", ())}
     levels = release.transformation or {}
+    ruled = {r["attribute"]: r["rule"] for r in (recipe.preset or {}).get("rules", ())
+             if r.get("attribute")}
     out = []
     for attribute in recipe.definition():
         name, role = attribute.name, attribute.type
-        if name in treated:
+        if name in ruled:
+            treatment = f"{ruled[name]} (policy preset)"
+        elif name in treated:
             treatment = treated[name]["treatment"]
         elif role is AttributeType.IDENTIFYING:
             treatment = "remove"
@@ -252,6 +258,7 @@ def sections(document: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...], li
     risk, utility_figures = c["risk"], c.get("utility")
     transformation = c.get("transformation") or {}
     return [
+        *_preset_section(c.get("preset")),
         ("Attributes and their treatment", ("Attribute", "Role", "Treatment"),
          [(a["attribute"], a["role"], a["treatment"]) for a in c["attributes"]]),
         ("Privacy claims (checked independently)", ("Claim", "Holds", "Finding"),
@@ -268,6 +275,15 @@ def sections(document: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...], li
          list(transformation.items()) or [("(none)", "not a lattice release")]),
         ("Software", ("Component", "Version"), list(c["versions"].items())),
     ]
+
+
+def _preset_section(preset: Mapping[str, Any] | None) -> list[tuple[str, tuple, list]]:
+    """The policy preset's rules, each with where it applies and why (none: no section)."""
+    if not preset:
+        return []
+    return [(f"Policy preset: {preset['label']}", ("Attribute", "Rule", "Category", "Reason"),
+             [(r.get("attribute") or "(release)", r["rule"], r["category"], r["reason"])
+              for r in preset["rules"]])]
 
 
 def shown(value: Any) -> str:

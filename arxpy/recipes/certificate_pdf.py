@@ -36,7 +36,7 @@ FAMILY, MONO = "DejaVu", "DejaVuMono"
 _FONT_FILES = {(FAMILY, ""): "DejaVuSans.ttf", (FAMILY, "B"): "DejaVuSans-Bold.ttf",
                (MONO, ""): "DejaVuSansMono.ttf"}
 #: Column widths (mm) of the tables by their number of columns, on A4 with 15 mm margins.
-_WIDTHS = {2: (55, 125), 3: (42, 30, 108)}
+_WIDTHS = {2: (55, 125), 3: (42, 30, 108), 4: (28, 42, 40, 70)}
 _CLAIM_WIDTHS = (62, 14, 104)
 _GREEN, _RED, _HEAD = (225, 242, 228), (250, 225, 225), (232, 236, 242)
 

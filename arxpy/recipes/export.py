@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from arxpy.data.definition import DataDefinition
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
@@ -36,15 +38,23 @@ def export_recipe(path: str | Path, definition: DataDefinition,
                   hierarchies: Mapping[str, Hierarchy], release: Release, *,
                   mode: str = FIXED, identifiers: Mapping[str, Any] | None = None,
                   parameters: Mapping[str, Any] | None = None,
-                  with_hierarchies: bool = True) -> tuple[Recipe, list[Path]]:
+                  with_hierarchies: bool = True, preset: Mapping[str, Any] | None = None,
+                  data: pd.DataFrame | None = None) -> tuple[Recipe, list[Path]]:
     """Write the recipe of ``release`` (:func:`build_recipe`, as the CLI makes it) to
     ``path`` and, with ``with_hierarchies``, its hierarchies into
     :func:`hierarchy_folder`; returns the recipe and the files written. An existing
-    hierarchy file that differs is never overwritten."""
+    hierarchy file that differs is never overwritten. ``preset`` is the record of the
+    policy preset the project applied, ``data`` the project's table (to tell which
+    hierarchies its rules still build)."""
+    from arxpy.presets import built_hierarchies
+
     used = {n: h for n, h in hierarchies.items() if n in definition}
     files = {name: hierarchy_file_name(name) for name in used}
+    built = built_hierarchies(preset, data, definition, used) \
+        if preset is not None and data is not None else {}
     recipe = build_recipe(definition, used, release, mode=mode, identifiers=identifiers,
-                          hierarchy_files=files, parameters=parameters)
+                          hierarchy_files=files, parameters=parameters,
+                          preset=preset, built=built)
     written = _write_hierarchies(hierarchy_folder(path), used, files) \
         if with_hierarchies else []
     recipe.save(path)

@@ -67,6 +67,8 @@ class Recipe:
     identifiers: Mapping[str, Any] | None = None
     made_from: Mapping[str, Any] = field(default_factory=dict)
     versions: Mapping[str, str] = field(default_factory=software_versions)
+    #: The policy preset's record (name, parameters, every rule with its reason), if any.
+    preset: Mapping[str, Any] | None = None
 
     @property
     def mode(self) -> str:
@@ -94,7 +96,14 @@ class Recipe:
                 "identifiers": None if self.identifiers is None else dict(self.identifiers),
                 "method": {"name": self.method, "parameters": dict(self.parameters)},
                 "decision": dict(self.decision), "made_from": dict(self.made_from),
-                "versions": dict(self.versions)}
+                "versions": dict(self.versions),
+                # only when present, so the hashes of recipes without one stay as they were
+                **({} if self.preset is None else {"preset": dict(self.preset)})}
+
+    @property
+    def built(self) -> dict[str, Mapping[str, Any]]:
+        """Hierarchies a preset's rule builds from the values (replay builds them again)."""
+        return {name: h for name, h in self.hierarchies.items() if h.get("built_by")}
 
     @property
     def sha256(self) -> str:
@@ -114,7 +123,8 @@ class Recipe:
             method = d["method"]
             return cls(tuple(d["attributes"]), dict(d["hierarchies"]), method["name"],
                        dict(method["parameters"]), dict(d["decision"]), d.get("identifiers"),
-                       dict(d.get("made_from") or {}), dict(d.get("versions") or {}))
+                       dict(d.get("made_from") or {}), dict(d.get("versions") or {}),
+                       d.get("preset"))
         except (KeyError, TypeError) as exc:
             raise ConfigurationError(
                 f"{source} lacks {exc}; give the file --recipe-out wrote.") from None
@@ -159,7 +169,9 @@ def build_recipe(definition: DataDefinition, hierarchies: Mapping[str, Hierarchy
                  release: Release, *, mode: str = FIXED,
                  identifiers: Mapping[str, Any] | None = None,
                  hierarchy_files: Mapping[str, str] | None = None,
-                 parameters: Mapping[str, Any] | None = None) -> Recipe:
+                 parameters: Mapping[str, Any] | None = None,
+                 preset: Mapping[str, Any] | None = None,
+                 built: Mapping[str, Mapping[str, Any]] | None = None) -> Recipe:
     """The recipe of ``release``, made from ``definition`` (as given, before identifier
     treatments) and ``hierarchies`` with the treatments' record ``identifiers``.
 
@@ -167,10 +179,13 @@ def build_recipe(definition: DataDefinition, hierarchies: Mapping[str, Hierarchy
     searching again (``"search"``); any other method is run again with its
     ``parameters`` (default: the release's) and the release's seed.
     ``hierarchy_files`` names each hierarchy's file (file name only, no folder).
+    ``preset`` is a policy preset's record; ``built`` the hierarchies its rules built
+    (attribute -> ``built_by`` and ``parameters``), which have no file.
     """
-    files = hierarchy_files or {}
-    table = {name: {"file": Path(files[name]).name if name in files else None,
-                    "sha256": hierarchy_sha256(h), "height": h.height}
+    files, built = hierarchy_files or {}, built or {}
+    table = {name: {"file": Path(files[name]).name if name in files and name not in built
+                    else None, "sha256": hierarchy_sha256(h), "height": h.height,
+                    **dict(built.get(name, {}))}
              for name, h in hierarchies.items() if name in definition}
     decision = _decision(release, mode)
     return Recipe(
@@ -178,7 +193,7 @@ def build_recipe(definition: DataDefinition, hierarchies: Mapping[str, Hierarchy
         method=release.method, parameters=_jsonable(parameters or release.parameters),
         decision=decision, identifiers=None if identifiers is None else dict(identifiers),
         made_from={"input_sha256": release.input_sha256, "records": release.records},
-        versions=dict(release.versions))
+        versions=dict(release.versions), preset=None if preset is None else dict(preset))
 
 
 def _decision(release: Release, mode: str) -> dict[str, Any]:

@@ -54,6 +54,7 @@ def replay(recipe: Recipe, frame: pd.DataFrame, hierarchies: Mapping[str, Hierar
     problems = check_extract(recipe, frame, hierarchies, key)
     if problems:
         raise ReplayRefused(problems)
+    hierarchies = {**hierarchies, **rebuilt_hierarchies(recipe, frame)}
     definition = recipe.definition()
     record = None
     if recipe.identifiers is not None:
@@ -66,7 +67,8 @@ def replay(recipe: Recipe, frame: pd.DataFrame, hierarchies: Mapping[str, Hierar
     if uncovered:
         raise ReplayRefused(uncovered)
     release = _release(recipe, frame, definition, hierarchies, progress)
-    problems = verdict_problems(release, recipe.mode == FIXED)
+    problems = verdict_problems(release, recipe.mode == FIXED) + _preset_problems(recipe,
+                                                                               release)
     if problems:
         raise ReplayRefused(problems)
     return Replay(release, record)
@@ -85,6 +87,8 @@ def check_extract(recipe: Recipe, frame: pd.DataFrame,
         problems.append(f"New column(s) the recipe does not know: {_names(new)}; drop them "
                         "or make a new recipe that gives them a role.")
     for name, expected in recipe.hierarchies.items():
+        if expected.get("built_by"):
+            continue  # a preset's rule builds it from the values: nothing to give
         given = hierarchies.get(name)
         file = f" ('{expected['file']}')" if expected.get("file") else ""
         if given is None:
@@ -100,6 +104,22 @@ def check_extract(recipe: Recipe, frame: pd.DataFrame,
     problems += _key_problems(recipe, key)
     problems += _ordinal_problems(recipe)
     return problems
+
+
+def rebuilt_hierarchies(recipe: Recipe, frame: pd.DataFrame) -> dict[str, Hierarchy]:
+    """The hierarchies a preset's rules build, built again over the new extract's values
+    (each with the recipe's height, so the recipe's levels mean what they meant)."""
+    from arxpy.presets import build_hierarchy
+
+    definition = recipe.definition()
+    out = {}
+    for name, entry in recipe.built.items():
+        if name not in frame.columns:
+            continue  # check_extract named the missing column
+        out[name] = build_hierarchy(entry["built_by"], frame[name].astype(str),
+                                    dict(entry.get("parameters") or {}),
+                                    definition[name].data_type)
+    return out
 
 
 def _ordinal_problems(recipe: Recipe) -> list[str]:
@@ -173,6 +193,15 @@ def _release(recipe: Recipe, frame: pd.DataFrame, definition: Any,
         raise ReplayRefused(["No transformation satisfies the recipe's privacy models "
                              "within its suppression limit on the new extract."])
     return outcome.release() if hasattr(outcome, "release") else outcome
+
+
+def _preset_problems(recipe: Recipe, release: Release) -> list[str]:
+    """A Safe Harbor recipe's release must pass the HIPAA scan on the new extract too."""
+    from arxpy.presets.policies import SAFE_HARBOR, scan_problems
+
+    if (recipe.preset or {}).get("name") != SAFE_HARBOR:
+        return []
+    return scan_problems(release)
 
 
 def verdict_problems(release: Release, fixed: bool = True) -> list[str]:

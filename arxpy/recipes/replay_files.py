@@ -35,6 +35,8 @@ def find_hierarchies(recipe: Recipe, folder: Path | None,
     if folder is None:
         return found
     for name, expected in recipe.hierarchies.items():
+        if expected.get("built_by"):
+            continue  # a preset's rule builds it from the new extract's values
         path = folder / str(expected.get("file") or f"{name}.csv")
         if path.is_file():
             found[name] = read_hierarchy(path, delimiter=delimiter or ";")
@@ -55,6 +57,9 @@ def replay_report(recipe: Recipe, done: Replay, output: Path, order: Mapping[str
                                          "problems": []}}
     if done.identifiers is not None:
         report["identifiers"] = done.identifiers
+    if recipe.preset is not None:
+        report["preset"] = {**recipe.preset,
+                            "remaining_risk": release.verify().attacker.to_dict()}
     if original is not None:
         report["utility"] = utility(original, release)
     return report

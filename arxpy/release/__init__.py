@@ -6,7 +6,10 @@ promises and test it; :func:`judge` (:mod:`arxpy.release.verdict`) gives the ver
 every view and report prints.
 """
 
-from arxpy.release import population_claims  # noqa: F401  (registers its checkers)
+from arxpy.release import (
+    dp_claims,  # noqa: F401  (registers its checker)
+    population_claims,  # noqa: F401  (registers its checkers)
+)
 from arxpy.release.claims import (
     Claim,
     ClaimCheck,

@@ -7,9 +7,9 @@ attribute matches a pattern when the fraction of its distinct values that match 
 ``threshold``. Each match carries the identifier kind and a reason a person can read.
 Value patterns: e-mail, SSN (ARX's pattern), IPv4/IPv6, URL, US phone/fax numbers, ZIP
 codes with five digits (or ZIP+4), three-digit ZIP areas of 20,000 people or fewer, dates
-more precise than a year, years implying an age over 89, ages over 89 (in attributes named
-like an age), common given names and surnames, and record/account-like codes that are
-distinct for every record.
+more precise than a year (quarters such as 2013-Q1 too), years implying an age over 89,
+ages over 89 (in attributes named like an age), common given names and surnames, and
+record/account-like codes that are distinct for every record.
 """
 
 from __future__ import annotations
@@ -124,6 +124,7 @@ _DATES = (
     (r"\d{1,2}-\d{1,2}-\d{4}", "%m-%d-%Y"),
     (r"\d{4}-\d{1,2}", "%Y-%m"),
     (r"\d{1,2}/\d{4}", "%m/%Y"),
+    (r"\d{4} ?-? ?Q[1-4]|Q[1-4] ?-? ?\d{4}", None),  # quarters: an element finer than a year
     (r"\d{4}-\d{1,2}-\d{1,2}[ T]\d{1,2}:\d{2}(?::\d{2})?", None),
     (r"\d{1,2} [A-Za-z]{3,9} \d{4}", "%d %B %Y"),
     (r"\d{1,2} [A-Za-z]{3} \d{4}", "%d %b %Y"),

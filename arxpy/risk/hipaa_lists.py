@@ -94,7 +94,9 @@ NAME_LABELS: dict[str, dict[str, dict[str, int]]] = {
 }
 
 #: Three-digit ZIP areas with 20,000 people or fewer (Safe Harbor: replace with 000);
-#: the list ARX uses (HIPAAMatcherZIP), from the 2000 census.
+#: the list ARX uses (HIPAAMatcherZIP), from the 2000 census, as HHS lists them in
+#: "Guidance Regarding Methods for De-identification of Protected Health Information in
+#: Accordance with the HIPAA Privacy Rule" (2012), section 3.3.
 RESTRICTED_ZIP3 = frozenset({"036", "059", "063", "102", "203", "556", "692", "790", "821",
                              "823", "830", "831", "878", "879", "884", "890", "893"})
 

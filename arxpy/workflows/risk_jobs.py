@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -52,6 +53,14 @@ class RiskSide:
         risks = sample_risks(self.analysis.histogram, threshold, self.limits)
         return dataclasses.replace(self, analysis=dataclasses.replace(self.analysis,
                                                                       risks=risks))
+
+
+def input_table(session: Any) -> tuple[pd.DataFrame, list[str]]:
+    """The table the input analysis reads and its quasi-identifiers: the one every release
+    is made of (:meth:`Session.release_inputs`: pseudonyms, shifted dates), never the
+    original identifiers. Raises ConfigurationError when the plan cannot be applied."""
+    frame, definition = session.release_inputs()
+    return frame, definition.quasi_identifiers
 
 
 def analyze_input(frame: pd.DataFrame, quasi_identifiers: list[str], options: RiskOptions, *,

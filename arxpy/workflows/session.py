@@ -31,6 +31,8 @@ from arxpy.errors import ConfigurationError, DefinitionError, HierarchyError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.hierarchy.validation import HierarchyProblem, validate_hierarchy
 from arxpy.identifiers import IdentifierPlan, PseudonymKey
+from arxpy.presets import SETTINGS_KEY as PRESET_SETTING
+from arxpy.presets import PresetOutcome, apply_preset
 from arxpy.project import Project
 from arxpy.quality.loss import Loss
 from arxpy.workflows.commands import Change, CommandStack, Events
@@ -370,6 +372,39 @@ class Session(RunsOfSession):
         if (before == LATTICE) != (now == LATTICE):  # the other family's releases now
             self.show_runs(now != LATTICE)
         self._check_stale()
+
+    # --- policy presets -------------------------------------------------------------------
+
+    def preview_preset(self, name: str, parameters: dict[str, Any] | None = None,
+                       analysis: Any = None) -> PresetOutcome:
+        """What preset ``name`` would set (rules, roles, hierarchies, models); nothing
+        changes. ``analysis``: the HIPAA scan of the data if already made."""
+        return apply_preset(name, self.data, self.definition, self.hierarchies,
+                            self.settings, plan=self.identifier_plan,
+                            parameters=parameters, analysis=analysis)
+
+    def apply_preset(self, outcome: PresetOutcome) -> None:
+        """Set what ``outcome`` gives as one undoable step; the settings keep the
+        preset's record (every rule with its reason) for reports and recipes."""
+        text = f"Apply policy preset '{outcome.name}'"
+        fingerprint = recorded_fingerprint(self.settings) or (
+            self.pseudonym_key.fingerprint if self.pseudonym_key is not None else None)
+        settings = {k: v for k, v in outcome.settings.items() if k != IDENTIFIERS}
+        record = plan_record(outcome.plan, fingerprint)
+        if record is not None:
+            settings[IDENTIFIERS] = record
+        with self.history.macro(text):
+            if outcome.definition != self.definition:
+                self.history.push(Change(text, self._put_definition, self.definition,
+                                         outcome.definition))
+            for name in sorted(set(self.hierarchies) | set(outcome.hierarchies)):
+                self.set_hierarchy(name, outcome.hierarchies.get(name), text)
+            self.set_settings(settings, text)
+
+    @property
+    def preset_record(self) -> dict[str, Any] | None:
+        """The record of the policy preset last applied (None: none)."""
+        return self.settings.get(PRESET_SETTING) if self.project is not None else None
 
     # --- checks before a run -------------------------------------------------------------
 

@@ -15,7 +15,11 @@
  *                      tord:A:T | delta:A:D | bbasic:A:B | benh:A:B | avgrisk:X | avgrisk3:X:H:R |
  *                      popuniq:X:pitman|zayatz|snb|dankar:POP(number|usa) | sampleuniq:X |
  *                      kmap:K:ALPHA:POP(number|usa):poisson|ztp (estimated k-map) |
- *                      dpresence:DMIN:DMAX (needs a research subset: subset= or subsetwhere=)
+ *                      dpresence:DMIN:DMAX (needs a research subset: subset= or subsetwhere=) |
+ *                      dp:EPS:DELTA:STEPS[:DEGREE] ((e,d)-differential privacy, SafePub; DEGREE, e.g.
+ *                      MEDIUM, makes it data-independent; dpshare=F the search's share of EPS,
+ *                      default 0.1 as ARX's GUI; STEPS in expansions; prints dp_k, dp_beta,
+ *                      sampled and, with repeat=N, every run's optimum and score in runs)
  *   subset=PATH        research subset: a CSV of the subset's records (all columns, sep as data), matched
  *                      to rows of data= as ARX's DataSubset.create(data, subset); data= is the population
  *   subsetwhere=A:V    research subset: the rows whose A equals V (ARX's DataSelector, field(A).equals(V))
@@ -38,6 +42,13 @@
  *   deterministic=true the genetic algorithm's deterministic mode (Random(0xDEADBEEF));
  *   iterations=N       its iterations (ARX's default 50);  immigration=F  its immigration fraction (0.2)
  *   risk mode: what=input|optimum|pin  pop=N|usa  rthreshold=0.2
+ *   Local recoding keys (after the global search, on the optimum's output handle):
+ *   local=iterative    ARXResult.optimizeIterative(handle, lgs, passes, adapt)
+ *   local=fast         ARXResult.optimizeIterativeFast(handle, records, lgs|NaN)
+ *   passes=N lgs=F adapt=A records=R   (defaults 4, 0.05, 0, 0.25)
+ *   Output adds: outliers_before, granularity_before, local_steps (levels:records:score per pass, in qis order),
+ *   outliers (after), granularity (ARX's quality statistics of the combined handle),
+ *   local_ms; out= then writes the combined output.
  * Output: one JSON object per config on stdout.
  */
 import java.io.*;
@@ -270,9 +281,13 @@ public class ArxDriver {
         return subset;
     }
 
+    /** The run's (e,d)-differential privacy model, if any (its k, beta and sample are printed). */
+    static EDDifferentialPrivacy DP_MODEL = null;
+
     static ARXConfiguration buildConfig(Map<String, String> cfg, Data data) throws Exception {
         ARXConfiguration c = ARXConfiguration.create();
         SUBSET_ROWS = null;
+        DP_MODEL = null;
         for (String m : list(cfg, "models")) {
             String[] p = m.split(":");
             switch (p[0]) {
@@ -303,6 +318,17 @@ public class ArxDriver {
                 case "dpresence":
                     c.addPrivacyModel(new DPresence(Double.parseDouble(p[1]), Double.parseDouble(p[2]), researchSubset(cfg, data)));
                     break;
+                case "dp": {
+                    double eps = Double.parseDouble(p[1]);
+                    DataGeneralizationScheme scheme = p.length > 4
+                        ? DataGeneralizationScheme.create(DataGeneralizationScheme.GeneralizationDegree.valueOf(p[4]))
+                        : null;
+                    DP_MODEL = new EDDifferentialPrivacy(eps, Double.parseDouble(p[2]), scheme);
+                    c.addPrivacyModel(DP_MODEL);
+                    c.setDPSearchBudget(eps * Double.parseDouble(cfg.getOrDefault("dpshare", "0.1")));
+                    c.setHeuristicSearchStepLimit(Integer.parseInt(p[3]), ARXConfiguration.SearchStepSemantics.EXPANSIONS);
+                    break;
+                }
                 case "popuniq": {
                     PopulationUniquenessModel pm = PopulationUniquenessModel.valueOf(p[2].toUpperCase());
                     c.addPrivacyModel(new PopulationUniqueness(Double.parseDouble(p[1]), pm, population(p[3])));
@@ -368,6 +394,7 @@ public class ArxDriver {
         List<Long> times = new ArrayList<>();
         ARXResult res = null;
         Data data = null;
+        StringBuilder runs = new StringBuilder();
         for (int r = 0; r < repeat; r++) {
             long t0 = System.nanoTime();
             if (!direct) t0 = 0;
@@ -381,6 +408,18 @@ public class ArxDriver {
             times.add(t);
             best = Math.min(best, t);
             res = rr; data = d;
+            if (DP_MODEL != null && rr.getGlobalOptimum() != null) {
+                ARXNode o = rr.getGlobalOptimum();
+                runs.append(runs.length() > 0 ? "|" : "");
+                for (int i = 0; i < list(cfg, "qis").size(); i++) runs.append(i > 0 ? "," : "").append(o.getGeneralization(list(cfg, "qis").get(i)));
+                runs.append("/").append(o.getHighestScore().toString());
+            }
+        }
+        if (DP_MODEL != null) {
+            kv(sb, "dp_k", String.valueOf(DP_MODEL.getK()));
+            kv(sb, "dp_beta", String.valueOf(DP_MODEL.getBeta()));
+            kv(sb, "sampled", String.valueOf(DP_MODEL.getDataSubset().getArray().length));
+            kv(sb, "runs", runs.toString());
         }
         List<String> qis = list(cfg, "qis");
         ARXNode opt = res.getGlobalOptimum();
@@ -422,6 +461,7 @@ public class ArxDriver {
             kv(sb, "allstar", String.valueOf(allstar));
             kv(sb, "suppressed", String.valueOf(outliers - allstar));
         }
+        if (cfg.containsKey("local")) local(cfg, sb, res, out, qis, outliers);
         if (cfg.containsKey("out")) out.save(cfg.get("out"), ';');
     }
 
@@ -498,5 +538,42 @@ public class ArxDriver {
 
     static void num(StringBuilder sb, String k, double v) {
         kv(sb, k, String.valueOf(v));
+    }
+
+    /** ARX's local recoding of the optimum's output handle (ARXResult.optimize*). */
+    static void local(Map<String, String> cfg, StringBuilder sb, ARXResult res, DataHandle out,
+                      List<String> qis, int before) throws Exception {
+        double gs = Double.parseDouble(cfg.getOrDefault("lgs", "0.05"));
+        num(sb, "granularity_before", out.getStatistics().getQualityStatistics().getGranularity().getArithmeticMean());
+        long t0 = System.nanoTime();
+        ARXProcessStatistics stats;
+        if (cfg.get("local").equals("fast")) {
+            double records = Double.parseDouble(cfg.getOrDefault("records", "0.25"));
+            stats = res.optimizeIterativeFast(out, records, cfg.containsKey("lgs") ? gs : Double.NaN,
+                                              new ARXListener() { public void progress(double p) {} });
+        } else {
+            int passes = Integer.parseInt(cfg.getOrDefault("passes", "4"));
+            double adapt = Double.parseDouble(cfg.getOrDefault("adapt", "0"));
+            stats = res.optimizeIterative(out, gs, passes, adapt);
+        }
+        long t1 = System.nanoTime();
+        kv(sb, "local_ms", String.format(Locale.ROOT, "%.3f", (t1 - t0) / 1e6));
+        kv(sb, "outliers_before", String.valueOf(before));
+        StringBuilder steps = new StringBuilder();
+        // Steps made by local recoding carry no header map: their levels are in the order of
+        // the optimum's quasi-identifiers (ARX's internal order), mapped to qis= here.
+        List<String> internal = Arrays.asList(res.getGlobalOptimum().getQuasiIdentifyingAttributes());
+        for (ARXProcessStatistics.Step step : stats.getSteps()) {
+            int[] levels = step.getTransformation();
+            StringBuilder lv = new StringBuilder();
+            for (int i = 0; i < qis.size(); i++) lv.append(i > 0 ? "," : "").append(levels[internal.indexOf(qis.get(i))]);
+            steps.append(steps.length() > 0 ? " | " : "").append(lv).append(":")
+                 .append(step.getNumberOfRecordsTransformed()).append(":").append(step.getScore());
+        }
+        kv(sb, "local_steps", steps.toString());
+        int outliers = 0;
+        for (int r = 0; r < out.getNumRows(); r++) if (out.isOutlier(r)) outliers++;
+        kv(sb, "outliers", String.valueOf(outliers));
+        num(sb, "granularity", out.getStatistics().getQualityStatistics().getGranularity().getArithmeticMean());
     }
 }

@@ -22,7 +22,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import pandas as pd
@@ -72,6 +72,21 @@ def shuffle_order(rows: int, seed: int) -> np.ndarray:
     return np.argsort(shuffle_keys(np.arange(rows), seed), kind="stable")
 
 
+@dataclass(frozen=True)
+class RecordSample:
+    """SafePub's random sample as every engine draws it: the record at input position p
+    is kept when its :func:`shuffle_keys` under ``seed``, read as a fraction of 2^64, is
+    below ``beta`` (each record independently with probability β; the same records in
+    every engine and in memory)."""
+
+    seed: int
+    beta: float
+
+    def kept(self, positions: np.ndarray) -> np.ndarray:
+        keys = shuffle_keys(positions, self.seed).view(np.uint64)
+        return (keys >> np.uint64(11)).astype(np.float64) * 2.0**-53 < self.beta
+
+
 def is_parquet_path(path: str | os.PathLike[str]) -> bool:
     """Is ``path`` named as a Parquet file (``.parquet`` or ``.pq``)?"""
     return Path(path).suffix.lower() in (".parquet", ".pq")
@@ -88,6 +103,9 @@ class RecordSource:
     encoding: str | None = None  # None: detected (CSV)
     has_header: bool | None = None  # None: detected (CSV)
     frame: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    #: Identifier treatments the engine applies as it reads (the DuckDB engine's
+    #: :class:`~arxpy.engine.backends.duckdb_identifiers.DuckDBTreatment`); None: none.
+    treatment: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of_file(cls, path: str | os.PathLike[str], delimiter: str | None = None,
@@ -127,6 +145,8 @@ class Histogram:
     counts: np.ndarray
     columns: tuple[str, ...]
     seconds: float = 0.0
+    #: With a :class:`RecordSample`: per row, how many of its records the sample kept.
+    sampled: np.ndarray | None = None
 
     @property
     def n_records(self) -> int:
@@ -159,6 +179,8 @@ class OutputPlan:
     records: int | None = None
     suppressed_records: int | None = None
     shuffle_seed: int | None = None
+    #: SafePub's sample: records it did not keep are suppressed too.
+    sample: RecordSample | None = None
 
     def expected_rows(self) -> int | None:
         """Rows the output should have, if the counts are known."""

@@ -39,6 +39,7 @@ from arxpy.data.export import quote_cells, quoting_characters, quoting_pattern
 from arxpy.engine.backends.base import (
     Histogram,
     OutputPlan,
+    RecordSample,
     RecordSource,
     WriteSummary,
     is_parquet_path,
@@ -171,12 +172,30 @@ class DuckDBEngine:
             return tuple(str(c) for c in source.frame.columns)
         if source.format == "parquet":
             with self._connection() as connection:
-                rows = self._run(connection, f"DESCRIBE SELECT * FROM {self._scan(source)}",
+                rows = self._run(connection, f"DESCRIBE SELECT * FROM {self._raw_scan(source)}",
                                  "Reading the columns", None, None)
             return tuple(row[0] for row in rows)
         return tuple(_csv_header(source.path, source.csv_format()))
 
-    def _scan(self, source: RecordSource, connection: Any = None) -> str:
+    def _scan(self, source: RecordSource, connection: Any) -> str:
+        """The SQL table expression of ``source`` with its identifier treatments."""
+        scan = self._raw_scan(source, connection)
+        if source.treatment is None:
+            return scan
+        return source.treatment.select(connection, scan, self.columns(source))
+
+    def distinct_values(self, source: RecordSource, attribute: str, *,
+                        progress: Progress | None = None,
+                        cancel: CancelToken | None = None) -> list[str]:
+        """The distinct values of ``attribute`` as text, as the source holds them."""
+        _check_known([attribute], self.columns(source), source)
+        with self._connection() as connection:
+            scan = self._raw_scan(source, connection)
+            rows = self._run(connection, f"SELECT DISTINCT {_text(attribute)} FROM {scan}",
+                             f"Reading the values of {attribute}", progress, cancel)
+        return [row[0] for row in rows]
+
+    def _raw_scan(self, source: RecordSource, connection: Any = None) -> str:
         """The SQL table expression reading ``source`` (a frame is registered first)."""
         if source.frame is not None:
             connection.register("arxpy_source", source.frame.astype(str))
@@ -201,8 +220,8 @@ class DuckDBEngine:
                 "max_line_size = 100000000)")
 
     def histogram(self, source: RecordSource, attributes: Sequence[str], *,
-                  progress: Progress | None = None,
-                  cancel: CancelToken | None = None) -> Histogram:
+                  progress: Progress | None = None, cancel: CancelToken | None = None,
+                  sample: RecordSample | None = None) -> Histogram:
         started = time.perf_counter()
         attributes = list(dict.fromkeys(attributes))
         columns = self.columns(source)
@@ -211,14 +230,22 @@ class DuckDBEngine:
             scan = self._scan(source, connection)
             values = ", ".join(f"{_text(a)} AS {_identifier(a)}" for a in attributes)
             grouped = ", ".join(_identifier(a) for a in attributes)
-            sql = (f"SELECT {grouped}, count(*) AS arxpy_count FROM "
+            counts = "count(*) AS arxpy_count"
+            if sample is not None:
+                # The sample by input position, as in memory (RecordSample.kept).
+                _register_sample(connection, sample)
+                values += ", arxpy_sampled(row_number() OVER () - 1) AS arxpy_kept"
+                counts += ", count(*) FILTER (WHERE arxpy_kept) AS arxpy_sampled"
+            sql = (f"SELECT {grouped}, {counts} FROM "
                    f"(SELECT {values} FROM {scan}) GROUP BY {grouped} ORDER BY {grouped}")
             arrays = self._run(connection, sql, "Counting distinct rows (DuckDB)",
                                progress, cancel, numpy=True)
         frame = pd.DataFrame({a: np.asarray(arrays[a], dtype=object) for a in attributes},
                              columns=attributes)
+        sampled = None if sample is None else np.asarray(arrays["arxpy_sampled"], dtype=np.int64)
         return Histogram(frame=frame, counts=np.asarray(arrays["arxpy_count"], dtype=np.int64),
-                         columns=columns, seconds=time.perf_counter() - started)
+                         columns=columns, seconds=time.perf_counter() - started,
+                         sampled=sampled)
 
     # -- writing ---------------------------------------------------------------------
 
@@ -258,6 +285,20 @@ class DuckDBEngine:
         return WriteSummary(path, written, suppressed, time.perf_counter() - started)
 
 
+def _register_sample(connection: Any, sample: RecordSample) -> None:
+    """``arxpy_sampled(position)``: is the record at this input position in the sample?"""
+    from duckdb.sqltypes import BIGINT, BOOLEAN
+
+    def kept(positions: Any) -> Any:
+        import pyarrow as pa
+
+        if hasattr(positions, "combine_chunks"):
+            positions = positions.combine_chunks()
+        return pa.array(sample.kept(positions.to_numpy()))
+
+    connection.create_function("arxpy_sampled", kept, [BIGINT], BOOLEAN, type="arrow")
+
+
 class _OutputQuery:
     """The ``SELECT`` producing a plan's output, and the Arrow function it calls.
 
@@ -281,6 +322,8 @@ class _OutputQuery:
         release = _Release(plan, self._passed, delimiter)
         fields = {**{f"q{i}": INTEGER for i in range(len(self._codes))},
                   **{f"c{j}": VARCHAR for j in range(len(self._passed))}}
+        if plan.sample is not None:
+            fields["p"] = BIGINT  # the input position, for the sample
         outputs = {**{name: VARCHAR for name in release.output_names},
                    "arxpy_suppressed": BOOLEAN}
         # one struct argument and result: DuckDB wants a fixed signature
@@ -296,6 +339,8 @@ class _OutputQuery:
         """One struct per record: the released columns and ``arxpy_suppressed``."""
         arguments = [f"q{i} := {sql}" for i, sql in enumerate(self._codes)]
         arguments += [f"c{j} := {_text(name)}" for j, name in enumerate(self._passed)]
+        if self.plan.sample is not None:
+            arguments.append("p := row_number() OVER () - 1")
         return (f"SELECT arxpy_release(struct_pack({', '.join(arguments)})) AS r "
                 f"FROM {scan}")
 
@@ -396,6 +441,8 @@ class _Release:
         codes = [label_codes[batch.field(f"q{i}").to_numpy()]
                  for i, label_codes in enumerate(self._label_codes)]
         suppressed = self._is_suppressed(codes, rows)
+        if self.plan.sample is not None:
+            suppressed |= ~self.plan.sample.kept(batch.field("p").to_numpy())
         cells = {name: shown.take(np.where(suppressed, len(shown) - 1, code))
                  for name, shown, code in zip(self.plan.labels, self._shown, codes,
                                               strict=True)}

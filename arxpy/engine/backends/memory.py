@@ -17,6 +17,7 @@ import pandas as pd
 from arxpy.engine.backends.base import (
     Histogram,
     OutputPlan,
+    RecordSample,
     RecordSource,
     WriteSummary,
     is_parquet_path,
@@ -26,14 +27,20 @@ from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
 
 
-def histogram_of_frame(frame: pd.DataFrame, attributes: Sequence[str]) -> Histogram:
-    """Distinct combinations of ``attributes`` in ``frame`` with their record counts."""
+def histogram_of_frame(frame: pd.DataFrame, attributes: Sequence[str],
+                       sample: RecordSample | None = None) -> Histogram:
+    """Distinct combinations of ``attributes`` in ``frame`` with their record counts
+    (and, with ``sample``, the records of each the sample kept)."""
     started = time.perf_counter()
     attributes = list(dict.fromkeys(attributes))
-    grouped = frame.groupby(attributes, sort=True, dropna=False, observed=True).size()
-    table = grouped.index.to_frame(index=False).astype(str)
-    return Histogram(frame=table, counts=grouped.to_numpy(dtype=np.int64),
-                     columns=tuple(frame.columns), seconds=time.perf_counter() - started)
+    counted = frame[attributes].assign(
+        arxpy_sampled=1 if sample is None else sample.kept(np.arange(len(frame))))
+    grouped = counted.groupby(attributes, sort=True, dropna=False, observed=True)
+    sums = grouped["arxpy_sampled"].agg(["size", "sum"])
+    table = sums.index.to_frame(index=False).astype(str)
+    return Histogram(frame=table, counts=sums["size"].to_numpy(dtype=np.int64),
+                     columns=tuple(frame.columns), seconds=time.perf_counter() - started,
+                     sampled=None if sample is None else sums["sum"].to_numpy(dtype=np.int64))
 
 
 class MemoryEngine:
@@ -75,10 +82,10 @@ class MemoryEngine:
         return tuple(self._read(source, nrows=1).columns)
 
     def histogram(self, source: RecordSource, attributes: Sequence[str], *,
-                  progress: Progress | None = None,
-                  cancel: CancelToken | None = None) -> Histogram:
+                  progress: Progress | None = None, cancel: CancelToken | None = None,
+                  sample: RecordSample | None = None) -> Histogram:
         started = time.perf_counter()  # reading the file is part of this step
-        histogram = histogram_of_frame(self._frame(source), attributes)
+        histogram = histogram_of_frame(self._frame(source), attributes, sample)
         return replace(histogram, seconds=time.perf_counter() - started)
 
     def write(self, source: RecordSource, plan: OutputPlan, path: Path, *,
@@ -106,6 +113,8 @@ def apply_plan(frame: pd.DataFrame, plan: OutputPlan) -> tuple[pd.DataFrame, int
     if len(plan.suppressed) and plan.labels:
         keys = pd.MultiIndex.from_frame(pd.DataFrame(generalized)[list(plan.labels)])
         mask = keys.isin(pd.MultiIndex.from_frame(plan.suppressed[list(plan.labels)]))
+    if plan.sample is not None:
+        mask = mask | ~plan.sample.kept(np.arange(len(frame)))
     for name, values in generalized.items():
         values = values.to_numpy(dtype=object).copy()
         values[mask] = plan.suppressed_value

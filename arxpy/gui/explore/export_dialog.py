@@ -48,6 +48,7 @@ from arxpy.engine.export import (
 )
 from arxpy.engine.result import Result
 from arxpy.gui.explore.jobs import start_job
+from arxpy.gui.explore.reidentification_options import ReidentificationOptions
 from arxpy.gui.folders import pick_path
 from arxpy.gui.plain_text import escaped, plain_label
 from arxpy.params import drawn_seed
@@ -89,7 +90,9 @@ class ExportDialog(QDialog):
 
     def __init__(self, result: Result | CurrentRelease, levels: tuple[int, ...] | None,
                  default_path: Path, parent: QWidget | None = None,
-                 delimiter: str = ",") -> None:
+                 delimiter: str = ",", original: pd.DataFrame | None = None) -> None:
+        """``original``: the project's data, for a re-identification table of a release
+        with pseudonyms (offered only with it)."""
         super().__init__(parent)
         # A lattice result and its levels, or any current release (levels None).
         current = result if isinstance(result, CurrentRelease) else CurrentRelease(
@@ -166,6 +169,10 @@ class ExportDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(note)
+        self.reidentification: ReidentificationOptions | None = None
+        if original is not None and ReidentificationOptions.offered(current):
+            self.reidentification = ReidentificationOptions(current, original, self)
+            layout.addWidget(self.reidentification)
         if getattr(release, "published", None) is not None:  # a disassociation release
             synthetic = plain_label(QLabel(
                 "This release's table is one synthetic reconstruction of the published "
@@ -230,11 +237,17 @@ class ExportDialog(QDialog):
 
     def start_export(self) -> None:
         """Confirm overwriting if needed, then write in a worker."""
+        data = Path(self.path.text())
+        problem = self.reidentification.problem(data) if self.reidentification else ""
+        if problem:
+            self._failed(problem)
+            return
         existing = [p for p in self.targets() if p.exists()]
         if existing and not self.confirm_overwrite(existing):
             self.status.setText("Nothing was written.")
             return
-        data, report = Path(self.path.text()), self.report.isChecked()
+        report = self.report.isChecked()
+        table = self.reidentification.writer() if self.reidentification else None
         remove, hierarchies = self.removed.isChecked(), self.hierarchies.isChecked()
         neutralize = self.neutralize.isChecked() and self.neutralize.isEnabled()
         current = self.current
@@ -262,6 +275,8 @@ class ExportDialog(QDialog):
                 written.append(write_release_report(current.release(), report_path(data),
                                                     overwrite=True,
                                                     identifiers=current.identifiers))
+            if table is not None:
+                written.append(table())
             return written
 
         self.buttons.setEnabled(False)

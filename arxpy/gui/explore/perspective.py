@@ -136,7 +136,8 @@ class ExplorePerspective(QWidget):
         current = self.state.current_release()
         self.dialog = ExportDialog(current, None,
                                    Path(folder) / "anonymized.csv", self,
-                                   delimiter=self.state.input_delimiter or ",")
+                                   delimiter=self.state.input_delimiter or ",",
+                                   original=self.state.data)
         self.dialog.exported.connect(
             lambda written: remember(settings, "exports", written[0]) if written else None)
         return self.dialog

@@ -21,6 +21,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from arxpy.errors import ArxpyError
 from arxpy.gui.risk import tables
 from arxpy.gui.risk.common import EXCEEDED_COLOR, note, side_label
 from arxpy.gui.risk.controls import SettingsBar
@@ -31,11 +32,13 @@ from arxpy.gui.state import AppState
 from arxpy.gui.workers import JobWorker
 from arxpy.risk import RiskAnalysis
 from arxpy.workflows.current_release import CurrentRelease
+from arxpy.workflows.identifier_settings import IDENTIFIERS
 from arxpy.workflows.risk_jobs import (
     RiskOptions,
     RiskSide,
     analyze_current,
     analyze_input,
+    input_table,
     with_population,
 )
 
@@ -72,6 +75,10 @@ class RiskPerspective(QWidget):
         self._build()
         state.project_changed.connect(self._input_changed)
         state.definition_changed.connect(self._input_changed)
+        # The input analysis reads the treated table: a new key or plan changes it.
+        state.key_changed.connect(lambda: self._invalidate("input"))
+        state.settings_changed.connect(self._plan_changed)
+        self._input_plan = self._identifiers_setting()
         state.result_changed.connect(self._output_changed)
         state.transformation_changed.connect(self._output_changed)
         state.release_changed.connect(self._output_changed)
@@ -150,6 +157,14 @@ class RiskPerspective(QWidget):
         self._invalidate("input")
         self._invalidate("output")
 
+    def _identifiers_setting(self) -> Any:
+        return self.state.settings.get(IDENTIFIERS) if self.state.has_project else None
+
+    def _plan_changed(self) -> None:
+        if self._identifiers_setting() != self._input_plan:
+            self._input_plan = self._identifiers_setting()
+            self._invalidate("input")
+
     def _output_changed(self) -> None:
         # A new result or another applied transformation; the same one again is no change.
         if self._output_key() != self._shown_output:
@@ -183,18 +198,25 @@ class RiskPerspective(QWidget):
             worker.start()
 
     def _run_dirty(self) -> None:
+        if self._dirty:
+            self.error = ""
         for side in sorted(self._dirty):
             self._dirty.discard(side)
             self._start_analysis(side)
 
     def _start_analysis(self, side: str) -> None:
-        self.error = ""
         options = self.settings_bar.options()
         if side == "input":
-            qis = self._quasi_identifiers()
-            if qis:
-                self._start(side, analyze_input, options, frame=self.state.data,
-                            quasi_identifiers=qis, options=options)
+            if not self._quasi_identifiers():
+                return
+            try:  # the treated table releases are made of, not the original identifiers
+                frame, qis = input_table(self.state)
+            except ArxpyError as exc:
+                self.error = f"The input analysis needs the treated table: {exc}"
+                self._redraw_later()
+                return
+            self._start(side, analyze_input, options, frame=frame, quasi_identifiers=qis,
+                        options=options)
         elif self._applied() is not None:
             self._start(side, analyze_current, options, current=self._applied(),
                         options=options)

@@ -1,0 +1,116 @@
+"""The export's option to also write the encrypted re-identification table for a
+trusted party (issue 32): a file away from the release and a passphrase typed twice.
+
+The table (pseudonym -> original value) is built from the project's data and the
+treated table the release was made of, and written by
+:func:`arxpy.identifiers.reidentification.write_table` (AES-256-GCM, scrypt, mode 0600,
+never over another file). The passphrase stays in the two fields until the export
+starts and reaches no log or message.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QWidget,
+)
+
+from arxpy.errors import ArxpyError
+from arxpy.gui.folders import pick_path
+from arxpy.gui.plain_text import plain_label
+from arxpy.identifiers.reidentification import (
+    ReidentificationTable,
+    beside_release,
+    check_passphrase,
+    reversible,
+    write_table,
+)
+from arxpy.workflows.current_release import CurrentRelease
+
+NOTE = ("Pseudonym → original value of {names}, encrypted with the passphrase (AES-256-GCM, "
+        "key by scrypt). Whoever holds the table and the passphrase can undo the "
+        "pseudonyms: give them to the trusted party only, apart from the release. The "
+        "table is never written beside the release.")
+
+
+class ReidentificationOptions(QGroupBox):
+    """A checkable group: the table's file and its passphrase, typed twice."""
+
+    def __init__(self, current: CurrentRelease, original: pd.DataFrame,
+                 parent: QWidget | None = None) -> None:
+        super().__init__("Also write a re-identification table for a trusted party", parent)
+        self.current, self.original = current, original
+        self.setCheckable(True)
+        self.setChecked(False)
+        self.path = QLineEdit()
+        self.path.setPlaceholderText("a file in a folder only the trusted party uses")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        self.passphrase = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
+        self.again = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
+        row = QHBoxLayout()
+        row.addWidget(self.path, 1)
+        row.addWidget(browse)
+        form = QFormLayout(self)
+        form.addRow("Table file", row)
+        form.addRow("Passphrase", self.passphrase)
+        form.addRow("Passphrase again", self.again)
+        names = ", ".join(reversible(current.identifiers))
+        self.note = plain_label(QLabel(NOTE.format(names=names), wordWrap=True))
+        self.note.setStyleSheet("color: #555")
+        form.addRow(self.note)
+
+    @staticmethod
+    def offered(current: CurrentRelease | None) -> bool:
+        """Does the release have pseudonyms or random replacements to reverse?"""
+        return current is not None and bool(reversible(current.identifiers))
+
+    def _browse(self) -> None:
+        name = pick_path(self, "keys", True, "Re-identification table",
+                         "Encrypted table (*.arxreid);;All files (*)", self.path.text())
+        if name:
+            self.path.setText(name)
+
+    def problem(self, release: Path) -> str:
+        """Why the table cannot be written with these entries ("" if it can)."""
+        if not self.isChecked():
+            return ""
+        text = self.path.text().strip()
+        if not text:
+            return "Choose the re-identification table's file."
+        if beside_release(text, [release.parent]):
+            return ("The re-identification table would travel with the release; choose a "
+                    "folder other than the release's.")
+        if Path(text).exists():
+            return f"'{text}' exists; a re-identification table is never overwritten."
+        if self.passphrase.text() != self.again.text():
+            return "The two passphrases differ; type the same one twice."
+        try:
+            check_passphrase(self.passphrase.text())
+        except ArxpyError as exc:
+            return str(exc)
+        return ""
+
+    def writer(self):
+        """The work that writes the table (for the export's worker), or None; the
+        passphrase fields are emptied."""
+        if not self.isChecked():
+            return None
+        target, passphrase = Path(self.path.text().strip()), self.passphrase.text()
+        self.passphrase.clear()
+        self.again.clear()
+        current, original = self.current, self.original
+
+        def write() -> Path:
+            table = ReidentificationTable.of(original, current.frame, current.identifiers)
+            write_table(table, target, passphrase)
+            return target
+        return write

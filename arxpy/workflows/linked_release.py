@@ -1,0 +1,243 @@
+"""One release of linked tables (issue 32): treat identifiers and shift dates in every
+table with one plan and one key, judge the patient-level view with a method, and
+project its release back onto every table. Qt-free.
+
+Projection: a patient the view's release suppresses is left out of every table; the
+patient table is the view's release (its attributes generalized as the view's were,
+plus each aggregate as judged); an event table keeps its rows of released patients, its
+link column pseudonymized, its dates shifted, and leaves out the columns a first-year
+aggregate summarizes. Its other columns are released as they are (not judged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from arxpy.data.definition import AttributeType, DataDefinition
+from arxpy.data.export import export_table
+from arxpy.engine.export import released_frame, shuffled
+from arxpy.errors import ConfigurationError, DataExportError
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.identifiers import PSEUDONYM, DateShift, IdentifierPlan, PseudonymKey
+from arxpy.release import Release
+from arxpy.workflows.linked_tables import EventAggregate, LinkedTables, left_out, patient_view
+
+#: A method judging the view: ``(frame, definition, hierarchies) -> Release``.
+ViewMethod = Callable[[pd.DataFrame, DataDefinition, Mapping[str, Hierarchy]], Release]
+LINKED_NOTE = (
+    "The privacy models judged one row per patient: the patient table's attributes and "
+    "the aggregates of linked tables. A suppressed patient is left out of every table. "
+    "Columns of linked tables that no aggregate summarizes are released as they are and "
+    "were not judged; a column a first-year aggregate summarizes is left out.")
+
+
+@dataclass(frozen=True)
+class LinkedRelease:
+    """The view's release (what was judged) and the released tables by name, the
+    patient table first; ``identifiers`` is the report's record of the treatments."""
+
+    view: Release
+    tables: dict[str, pd.DataFrame]
+    source: LinkedTables
+    aggregates: tuple[EventAggregate, ...]
+    identifiers: dict[str, Any] | None = None
+    left_out: dict[str, list[str]] = field(default_factory=dict)
+
+    def record(self, files: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The report's ``linked``: tables (name, file, records in and out), the link
+        column and the aggregates; names and counts, never a value."""
+        files = files or {}
+        source = self.source
+        tables = [{"name": name, "role": "patients" if name == source.patient_table
+                   else "events", "file": files.get(name), "records": len(source.table(name)),
+                   "released_records": len(self.tables[name]),
+                   "left_out": self.left_out.get(name, [])} for name in source.names]
+        return {"link_column": source.link_column, "patient_table": source.patient_table,
+                "tables": tables, "aggregates": [a.to_dict() for a in self.aggregates],
+                "patients": {"records": self.view.records,
+                             "suppressed": self.view.suppressed_records},
+                "note": LINKED_NOTE}
+
+    def write(self, directory: str | Path, files: Mapping[str, str], *,
+              shuffle_seed: int | None = None, delimiter: str | None = None,
+              neutralize_formulas: bool = False) -> dict[str, Path]:
+        """Write each table to ``directory / files[name]`` (created if missing), rows
+        shuffled by ``shuffle_seed`` (None keeps them in order)."""
+        directory = Path(directory)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DataExportError(f"Cannot create '{directory}': {exc}.") from exc
+        written = {}
+        for name, frame in self.tables.items():
+            if shuffle_seed is not None:
+                frame = shuffled(frame, shuffle_seed)
+            written[name] = export_table(frame, directory / files[name], delimiter=delimiter,
+                                         neutralize_formulas=neutralize_formulas)
+        return written
+
+
+def release_linked(tables: LinkedTables, definition: DataDefinition,
+                   hierarchies: Mapping[str, Hierarchy], method: ViewMethod,
+                   aggregates: tuple[EventAggregate, ...] = (), plan: IdentifierPlan | None = None,
+                   key: PseudonymKey | None = None,
+                   event_identifying: tuple[str, ...] = ()) -> LinkedRelease:
+    """Treat every table, judge the patient view with ``method``, project its release.
+
+    ``definition`` and ``hierarchies`` describe the patient table (the view's aggregates
+    get default hierarchies unless ``hierarchies`` names them); ``event_identifying``
+    names event columns to remove. The link column must be a keyed pseudonym of ``plan``
+    so the released tables link without the original identifier.
+    """
+    tables.check()
+    plan = plan or IdentifierPlan()
+    _check_plan(plan, tables, event_identifying)
+    treated, treated_definition = _treat(tables, definition, plan, key, hierarchies,
+                                         event_identifying)
+    frame, view_definition, view_hierarchies = patient_view(
+        treated, treated_definition, aggregates, hierarchies)
+    view = method(frame, view_definition, view_hierarchies)
+    dropped = left_out(aggregates)
+    return LinkedRelease(view, _project(view, treated, dropped), treated, aggregates,
+                         plan.record(definition, key), dropped)
+
+
+def anonymize_linked(tables: LinkedTables, definition: DataDefinition,
+                     hierarchies: Mapping[str, Hierarchy], config: Any,
+                     aggregates: tuple[EventAggregate, ...] = (),
+                     plan: IdentifierPlan | None = None, key: PseudonymKey | None = None,
+                     **run: Any) -> LinkedRelease:
+    """:func:`release_linked` with the lattice search (``config``: an
+    ``AnonymizationConfig``; ``run`` passes ``progress`` and ``cancel``)."""
+    from arxpy.engine import anonymize
+
+    def search(frame, view_definition, view_hierarchies):
+        result = anonymize(frame, view_definition, view_hierarchies, config, **run)
+        if result.optimum is None:
+            raise ConfigurationError(
+                "No transformation of the patient-level view satisfies the privacy models "
+                "within the suppression limit; allow more suppression, relax the models "
+                "or choose fewer aggregates.")
+        return result.release()
+
+    return release_linked(tables, definition, hierarchies, search, aggregates, plan, key)
+
+
+def _check_plan(plan: IdentifierPlan, tables: LinkedTables,
+                event_identifying: tuple[str, ...]) -> None:
+    link = tables.link_column
+    treatment = next((t for t in plan.treatments if t.attribute == link), None)
+    if treatment is None or treatment.kind != PSEUDONYM:
+        raise ConfigurationError(
+            f"The link column '{link}' must be a keyed pseudonym (--pseudonymize {link}), "
+            "so the released tables link without the original identifier.")
+    if plan.date_shift is not None and plan.date_shift.patient != link:
+        raise ConfigurationError(
+            f"Dates of linked tables move by the patient of the link column; give "
+            f"--patient {link}.")
+    columns = {c for name in tables.names for c in tables.table(name).columns}
+    shifted = plan.date_shift.attributes if plan.date_shift else ()
+    for name in [t.attribute for t in plan.treatments] + list(shifted) + list(event_identifying):
+        if name not in columns:
+            raise ConfigurationError(
+                f"No table has an attribute '{name}'; tables: {', '.join(tables.names)}.")
+
+
+def _plan_for(plan: IdentifierPlan, columns: pd.Index) -> IdentifierPlan:
+    """The part of ``plan`` that concerns a table with ``columns``."""
+    shift = plan.date_shift
+    dates = tuple(a for a in shift.attributes if a in columns) if shift else ()
+    return IdentifierPlan(tuple(t for t in plan.treatments if t.attribute in columns),
+                          DateShift(dates, shift.patient, shift.days) if dates else None,
+                          plan.mask_character)
+
+
+def _treat(tables: LinkedTables, definition: DataDefinition, plan: IdentifierPlan,
+           key: PseudonymKey | None, hierarchies: Mapping[str, Hierarchy],
+           event_identifying: tuple[str, ...]) -> tuple[LinkedTables, DataDefinition]:
+    """Every table treated with the same key: pseudonyms of one namespace and date
+    offsets agree across tables (both derive from the key and the original value)."""
+    patients = _plan_for(plan, tables.patients.columns).apply(
+        tables.patients, definition, key, hierarchies)
+    events = {}
+    for name, frame in tables.events.items():
+        roles = DataDefinition.for_columns(frame.columns)
+        for column in event_identifying:
+            if column in roles:
+                roles = roles.with_attribute(column, type=AttributeType.IDENTIFYING)
+        treated = _plan_for(plan, frame.columns).apply(frame, roles, key)
+        events[name] = treated.frame.drop(columns=treated.definition.identifying)
+    return (LinkedTables(patients.frame, events, tables.link_column, tables.patient_table),
+            patients.definition)
+
+
+def _project(view: Release, tables: LinkedTables, dropped: Mapping[str, list[str]]
+             ) -> dict[str, pd.DataFrame]:
+    """The released tables: the view's released rows, and each event table's rows of
+    released patients without the columns in ``dropped``."""
+    link = tables.link_column
+    if view.synthetic or view.input_rows() is None:
+        raise ConfigurationError(
+            f"A '{view.method}' release publishes generated rows, which no event can link "
+            "to; choose a method that releases the patients' own records.")
+    patients = released_frame(view, remove_suppressed=True).reset_index(drop=True)
+    if link not in patients.columns:
+        raise ConfigurationError(
+            f"The '{view.method}' release left out the link column '{link}'.")
+    kept = set(patients[link].astype(str))
+    out = {tables.patient_table: patients}
+    for name, frame in tables.events.items():
+        rows = frame[frame[link].astype(str).isin(kept)]
+        out[name] = rows.drop(columns=dropped.get(name, [])).reset_index(drop=True)
+    return out
+
+
+@dataclass(frozen=True)
+class LinkedFilesRequest:
+    """A project's patient table and settings, event tables as CSV files, and where the
+    release goes (File › Release linked tables…). ``patient_file`` names the patient
+    table's output file."""
+
+    patients: pd.DataFrame
+    definition: DataDefinition
+    hierarchies: Mapping[str, Hierarchy]
+    settings: Mapping[str, Any]
+    events: Mapping[str, Path]
+    link_column: str
+    output_dir: Path
+    aggregates: tuple[EventAggregate, ...] = ()
+    patient_file: str = "patients.csv"
+    plan: IdentifierPlan | None = None
+    key: PseudonymKey | None = None
+
+    @property
+    def files(self) -> dict[str, str]:
+        """Output file names by table name, the patient table first."""
+        return {Path(self.patient_file).stem: self.patient_file,
+                **{name: path.name for name, path in self.events.items()}}
+
+
+def release_linked_files(request: LinkedFilesRequest, progress: Any = None,
+                         cancel: Any = None) -> tuple[LinkedRelease, dict[str, Path]]:
+    """Read the event tables, release the linked tables with the lattice search and
+    write them, rows shuffled, to ``request.output_dir``. Runs as a job."""
+    import secrets
+
+    from arxpy.data.csv_io import read_csv
+    from arxpy.engine import AnonymizationConfig
+
+    events = {name: read_csv(path, guess_encoding=True) for name, path in request.events.items()}
+    tables = LinkedTables(request.patients, events, request.link_column,
+                          Path(request.patient_file).stem)
+    release = anonymize_linked(tables, request.definition, request.hierarchies,
+                               AnonymizationConfig.from_dict(dict(request.settings)),
+                               request.aggregates, request.plan, request.key,
+                               progress=progress, cancel=cancel)
+    written = release.write(request.output_dir, request.files,
+                            shuffle_seed=secrets.randbelow(2**32))
+    return release, written

@@ -1,0 +1,199 @@
+"""Linked tables (issue 32): a patient table and event tables joined by a patient
+identifier, judged together on a patient-level view. Qt-free.
+
+The privacy models see one row per patient: the patient table's attributes plus the
+aggregates of event tables the user chooses (:class:`EventAggregate`: the number of events,
+the year of the earliest date of a column). :mod:`arxpy.workflows.linked_release`
+runs a method on that view and projects its release back onto every table.
+``docs/linked-tables.md`` says what is released for each table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from arxpy.data.definition import (
+    AttributeDefinition,
+    AttributeType,
+    DataDefinition,
+    DataKind,
+    DataType,
+)
+from arxpy.data.types import is_missing, parse_values
+from arxpy.errors import ConfigurationError
+from arxpy.hierarchy.model import Hierarchy
+from arxpy.identifiers.dates import date_format_of
+
+COUNT, FIRST_YEAR = "count", "first-year"
+AGGREGATE_HELP = ("TABLE:count (events per patient) or TABLE:first-year:DATE (year of the "
+                  "patient's earliest DATE in TABLE)")
+#: How a patient without a date in an event table reads in a first-year aggregate.
+NO_DATE = "NA"
+#: Width of the year bands of a first-year aggregate's default hierarchy.
+YEAR_BAND = 5
+
+
+@dataclass(frozen=True)
+class EventAggregate:
+    """A quasi-identifier of the patient view computed from the event table ``table``:
+    ``count`` (its rows per patient) or ``first-year`` of the date column ``attribute``."""
+
+    table: str
+    kind: str
+    attribute: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in (COUNT, FIRST_YEAR) or \
+                (self.kind == FIRST_YEAR) != bool(self.attribute):
+            raise ConfigurationError(
+                f"Cannot read the aggregate '{self.name}'; write {AGGREGATE_HELP}.")
+
+    @property
+    def name(self) -> str:
+        """The view's column: ``TABLE:count`` or ``TABLE:first-year:DATE``."""
+        return ":".join(p for p in (self.table, self.kind, self.attribute) if p)
+
+    @classmethod
+    def parse(cls, text: str) -> EventAggregate:
+        table, _, rest = text.partition(":")
+        kind, _, attribute = rest.partition(":")
+        if not (table and kind):
+            raise ConfigurationError(f"Cannot read the aggregate '{text}'; write {AGGREGATE_HELP}.")
+        return cls(table, kind, attribute or None)
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"name": self.name, "table": self.table, "kind": self.kind,
+                "attribute": self.attribute}
+
+    @property
+    def definition(self) -> AttributeDefinition:
+        # The released rows show every patient's number of events, so a count is judged
+        # as it is: its level stays 0 whatever its hierarchy.
+        return AttributeDefinition(self.name, AttributeType.QUASI_IDENTIFYING,
+                                   DataType(DataKind.INTEGER),
+                                   max_level=0 if self.kind == COUNT else None)
+
+    def values(self, events: pd.DataFrame, link: str, patients: pd.Series) -> pd.Series:
+        """The aggregate of each patient of ``patients`` (link values), as text."""
+        if self.kind == COUNT:
+            counts = events[link].astype(str).value_counts()
+            return pd.Series(patients.map(counts).fillna(0).astype(np.int64).astype(str),
+                             dtype=object)
+        if self.attribute not in events.columns:
+            raise ConfigurationError(
+                f"The aggregate '{self.name}' names no column of '{self.table}'.")
+        column = events[self.attribute]
+        try:
+            date_type = DataType(DataKind.DATE, date_format_of(column, None, self.attribute))
+        except ConfigurationError:
+            raise ConfigurationError(
+                f"The aggregate '{self.name}' takes dates, but the values of "
+                f"'{self.attribute}' are not dates with a day in a format arxpy "
+                "recognizes.") from None
+        dates = parse_values(column.reset_index(drop=True), date_type)
+        present = ~np.isnat(dates)
+        years = dates[present].astype("datetime64[Y]").astype(np.int64) + 1970
+        first = pd.Series(years, index=events[link].astype(str).to_numpy()[present])
+        first = first.groupby(level=0).min()
+        return pd.Series([NO_DATE if pd.isna(y) else str(int(y)) for y in patients.map(first)],
+                         dtype=object)
+
+    def hierarchy(self, values: pd.Series) -> Hierarchy:
+        """The default hierarchy: a count as it is, a year then its band of
+        :data:`YEAR_BAND` years, then ``*``."""
+        numbers = sorted({int(v) for v in values if v != NO_DATE})
+        if self.kind == COUNT:
+            return Hierarchy((str(n), "*") for n in numbers)
+        rows = [(str(y), f"{y - y % YEAR_BAND}-{y - y % YEAR_BAND + YEAR_BAND - 1}", "*")
+                for y in numbers]
+        if NO_DATE in set(values):
+            rows.append((NO_DATE, NO_DATE, "*"))
+        return Hierarchy(rows)
+
+
+@dataclass(frozen=True)
+class LinkedTables:
+    """A patient table (one row per patient) and event tables by name, all holding
+    ``link_column``, the patient identifier."""
+
+    patients: pd.DataFrame
+    events: Mapping[str, pd.DataFrame]
+    link_column: str
+    patient_table: str = "patients"
+
+    @property
+    def names(self) -> list[str]:
+        return [self.patient_table, *self.events]
+
+    def table(self, name: str) -> pd.DataFrame:
+        return self.patients if name == self.patient_table else self.events[name]
+
+    def check(self) -> None:
+        """Refuse tables that do not link: a table without the link column, a patient
+        without an identifier or with two rows, an event of no patient (counts only:
+        the identifiers are personal data)."""
+        if self.patient_table in self.events:
+            raise ConfigurationError(
+                f"The linked table '{self.patient_table}' has the patient table's name; "
+                "give it another (--link NAME=FILE).")
+        link = self.link_column
+        for name in self.names:
+            if link not in self.table(name).columns:
+                raise ConfigurationError(
+                    f"The table '{name}' has no link column '{link}'; every linked table "
+                    "names its patient in that column (--link-column ATTR).")
+        ids = self.patients[link].astype(str)
+        missing = int(is_missing(ids).sum())
+        if missing:
+            raise ConfigurationError(
+                f"{missing} rows of the patient table have no '{link}'; each patient "
+                "needs one to link their events.")
+        repeated = int(ids.duplicated().sum())
+        if repeated:
+            raise ConfigurationError(
+                f"{repeated} values of '{link}' appear more than once in the patient "
+                "table, which holds one row per patient; put repeated rows in a linked "
+                "table.")
+        for name, frame in self.events.items():
+            orphans = int((~frame[link].astype(str).isin(ids)).sum())
+            if orphans:
+                raise ConfigurationError(
+                    f"{orphans} rows of '{name}' name no patient of the patient table; "
+                    "add the patients or leave those rows out.")
+
+
+def patient_view(tables: LinkedTables, definition: DataDefinition,
+                 aggregates: tuple[EventAggregate, ...], hierarchies: Mapping[str, Hierarchy]
+                 ) -> tuple[pd.DataFrame, DataDefinition, dict[str, Hierarchy]]:
+    """(frame, definition, hierarchies) of the view: the patient table's rows, in its
+    order, plus one quasi-identifying column per aggregate (with its default hierarchy
+    unless ``hierarchies`` names one)."""
+    frame = tables.patients.reset_index(drop=True).copy()
+    ids = frame[tables.link_column].astype(str)
+    attributes, hierarchies = list(definition), dict(hierarchies)
+    for aggregate in aggregates:
+        if aggregate.table not in tables.events:
+            raise ConfigurationError(
+                f"The aggregate '{aggregate.name}' names no linked table; linked tables: "
+                f"{', '.join(tables.events) or 'none'}.")
+        if aggregate.name in frame.columns:
+            raise ConfigurationError(f"The aggregate '{aggregate.name}' is given twice.")
+        values = aggregate.values(tables.events[aggregate.table], tables.link_column, ids)
+        frame[aggregate.name] = values
+        attributes.append(aggregate.definition)
+        hierarchies.setdefault(aggregate.name, aggregate.hierarchy(values))
+    return frame, DataDefinition(attributes), hierarchies
+
+
+def left_out(aggregates: tuple[EventAggregate, ...]) -> dict[str, list[str]]:
+    """The event columns a release leaves out, by table: those a first-year aggregate
+    summarizes (their values would tell more than the judged aggregate)."""
+    out: dict[str, list[str]] = {}
+    for aggregate in aggregates:
+        if aggregate.kind == FIRST_YEAR and aggregate.attribute not in out.get(aggregate.table, []):
+            out.setdefault(aggregate.table, []).append(aggregate.attribute)
+    return out

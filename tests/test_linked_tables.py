@@ -1,0 +1,278 @@
+"""Linked tables (issue 32): a patient table and its admissions, pseudonymized, shifted,
+generalized and judged on the patient-level view, end to end through the command line.
+
+The checks rebuild the patient view from the exported files with pandas and judge it
+with the independent ``tests/audit.py``; pseudonyms and offsets are recomputed here
+with Python's ``hmac``, not arxpy's code.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import hmac
+import json
+
+import audit as anonymity
+import numpy as np
+import pandas as pd
+import pytest
+
+from arxpy.cli import main
+from arxpy.data.definition import AttributeType, DataDefinition
+from arxpy.errors import ConfigurationError
+from arxpy.identifiers import PSEUDONYM, DateShift, IdentifierPlan, PseudonymKey, Treatment
+from arxpy.workflows.linked_release import release_linked
+from arxpy.workflows.linked_tables import EventAggregate, LinkedTables
+
+PID = "Patient ID"
+QIS = ["Age", "Sex", "ZIP code"]
+SHIFT_DAYS = 30
+
+
+def read(path):
+    return pd.read_csv(path, sep=";", dtype=str, keep_default_na=False)
+
+
+def pseudonym(secret: bytes, value: str) -> str:
+    return hmac.new(secret, b"arxpy pseudonym v1\0default\0" + value.encode(),
+                    hashlib.sha256).hexdigest()[:16]
+
+
+@pytest.fixture(scope="module")
+def linked(tmp_path_factory):
+    """The linked example (300 patients) released by ``anonymize`` under 5-anonymity of
+    the patient view (patient QIs and the number of admissions)."""
+    folder = tmp_path_factory.mktemp("linked")
+    assert main(["example", "--linked", "-o", str(folder), "--records", "300"]) == 0
+    assert main(["keygen", "--pseudonym", str(folder / "k.key")]) == 0
+    hierarchies = [a for q in QIS for a in ("--hierarchy", f"{q}={folder / 'hierarchies' / q}.csv")]
+    code = main(["anonymize", "--data", str(folder / "patients.csv"), *hierarchies,
+                 "--k", "5", "--suppression", "0.1", "--identifying", "County",
+                 "--identifying", "Hospital ID",  # of the admissions only
+                 "--link", f"admissions={folder / 'admissions.csv'}", "--link-column", PID,
+                 "--link-aggregate", "admissions:count", "--pseudonymize", PID,
+                 "--key-file", str(folder / "k.key"),
+                 "--date-shift", "Admission date,Discharge date",
+                 "--shift-days", str(SHIFT_DAYS), "--patient", PID,
+                 "--output-dir", str(folder / "out"), "--report", str(folder / "report.json")])
+    assert code == 0
+    return folder
+
+
+def test_the_rebuilt_patient_view_is_5_anonymous(linked):
+    patients = read(linked / "out" / "patients.csv")
+    admissions = read(linked / "out" / "admissions.csv")
+    counts = admissions.groupby(PID).size()
+    view = patients.assign(events=patients[PID].map(counts).fillna(0).astype(int))
+    assert anonymity.k_anonymity(view, [*QIS, "events"]) >= 5
+    assert (view["events"].astype(str) == view["admissions:count"]).all()
+    assert "County" not in patients.columns and patients[PID].is_unique
+    assert list(admissions.columns) == [PID, "Admission date", "Discharge date",
+                                        "Length of stay"]
+
+
+def test_the_link_holds_and_suppressed_patients_leave_every_table(linked):
+    secret = (linked / "k.key").read_bytes()
+    source = pd.read_csv(linked / "patients.csv", dtype=str, keep_default_na=False)
+    events = pd.read_csv(linked / "admissions.csv", dtype=str, keep_default_na=False)
+    patients = read(linked / "out" / "patients.csv")
+    admissions = read(linked / "out" / "admissions.csv")
+    by_pseudonym = {pseudonym(secret, p): p for p in source[PID]}
+    assert set(patients[PID]) <= set(by_pseudonym)
+    assert set(admissions[PID]) <= set(patients[PID])  # every event names a released patient
+    suppressed = set(by_pseudonym) - set(patients[PID])
+    report = json.loads((linked / "report.json").read_text())
+    assert len(suppressed) == report["linked"]["patients"]["suppressed"] > 0
+    released = {by_pseudonym[p] for p in patients[PID]}
+    assert len(admissions) == int(events[PID].isin(released).sum())  # no event lost
+
+
+def test_dates_move_by_one_offset_per_patient(linked):
+    secret = (linked / "k.key").read_bytes()
+    events = pd.read_csv(linked / "admissions.csv", dtype=str, keep_default_na=False)
+    events[PID] = [pseudonym(secret, p) for p in events[PID]]
+    order = [PID, "Admission date"]  # ISO dates sort as text; a patient's never tie
+    shifted = read(linked / "out" / "admissions.csv").sort_values(order, ignore_index=True)
+    source = events[events[PID].isin(shifted[PID])].sort_values(order, ignore_index=True)
+    assert shifted[PID].equals(source[PID])
+    days = {c: (pd.to_datetime(shifted[c]) - pd.to_datetime(source[c])).dt.days
+            for c in ("Admission date", "Discharge date")}
+    offsets = days["Admission date"]
+    # One offset per patient, within ±N days and never 0, the same for every date column:
+    # every interval within a patient is kept.
+    assert (offsets.groupby(shifted[PID]).nunique() == 1).all()
+    assert offsets.abs().between(1, SHIFT_DAYS).all()
+    assert days["Discharge date"].equals(offsets)
+    assert offsets.nunique() > 10  # patients move by different offsets
+
+
+def test_neither_the_key_nor_an_original_identifier_is_in_outputs_or_report(linked, capsys):
+    secret = (linked / "k.key").read_bytes()
+    source = pd.read_csv(linked / "patients.csv", dtype=str, keep_default_na=False)
+    texts = [(linked / "out" / name).read_text() for name in ("patients.csv", "admissions.csv")]
+    texts += [(linked / "report.json").read_text(), capsys.readouterr().out]
+    keys = [secret.hex(), secret.hex().upper(), base64.b64encode(secret).decode(),
+            base64.b64encode(secret).decode().rstrip("="),
+            base64.urlsafe_b64encode(secret).decode()]
+    for text in texts:
+        assert not any(k in text for k in keys)
+        assert not any(p in text for p in source[PID])
+    report = json.loads(texts[2])
+    assert report["linked"]["link_column"] == PID
+    assert [t["name"] for t in report["linked"]["tables"]] == ["patients", "admissions"]
+    assert [t["file"] for t in report["linked"]["tables"]] == ["patients.csv", "admissions.csv"]
+    assert report["identifiers"]["key_fingerprint"] and report["release"]["anonymous"]
+
+
+# --- the engine, on hand-made tables ----------------------------------------------------
+
+def _tables(patients=8, events_each=2):
+    ids = [f"P{i:03d}" for i in range(patients)]
+    first = dt.date(2020, 3, 1)
+    people = pd.DataFrame({PID: ids, "sex": ["F", "M"] * (patients // 2),
+                           "registered": [str(first + dt.timedelta(days=3 * i))
+                                          for i in range(patients)]}, dtype=object)
+    rows = [(p, str(first + dt.timedelta(days=40 * j + i + 300 * (i % 2))))
+            for i, p in enumerate(ids) for j in range(events_each)]
+    events = pd.DataFrame(rows, columns=[PID, "admitted"], dtype=object)
+    return LinkedTables(people, {"stays": events}, PID)
+
+
+def _definition(tables):
+    return DataDefinition.for_columns(tables.patients.columns).with_attribute(
+        "sex", type=AttributeType.QUASI_IDENTIFYING)
+
+
+PLAN = IdentifierPlan((Treatment(PID, PSEUDONYM),),
+                      DateShift(("registered", "admitted"), PID, 20))
+
+
+def _unchanged(frame, definition, hierarchies):
+    """A stand-in method: releases the view as it is, suppressing the first patient."""
+    from arxpy.release import Release
+
+    suppressed = np.zeros(len(frame), bool)
+    suppressed[0] = True
+    return Release(frame, suppressed, definition, "stand-in", {}, (), "")
+
+
+def test_one_offset_per_patient_across_tables_and_first_year_released_as_judged():
+    tables = _tables()
+    key = PseudonymKey(b"k" * 32)
+    release = release_linked(tables, _definition(tables), {}, _unchanged,
+                             (EventAggregate.parse("stays:first-year:admitted"),), PLAN, key)
+    people, stays = release.tables["patients"], release.tables["stays"]
+    assert "admitted" not in stays.columns  # summarized: released as the aggregate only
+    assert release.left_out == {"stays": ["admitted"]}
+    assert len(people) == 7 and len(stays) == 14  # the first patient leaves both tables
+    # The registration date moved by the same offset as the (judged) first admission year.
+    original = tables.patients.set_index(PID)["registered"].map(dt.date.fromisoformat)
+    secret_pseudonyms = {pseudonym(b"k" * 32, p): p for p in tables.patients[PID]}
+    for _, row in people.iterrows():
+        patient = secret_pseudonyms[row[PID]]
+        offset = (dt.date.fromisoformat(row["registered"]) - original[patient]).days
+        assert 1 <= abs(offset) <= 20
+        admitted = tables.events["stays"].query(f"`{PID}` == @patient")["admitted"]
+        first = min(dt.date.fromisoformat(d) for d in admitted) + dt.timedelta(days=offset)
+        assert row["stays:first-year:admitted"] == str(first.year)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda t: LinkedTables(t.patients.assign(**{PID: ["P000"] * 8}), t.events, PID),
+     "more than once"),
+    (lambda t: LinkedTables(t.patients.iloc[1:], t.events, PID), "name no patient"),
+    (lambda t: LinkedTables(t.patients, {"stays": t.events["stays"].rename(
+        columns={PID: "pid"})}, PID), "no link column"),
+])
+def test_tables_that_do_not_link_are_refused_naming_no_value(change, message):
+    tables = change(_tables())
+    with pytest.raises(ConfigurationError, match=message) as caught:
+        release_linked(tables, _definition(tables), {}, _unchanged, (), PLAN,
+                       PseudonymKey(b"k" * 32))
+    assert "P00" not in str(caught.value)
+
+
+def test_a_link_column_that_is_not_pseudonymized_is_refused():
+    tables = _tables()
+    with pytest.raises(ConfigurationError, match="must be a keyed pseudonym"):
+        release_linked(tables, _definition(tables), {}, _unchanged)
+
+
+@pytest.mark.parametrize("text", ["stays", "stays:sum", "stays:first-year", "stays:count:x"])
+def test_an_unreadable_aggregate_is_refused(text):
+    with pytest.raises(ConfigurationError, match="TABLE:count"):
+        EventAggregate.parse(text)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--link-column", PID], "--link-column goes with --link"),
+    (["--link", "a=a.csv", "--output-dir", "o"], "needs --link-column"),
+    (["--link", "a=a.csv", "--link-column", PID, "--output-dir", "o", "--output", "x.csv"],
+     "leave --output out"),
+    (["--link", "a=a.csv", "--link-column", PID, "--output-dir", "o", "--preset",
+      "safe-harbor"], "leave --preset out"),
+])
+def test_linked_options_that_would_be_ignored_are_refused(tmp_path, capsys, extra, message):
+    (tmp_path / "p.csv").write_text("Patient ID,age\nP1,30\n")
+    code = main(["anonymize", "--data", str(tmp_path / "p.csv"), "--hierarchy",
+                 f"age={tmp_path / 'p.csv'}", "--k", "2", *extra])
+    assert code == 2 and message in capsys.readouterr().err
+
+
+def test_the_linked_example_is_deterministic_and_links(tmp_path):
+    from arxpy.linked_example import generate_linked_example
+
+    patients, admissions = generate_linked_example(200, seed=5)
+    again = generate_linked_example(200, seed=5)
+    assert patients.equals(again[0]) and admissions.equals(again[1])
+    assert patients[PID].is_unique and admissions[PID].isin(patients[PID]).all()
+    dates = admissions[["Admission date", "Discharge date"]].apply(pd.to_datetime)
+    stay = dates["Discharge date"] - dates["Admission date"]
+    assert (stay.dt.days.astype(str) == admissions["Length of stay"]).all()
+    assert not patients.equals(generate_linked_example(200, seed=6)[0])
+
+
+def test_a_count_is_judged_as_the_released_rows_show_it():
+    """Rows show each patient's number of events: generalizing the count would hide
+    nothing, so the view keeps it exact and suppresses rare counts instead."""
+    import arxpy.privacy  # noqa: F401  (registers k-anonymity)
+    from arxpy.engine import AnonymizationConfig
+    from arxpy.workflows.linked_release import anonymize_linked
+
+    counts = [1, 1, 1, 1, 2, 2, 3, 4, 5, 6]
+    ids = [f"P{i}" for i in range(len(counts))]
+    people = pd.DataFrame({PID: ids, "sex": "F"}, dtype=object)
+    events = pd.DataFrame({PID: np.repeat(ids, counts), "ward": "A"}, dtype=object)
+    tables = LinkedTables(people, {"stays": events}, PID)
+    from arxpy.hierarchy.model import Hierarchy
+
+    def release(suppression_limit):
+        config = AnonymizationConfig.from_dict({
+            "privacy_models": [{"kind": "k-anonymity", "k": 2}],
+            "suppression_limit": suppression_limit})
+        return anonymize_linked(tables, _definition(tables), {"sex": Hierarchy([("F", "*")])},
+                                config, (EventAggregate.parse("stays:count"),),
+                                IdentifierPlan((Treatment(PID, PSEUDONYM),)),
+                                PseudonymKey(b"k" * 32))
+
+    with pytest.raises(ConfigurationError, match="No transformation of the patient-level"):
+        release(0.0)  # a count of '*' would pass, but the rows would still show it
+    out = release(0.5).tables
+    rebuilt = out["patients"].assign(events=out["patients"][PID].map(
+        out["stays"].groupby(PID).size()))
+    assert anonymity.k_anonymity(rebuilt, ["sex", "events"]) >= 2
+    assert len(out["patients"]) == 6 and len(out["stays"]) == 8
+
+
+@pytest.mark.parametrize("aggregate, message", [
+    ("stays:first-year:ward", "names no column of 'stays'"),
+    ("stays:first-year:" + PID, "takes dates"),
+    ("visits:count", "names no linked table"),
+])
+def test_an_aggregate_the_tables_cannot_give_is_refused(aggregate, message):
+    tables = _tables()
+    with pytest.raises(ConfigurationError, match=message):
+        release_linked(tables, _definition(tables), {}, _unchanged,
+                       (EventAggregate.parse(aggregate),), PLAN, PseudonymKey(b"k" * 32))
