@@ -1,7 +1,8 @@
 """The port of Java's randomness draws what Java draws from ARX's seed.
 
-Every expected number below was printed by a small Java program (OpenJDK 17.0.15 and
-commons-math3 3.6.1 from the ARX 3.9.2 build's classpath) calling, in this order, on one
+Every expected number below was printed by benchmarks/arx/JavaRandomOutputs.java
+(OpenJDK 17.0.15 and commons-math3 3.6.1 from the ARX 3.9.2 build's classpath) calling,
+in this order, on one
 ``new java.util.Random(0xDEADBEEF)``: ``nextDouble()`` five times; ``nextInt(b)`` for
 b = 1, 2, 7, 16, 100, 124, 2^30, 1500000001, 3; ``Collections.shuffle`` of [0..9]; 12
 ``sample()``s of an ``EnumeratedDistribution`` over s0..s5 with weights 1, 0, 0.25, 0.5,
