@@ -150,7 +150,10 @@ class SearchContext:
         # A quasi-identifier's values per class are the class keys already; carrying its
         # distribution too cost a classification search on Adult a quarter of its time.
         tracked = [name for name in tracked if name not in data.qi_names]
-        self.grouper = Grouper(data, tracked, quality.record_sums())
+        # Population tables (k-map, δ-presence) ride along as ARX's pcount.
+        populations = {name: rows for m in self.models
+                       for name, rows in m.population_rows().items()}
+        self.grouper = Grouper(data, tracked, quality.record_sums(), populations)
         self.cache = SnapshotCache(len(data.quasi_identifiers), max_bytes=cache_bytes)
         self.max_suppressed = math.floor(suppression_limit * data.n_records + 1e-9)
         quality.suppression_budget = self.max_suppressed
