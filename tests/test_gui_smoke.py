@@ -57,8 +57,8 @@ def test_smoke_test_anonymizes_the_example_and_exports_it(tmp_path):
 def smoke_in_process(window, qtbot, monkeypatch, out, project=None) -> int:
     """The smoke test on ``window`` in this process (the window test fixture: its own
     settings and recovery folder), opening ``project`` first; returns its exit code.
-    The failures need no process of their own: the passing runs above and below cover
-    the command's start-up."""
+    These need no process of their own: the example's run above and the start-up time
+    below cover the command's start-up in a process."""
     from PySide6.QtWidgets import QApplication
 
     from arxpy.gui import smoke
@@ -152,26 +152,23 @@ def test_smoke_test_of_an_unreadable_project_fails_instead_of_waiting(
     assert not out.exists()
 
 
-def test_smoke_test_of_a_project_saved_with_its_result(tmp_path, qtbot):
+def test_smoke_test_of_a_project_saved_with_its_result(window, qtbot, monkeypatch,
+                                                       capsys, tmp_path):
     """Opening such a project already searches again (to restore the result): the smoke
     test follows that run instead of finding the window busy."""
-    from PySide6.QtCore import QSettings
-
     from arxpy.example import example_project
-    from arxpy.gui.main_window import MainWindow
     from arxpy.project import Project
 
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(example_project(records=400), settings=settings,
-                        recovery_dir=tmp_path / "recovery")
-    qtbot.addWidget(window)
+    window.set_project(example_project(records=400))
     assert window.anonymize() is not None
     qtbot.waitUntil(lambda: window.worker is None and window.state.result is not None,
                     timeout=60_000)
     path = tmp_path / "saved.arxpy"
     assert window.projects.save_to(path)
     assert Project.load(path).saved_result
+    window.set_project(None)
     out = tmp_path / "released.csv"
-    done = run_gui(tmp_path, str(path), "--smoke-test", str(out))
-    assert done.returncode == 0, done.stderr
+    assert smoke_in_process(window, qtbot, monkeypatch, out, path) == 0, \
+        capsys.readouterr().err
+    assert "smoke test passed" in capsys.readouterr().out
     check_k_anonymous_release(out, records=400)
