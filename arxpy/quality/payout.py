@@ -1,0 +1,76 @@
+"""ARX's publisher payout quality model (``metric/v2/MetricSDNMPublisherPayout``).
+
+Each kept record costs what the publisher forgoes: the benefit per record less its
+expected payout (``RiskModelCostBenefit.getExpectedPublisherPayout`` with success
+1 / class size, the prosecutor attacker); each suppressed record the whole benefit.
+Weighted by the gs-factor as ARX's metrics are; lower is better. The lower bound
+prices every record as if nobody attacked (success 0), as ARX's does, and
+weighs it by the smaller gs weight so it also bounds suppressed records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from arxpy.lattice.classes import EquivalenceClasses
+from arxpy.lattice.encoding import EncodedData
+from arxpy.quality.base import QualityModel
+from arxpy.quality.precision import GS_FACTOR, gs_factors, require_prepared
+from arxpy.quality.registry import register_quality_model
+from arxpy.risk.cost_benefit import (
+    COST_BENEFIT_PARAMS,
+    CostBenefit,
+    domain_shares,
+    entropy_information_loss,
+)
+
+
+@register_quality_model
+class PublisherPayout(QualityModel):
+    """The payout the publisher forgoes, in the prices' unit (>= 0, lower is better)."""
+
+    name = "payout"
+    label = "Publisher payout"
+    description = ("What the publisher forgoes against publishing every record unchanged: "
+                   "information lost and expected losses from attacks that would pay "
+                   "(ARX's publisher payout; lower is better).")
+    params = (GS_FACTOR, *COST_BENEFIT_PARAMS)
+    gs_factor: float
+    adversary_cost: float
+    adversary_gain: float
+    publisher_benefit: float
+    publisher_loss: float
+    _shares: list[list[np.ndarray]] | None = None
+
+    @property
+    def prices(self) -> CostBenefit:
+        return CostBenefit(self.adversary_cost, self.adversary_gain,
+                           self.publisher_benefit, self.publisher_loss)
+
+    def prepare(self, data: EncodedData) -> None:
+        self._shares = [domain_shares(qi.level_maps) for qi in data.quasi_identifiers]
+
+    def _information_loss(self, classes: EquivalenceClasses) -> np.ndarray:
+        require_prepared(self, self._shares)
+        assert self._shares is not None
+        return entropy_information_loss(self._shares, classes.levels, classes.keys)
+
+    def score(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
+        g, s = gs_factors(self.gs_factor)
+        sizes = classes.sizes.astype(float)
+        payout = self.prices.publisher_payout(self._information_loss(classes), 1.0 / sizes)
+        forgone = np.where(suppressed, s * self.publisher_benefit,
+                           g * (self.publisher_benefit - payout))
+        return float(np.dot(sizes, forgone))
+
+    def payout(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
+        """The publisher's expected payout from the kept records (ARX's "Publisher payout")."""
+        sizes = classes.sizes.astype(float)
+        payout = self.prices.publisher_payout(self._information_loss(classes), 1.0 / sizes)
+        return float(np.dot(sizes[~suppressed], payout[~suppressed]))
+
+    def lower_bound(self, classes: EquivalenceClasses) -> float:
+        # A suppressed record costs s x benefit, a kept one at least g x benefit x loss.
+        g, s = gs_factors(self.gs_factor)
+        loss = self._information_loss(classes)
+        return float(min(g, s) * self.publisher_benefit * np.dot(classes.sizes, loss))
