@@ -10,8 +10,9 @@ from collections import Counter
 
 def generalize(records: list[tuple[str, ...]], hierarchies: list[list[list[str]]],
                levels: tuple[int, ...]) -> list[tuple[str, ...]]:
-    lookup = [{row[0]: row[level] for row in rows} for rows, level in zip(hierarchies, levels)]
-    return [tuple(m[v] for m, v in zip(lookup, record)) for record in records]
+    lookup = [{row[0]: row[level] for row in rows}
+              for rows, level in zip(hierarchies, levels, strict=True)]
+    return [tuple(m[v] for m, v in zip(lookup, record, strict=True)) for record in records]
 
 
 def information_loss(label: tuple[str, ...], hierarchies: list[list[list[str]]],
@@ -22,7 +23,7 @@ def information_loss(label: tuple[str, ...], hierarchies: list[list[list[str]]],
     if top == 0:
         return 0.0
     share = 1.0
-    for value, rows, level in zip(label, hierarchies, levels):
+    for value, rows, level in zip(label, hierarchies, levels, strict=True):
         share *= sum(row[level] == value for row in rows) / len(rows)
     return min(1.0, max(0.0, math.log10(share) / top + 1))
 

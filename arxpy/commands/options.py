@@ -484,7 +484,8 @@ def _kmap_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
                 and not str(getattr(args, "profitability", None) or "").startswith("journalist")):
             raise ConfigurationError("--population, --population-size, --kmap-estimator and "
                                      "--kmap-significance belong to k-map (--population "
-                                     "also to delta-presence and journalist profitability); add --kmap K.")
+                                     "also to delta-presence and journalist profitability); "
+                                     "add --kmap K.")
         return []
     if (table is None) == (size is None):
         raise ConfigurationError("--kmap needs the population: give either --population FILE "
@@ -596,10 +597,10 @@ def _quality_spec(args: argparse.Namespace) -> dict[str, Any]:
         spec.update(gs_factor=_number(gs, "--metric", text), aggregate=aggregate)
     elif name in GS_METRICS and rest:
         spec["gs_factor"] = _number(rest, "--metric", text)
-    if name == "payout":
-        spec.update(_prices(args))
     elif rest:
         raise ConfigurationError(f"The metric '{name}' takes no parameters; {METRIC_HELP}.")
+    if name == "payout":
+        spec.update(_prices(args))
     return spec
 
 

@@ -59,6 +59,12 @@ class _Profitability(PrivacyModel):
         super().__init__(*args, **kwargs)
         self._population: PopulationTable | None = None
 
+    def check_together(self) -> None:
+        if self.attacker == "journalist" and not self.population:
+            raise ConfigurationError(
+                f"{self.kind}: the journalist attacker needs the population table "
+                "(population: a CSV of everyone, the data's records included).")
+
     @property
     def prices(self) -> CostBenefit:
         return CostBenefit(self.adversary_cost, self.adversary_gain,

@@ -91,7 +91,8 @@ def _no_attack(release: Release, claim: Claim) -> ClaimCheck:
     released, people = found
     if not len(released):
         return ClaimCheck(claim, True, "no record released")
-    gain, cost = float(claim.parameters["adversary_gain"]), float(claim.parameters["adversary_cost"])
+    gain = float(claim.parameters["adversary_gain"])
+    cost = float(claim.parameters["adversary_cost"])
     fewest = int((released if people is None else people).min())
     holds = gain == 0 or gain / fewest < cost
     return ClaimCheck(claim, holds, f"an attack on the smallest released class ({fewest:,} "
