@@ -20,8 +20,9 @@ from arxpy.quality.registry import register_quality_model
 from arxpy.risk.cost_benefit import (
     COST_BENEFIT_PARAMS,
     CostBenefit,
-    domain_shares,
+    domain_log_shares,
     entropy_information_loss,
+    maximal_information_loss,
 )
 
 
@@ -40,7 +41,10 @@ class PublisherPayout(QualityModel):
     adversary_gain: float
     publisher_benefit: float
     publisher_loss: float
-    _shares: list[list[np.ndarray]] | None = None
+    _log_shares: list[list[np.ndarray]] | None = None
+    #: Per quasi-identifier and level, the records' log10 domain shares summed.
+    _record_logs: list[np.ndarray] | None = None
+    _records = 0
 
     @property
     def prices(self) -> CostBenefit:
@@ -48,12 +52,17 @@ class PublisherPayout(QualityModel):
                            self.publisher_benefit, self.publisher_loss)
 
     def prepare(self, data: EncodedData) -> None:
-        self._shares = [domain_shares(qi.level_maps) for qi in data.quasi_identifiers]
+        self._log_shares = [domain_log_shares(qi.level_maps) for qi in data.quasi_identifiers]
+        self._record_logs = [
+            np.array([float(np.dot(qi.value_counts, logs[np.asarray(level_map)]))
+                      for logs, level_map in zip(shares, qi.level_maps, strict=True)])
+            for qi, shares in zip(data.quasi_identifiers, self._log_shares, strict=True)]
+        self._records = data.n_records
 
     def _information_loss(self, classes: EquivalenceClasses) -> np.ndarray:
-        require_prepared(self, self._shares)
-        assert self._shares is not None
-        return entropy_information_loss(self._shares, classes.levels, classes.keys)
+        require_prepared(self, self._log_shares)
+        assert self._log_shares is not None
+        return entropy_information_loss(self._log_shares, classes.levels, classes.keys)
 
     def score(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         g, s = gs_factors(self.gs_factor)
@@ -70,7 +79,22 @@ class PublisherPayout(QualityModel):
         return float(np.dot(sizes[~suppressed], payout[~suppressed]))
 
     def lower_bound(self, classes: EquivalenceClasses) -> float:
-        # A suppressed record costs s x benefit, a kept one at least g x benefit x loss.
+        bounds = self.lower_bounds_for_levels(np.asarray([classes.levels]))
+        assert bounds is not None
+        return float(bounds[0])
+
+    def lower_bounds_for_levels(self, levels: np.ndarray) -> np.ndarray | None:
+        """benefit x the records' information loss summed, from levels alone: a record's
+        loss is a sum over attributes of log10 shares, so the total is one per attribute
+        and level (slightly lowered so sums in another order never exceed a score)."""
+        require_prepared(self, self._record_logs)
+        assert self._record_logs is not None and self._log_shares is not None
         g, s = gs_factors(self.gs_factor)
-        loss = self._information_loss(classes)
-        return float(min(g, s) * self.publisher_benefit * np.dot(classes.sizes, loss))
+        levels = np.asarray(levels, dtype=np.int64)
+        most = maximal_information_loss(self._log_shares)
+        if most == 0:
+            return np.zeros(len(levels))
+        logs = sum(totals[levels[:, j]] for j, totals in enumerate(self._record_logs))
+        loss = np.maximum(self._records + np.asarray(logs) / most, 0.0) * (1 - 1e-9)
+        # A suppressed record costs s x benefit, a kept one at least g x benefit x loss.
+        return min(g, s) * self.publisher_benefit * loss

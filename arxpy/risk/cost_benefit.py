@@ -58,26 +58,30 @@ class CostBenefit:
         return int(threshold) + 1 if threshold == np.floor(threshold) else int(np.ceil(threshold))
 
 
-def domain_shares(level_maps: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Per level, each generalized value's share of the hierarchy's values (ARX
+def domain_log_shares(level_maps: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Per level, log10 of each generalized value's share of the hierarchy's values (ARX
     ``DomainShareMaterialized``: values of the hierarchy mapped to it / its rows)."""
     rows = len(level_maps[0])
-    return [np.bincount(np.asarray(m), minlength=int(np.max(m)) + 1) / rows
+    return [np.log10(np.bincount(np.asarray(m), minlength=int(np.max(m)) + 1) / rows)
             for m in level_maps]
 
 
-def entropy_information_loss(shares: Sequence[Sequence[np.ndarray]], levels: Sequence[int],
-                             keys: np.ndarray) -> np.ndarray:
+def entropy_information_loss(log_shares: Sequence[Sequence[np.ndarray]],
+                             levels: Sequence[int], keys: np.ndarray) -> np.ndarray:
     """ARX's entropy-based information loss of each class in [0, 1]: log10 of the product
     of its values' domain shares over log10 of the product of the domain sizes, plus 1.
 
-    ``shares[j]`` is :func:`domain_shares` of quasi-identifier j; ``keys`` (classes x
-    quasi-identifiers) the classes' codes at ``levels``."""
-    sizes = [len(attribute[0]) for attribute in shares]
-    max_loss = float(np.sum(np.log10(sizes)))
-    if max_loss == 0 or not np.isfinite(max_loss):
+    ``log_shares[j]`` is :func:`domain_log_shares` of quasi-identifier j; ``keys``
+    (classes x quasi-identifiers) the classes' codes at ``levels``."""
+    max_loss = maximal_information_loss(log_shares)
+    if max_loss == 0:
         return np.zeros(len(keys))
     logs = np.zeros(len(keys))
-    for j, attribute in enumerate(shares):
-        logs += np.log10(attribute[levels[j]][keys[:, j]])
+    for j, attribute in enumerate(log_shares):
+        logs += attribute[levels[j]][keys[:, j]]
     return np.clip(logs / max_loss + 1.0, 0.0, 1.0)
+
+
+def maximal_information_loss(log_shares: Sequence[Sequence[np.ndarray]]) -> float:
+    """log10 of the product of the hierarchies' row counts (ARX's maxIL)."""
+    return float(sum(np.log10(len(attribute[0])) for attribute in log_shares))
