@@ -80,12 +80,15 @@ CONFIGS.update({
             _arx_profit("journalist:noattack")),
     "pf10": ([_profit("profitability-journalist")], 0.02, "sample50",
              _arx_profit("journalist")),
+    "pf11": ([_profit("profitability-journalist", DEAR)], 0.05, "sample30",
+             _arx_profit("journalist", DEAR)),
 })
 #: Quality models other than Loss: id -> (arxpy name, ARX's metric=); the publisher
 #: payout takes the profitability model's prices, as ARX's shared configuration does.
 METRICS = {"pf1": ("payout", "payout"), "pf2": ("payout", "payout"),
            "pf3": ("payout", "payout"), "pf4": ("payout", "payout"),
-           "pf5": ("payout", "payout"), "pf10": ("payout", "payout")}
+           "pf5": ("payout", "payout"), "pf10": ("payout", "payout"),
+           "pf11": ("payout", "payout:journalist")}
 POPULATION_KINDS = ("delta-presence", "profitability-journalist",
                     "no-attack-profitability-journalist")
 
@@ -148,6 +151,8 @@ def run_arxpy(name: str, frame, definition, hierarchies, subsets, repeat: int) -
     metric = {"name": METRICS.get(name, ("loss",))[0]}
     if metric["name"] == "payout":
         metric.update({p: models[0][p] for p in PRICES if p in models[0]})
+        if METRICS[name][1].endswith("journalist"):
+            metric.update(attacker="journalist", **population)
     config = AnonymizationConfig([privacy_model_from_dict(s) for s in specs],
                                  quality_model_from_dict(metric),
                                  suppression_limit=suppression)

@@ -53,15 +53,19 @@ def verdicts(records, hierarchies, levels, prices: dict[str, float],
     return out
 
 
-def forgone_payout(records, hierarchies, levels, prices, suppressed: set) -> float:
+def forgone_payout(records, hierarchies, levels, prices, suppressed: set,
+                   population=None) -> float:
     """ARX's publisher payout score at gs-factor 0.5: benefit per suppressed record,
-    benefit less the expected payout per kept record (prosecutor)."""
+    benefit less the expected payout per kept record (prosecutor, or journalist when a
+    population is given)."""
     total = 0.0
+    people = Counter(generalize(population, hierarchies, levels)) if population else None
     for label, size in Counter(generalize(records, hierarchies, levels)).items():
         if label in suppressed:
             total += size * prices["publisher_benefit"]
             continue
-        value = payout(information_loss(label, hierarchies, levels), 1 / size,
+        matched = people[label] if people is not None and people[label] else size
+        value = payout(information_loss(label, hierarchies, levels), 1 / matched,
                        prices["adversary_cost"], prices["adversary_gain"],
                        prices["publisher_benefit"], prices["publisher_loss"])
         total += size * (prices["publisher_benefit"] - value)

@@ -465,6 +465,9 @@ CHEAP_ATTACKS = (4.0, 30.0, 1200.0, 300.0)
         pytest.param("profitability-journalist", DEAR_ATTACKS, "sample10", 0.1, "loss",
                      [0, 3, 0, 1, 2, 1, 1, 1, 0], 0.2654642878144138, 263, id="pf7",
                      marks=pytest.mark.slow),
+        pytest.param("profitability-journalist", DEAR_ATTACKS, "sample30", 0.05, "payout",
+                     [1, 3, 0, 0, 3, 0, 1, 2, 1], 6135206.6635822775, 451, id="pf11",
+                     marks=pytest.mark.slow),
     ],
 )
 def test_profitability_matches_arx(adult_dir, kind, prices, subset, suppression, metric,
@@ -480,6 +483,8 @@ def test_profitability_matches_arx(adult_dir, kind, prices, subset, suppression,
     if kind.endswith("journalist"):
         model["population"] = str(adult_dir / "adult.csv")
     quality = {"name": metric, **(spec if metric == "payout" else {})}
+    if metric == "payout" and "population" in model:  # ARX's payout:journalist
+        quality.update(attacker="journalist", population=model["population"])
     frame, definition, hierarchies = load_adult(ADULT_QIS)
     data = frame if subset is None else adult_subset(frame, subset)
     config = AnonymizationConfig([privacy_model_from_dict(model)],

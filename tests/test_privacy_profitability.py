@@ -70,21 +70,28 @@ def test_each_model_is_the_brute_force(tmp_path, kind, seed):
     assert outcomes == {True, False}  # the prices made the game bite both ways
 
 
-def test_payout_score_is_the_brute_force():
+@pytest.mark.parametrize("attacker", ["prosecutor", "journalist"])
+def test_payout_score_is_the_brute_force(tmp_path, attacker):
     rng = np.random.default_rng(3)
     sample = table(rng, 40)
+    population = pd.concat([sample, table(rng, 80)], ignore_index=True)
     definition, hierarchies = setting(sample)
     spec = prices(rng)
+    quality = {"name": "payout", "attacker": attacker, **spec}
+    if attacker == "journalist":
+        population.to_csv(tmp_path / "population.csv", index=False)
+        quality["population"] = str(tmp_path / "population.csv")
     data, config = prepare(sample, definition, hierarchies, AnonymizationConfig(
         [privacy_model_from_dict({"kind": "k-anonymity", "k": 1})],
-        quality_model=quality_model_from_dict({"name": "payout", **spec})))
+        quality_model=quality_model_from_dict(quality)))
     metric = config.quality_model
     for levels in LEVELS:
         classes = classes_at(data, levels)
         labels = labels_of(data, classes)
         suppressed = classes.sizes < 3
         expected = forgone_payout(_records(sample), list(HIERARCHIES.values()), levels, spec,
-                                  {lab for lab, s in zip(labels, suppressed, strict=True) if s})
+                                  {lab for lab, s in zip(labels, suppressed, strict=True) if s},
+                                  _records(population) if attacker == "journalist" else None)
         assert metric.score(classes, suppressed) == pytest.approx(expected, rel=1e-9)
         assert metric.lower_bound(classes) <= metric.score(classes, suppressed) + 1e-9
 
@@ -125,6 +132,7 @@ def test_cli_profitability_and_payout(tmp_path, capsys):
         "publisher_benefit": 100.0, "publisher_loss": 300.0, "population": population}
     assert written["quality_model"]["name"] == "payout"
     assert written["quality_model"]["publisher_benefit"] == 100.0
+    assert written["quality_model"]["attacker"] == "journalist"
     checks = {c["kind"]: c["holds"] for c in written["release"]["verification"]["claims"]}
     assert checks["profitability-journalist"] is True
     capsys.readouterr()

@@ -599,8 +599,10 @@ def _quality_spec(args: argparse.Namespace) -> dict[str, Any]:
         spec["gs_factor"] = _number(rest, "--metric", text)
     elif rest:
         raise ConfigurationError(f"The metric '{name}' takes no parameters; {METRIC_HELP}.")
-    if name == "payout":
+    if name == "payout":  # priced and attacked as --profitability says, as in ARX
         spec.update(_prices(args))
+        if str(getattr(args, "profitability", None) or "").startswith("journalist"):
+            spec.update(attacker="journalist", population=str(args.population))
     return spec
 
 

@@ -77,9 +77,10 @@ def _profitability(release: Release, claim: Claim) -> ClaimCheck:
         payout = price["publisher_benefit"] * (1 - _information_loss(release, attributes, labels))
         if price["adversary_gain"] * success > price["adversary_cost"]:
             payout -= price["publisher_loss"] * success
-        worst = min(worst, payout)
-    return ClaimCheck(claim, worst > 0, f"a released record pays the publisher {worst:.4g} "
-                                        "at least, more than 0 claimed")
+        worst = min(worst, float(payout))
+    return ClaimCheck(claim, bool(worst > 0),
+                      f"a released record pays the publisher {worst:.4g} at least, more "
+                      "than 0 claimed")
 
 
 @register_claim_checker("no-attack-profitability")
@@ -94,7 +95,7 @@ def _no_attack(release: Release, claim: Claim) -> ClaimCheck:
     gain = float(claim.parameters["adversary_gain"])
     cost = float(claim.parameters["adversary_cost"])
     fewest = int((released if people is None else people).min())
-    holds = gain == 0 or gain / fewest < cost
+    holds = bool(gain == 0 or gain / fewest < cost)
     return ClaimCheck(claim, holds, f"an attack on the smallest released class ({fewest:,} "
                                     f"records) gains {gain / fewest:.4g}, below the cost "
                                     f"{cost:g} claimed")
