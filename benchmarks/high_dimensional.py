@@ -1,4 +1,4 @@
-"""High-dimensional tables (15-40 quasi-identifiers) and the Lightning search on them.
+"""High-dimensional tables (15-40 quasi-identifiers) and ARX's best-effort searches on them.
 
 Issue 34: with 24 quasi-identifiers the optimal search rightly refuses (about 10^14
 transformations), and a best-first search without ARX's greedy dives returned the
@@ -7,8 +7,9 @@ profiles, so attributes are correlated as in real records and some transformatio
 below the top is anonymous; each attribute's hierarchy has height 3-5 (codes grouped by
 four per level, then ``*``), and a share of the cells is noise.
 
-``python benchmarks/high_dimensional.py [--records N] [--qis 15,24,40] [--seconds S]``
-prints, per width, Lightning's loss within the time limit beside the best of a random
+``python benchmarks/high_dimensional.py [--records N] [--qis 15,24,40] [--seconds S]
+[--strategy lightning|genetic]`` prints, per width, the strategy's loss within the time
+limit (genetic: ARX's deterministic mode and defaults) beside the best of a random
 sample of transformations and of the hand-set "one level up everywhere" (the baselines
 the acceptance names), with k = 5 and 2 % suppression.
 """
@@ -59,6 +60,17 @@ def generate(seed: int, records: int = 20_000, n_qi: int = 24,
     return pd.DataFrame(columns), definition, hierarchies
 
 
+def write_for_arx(folder: Path, records: int, n_qi: int) -> None:
+    """The table as ``data_QIS.csv`` (``;``-separated) and one ``h_QIS_ATTR.csv`` per
+    attribute, for ``benchmarks/arx/ArxDriver.java`` (``hier=FOLDER/h_QIS_{}.csv``)."""
+    frame, _, hierarchies = generate(1, records, n_qi)
+    folder.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(folder / f"data_{n_qi}.csv", sep=";", index=False)
+    for name, hierarchy in hierarchies.items():
+        rows = (";".join(row) for row in hierarchy.rows)
+        (folder / f"h_{n_qi}_{name}.csv").write_text("\n".join(rows) + "\n")
+
+
 def baselines(result, samples: int, seed: int) -> dict[str, float | None]:
     """The loss of "one level up everywhere" and the best of ``samples`` random
     transformations (None: not anonymous / none anonymous)."""
@@ -85,10 +97,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--qis", default="15,24,40")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--samples", type=int, default=200)
+    parser.add_argument("--strategy", choices=("lightning", "genetic"), default="lightning")
+    parser.add_argument("--arx-files", type=Path, metavar="FOLDER",
+                        help="only write the tables as CSV files for ARX's driver")
     args = parser.parse_args(argv)
     for n_qi in (int(q) for q in args.qis.split(",")):
+        if args.arx_files is not None:
+            write_for_arx(args.arx_files, args.records, n_qi)
+            continue
         frame, definition, hierarchies = generate(1, args.records, n_qi)
-        config = AnonymizationConfig([KAnonymity(5)], Loss(), 0.02, "lightning",
+        config = AnonymizationConfig([KAnonymity(5)], Loss(), 0.02, args.strategy,
                                      time_limit=args.seconds)
         started = time.perf_counter()
         result = anonymize(frame, definition, hierarchies, config)
@@ -97,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         top = best is not None and best.levels == result.lattice.top
         found = baselines(result, args.samples, seed=2)
         print(f"{n_qi} QIs, {args.records:,} records, {result.lattice_size:.2e} "
-              f"transformations: Lightning loss "
+              f"transformations: {args.strategy} loss "
               f"{'none' if best is None else f'{best.score:.4f}'} in {elapsed:.1f} s "
               f"({result.outcome.transformations_checked:,} checked; top "
               f"{'chosen' if top else 'not chosen'})"

@@ -89,6 +89,10 @@ def test_attribute_panel_warns_about_values_that_do_not_parse(window):
 def test_settings_panel_writes_the_config_shape(window):
     panel = window.configure.settings_panel
     panel.suppression.setValue(5.0)
+    panel.strategy.setCurrentIndex(panel.strategy.findData("optimal"))
+    assert not panel.time_limit.isEnabled()
+    panel.strategy.setCurrentIndex(panel.strategy.findData("genetic"))
+    assert panel.time_limit.isEnabled()  # ARX's best-effort strategies are timed
     panel.strategy.setCurrentIndex(panel.strategy.findData("lightning"))
     panel.time_limit.setValue(30.0)
     panel.quality.setCurrentIndex(panel.quality.findData("classification"))

@@ -15,13 +15,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from cli_checks import one_error_line
-from population_reference import presence
+from population_reference import population_matches, presence
 from test_privacy_kmap import HIERARCHIES, classes_at, labels_of, setting, table
 
 from arxpy.cli import main
 from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.engine.prepare import prepare
 from arxpy.errors import ConfigurationError
+from arxpy.lattice import kernels
+from arxpy.lattice.grouping import Grouper
 from arxpy.privacy import DeltaPresence, KAnonymity, privacy_model_from_dict
 from arxpy.privacy.dpresence import subset_mask
 from arxpy.project import Project
@@ -58,6 +60,40 @@ def test_delta_presence_is_the_brute_force(tmp_path, seed):
         empty = any(d == 0 for d in delta.values())
         kept = np.ones(classes.n_classes, dtype=bool)
         assert model.dataset_satisfied(classes, kept) == (low == 0 or not empty), levels
+
+
+@pytest.mark.parametrize(("seed", "compiled"), [(0, True), (1, True), (2, False)])
+def test_rolled_up_population_counts_are_a_recount(tmp_path, monkeypatch, seed, compiled):
+    """The people the grouper carries per class (ARX's pcount) and the population classes
+    without subset records, grouped from the records or rolled up from any class below
+    (and from roll-ups of roll-ups), equal a recount of the population table."""
+    if compiled and not kernels.compiled_available():
+        pytest.skip("the compiled kernel is not built")
+    monkeypatch.setattr(kernels, "USE_COMPILED", compiled)
+    rng = np.random.default_rng(seed)
+    population, subset = _drawn(rng, 120, float(rng.uniform(0.1, 0.6)))
+    path = tmp_path / "population.csv"
+    population.to_csv(path, index=False)
+    definition, hierarchies = setting(subset)
+    data, config = prepare(subset, definition, hierarchies,
+                           AnonymizationConfig([DeltaPresence(0.0, 1.0, str(path))]))
+    grouper = Grouper(data, populations=config.privacy_models[0].population_rows())
+    snapshots = {}
+    for levels in LEVELS:  # ascending, so each level's predecessors are at hand
+        grouped, _ = grouper.group_records(levels)
+        below = [snapshots[b] for b in LEVELS if b != levels and b <= levels
+                 and b[1] <= levels[1]]
+        for classes in [grouped] + [grouper.roll_up(b, levels) for b in below]:
+            (carried,) = classes.populations.values()
+            wanted = population_matches(subset, population, HIERARCHIES,
+                                        dict(zip(HIERARCHIES, levels, strict=True)))
+            assert carried.people.tolist() == [wanted[k] for k in labels_of(data, classes)]
+            everyone = presence(subset, population, HIERARCHIES,
+                                dict(zip(HIERARCHIES, levels, strict=True)))
+            assert len(carried.uncovered) == len(everyone) - classes.n_classes, levels
+            assert carried.uncovered_people.sum() + carried.people.sum() == len(population)
+        # Keep a roll-up as the next source when there is one: roll-ups of roll-ups.
+        snapshots[levels] = classes
 
 
 def test_search_release_holds_and_a_lie_is_caught(tmp_path):

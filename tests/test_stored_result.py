@@ -196,7 +196,7 @@ def test_result_member_is_read_within_its_bound(run, tmp_path):
         Project.load(path, ArchiveLimits(max_result_bytes=1000))
 
 
-@pytest.mark.parametrize("strategy", ["heuristic", "exhaustive"])
+@pytest.mark.parametrize("strategy", ["heuristic", "exhaustive", "genetic"])
 def test_every_strategy_reopens_as_it_was(strategy):
     project = example_project(records=200)
     definition = project.definition
@@ -206,7 +206,7 @@ def test_every_strategy_reopens_as_it_was(strategy):
     project = copy.copy(project)
     project.definition = definition
     config = AnonymizationConfig.from_dict({**project.settings, "strategy": strategy,
-                                            "time_limit": 5.0})
+                                            "time_limit": 5.0, "genetic_iterations": 5})
     result = anonymize(project.data, definition, project.hierarchies, config)
     again = _reopen(project, config, _through_json(store_outcome(result)))
     assert again.to_dict() == result.to_dict()

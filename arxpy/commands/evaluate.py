@@ -15,11 +15,11 @@ from typing import Any
 from arxpy.commands.files import add_input_option, add_output_option
 from arxpy.commands.options import (
     METRICS,
-    STRATEGIES,
     ProgressBar,
     add_data_arguments,
     add_privacy_arguments,
     load_inputs,
+    strategy_names,
     write_json,
 )
 from arxpy.errors import ConfigurationError
@@ -56,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_privacy_arguments(parser)
     parser.add_argument("--metric", choices=METRICS,
                         help="quality model of the search for the optimum (default loss)")
-    parser.add_argument("--strategy", choices=STRATEGIES, help="search strategy")
+    parser.add_argument("--strategy", choices=strategy_names(), help="search strategy")
     parser.add_argument("--time-limit", type=float, metavar="SECONDS",
                         help="time budget of the heuristic search")
     parser.add_argument("--transformation", default="optimum", metavar="optimum|ATTR=LEVEL,...",

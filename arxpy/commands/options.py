@@ -21,7 +21,6 @@ from arxpy.params import drawn_seed
 
 METRICS = ("loss", "dm", "aecs", "entropy", "precision", "height", "kl", "classification",
            "payout")
-STRATEGIES = ("optimal", "exhaustive", "heuristic")
 L_KINDS = {"distinct": "distinct-l-diversity", "entropy": "entropy-l-diversity",
            "recursive": "recursive-cl-diversity"}
 T_DISTANCES = ("equal", "hierarchical", "ordered")
@@ -211,12 +210,40 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     """``--metric``, ``--strategy``, ``--time-limit`` and ``--step-limit``
     (``--class-attribute`` is separate)."""
     parser.add_argument("--metric", metavar="METRIC", help=METRIC_HELP)
-    parser.add_argument("--strategy", choices=STRATEGIES, help="search strategy (default optimal)")
+    parser.add_argument("--strategy", choices=strategy_names(),
+                        help="search strategy (default optimal)")
     parser.add_argument("--time-limit", type=float, metavar="SECONDS",
-                        help="time budget of the lightning strategy")
+                        help="time budget of the lightning and genetic strategies")
     parser.add_argument("--step-limit", type=int, metavar="N",
-                        help="most transformations the lightning strategy checks (ARX's "
-                        "step limit; with --time-limit, whichever comes first)")
+                        help="most transformations the lightning and genetic strategies check "
+                        "(ARX's step limit; with --time-limit, whichever comes first)")
+    add_genetic_arguments(parser)
+
+
+def strategy_names() -> tuple[str, ...]:
+    """The search strategies' names (``lightning`` and ``genetic`` among them)."""
+    from arxpy.search import STRATEGIES
+
+    return tuple(STRATEGIES)
+
+
+def add_genetic_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--genetic-iterations`` ... ``--genetic-seed``: ARX's genetic algorithm's settings,
+    one option per declared parameter."""
+    from arxpy.engine.config import GENETIC_PARAMS
+
+    group = parser.add_argument_group("genetic strategy", "ARX's genetic algorithm's settings "
+                                      "(--strategy genetic); ARX's defaults")
+    for param in GENETIC_PARAMS:
+        option = "--" + param.name.replace("_", "-")
+        if param.kind == "bool":
+            group.add_argument(option, action=argparse.BooleanOptionalAction, default=None,
+                               help=f"{param.help} (default on)")
+        else:
+            group.add_argument(option, type=int if param.kind == "int" else float,
+                               metavar="N" if param.kind == "int" else "F",
+                               help=param.help if param.optional
+                               else f"{param.help} (default {param.default})")
 
 
 def add_local_recoding_arguments(parser: argparse.ArgumentParser) -> None:
@@ -620,10 +647,17 @@ def settings_from_args(args: argparse.Namespace, base: dict[str, Any]) -> dict[s
                        ("step_limit", getattr(args, "step_limit", None)),
                        ("local_recoding", getattr(args, "local_recoding", None)),
                        ("local_recoding_gs_factor",
-                        getattr(args, "local_recoding_gs_factor", None))):
+                        getattr(args, "local_recoding_gs_factor", None)),
+                       *_genetic_settings(args)):
         if value is not None:
             settings[key] = value
     return settings
+
+
+def _genetic_settings(args: argparse.Namespace) -> list[tuple[str, Any]]:
+    from arxpy.engine.config import GENETIC_PARAMS
+
+    return [(p.name, getattr(args, p.name, None)) for p in GENETIC_PARAMS]
 
 
 def _load_files(args: argparse.Namespace, check: Callable[..., None] | None):

@@ -87,6 +87,7 @@ def anonymize(
         progress=search_progress,
         time_limit=config.time_limit,
         step_limit=config.step_limit,
+        strategy_settings=config.genetic_settings(),
     )
     started = time.perf_counter()
     outcome = run_search(context, config.strategy)

@@ -8,7 +8,8 @@
 
 ``remove_suppressed`` is written only when set (suppressed rows are kept with ``*`` in
 every quasi-identifier by default, as in ARX); so are ``local_recoding`` (passes over
-the suppressed records after the search, 0 = off) and ``local_recoding_gs_factor``.
+the suppressed records after the search, 0 = off), ``local_recoding_gs_factor`` and
+the genetic strategy's ``genetic_*`` settings.
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ from arxpy.privacy.registry import privacy_model_from_dict
 from arxpy.quality.base import QualityModel
 from arxpy.quality.loss import Loss
 from arxpy.quality.registry import quality_model_from_dict
+from arxpy.search.genetic import GeneticSettings
 
 #: "heuristic" is Lightning's former name, still read from older projects and scripts.
-STRATEGY_NAMES = ("optimal", "exhaustive", "lightning", "heuristic")
+STRATEGY_NAMES = ("optimal", "exhaustive", "lightning", "genetic", "heuristic")
 #: How messages about these settings name their owner.
 OWNER = "anonymization settings"
 
@@ -40,16 +42,50 @@ SEARCH_PARAMS = (
           help="Largest fraction of records that may be suppressed (e.g. 0.02 for 2%)"),
     Param("strategy", "choice", "optimal", choices=STRATEGY_NAMES, label="search strategy",
           help="optimal prunes with monotonicity and bounds, exhaustive checks every "
-               "transformation, lightning (ARX's best-effort search) returns the best found within "
-               "the time limit, for lattices too large to search"),
+               "transformation, lightning (ARX's best-effort search) and genetic (ARX's genetic "
+               "algorithm) return the best found within the limits, for lattices too large "
+               "to search"),
     Param("time_limit", "float", None, low=0, low_open=True, optional=True, unit="seconds",
-          label="time limit", help="Time budget of the lightning strategy"),
+          label="time limit", help="Time budget of the lightning and genetic strategies"),
     Param("step_limit", "int", None, low=1, optional=True, unit="transformations",
           label="step limit",
-          help="Most transformations the lightning strategy checks (ARX's heuristic search "
-               "step limit); with a time limit, whichever is reached first"),
+          help="Most transformations the lightning and genetic strategies check (ARX's "
+               "heuristic search step limit); with a time limit, whichever is reached first"),
     Param("remove_suppressed", "bool", False, label="remove suppressed records",
           help="Leave suppressed records out of the output instead of masking them"),
+)
+
+_GA = GeneticSettings()
+#: ARX's genetic algorithm (``ARXConfiguration.geneticAlgorithm*``, ARX's defaults),
+#: declared once: the configuration, the generalization method, the CLI and the GUI.
+GENETIC_PARAMS = (
+    Param("genetic_iterations", "int", _GA.iterations, low=1, unit="iterations",
+          label="genetic iterations", help="Generations the genetic strategy breeds"),
+    Param("genetic_subpopulation_size", "int", _GA.subpopulation_size, low=1,
+          unit="transformations", label="genetic subpopulation size",
+          help="Individuals per subpopulation beyond one per quasi-identifier"),
+    Param("genetic_immigration_interval", "int", _GA.immigration_interval, low=1,
+          unit="iterations", label="genetic immigration interval",
+          help="Iterations between exchanges of the fittest between the subpopulations"),
+    Param("genetic_immigration_fraction", "float", _GA.immigration_fraction, low=0, high=1,
+          label="genetic immigration fraction",
+          help="Share of a subpopulation exchanged; as in ARX it is cast to a whole number "
+               "first, so below 1 none moves"),
+    Param("genetic_elite_fraction", "float", _GA.elite_fraction, low=0, high=1,
+          label="genetic elite fraction", help="Share of the fittest kept unchanged"),
+    Param("genetic_crossover_fraction", "float", _GA.crossover_fraction, low=0, high=1,
+          label="genetic crossover fraction", help="Share replaced by children of two parents"),
+    Param("genetic_mutation_probability", "float", _GA.mutation_probability, low=0, high=1,
+          label="genetic mutation probability",
+          help="Largest share of quasi-identifiers a mutation changes"),
+    Param("genetic_production_fraction", "float", _GA.production_fraction, low=0,
+          low_open=True, high=1, label="genetic production fraction",
+          help="Share of the fittest that parents are drawn from"),
+    Param("genetic_deterministic", "bool", _GA.deterministic, label="genetic deterministic",
+          help="Draw as ARX's deterministic mode does (the same result on every run); "
+               "otherwise from the genetic seed"),
+    Param("genetic_seed", "int", None, optional=True, label="genetic seed",
+          help="Seed when not deterministic; without one, each run draws its own"),
 )
 
 #: Local recoding (ARX's ``ARXResult.optimizeIterative``), declared once: the
@@ -65,6 +101,8 @@ LOCAL_RECODING_PARAMS = (
           help="gs-factor of the quality model in the passes after the first (0 favours "
                "suppression, 1 generalization; ARX's default 0.05)"),
 )
+
+_PARAMS = (*SEARCH_PARAMS, *LOCAL_RECODING_PARAMS, *GENETIC_PARAMS)
 
 
 @dataclass
@@ -85,6 +123,16 @@ class AnonymizationConfig:
     step_limit: int | None = None
     local_recoding: int = 0
     local_recoding_gs_factor: float = 0.05
+    genetic_iterations: int = _GA.iterations
+    genetic_subpopulation_size: int = _GA.subpopulation_size
+    genetic_immigration_interval: int = _GA.immigration_interval
+    genetic_immigration_fraction: float = _GA.immigration_fraction
+    genetic_elite_fraction: float = _GA.elite_fraction
+    genetic_crossover_fraction: float = _GA.crossover_fraction
+    genetic_mutation_probability: float = _GA.mutation_probability
+    genetic_production_fraction: float = _GA.production_fraction
+    genetic_deterministic: bool = _GA.deterministic
+    genetic_seed: int | None = None
 
     def __post_init__(self) -> None:
         # Construction normalizes the object being built (lists, declared types);
@@ -94,7 +142,11 @@ class AnonymizationConfig:
             setattr(self, name, value)
 
     def search_settings(self) -> dict[str, Any]:
-        return {p.name: getattr(self, p.name) for p in (*SEARCH_PARAMS, *LOCAL_RECODING_PARAMS)}
+        return {p.name: getattr(self, p.name) for p in _PARAMS}
+
+    def genetic_settings(self) -> dict[str, Any]:
+        """The genetic strategy's settings, for the search."""
+        return {p.name: getattr(self, p.name) for p in GENETIC_PARAMS}
 
     def validate(self) -> AnonymizationConfig:
         """Raise :class:`ConfigurationError` for settings that can never work, else
@@ -112,8 +164,7 @@ class AnonymizationConfig:
             raise ConfigurationError(f"Not a privacy model: {bad[0]!r}.")
         if not isinstance(self.quality_model, QualityModel):
             raise ConfigurationError(f"Not a quality model: {self.quality_model!r}.")
-        settings = check_params((*SEARCH_PARAMS, *LOCAL_RECODING_PARAMS),
-                                self.search_settings(), OWNER)
+        settings = check_params(_PARAMS, self.search_settings(), OWNER)
         if settings["local_recoding"]:
             _check_local_recoding(self.privacy_models)
         return settings
@@ -133,6 +184,8 @@ class AnonymizationConfig:
         if self.local_recoding:
             out["local_recoding"] = self.local_recoding
             out["local_recoding_gs_factor"] = float(self.local_recoding_gs_factor)
+        out.update({p.name: getattr(self, p.name) for p in GENETIC_PARAMS
+                    if getattr(self, p.name) != p.default})  # written when set
         return out
 
     @classmethod
@@ -182,10 +235,9 @@ def _settings_parts(d: Mapping[str, Any]) -> dict[str, Any]:
     quality_spec = d.get("quality_model")
     quality = _model("quality_model", quality_model_from_dict, quality_spec) \
         if quality_spec else Loss()
-    params = (*SEARCH_PARAMS, *LOCAL_RECODING_PARAMS)
-    search = {p.name: d[p.name] for p in params if d.get(p.name) is not None}
+    search = {p.name: d[p.name] for p in _PARAMS if d.get(p.name) is not None}
     return {"privacy_models": models, "quality_model": quality,
-            **check_params(params, search, OWNER)}
+            **check_params(_PARAMS, search, OWNER)}
 
 
 def _model(key: str, build: Any, spec: Any) -> Any:

@@ -144,7 +144,8 @@ def _one_pass(data: EncodedData, config: AnonymizationConfig, rows: np.ndarray, 
         part, _models_for(config.privacy_models, data, part),
         _quality_for(config.quality_model, gs_factor, part), config.suppression_limit,
         cancel=cancel, progress=lambda f, m: report(f, f"Local recoding, pass {index}: {m}"),
-        time_limit=config.time_limit, step_limit=config.step_limit)
+        time_limit=config.time_limit, step_limit=config.step_limit,
+        strategy_settings=config.genetic_settings())
     outcome = run_search(context, config.strategy)
     cancel.raise_if_cancelled()
     if outcome.optimum is None:

@@ -44,7 +44,10 @@ from arxpy.quality.loss import AGGREGATES
 
 STRATEGIES = {"optimal": "Optimal (prunes with monotonicity and bounds)",
               "exhaustive": "Exhaustive (checks every transformation)",
-              "lightning": "Lightning (best found within a time limit)"}
+              "lightning": "Lightning (best found within a time limit)",
+              "genetic": "Genetic (ARX's genetic algorithm, within a time limit)"}
+#: The strategies bounded by the time limit (ARX's best-effort algorithms).
+TIMED_STRATEGIES = ("lightning", "genetic")
 AGGREGATE_LABELS = {"sum": "Sum", "max": "Maximum", "arithmetic_mean": "Arithmetic mean",
                     "geometric_mean": "Geometric mean", "rank": "Rank"}
 COMMIT_DELAY_MS = 300
@@ -212,7 +215,7 @@ class SettingsPanel(QWidget):
         self.aggregate.setEnabled("aggregate" in params)
         self.monotonic.setEnabled("monotonic" in params)
         self.class_attribute.setEnabled("class_attribute" in params)
-        self.time_limit.setEnabled(self.strategy.currentData() == "lightning")
+        self.time_limit.setEnabled(self.strategy.currentData() in TIMED_STRATEGIES)
         self.local_gs_factor.setEnabled(self.local_passes.value() > 0)
 
     def _changed(self) -> None:
@@ -247,7 +250,7 @@ class SettingsPanel(QWidget):
             **self.state.settings,
             "suppression_limit": round(self.suppression.value() / 100.0, 6),
             "strategy": self.strategy.currentData(),
-            "time_limit": time_limit if self.strategy.currentData() == "lightning" else None,
+            "time_limit": time_limit if self.strategy.currentData() in TIMED_STRATEGIES else None,
             "quality_model": self.quality_dict(),
             **dict.fromkeys(LOCAL_RECODING),
         }

@@ -61,6 +61,21 @@ class PackedKeys:
         return decode_codes(self.values, self.radices)
 
 
+@dataclass(frozen=True)
+class PopulationClasses:
+    """A population table beside the data, counted at the data classes' levels: ARX's
+    ``pcount``, carried through grouping and roll-up as ARX's ``HashGroupify`` carries
+    it, so a check reads each class's people without a lookup.
+
+    Every data class is a population class (the data are drawn from the population);
+    the population's other classes, without records of the data, travel apart.
+    """
+
+    people: np.ndarray  # (n_classes,) int64 population records of each data class
+    uncovered: np.ndarray  # packed keys (the classes' radices) of the other classes
+    uncovered_people: np.ndarray  # their population records (int64, > 0)
+
+
 class EquivalenceClasses:
     """The equivalence classes of the records under one transformation.
 
@@ -69,12 +84,13 @@ class EquivalenceClasses:
     Read-only by convention, like the frozen dataclass it replaces.
     """
 
-    __slots__ = ("levels", "sizes", "distributions", "sums", "packed", "_keys")
+    __slots__ = ("levels", "sizes", "distributions", "sums", "packed", "populations", "_keys")
 
     def __init__(self, levels: tuple[int, ...], keys: np.ndarray | None, sizes: np.ndarray,
                  distributions: Mapping[str, Distribution] | None = None,
                  sums: Mapping[str, np.ndarray] | None = None,
-                 packed: PackedKeys | None = None) -> None:
+                 packed: PackedKeys | None = None,
+                 populations: Mapping[str, PopulationClasses] | None = None) -> None:
         if keys is None and packed is None:
             raise ValueError("equivalence classes need their keys or packed keys")
         self.levels = levels  # generalization level per quasi-identifier
@@ -84,6 +100,9 @@ class EquivalenceClasses:
         #: (:meth:`~arxpy.quality.base.QualityModel.record_sums`); float64, added on roll-up.
         self.sums: Mapping[str, np.ndarray] = sums or {}
         self.packed = packed
+        #: Per population table a model carries (:meth:`~arxpy.privacy.base.PrivacyModel.
+        #: population_rows`), its classes at ``levels``; rolled up with the classes.
+        self.populations: Mapping[str, PopulationClasses] = populations or {}
         self._keys = keys
 
     @property

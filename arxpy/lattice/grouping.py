@@ -23,7 +23,12 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.codes import KEY_LIMIT, combine_codes
-from arxpy.lattice.classes import Distribution, EquivalenceClasses, PackedKeys
+from arxpy.lattice.classes import (
+    Distribution,
+    EquivalenceClasses,
+    PackedKeys,
+    PopulationClasses,
+)
 from arxpy.lattice.encoding import EncodedData, weighted_counts
 from arxpy.lattice.kernels import group_keys, pack_columns, rewrite_keys, sum_pairs
 
@@ -130,16 +135,21 @@ LEVEL_COLUMNS_BYTES = 64 << 20
 class Grouper:
     """Computes equivalence classes of transformations for one encoded table.
 
-    ``tracked`` names the tracked attributes whose distributions the classes carry.
+    ``tracked`` names the tracked attributes whose distributions the classes carry;
+    ``populations`` names population tables whose classes they carry, each as its
+    distinct rows (per quasi-identifier, level-0 codes) and the people of each row.
     """
 
     def __init__(self, data: EncodedData, tracked: Sequence[str] = (),
-                 record_sums: Mapping[str, np.ndarray] | None = None) -> None:
+                 record_sums: Mapping[str, np.ndarray] | None = None,
+                 populations: Mapping[str, tuple[Sequence[np.ndarray], np.ndarray]]
+                 | None = None) -> None:
         self.data = data
         self.tracked = [data.tracked[name] for name in dict.fromkeys(tracked)]
         #: Per-row values whose per-class sums the classes carry (a histogram row's
         #: value covers all the records it stands for).
         self.record_sums = dict(record_sums or {})
+        self.populations = dict(populations or {})
         self._up: dict[tuple[int, int, int], np.ndarray] = {}
         #: The last classes grouped from the records (the search's bottom, its usual
         #: roll-up root) and their key columns mapped up to other levels, kept while they
@@ -223,12 +233,50 @@ class Grouper:
         # Decoded once here: grouping from the records is rare (the bottom, mostly), and a
         # source's key columns make rolling up many attributes at once cheaper.
         keys = merged.keys if merged.packed is None else merged.packed.decode()
-        classes = EquivalenceClasses(levels, keys, sizes, distributions, sums, merged.packed)
+        populations = {} if merged.packed is None else \
+            self._group_populations(levels, merged.packed)
+        classes = EquivalenceClasses(levels, keys, sizes, distributions, sums, merged.packed,
+                                     populations)
         self._root, self._root_columns, self._root_bytes = classes, {}, 0
         rows = self._row_numbers()
         self._root_first = np.full(merged.n_classes, len(rows), dtype=np.int64)
         np.minimum.at(self._root_first, merged.inverse, rows)
         return classes, merged.inverse
+
+    def _group_populations(self, levels: tuple[int, ...], classes: PackedKeys
+                           ) -> dict[str, PopulationClasses]:
+        """The population tables' counts for the classes ``classes`` at ``levels``, from
+        their rows; none when the keys do not fit one int64 (models then look them up)."""
+        radices = self.radices(levels)
+        out = {}
+        for name, (rows, people) in self.populations.items():
+            columns = [q.level_maps[level][r] for q, level, r in
+                       zip(self.data.quasi_identifiers, levels, rows, strict=True)]
+            key, exact = combine_codes(columns, radices)
+            if not exact:
+                return {}
+            zero = np.zeros(len(classes.values), dtype=np.int64)
+            out[name] = _beside(classes, zero, key, people)
+        return out
+
+    def _rolled_populations(self, source: EquivalenceClasses, levels: tuple[int, ...],
+                            inverse: np.ndarray, classes: PackedKeys | None
+                            ) -> dict[str, PopulationClasses]:
+        """``source``'s population counts rolled up to the classes ``classes`` (``inverse``:
+        source class -> class): people summed, the uncovered keys' digits rewritten."""
+        if classes is None or source.packed is None:
+            return {}
+        changed = [q for q, (a, b) in enumerate(zip(source.levels, levels, strict=True))
+                   if a != b]
+        out = {}
+        for name, population in source.populations.items():
+            people = np.rint(np.bincount(inverse, weights=population.people,
+                                         minlength=len(classes.values))).astype(np.int64)
+            uncovered, _ = self._rewrite_digits(
+                PackedKeys(population.uncovered, source.packed.radices), source.levels,
+                levels, changed)
+            out[name] = _beside(classes, people, uncovered, population.uncovered_people)
+        return out
 
     def roll_up(self, source: EquivalenceClasses, levels: Sequence[int]) -> EquivalenceClasses:
         """Classes of ``levels`` from those of ``source`` (``source.levels <= levels``)."""
@@ -382,7 +430,8 @@ class Grouper:
         sums = {name: np.bincount(inverse, weights=values, minlength=n_classes)
                 for name, values in source.sums.items()}
         self.rollups += 1
-        return EquivalenceClasses(levels, keys, sizes, distributions, sums, packed)
+        return EquivalenceClasses(levels, keys, sizes, distributions, sums, packed,
+                                  self._rolled_populations(source, levels, inverse, packed))
 
 
 def classes_nbytes(classes: EquivalenceClasses) -> int:
@@ -395,7 +444,26 @@ def classes_nbytes(classes: EquivalenceClasses) -> int:
     for d in classes.distributions.values():
         total += d.class_index.nbytes + d.value.nbytes + d.count.nbytes
     total += sum(s.nbytes for s in classes.sums.values())
+    total += sum(p.people.nbytes + p.uncovered.nbytes + p.uncovered_people.nbytes
+                 for p in classes.populations.values())
     return int(total)
+
+
+def _beside(classes: PackedKeys, people: np.ndarray, others: np.ndarray,
+            others_people: np.ndarray) -> PopulationClasses:
+    """Population counts of ``classes`` (``people`` each already) once the population
+    classes with keys ``others`` (``others_people`` each) are merged in: those equal to
+    a class add to its people, the rest stay uncovered. One grouping, no lookup."""
+    if not len(others):
+        return PopulationClasses(people, others, others_people)
+    n = len(classes.values)
+    inverse, distinct, summed = group_keys(np.concatenate((classes.values, others)),
+                                           _span(classes.radices),
+                                           np.concatenate((people, others_people)))
+    of_classes = inverse[:n]
+    uncovered = np.ones(len(distinct), dtype=bool)
+    uncovered[of_classes] = False
+    return PopulationClasses(summed[of_classes], distinct[uncovered], summed[uncovered])
 
 
 def _as_key(levels: Sequence[int]) -> tuple[int, ...]:

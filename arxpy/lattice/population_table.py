@@ -4,8 +4,10 @@ journalist profitability models and payout).
 ARX loads the population and marks the research subset in it (``DataSubset``); each
 class then has ``count`` (subset records) and ``pcount`` (population records). arxpy
 keeps the subset as the data and reads the population from a CSV beside it: each value
-is mapped to its hierarchy row once, the distinct rows are counted once, and a
-transformation's classes look up their people from those rows.
+is mapped to its hierarchy row once and the distinct rows are counted once. The search
+carries their classes through grouping and roll-up beside the data's
+(:class:`~arxpy.lattice.classes.PopulationClasses`, ARX's ``pcount``), so a check reads
+its classes' people from those; classes built elsewhere look them up from the rows.
 """
 
 from __future__ import annotations
@@ -41,10 +43,15 @@ def read_population_table(path: str, columns: list[str], owner: str,
 
 
 class PopulationTable:
-    """The population's distinct hierarchy rows and their people, for one encoding."""
+    """The population's distinct hierarchy rows and their people, for one encoding.
 
-    def __init__(self, frame: pd.DataFrame, data: EncodedData, owner: str) -> None:
+    ``name`` (the table's path) names its classes among the classes' ``populations``.
+    """
+
+    def __init__(self, frame: pd.DataFrame, data: EncodedData, owner: str,
+                 name: str = "") -> None:
         self.owner = owner
+        self.name = name
         rows = [hierarchy_rows(frame[q.name], q, owner) for q in data.quasi_identifiers]
         # Distinct rows with their counts: each transformation then reads far fewer.
         key, _ = combine_codes(rows)
@@ -71,9 +78,17 @@ class PopulationTable:
         """Population records in each class (ARX's ``pcount``)."""
         return self.classes_and_uncovered(classes)[0]
 
+    def carried(self) -> dict[str, tuple[list[np.ndarray], np.ndarray]]:
+        """The rows and their people for the grouper to carry the population's classes
+        (:meth:`~arxpy.privacy.base.PrivacyModel.population_rows`)."""
+        return {self.name: (self.rows, self.people)}
+
     def classes_and_uncovered(self, classes: EquivalenceClasses) -> tuple[np.ndarray, int]:
         """Population records per class, and the population's classes at the same
         levels that hold no record of the data (ARX's entries with ``count == 0``)."""
+        carried = classes.populations.get(self.name)
+        if carried is not None:
+            return carried.people, len(carried.uncovered)
         population = [maps[level][rows] for maps, level, rows in
                       zip(self.level_maps, classes.levels, self.rows, strict=True)]
         if classes.packed is None:

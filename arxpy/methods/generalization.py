@@ -15,7 +15,7 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.engine import AnonymizationConfig, Result, anonymize
-from arxpy.engine.config import LOCAL_RECODING_PARAMS, SEARCH_PARAMS
+from arxpy.engine.config import GENETIC_PARAMS, LOCAL_RECODING_PARAMS, SEARCH_PARAMS
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress
@@ -45,6 +45,7 @@ class Generalization(Method):
               help='the quality model to optimize, e.g. {"name": "loss"}'),
         *SEARCH_PARAMS,  # declared once, with the engine's configuration
         *LOCAL_RECODING_PARAMS,
+        *GENETIC_PARAMS,
     )
 
     def check_together(self) -> None:

@@ -15,6 +15,7 @@ prepares a :meth:`~arxpy.params.Parameterized.clone`, never the user's instance.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -69,6 +70,13 @@ class PrivacyModel(Parameterized, ABC):
 
     def prepare(self, data: EncodedData) -> None:  # noqa: B027 - optional hook
         """Precompute what checks need (global distributions, ...); called once per run."""
+
+    def population_rows(self) -> Mapping[str, tuple[Sequence[np.ndarray], np.ndarray]]:
+        """Population tables whose classes the search should carry with the classes
+        (:attr:`~arxpy.lattice.classes.EquivalenceClasses.populations`), by name: each
+        its distinct rows (per quasi-identifier, level-0 codes) and their people.
+        Available after :meth:`prepare`; none by default."""
+        return {}
 
     @abstractmethod
     def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:

@@ -207,7 +207,7 @@ class DeltaPresence(PrivacyModel):
             if condition["attribute"] not in columns:
                 columns.append(condition["attribute"])
         frame = read_population_table(str(self.population), columns, OWNER)
-        self._population = PopulationTable(frame, data, OWNER)
+        self._population = PopulationTable(frame, data, OWNER, str(self.population))
         selected = self._selected_rows(frame, data)
         if selected is None:
             if self._population.shortfall(data):
@@ -240,6 +240,9 @@ class DeltaPresence(PrivacyModel):
                 f"{OWNER}: {missing:,} records of the research subset file are not in the "
                 "population table; the subset must be drawn from the population.")
         return rows
+
+    def population_rows(self) -> dict[str, tuple[list[np.ndarray], np.ndarray]]:
+        return {} if self._population is None else self._population.carried()
 
     def _people(self, classes: EquivalenceClasses) -> tuple[np.ndarray, int]:
         """Population records per class and population classes without data records

@@ -150,7 +150,7 @@ class KMap(PrivacyModel):
                                         self.significance, self.estimator)
             return
         frame = read_population_table(str(self.population), data.qi_names, "k-map")
-        self._population = PopulationTable(frame, data, "k-map")
+        self._population = PopulationTable(frame, data, "k-map", str(self.population))
         # ARX draws the sample from the population table: a table that lacks some of
         # the sample's records is another population.
         if self._population.shortfall(data):
@@ -163,6 +163,9 @@ class KMap(PrivacyModel):
         if self.estimated:
             return classes.sizes >= (self._derived_k or self.k)
         return self.population_matches(classes) >= self.k
+
+    def population_rows(self) -> dict[str, tuple[list[np.ndarray], np.ndarray]]:
+        return {} if self._population is None else self._population.carried()
 
     def population_matches(self, classes: EquivalenceClasses) -> np.ndarray:
         """Population records in each class (exact k-map, after ``prepare``)."""

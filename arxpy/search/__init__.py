@@ -16,6 +16,7 @@ from arxpy.search.base import (
 )
 from arxpy.search.exhaustive import search_exhaustive
 from arxpy.search.flash import arx_choice
+from arxpy.search.genetic import search_genetic
 from arxpy.search.lightning import search_lightning
 from arxpy.search.optimal import check_lattice_size, search_optimal
 
@@ -23,12 +24,13 @@ STRATEGIES: dict[str, Callable[[SearchContext], SearchOutcome]] = {
     "optimal": search_optimal,
     "exhaustive": search_exhaustive,
     "lightning": search_lightning,
+    "genetic": search_genetic,
     "heuristic": search_lightning,  # Lightning's former name
 }
 
 
 def run_search(ctx: SearchContext, strategy: str) -> SearchOutcome:
-    """Run the named strategy (``optimal``, ``exhaustive`` or ``lightning``)."""
+    """Run the named strategy (``optimal``, ``exhaustive``, ``lightning`` or ``genetic``)."""
     try:
         function = STRATEGIES[strategy]
     except KeyError:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -115,6 +116,15 @@ def better(a: Check, b: Check | None) -> bool:
     return (a.key, sum(a.levels), a.levels) < (b.key, sum(b.levels), b.levels)
 
 
+def tracks_optimum(check: Check, best: Check | None) -> bool:
+    """ARX's ``trackOptimum`` (best-effort strategies): less loss, or as little on a lower
+    level; of equals, the first found stays (the optimal strategies break such ties by
+    ARX's Flash order)."""
+    if best is None or check.key < best.key:
+        return True
+    return check.key == best.key and sum(check.levels) < sum(best.levels)
+
+
 class SearchContext:
     """Checks transformations of one encoded table against one configuration."""
 
@@ -129,6 +139,7 @@ class SearchContext:
         cache_bytes: int = 256 << 20,
         time_limit: float | None = None,
         step_limit: int | None = None,
+        strategy_settings: Mapping[str, Any] | None = None,
     ) -> None:
         self.data = data
         self.models = list(privacy_models)
@@ -139,7 +150,10 @@ class SearchContext:
         # A quasi-identifier's values per class are the class keys already; carrying its
         # distribution too cost a classification search on Adult a quarter of its time.
         tracked = [name for name in tracked if name not in data.qi_names]
-        self.grouper = Grouper(data, tracked, quality.record_sums())
+        # Population tables (k-map, δ-presence) ride along as ARX's pcount.
+        populations = {name: rows for m in self.models
+                       for name, rows in m.population_rows().items()}
+        self.grouper = Grouper(data, tracked, quality.record_sums(), populations)
         self.cache = SnapshotCache(len(data.quasi_identifiers), max_bytes=cache_bytes)
         self.max_suppressed = math.floor(suppression_limit * data.n_records + 1e-9)
         quality.suppression_budget = self.max_suppressed
@@ -148,6 +162,8 @@ class SearchContext:
         self.time_limit = time_limit
         #: Most transformations a best-effort strategy checks (ARX's step limit).
         self.step_limit = step_limit
+        #: A strategy's own settings (the genetic strategy's ``genetic_*``).
+        self.strategy_settings = dict(strategy_settings or {})
         #: Score transformations that are not anonymous too (a strategy ordering its
         #: expansion by them sets it); otherwise their score is NOT_SCORED.
         self.score_all = False

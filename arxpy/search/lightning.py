@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from arxpy.search.base import Check, SearchContext, SearchOutcome, reaches
+from arxpy.search.base import Check, SearchContext, SearchOutcome, reaches, tracks_optimum
 
 #: Time budget when none is configured, in seconds.
 DEFAULT_TIME_LIMIT = 10.0
@@ -51,7 +51,7 @@ class _Lightning:
         fresh = levels not in self.ctx.checks
         check = self.ctx.check(levels)
         if fresh:
-            if check.anonymous and _tracked(check, self.best):
+            if check.anonymous and tracks_optimum(check, self.best):
                 self.best = check
             self.ctx.progress(min(self.ctx.elapsed / self.budget, 0.99),
                               f"Checked {len(self.ctx.checks):,} transformations")
@@ -122,14 +122,6 @@ class _Lightning:
         # Nothing left to expand before the time ran out: every transformation that could
         # beat the best was checked (ARX: "optimum found").
         return ctx.outcome(self.best, optimal=not self.queue and not self.stop())
-
-
-def _tracked(check: Check, best: Check | None) -> bool:
-    """ARX's ``trackOptimum``: less loss, or as little on a lower level; of equals, the
-    first found stays (the optimal strategies break such ties by ARX's Flash order)."""
-    if best is None or check.key < best.key:
-        return True
-    return check.key == best.key and sum(check.levels) < sum(best.levels)
 
 
 def search_lightning(ctx: SearchContext) -> SearchOutcome:

@@ -332,9 +332,9 @@ def check_lattice_size(size: int, strategy: str) -> None:
     if strategy in ("optimal", "exhaustive") and size > MAX_NODES:
         raise ConfigurationError(
             f"The lattice has {size:,} transformations, too many for the {strategy} "
-            f"strategy (at most {MAX_NODES:,}); use the lightning strategy with a time "
-            "limit (--strategy lightning), or narrow the generalization levels (minimum "
-            "and maximum level) or the hierarchies."
+            f"strategy (at most {MAX_NODES:,}); use the lightning strategy (or the genetic "
+            "one) with a time limit (--strategy lightning), or narrow the generalization "
+            "levels (minimum and maximum level) or the hierarchies."
         )
 
 

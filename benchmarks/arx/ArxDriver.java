@@ -40,6 +40,8 @@
  *   threshold=100000   ARX's heuristic-search threshold (lattice size above which OPTIMAL refuses)
  *   algorithm=lightning|genetic|optimal   ARX's AnonymizationAlgorithm (BEST_EFFORT_BOTTOM_UP, BEST_EFFORT_GENETIC)
  *   steplimit=N        heuristic search step limit in checks;  timelimit=MS  heuristic time limit
+ *   deterministic=true the genetic algorithm's deterministic mode (Random(0xDEADBEEF));
+ *   iterations=N       its iterations (ARX's default 50);  immigration=F  its immigration fraction (0.2)
  *   risk mode: what=input|optimum|pin  pop=N|usa  rthreshold=0.2
  *   Local recoding keys (after the global search, on the optimum's output handle):
  *   local=iterative    ARXResult.optimizeIterative(handle, lgs, passes, adapt)
@@ -365,6 +367,9 @@ public class ArxDriver {
         else if (algorithm.equals("genetic")) c.setAlgorithm(ARXConfiguration.AnonymizationAlgorithm.BEST_EFFORT_GENETIC);
         if (cfg.containsKey("steplimit")) c.setHeuristicSearchStepLimit(Integer.parseInt(cfg.get("steplimit")));
         if (cfg.containsKey("timelimit")) c.setHeuristicSearchTimeLimit(Integer.parseInt(cfg.get("timelimit")));
+        if (cfg.containsKey("deterministic")) c.setGeneticAlgorithmDeterministic(Boolean.parseBoolean(cfg.get("deterministic")));
+        if (cfg.containsKey("iterations")) c.setGeneticAlgorithmIterations(Integer.parseInt(cfg.get("iterations")));
+        if (cfg.containsKey("immigration")) c.setGeneticAlgorithmImmigrationFraction(Double.parseDouble(cfg.get("immigration")));
         return c;
     }
 
