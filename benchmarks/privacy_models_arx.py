@@ -1,4 +1,4 @@
-"""k-map, sample uniqueness and δ-presence: arxpy's search time beside ARX 3.9.2's.
+"""k-map, sample uniqueness, δ-presence and profitability: arxpy's search beside ARX 3.9.2's.
 
 Run from the repository root (ARX built as ``../shared/tools/arx/README.md`` says)::
 
@@ -10,7 +10,7 @@ subsets of Adult (seeded samples, as ``tests/test_parity_arx.py`` draws them) to
 scratch folder, then runs every configuration through ARX (one ``batch`` JVM,
 ``repeat=N``: best of N ``anonymize()`` calls, the first ones warm its JIT) and through
 arxpy (best of N ``anonymize()`` search times, ``Result.elapsed_seconds``), and prints
-both times, their ratio and whether the optima agree. Adult: nine quasi-identifiers,
+both times, their ratio, whether the optima agree, and both scores. Adult: nine quasi-identifiers,
 Loss unless named; ARX's time is ``anonymize()`` alone, arxpy's the search after
 encoding and preparing the models (reading the population table included in neither).
 """
@@ -47,6 +47,50 @@ CONFIGS = {
     "dp4": ([{"kind": "delta-presence", "delta_min": 0.0, "delta_max": 0.4}], 0.05,
             "sample30", "dpresence:0:0.4"),
 }
+#: ARX's four prices (adversary cost, gain, publisher benefit, loss) for the driver.
+PRICES = ("adversary_cost", "adversary_gain", "publisher_benefit", "publisher_loss")
+DEAR = dict(zip(PRICES, (4.0, 300.0, 1200.0, 5000.0), strict=True))  # attacks cost dear
+CHEAP = dict(zip(PRICES, (4.0, 30.0, 1200.0, 300.0), strict=True))  # k = 8 for no-attack
+
+
+def _profit(kind: str, prices: dict[str, float] | None = None) -> dict:
+    return {"kind": kind, **(prices or {})}
+
+
+def _arx_profit(attacker: str, prices: dict[str, float] | None = None) -> str:
+    return ":".join(["profit", attacker] + [f"{prices[p]:g}" for p in PRICES]
+                    if prices else ["profit", attacker])
+
+
+CONFIGS.update({
+    "pf1": ([_profit("profitability")], 0.0, None, _arx_profit("prosecutor")),
+    "pf2": ([_profit("profitability", DEAR)], 0.1, None, _arx_profit("prosecutor", DEAR)),
+    "pf3": ([_profit("profitability", DEAR)], 1.0, None, _arx_profit("prosecutor", DEAR)),
+    "pf4": ([_profit("profitability", DEAR), {"kind": "k-anonymity", "k": 5}], 0.05, None,
+            _arx_profit("prosecutor", DEAR) + ",k:5"),
+    "pf5": ([_profit("no-attack-profitability")], 0.02, None,
+            _arx_profit("prosecutor:noattack")),
+    "pf6": ([_profit("no-attack-profitability", CHEAP)], 0.05, None,
+            _arx_profit("prosecutor:noattack", CHEAP)),
+    "pf7": ([_profit("profitability-journalist", DEAR)], 0.1, "sample10",
+            _arx_profit("journalist", DEAR)),
+    "pf8": ([_profit("no-attack-profitability-journalist", CHEAP)], 0.05, "sample30",
+            _arx_profit("journalist:noattack", CHEAP)),
+    "pf9": ([_profit("no-attack-profitability-journalist")], 0.0, "female",
+            _arx_profit("journalist:noattack")),
+    "pf10": ([_profit("profitability-journalist")], 0.02, "sample50",
+             _arx_profit("journalist")),
+    "pf11": ([_profit("profitability-journalist", DEAR)], 0.05, "sample30",
+             _arx_profit("journalist", DEAR)),
+})
+#: Quality models other than Loss: id -> (arxpy name, ARX's metric=); the publisher
+#: payout takes the profitability model's prices, as ARX's shared configuration does.
+METRICS = {"pf1": ("payout", "payout"), "pf2": ("payout", "payout"),
+           "pf3": ("payout", "payout"), "pf4": ("payout", "payout"),
+           "pf5": ("payout", "payout"), "pf10": ("payout", "payout"),
+           "pf11": ("payout", "payout:journalist")}
+POPULATION_KINDS = ("delta-presence", "profitability-journalist",
+                    "no-attack-profitability-journalist")
 
 
 def compile_driver(build: Path, scratch: Path) -> str:
@@ -76,6 +120,8 @@ def run_arx(classpath: str, ids: list[str], subsets: dict[str, Path], repeat: in
     for name in ids:
         models, suppression, subset, arx_models = CONFIGS[name]
         line = f"id={name} models={arx_models} supp={suppression} repeat={repeat}"
+        if name in METRICS:
+            line += f" metric={METRICS[name][1]}"
         if subset == "female":
             line += " subsetwhere=sex:Female"
         elif subset:
@@ -95,13 +141,20 @@ def run_arxpy(name: str, frame, definition, hierarchies, subsets, repeat: int) -
 
     from arxpy.engine import AnonymizationConfig, anonymize
     from arxpy.privacy import privacy_model_from_dict
+    from arxpy.quality import quality_model_from_dict
 
     models, suppression, subset, _ = CONFIGS[name]
     population = {"population": str(ADULT / "adult.csv")}
-    specs = [{**m, **population} if m["kind"] == "delta-presence" else m for m in models]
+    specs = [{**m, **population} if m["kind"] in POPULATION_KINDS else m for m in models]
     data = frame if subset is None else pd.read_csv(subsets[subset], sep=";", dtype=str,
                                                     keep_default_na=False)
+    metric = {"name": METRICS.get(name, ("loss",))[0]}
+    if metric["name"] == "payout":
+        metric.update({p: models[0][p] for p in PRICES if p in models[0]})
+        if METRICS[name][1].endswith("journalist"):
+            metric.update(attacker="journalist", **population)
     config = AnonymizationConfig([privacy_model_from_dict(s) for s in specs],
+                                 quality_model_from_dict(metric),
                                  suppression_limit=suppression)
     best, optimum = float("inf"), None
     for _ in range(repeat):
@@ -109,7 +162,8 @@ def run_arxpy(name: str, frame, definition, hierarchies, subsets, repeat: int) -
         best = min(best, result.elapsed_seconds)
         optimum = result.optimum
     return {"time_s": best, "optimum": ",".join(map(str, optimum.levels)) if optimum else None,
-            "suppressed": optimum.suppressed_records if optimum else None}
+            "suppressed": optimum.suppressed_records if optimum else None,
+            "score": optimum.score if optimum else None}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,7 +188,9 @@ def main(argv: list[str] | None = None) -> int:
         same = arx.get("optimum") == ours["optimum"] and \
             int(arx.get("suppressed", -1)) == ours["suppressed"]
         print(f"{name:5} {arx_s:8.3f} {ours['time_s']:8.3f} {ours['time_s'] / arx_s:6.2f}  "
-              f"{ours['optimum']} ({'same' if same else 'ARX ' + str(arx.get('optimum'))})",
+              f"{ours['optimum']} ({'same' if same else 'ARX ' + str(arx.get('optimum'))}) "
+              f"score ARX {arx.get('score')} arxpy {ours['score']!r}, suppressed "
+              f"{arx.get('suppressed')} / {ours['suppressed']}",
               flush=True)
     return 0
 

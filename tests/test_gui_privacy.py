@@ -43,12 +43,15 @@ def test_every_registered_model_has_a_dialog(state, qtbot):
         assert dialog.windowTitle() == f"Add {cls.label}"
         # Defaults (with the sensitive attribute chosen) make a valid model, except where
         # the model needs a choice the user must make (a population).
-        either_or = kind in ("population-uniqueness", "k-map", "delta-presence")
-        # ARX's defaults (ε = 2, δ = 1e-6) derive k = 118, more than these 30 records.
-        too_few = kind == "differential-privacy"
+        either_or = kind in ("population-uniqueness", "k-map", "delta-presence",
+                             "profitability-journalist", "no-attack-profitability-journalist")
+        # ARX's defaults derive k = 118 (ε = 2, δ = 1e-6) and k = 76 (adversary gain 300,
+        # cost 4), more than these 30 records.
+        too_few = kind in ("differential-privacy", "no-attack-profitability")
         assert _ok(dialog).isEnabled() != (either_or or too_few), (kind, dialog.message.text())
         if too_few:
-            assert "needs classes of 118 records" in dialog.message.text()
+            k = 118 if kind == "differential-privacy" else 76
+            assert f"needs classes of {k} records" in dialog.message.text()
 
 
 def test_declared_ranges_bound_the_fields(state, qtbot):

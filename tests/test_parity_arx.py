@@ -442,3 +442,55 @@ def test_delta_presence_matches_arx(adult_dir, delta, subset, suppression, k, me
     assert list(best.levels) == levels
     assert best.score == pytest.approx(score, rel=1e-12)
     assert best.suppressed_records == suppressed
+
+
+#: ARX's prices (adversary cost, gain, publisher benefit, publisher loss) of pf2-pf8.
+DEAR_ATTACKS = (4.0, 300.0, 1200.0, 5000.0)
+CHEAP_ATTACKS = (4.0, 30.0, 1200.0, 300.0)
+
+
+@pytest.mark.parametrize(
+    ("kind", "prices", "subset", "suppression", "metric", "levels", "score", "suppressed"),
+    [
+        pytest.param("no-attack-profitability", None, None, 0.02, "payout",
+                     [1, 1, 1, 1, 3, 2, 2, 1, 1], 2.7809480283218864e7, 601, id="pf5"),
+        pytest.param("no-attack-profitability-journalist", None, "female", 0.0, "loss",
+                     [0, 4, 1, 2, 3, 2, 2, 1, 0], 0.6371386348806725, 0, id="pf9"),
+        pytest.param("profitability", DEAR_ATTACKS, None, 0.1, "payout",
+                     [1, 3, 0, 0, 1, 0, 1, 2, 0], 1.8252057186698128e7, 2935, id="pf2",
+                     marks=pytest.mark.slow),
+        pytest.param("no-attack-profitability", CHEAP_ATTACKS, None, 0.05, "loss",
+                     [0, 3, 0, 1, 3, 1, 1, 1, 0], 0.28350860552940094, 1453, id="pf6",
+                     marks=pytest.mark.slow),
+        pytest.param("profitability-journalist", DEAR_ATTACKS, "sample10", 0.1, "loss",
+                     [0, 3, 0, 1, 2, 1, 1, 1, 0], 0.2654642878144138, 263, id="pf7",
+                     marks=pytest.mark.slow),
+        pytest.param("profitability-journalist", DEAR_ATTACKS, "sample30", 0.05, "payout",
+                     [1, 3, 0, 0, 3, 0, 1, 2, 1], 6135206.6635822775, 451, id="pf11",
+                     marks=pytest.mark.slow),
+    ],
+)
+def test_profitability_matches_arx(adult_dir, kind, prices, subset, suppression, metric,
+                                   levels, score, suppressed):
+    # ARX: the driver of benchmarks/arx (models=profit:ATTACKER[:noattack][:PRICES],
+    # metric=payout; journalist with subset= or subsetwhere=); docs/engine.md, pf1-pf10.
+    from arxpy.privacy import privacy_model_from_dict
+    from arxpy.quality import quality_model_from_dict
+
+    names = ("adversary_cost", "adversary_gain", "publisher_benefit", "publisher_loss")
+    spec = dict(zip(names, prices, strict=True)) if prices else {}
+    model = {"kind": kind, **spec}
+    if kind.endswith("journalist"):
+        model["population"] = str(adult_dir / "adult.csv")
+    quality = {"name": metric, **(spec if metric == "payout" else {})}
+    if metric == "payout" and "population" in model:  # ARX's payout:journalist
+        quality.update(attacker="journalist", population=model["population"])
+    frame, definition, hierarchies = load_adult(ADULT_QIS)
+    data = frame if subset is None else adult_subset(frame, subset)
+    config = AnonymizationConfig([privacy_model_from_dict(model)],
+                                 quality_model_from_dict(quality),
+                                 suppression_limit=suppression)
+    best = anonymize(data, definition, hierarchies, config).optimum
+    assert list(best.levels) == levels
+    assert best.score == pytest.approx(score, rel=1e-12)
+    assert best.suppressed_records == suppressed

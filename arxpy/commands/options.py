@@ -19,7 +19,8 @@ from arxpy.commands.files import add_input_option, assignment_paths
 from arxpy.errors import ConfigurationError
 from arxpy.params import drawn_seed
 
-METRICS = ("loss", "dm", "aecs", "entropy", "precision", "height", "kl", "classification")
+METRICS = ("loss", "dm", "aecs", "entropy", "precision", "height", "kl", "classification",
+           "payout")
 L_KINDS = {"distinct": "distinct-l-diversity", "entropy": "entropy-l-diversity",
            "recursive": "recursive-cl-diversity"}
 T_DISTANCES = ("equal", "hierarchical", "ordered")
@@ -28,11 +29,11 @@ ESTIMATORS = ("pitman", "zayatz", "snb", "dankar")
 KMAP_ESTIMATORS = ("poisson", "zero-truncated-poisson")
 LOSS_AGGREGATES = ("sum", "max", "arithmetic_mean", "geometric_mean", "rank")
 #: Quality models that take a gs-factor as ``NAME:GS``.
-GS_METRICS = ("aecs", "entropy", "precision")
+GS_METRICS = ("aecs", "entropy", "precision", "payout")
 DATA_TYPES = ("integer", "decimal", "date", "string")
 METRIC_HELP = ("quality model (default loss): a name (" + ", ".join(METRICS) + ") or "
                "loss:GS:AGGREGATE (aggregate " + ", ".join(LOSS_AGGREGATES) + "), "
-               "aecs:GS, entropy:GS, precision:GS (gs-factor in [0, 1]) or "
+               "aecs:GS, entropy:GS, precision:GS, payout:GS (gs-factor in [0, 1]) or "
                "classification:CLASS_ATTR")
 
 
@@ -98,6 +99,7 @@ def add_privacy_arguments(parser: argparse.ArgumentParser) -> None:
     _add_kmap_arguments(parser)
     _add_delta_presence_arguments(parser)
     _add_differential_privacy_arguments(parser)
+    _add_profitability_arguments(parser)
     parser.add_argument("--suppression", type=float, metavar="FRACTION",
                         help="largest fraction of records that may be suppressed (default 0)")
 
@@ -119,6 +121,56 @@ def _add_kmap_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default poisson)")
     parser.add_argument("--kmap-significance", type=float, metavar="ALPHA",
                         help="estimated k-map's significance level (default 0.01, as ARX)")
+
+
+#: ``--profitability`` values -> privacy model kinds (ARX's four game-theoretic models).
+PROFITABILITY_KINDS = {
+    "prosecutor": "profitability",
+    "journalist": "profitability-journalist",
+    "prosecutor:noattack": "no-attack-profitability",
+    "journalist:noattack": "no-attack-profitability-journalist",
+}
+#: The prices of ARX's ``ARXCostBenefitConfiguration``, as options.
+PRICE_OPTIONS = ("adversary_cost", "adversary_gain", "publisher_benefit", "publisher_loss")
+
+
+def _add_profitability_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--profitability prosecutor|journalist[:noattack]`` and ARX's four prices (they
+    also price ``--metric payout``)."""
+    parser.add_argument("--profitability", choices=tuple(PROFITABILITY_KINDS),
+                        help="game-theoretic privacy (ARX): keep records whose publication "
+                        "pays the publisher (noattack: no record is worth attacking); "
+                        "journalist needs --population")
+    defaults = {"adversary_cost": 4, "adversary_gain": 300, "publisher_benefit": 1200,
+                "publisher_loss": 300}
+    for name in PRICE_OPTIONS:
+        words = name.replace("_", " ")
+        parser.add_argument("--" + name.replace("_", "-"), type=float, metavar="X",
+                            help=f"{words} per record for --profitability and --metric "
+                            f"payout (default {defaults[name]}, as ARX)")
+
+
+def _prices(args: argparse.Namespace) -> dict[str, float]:
+    return {name: getattr(args, name) for name in PRICE_OPTIONS
+            if getattr(args, name, None) is not None}
+
+
+def _profitability_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
+    attacker = getattr(args, "profitability", None)
+    if attacker is None:
+        if _prices(args) and not str(getattr(args, "metric", None) or "").startswith("payout"):
+            raise ConfigurationError("The adversary and publisher prices belong to "
+                                     "--profitability or --metric payout; add one.")
+        return []
+    model: dict[str, Any] = {"kind": PROFITABILITY_KINDS[attacker], **_prices(args)}
+    if attacker.startswith("journalist"):
+        population = getattr(args, "population", None)
+        if population is None:
+            raise ConfigurationError(f"--profitability {attacker} needs the population: give "
+                                     "--population FILE (a CSV of everyone, the data's "
+                                     "records included).")
+        model["population"] = str(population)
+    return [model]
 
 
 def _add_differential_privacy_arguments(parser: argparse.ArgumentParser) -> None:
@@ -402,6 +454,7 @@ def _risk_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
     specs += _kmap_specs(args)
     specs += _delta_presence_specs(args)
     specs += _differential_privacy_specs(args)
+    specs += _profitability_specs(args)
     spec = getattr(args, "population_uniqueness", None)
     if spec is not None:
         option = "--population-uniqueness"
@@ -454,10 +507,12 @@ def _kmap_specs(args: argparse.Namespace) -> list[dict[str, Any]]:
     significance = getattr(args, "kmap_significance", None)
     if k is None:
         if size is not None or estimator or significance is not None or (
-                table is not None and getattr(args, "delta_presence", None) is None):
+                table is not None and getattr(args, "delta_presence", None) is None
+                and not str(getattr(args, "profitability", None) or "").startswith("journalist")):
             raise ConfigurationError("--population, --population-size, --kmap-estimator and "
                                      "--kmap-significance belong to k-map (--population "
-                                     "also to delta-presence); add --kmap K.")
+                                     "also to delta-presence and journalist profitability); "
+                                     "add --kmap K.")
         return []
     if (table is None) == (size is None):
         raise ConfigurationError("--kmap needs the population: give either --population FILE "
@@ -571,6 +626,10 @@ def _quality_spec(args: argparse.Namespace) -> dict[str, Any]:
         spec["gs_factor"] = _number(rest, "--metric", text)
     elif rest:
         raise ConfigurationError(f"The metric '{name}' takes no parameters; {METRIC_HELP}.")
+    if name == "payout":  # priced and attacked as --profitability says, as in ARX
+        spec.update(_prices(args))
+        if str(getattr(args, "profitability", None) or "").startswith("journalist"):
+            spec.update(attacker="journalist", population=str(args.population))
     return spec
 
 

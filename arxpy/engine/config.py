@@ -200,7 +200,8 @@ class AnonymizationConfig:
 
 #: Privacy models local recoding refuses. ARX's ``isLocalRecodingSupported`` is false for
 #: population and sample uniqueness (and the accurate k-map); arxpy refuses every k-map.
-NOT_LOCALLY_RECODABLE = ("population-uniqueness", "sample-uniqueness", "k-map")
+NOT_LOCALLY_RECODABLE = ("population-uniqueness", "sample-uniqueness", "k-map",
+                         "profitability-journalist", "no-attack-profitability-journalist")
 
 
 def _check_local_recoding(models: Sequence[PrivacyModel]) -> None:

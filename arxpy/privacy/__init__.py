@@ -18,6 +18,12 @@ from arxpy.privacy.prosecutor_risk import ProsecutorRisk
 from arxpy.privacy.population_uniqueness import PopulationUniqueness
 from arxpy.privacy.sample_uniqueness import SampleUniqueness
 from arxpy.privacy.differential_privacy import EDDifferentialPrivacy
+from arxpy.privacy.profitability import (
+    ProfitabilityJournalist,
+    ProfitabilityJournalistNoAttack,
+    ProfitabilityProsecutor,
+    ProfitabilityProsecutorNoAttack,
+)
 from arxpy.privacy.registry import (
     privacy_model_classes,
     privacy_model_from_dict,
@@ -37,6 +43,10 @@ __all__ = [
     "KMap",
     "PopulationUniqueness",
     "PrivacyModel",
+    "ProfitabilityJournalist",
+    "ProfitabilityJournalistNoAttack",
+    "ProfitabilityProsecutor",
+    "ProfitabilityProsecutorNoAttack",
     "ProsecutorRisk",
     "RecursiveCLDiversity",
     "SampleUniqueness",

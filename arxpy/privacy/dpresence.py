@@ -40,13 +40,13 @@ from arxpy.errors import ConfigurationError
 from arxpy.formatting import plain
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
-from arxpy.params import Param
-from arxpy.privacy.base import PrivacyModel
-from arxpy.privacy.population_table import (
+from arxpy.lattice.population_table import (
     PopulationTable,
     hierarchy_rows,
     read_population_table,
 )
+from arxpy.params import Param
+from arxpy.privacy.base import PrivacyModel
 from arxpy.privacy.registry import register_privacy_model
 
 #: Operators of a research-subset condition (the value is a list for "in"/"not in",

@@ -27,9 +27,9 @@ from scipy.stats import poisson
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
+from arxpy.lattice.population_table import PopulationTable, read_population_table
 from arxpy.params import Param
 from arxpy.privacy.base import PrivacyModel
-from arxpy.privacy.population_table import PopulationTable, read_population_table
 from arxpy.privacy.registry import register_privacy_model
 from arxpy.risk.population import REGIONS, PopulationSetting
 

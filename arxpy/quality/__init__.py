@@ -8,6 +8,7 @@ from arxpy.quality.entropy import NonUniformEntropy
 from arxpy.quality.height import Height
 from arxpy.quality.kl import KLDivergence
 from arxpy.quality.loss import Loss
+from arxpy.quality.payout import PublisherPayout
 from arxpy.quality.precision import Precision
 from arxpy.quality.registry import (
     quality_model_classes,
@@ -24,6 +25,7 @@ __all__ = [
     "Loss",
     "NonUniformEntropy",
     "Precision",
+    "PublisherPayout",
     "QualityModel",
     "quality_model_classes",
     "quality_model_from_dict",

@@ -9,6 +9,7 @@ every view and report prints.
 from arxpy.release import (
     dp_claims,  # noqa: F401  (registers its checker)
     population_claims,  # noqa: F401  (registers its checkers)
+    profitability_claims,  # noqa: F401  (registers its checkers)
 )
 from arxpy.release.claims import (
     Claim,

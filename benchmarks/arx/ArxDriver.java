@@ -16,6 +16,7 @@
  *                      popuniq:X:pitman|zayatz|snb|dankar:POP(number|usa) | sampleuniq:X |
  *                      kmap:K:ALPHA:POP(number|usa):poisson|ztp (estimated k-map) |
  *                      dpresence:DMIN:DMAX (needs a research subset: subset= or subsetwhere=) |
+ *                      profit:prosecutor|journalist[:noattack][:COST:GAIN:BENEFIT:LOSS] (journalist: subset) |
  *                      dp:EPS:DELTA:STEPS[:DEGREE] ((e,d)-differential privacy, SafePub; DEGREE, e.g.
  *                      MEDIUM, makes it data-independent; dpshare=F the search's share of EPS,
  *                      default 0.1 as ARX's GUI; STEPS in expansions; prints dp_k, dp_beta,
@@ -329,6 +330,25 @@ public class ArxDriver {
                     c.setHeuristicSearchStepLimit(Integer.parseInt(p[3]), ARXConfiguration.SearchStepSemantics.EXPANSIONS);
                     break;
                 }
+                case "profit": {
+                    // profit:prosecutor|journalist[:noattack][:COST:GAIN:BENEFIT:LOSS]
+                    boolean noattack = p.length > 2 && p[2].equals("noattack");
+                    int at = noattack ? 3 : 2;
+                    ARXCostBenefitConfiguration prices = ARXCostBenefitConfiguration.create();
+                    if (p.length >= at + 4) {
+                        prices.setAdversaryCost(Double.parseDouble(p[at]))
+                              .setAdversaryGain(Double.parseDouble(p[at + 1]))
+                              .setPublisherBenefit(Double.parseDouble(p[at + 2]))
+                              .setPublisherLoss(Double.parseDouble(p[at + 3]));
+                    }
+                    c.setCostBenefitConfiguration(prices);
+                    boolean journalist = p[1].equals("journalist");
+                    if (journalist && noattack) c.addPrivacyModel(new ProfitabilityJournalistNoAttack(researchSubset(cfg, data)));
+                    else if (journalist) c.addPrivacyModel(new ProfitabilityJournalist(researchSubset(cfg, data)));
+                    else if (noattack) c.addPrivacyModel(new ProfitabilityProsecutorNoAttack());
+                    else c.addPrivacyModel(new ProfitabilityProsecutor());
+                    break;
+                }
                 case "popuniq": {
                     PopulationUniquenessModel pm = PopulationUniquenessModel.valueOf(p[2].toUpperCase());
                     c.addPrivacyModel(new PopulationUniqueness(Double.parseDouble(p[1]), pm, population(p[3])));
@@ -382,6 +402,9 @@ public class ArxDriver {
             case "class": return p.length > 2 ? Metric.createClassificationMetric(Double.parseDouble(p[2])) : Metric.createClassificationMetric();
             case "nentropy": return Metric.createNormalizedEntropyMetric();
             case "ambiguity": return Metric.createAmbiguityMetric();
+            case "payout": // payout[:prosecutor|journalist[:GS]]
+                return Metric.createPublisherPayoutMetric(p.length > 1 && p[1].equals("journalist"),
+                                                          p.length > 2 ? Double.parseDouble(p[2]) : 0.5d);
             default: throw new IllegalArgumentException("unknown metric " + spec);
         }
     }

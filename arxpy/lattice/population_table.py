@@ -1,4 +1,5 @@
-"""A population table beside the data, counted per class (k-map and δ-presence).
+"""A population table beside the data, counted per class (k-map, δ-presence, the
+journalist profitability models and payout).
 
 ARX loads the population and marks the research subset in it (``DataSubset``); each
 class then has ``count`` (subset records) and ``pcount`` (population records). arxpy

@@ -1,0 +1,87 @@
+"""The game between a data publisher and an adversary, as ARX 3.9.2 prices it.
+
+Wan et al., A Game Theoretic Framework for Analyzing Re-Identification Risk (PLOS ONE
+2015). ARX: ``ARXCostBenefitConfiguration`` (the four prices and their defaults),
+``risk/RiskModelCostBenefit`` (the payouts) and ``MetricSDNMEntropyBasedInformationLoss``
+(a class's information loss in [0, 1] from the domain shares of its generalized values).
+Shared by the profitability privacy models and the publisher payout quality model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from arxpy.params import Param
+
+#: ARX's four prices, named as ``ARXCostBenefitConfiguration`` names them (its defaults).
+COST_BENEFIT_PARAMS = (
+    Param("adversary_cost", "float", 4.0, low=0, unit="per record",
+          help="What an attack on one record costs the adversary"),
+    Param("adversary_gain", "float", 300.0, low=0, unit="per record",
+          help="What the adversary gains by re-identifying one record"),
+    Param("publisher_benefit", "float", 1200.0, low=0, unit="per record",
+          help="What the publisher gains by publishing one record unchanged"),
+    Param("publisher_loss", "float", 300.0, low=0, unit="per record",
+          help="What the publisher loses when one record is re-identified"),
+)
+
+
+@dataclass(frozen=True)
+class CostBenefit:
+    """ARX's ``ARXCostBenefitConfiguration``: prices per record, all >= 0."""
+
+    adversary_cost: float = 4.0
+    adversary_gain: float = 300.0
+    publisher_benefit: float = 1200.0
+    publisher_loss: float = 300.0
+
+    def publisher_payout(self, information_loss: np.ndarray,
+                         success: np.ndarray) -> np.ndarray:
+        """Expected payout per record (``getExpectedPublisherPayout``): the benefit less
+        the information lost, less the expected loss where attacking pays the adversary."""
+        benefit = self.publisher_benefit * (1.0 - information_loss)
+        attacked = self.adversary_gain * success - self.adversary_cost > 0
+        return benefit - np.where(attacked, self.publisher_loss * success, 0.0)
+
+    def no_attack_k(self) -> int:
+        """The class size at which attacking stops paying (ARX
+        ``ProfitabilityProsecutorNoAttack.initialize``): gain/size < cost, so the
+        smallest size above gain/cost; 1 when nothing is gained."""
+        if self.adversary_gain == 0:
+            return 1
+        if self.adversary_cost == 0:
+            return np.iinfo(np.int32).max
+        threshold = self.adversary_gain / self.adversary_cost
+        return int(threshold) + 1 if threshold == np.floor(threshold) else int(np.ceil(threshold))
+
+
+def domain_log_shares(level_maps: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Per level, log10 of each generalized value's share of the hierarchy's values (ARX
+    ``DomainShareMaterialized``: values of the hierarchy mapped to it / its rows)."""
+    rows = len(level_maps[0])
+    return [np.log10(np.bincount(np.asarray(m), minlength=int(np.max(m)) + 1) / rows)
+            for m in level_maps]
+
+
+def entropy_information_loss(log_shares: Sequence[Sequence[np.ndarray]],
+                             levels: Sequence[int], keys: np.ndarray) -> np.ndarray:
+    """ARX's entropy-based information loss of each class in [0, 1]: log10 of the product
+    of its values' domain shares over log10 of the product of the domain sizes, plus 1.
+
+    ``log_shares[j]`` is :func:`domain_log_shares` of quasi-identifier j; ``keys``
+    (classes x quasi-identifiers) the classes' codes at ``levels``."""
+    max_loss = maximal_information_loss(log_shares)
+    if max_loss == 0:
+        return np.zeros(len(keys))
+    logs = np.zeros(len(keys))
+    for j, attribute in enumerate(log_shares):
+        logs += attribute[levels[j]][keys[:, j]]
+    return np.clip(logs / max_loss + 1.0, 0.0, 1.0)
+
+
+def maximal_information_loss(log_shares: Sequence[Sequence[np.ndarray]]) -> float:
+    """log10 of the product of the hierarchies' row counts (ARX's maxIL)."""
+    return float(sum(np.log10(len(attribute[0])) for attribute in log_shares))
