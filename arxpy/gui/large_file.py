@@ -14,8 +14,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QGroupBox,
     QLabel,
@@ -27,7 +25,7 @@ from arxpy.engine.backends.base import ENGINES, create_engine, engine_missing, i
 from arxpy.engine.scaled import FileRun, anonymize_file
 from arxpy.gui.folders import path_row, pick_path
 from arxpy.gui.plain_text import plain_label
-from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
+from arxpy.gui.workers import JobDialog, JobProgressBar, JobWorker
 
 ENGINE_LABELS = {"memory": "In memory", "duckdb": "DuckDB (out of core)",
                  "spark": "Spark (distributed)"}
@@ -35,7 +33,7 @@ DATA_FILTERS = "Data files (*.csv *.tsv *.txt *.parquet *.pq);;All files (*)"
 OUTPUT_FILTERS = "CSV (*.csv);;Parquet (*.parquet)"
 
 
-class LargeFileDialog(QDialog):
+class LargeFileDialog(JobDialog):
     """Choose a file, an engine and an output; run; show the optimum and timings."""
 
     def __init__(self, definition: Any, hierarchies: dict, config: Any,
@@ -43,8 +41,6 @@ class LargeFileDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Anonymize a large file")
         self._definition, self._hierarchies, self._config = definition, hierarchies, config
-        self.job = ViewJob(self)
-        self.job.busy.connect(self._set_running)
         self.job.progress.connect(self._progress)
         self.job.finished.connect(self._finished)
         self.job.failed.connect(lambda message: self.status.setText(f"Failed: {message}"))
@@ -94,15 +90,7 @@ class LargeFileDialog(QDialog):
         self.result_form = QFormLayout(self.results)
         self.results.hide()
 
-        self.buttons = QDialogButtonBox()
-        self.run_button = self.buttons.addButton("Run", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.cancel_button = self.buttons.addButton(
-            "Cancel run", QDialogButtonBox.ButtonRole.ActionRole)
-        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.close_button.clicked.connect(self.reject)
-        self.cancel_button.setEnabled(False)
+        self.job_buttons("Run", cancel=self.cancel)
 
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
@@ -159,15 +147,8 @@ class LargeFileDialog(QDialog):
             self.job.cancel()
             self.status.setText("Cancelling…")
 
-    def reject(self) -> None:  # closing the dialog stops a run
-        if self.job.running:
-            self.job.cancel()
-            self.job.wait(5)
-        super().reject()
-
     def _set_running(self, running: bool) -> None:
-        self.run_button.setEnabled(not running)
-        self.cancel_button.setEnabled(running)
+        super()._set_running(running)
         for widget in (self.data_edit, self.output_edit, self.engine_combo):
             widget.setEnabled(not running)
         if running:

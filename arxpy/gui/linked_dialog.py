@@ -15,8 +15,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QListWidget,
@@ -30,7 +28,7 @@ from PySide6.QtWidgets import (
 from arxpy.errors import ArxpyError
 from arxpy.gui.folders import path_row, pick_folder, pick_path
 from arxpy.gui.recipe_dialogs import DATA_FILTER, wrapped
-from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
+from arxpy.gui.workers import JobDialog, JobProgressBar, JobWorker
 from arxpy.identifiers import DateShift, IdentifierPlan
 from arxpy.identifiers.dates import MAX_SHIFT_DAYS
 from arxpy.workflows.linked_release import LinkedFilesRequest, release_linked_files
@@ -40,7 +38,7 @@ from arxpy.workflows.linked_tables import COUNT, FIRST_YEAR, EventAggregate
 SAMPLE_ROWS = 200
 
 
-class LinkedTablesDialog(QDialog):
+class LinkedTablesDialog(JobDialog):
     """Event tables, link column, aggregates and output folder; run; the verdict."""
 
     def __init__(self, state: Any, parent: QWidget | None = None) -> None:
@@ -49,8 +47,6 @@ class LinkedTablesDialog(QDialog):
         self._state = state
         self.events: dict[str, Path] = {}
         self.outcome: Any = None
-        self.job = ViewJob(self)
-        self.job.busy.connect(self._set_running)
         self.job.progress.connect(lambda percent, message: self.progress.setValue(percent))
         self.job.finished.connect(self._finished)
         self.job.failed.connect(lambda message: self.status.setText(f"Failed: {message}"))
@@ -89,15 +85,7 @@ class LinkedTablesDialog(QDialog):
         form.addRow("Output folder:", output_row)
         self.progress = JobProgressBar(textVisible=True)
         self.status = wrapped("Add an event table and choose the output folder.")
-        self.buttons = QDialogButtonBox()
-        self.run_button = self.buttons.addButton("Release", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.cancel_button = self.buttons.addButton(
-            "Cancel run", QDialogButtonBox.ButtonRole.ActionRole)
-        close = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button.clicked.connect(self.job.cancel)
-        close.clicked.connect(self.reject)
-        self.cancel_button.setEnabled(False)
+        self.job_buttons("Release")
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
@@ -212,16 +200,6 @@ class LinkedTablesDialog(QDialog):
         self.outcome = None
         self.status.setText("Releasing the linked tables…")
         return self.job.start(release_linked_files, request=request)
-
-    def reject(self) -> None:  # closing the dialog stops a release
-        if self.job.running:
-            self.job.cancel()
-            self.job.wait(5)
-        super().reject()
-
-    def _set_running(self, running: bool) -> None:
-        self.run_button.setEnabled(not running)
-        self.cancel_button.setEnabled(running)
 
     def _finished(self, outcome: Any) -> None:
         self.outcome = outcome

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from arxpy.errors import ArxpyError
 from arxpy.gui.folders import path_row, pick_path
 from arxpy.gui.plain_text import plain_label
-from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
+from arxpy.gui.workers import JobDialog, JobProgressBar, JobWorker
 from arxpy.recipes.export import export_recipe, hierarchy_folder
 from arxpy.recipes.recipe import FIXED, SEARCH
 from arxpy.recipes.replay_files import ReplayOutcome, ReplayRequest, replay_files
@@ -132,7 +132,7 @@ class ExportRecipeDialog(QDialog):
         return True
 
 
-class ApplyRecipeDialog(QDialog):
+class ApplyRecipeDialog(JobDialog):
     """Choose a recipe, a new extract and the outputs; replay in the background; show
     the refusal's reasons or what was written."""
 
@@ -141,8 +141,6 @@ class ApplyRecipeDialog(QDialog):
         self.setWindowTitle("Apply recipe to new data")
         self._key = key
         self.outcome: ReplayOutcome | None = None
-        self.job = ViewJob(self)
-        self.job.busy.connect(self._set_running)
         self.job.progress.connect(self._progress)
         self.job.finished.connect(self._finished)
         self.job.failed.connect(lambda message: self.status.setText(f"Failed: {message}"))
@@ -174,15 +172,7 @@ class ApplyRecipeDialog(QDialog):
         self.problems = QListWidget()  # plain text items: values stay text
         self.problems.setWordWrap(True)
         self.problems.hide()
-        self.buttons = QDialogButtonBox()
-        self.run_button = self.buttons.addButton("Apply", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.cancel_button = self.buttons.addButton(
-            "Cancel run", QDialogButtonBox.ButtonRole.ActionRole)
-        close = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
-        self.run_button.clicked.connect(self.run)
-        self.cancel_button.clicked.connect(self.job.cancel)
-        close.clicked.connect(self.reject)
-        self.cancel_button.setEnabled(False)
+        self.job_buttons("Apply")
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
@@ -280,15 +270,8 @@ class ApplyRecipeDialog(QDialog):
         self.status.setText("Applying the recipe…")
         return self.job.start(replay_files, request=request)
 
-    def reject(self) -> None:  # closing the dialog stops a replay
-        if self.job.running:
-            self.job.cancel()
-            self.job.wait(5)
-        super().reject()
-
     def _set_running(self, running: bool) -> None:
-        self.run_button.setEnabled(not running)
-        self.cancel_button.setEnabled(running)
+        super()._set_running(running)
         if running:
             self.progress.setValue(0)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QProgressBar
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QProgressBar, QWidget
 
 from arxpy.errors import ArxpyError, CancelledError
 from arxpy.jobs import CancelToken, Job, JobRunner
@@ -273,3 +273,41 @@ class JobProgressBar(QProgressBar):
         self.setUpdatesEnabled(False)
         super().setValue(value)
         self.setUpdatesEnabled(True)  # schedules an update()
+
+
+class JobDialog(QDialog):
+    """A dialog that runs one background job (:attr:`job`, a :class:`ViewJob`): Run,
+    Cancel run and Close buttons that follow whether it runs; closing the dialog cancels
+    the job. Subclasses build their form, add :meth:`job_buttons` and define ``run``."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.job = ViewJob(self)
+        self.job.busy.connect(self._set_running)
+
+    def job_buttons(self, run_text: str,
+                    cancel: Callable[[], None] | None = None) -> QDialogButtonBox:
+        """The button row; ``cancel`` (default: cancel the job) for Cancel run."""
+        role = QDialogButtonBox.ButtonRole
+        self.buttons = QDialogButtonBox()
+        self.run_button = self.buttons.addButton(run_text, role.AcceptRole)
+        self.cancel_button = self.buttons.addButton("Cancel run", role.ActionRole)
+        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button.clicked.connect(cancel or self.job.cancel)
+        self.close_button.clicked.connect(self.reject)
+        self.cancel_button.setEnabled(False)
+        return self.buttons
+
+    def run(self) -> Any:
+        raise NotImplementedError
+
+    def reject(self) -> None:  # closing the dialog stops its job
+        if self.job.running:
+            self.job.cancel()
+            self.job.wait(5)
+        super().reject()
+
+    def _set_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
