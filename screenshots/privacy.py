@@ -8,31 +8,16 @@ where they open (does everything fit on the screen?), and each dialog alone.
 
 from __future__ import annotations
 
-import os
-import sys
-import tempfile
 from pathlib import Path
 
 from arxpy.gui.rendering import save_png
-
-SIZES = {"": (1280, 720), "-1080p": (1920, 1080)}
+from screenshots import dialogs_over_window, example_window, render_main
 
 
 def render(output: Path, size: tuple[int, int], suffix: str) -> list[Path]:
-    from PySide6.QtCore import QPoint, QSettings
-    from PySide6.QtGui import QPainter
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtCore import QPoint
 
-    from arxpy.gui.main_window import MainWindow
-
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    scratch = Path(tempfile.mkdtemp(prefix="arxpy-shots-"))
-    settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(settings=settings, recovery_dir=scratch / "recovery")
-    window.resize(*size)
-    window.show()
-    window.projects.open_example()
-    app.processEvents()
+    app, window, scratch = example_window(size)
     population = scratch / "population.csv"
     window.state.data.to_csv(population, index=False)
     dialog = window.configure.privacy_panel.dialog("delta-presence")
@@ -47,18 +32,9 @@ def render(output: Path, size: tuple[int, int], suffix: str) -> list[Path]:
     dialog.widgets["subset_filter"].setText(__import__("json").dumps(builder.conditions()))
     written = [save_png(dialog, output / f"dpresence-dialog{suffix}.png", show=True),
                save_png(builder, output / f"dpresence-subset{suffix}.png", show=True)]
-    screen = window.grab()
-    painter = QPainter(screen)
-    for shown, offset in ((dialog, QPoint(0, 0)), (builder, QPoint(60, 60))):
-        picture = shown.grab()
-        corner = QPoint((size[0] - picture.width()) // 2, (size[1] - picture.height()) // 2)
-        painter.drawPixmap(corner + offset, picture)
-        print(f"{shown.windowTitle()}: {picture.width()}x{picture.height()} on "
-              f"{size[0]}x{size[1]}")
-    painter.end()
-    path = output / f"dpresence-window{suffix}.png"
-    screen.save(str(path))
-    written.append(path)
+    written.append(dialogs_over_window(
+        window, size, [(dialog, QPoint(0, 0)), (builder, QPoint(60, 60))],
+        output / f"dpresence-window{suffix}.png"))
     builder.close()
     dialog.close()
     window.state.discard_changes()
@@ -67,14 +43,7 @@ def render(output: Path, size: tuple[int, int], suffix: str) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    output = Path(argv[0] if argv else "/tmp/arxpy-shots")
-    output.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    for suffix, size in SIZES.items():
-        for path in render(output, size, suffix):
-            print(path)
-    return 0
+    return render_main(render, argv)
 
 
 if __name__ == "__main__":
