@@ -45,7 +45,9 @@ def formula_like_examples(columns: Mapping[str, Iterable[str]], header: Iterable
         if is_formula_like(str(name)):
             found.setdefault("header", str(name))
     for name, values in columns.items():
-        for value in pd.unique(pd.Series(list(values), dtype=object).astype(str)):
+        series = values if isinstance(values, pd.Series) else pd.Series(list(values),
+                                                                          dtype=object)
+        for value in map(str, series.unique()):  # a categorical's codes, not its cells
             if is_formula_like(value):
                 found[str(name)] = value
                 break
