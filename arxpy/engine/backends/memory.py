@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import first_appearances
+from arxpy.data.codes import combine_codes
 from arxpy.engine.backends.base import (
     Histogram,
     OutputPlan,
@@ -23,8 +25,6 @@ from arxpy.engine.backends.base import (
     is_parquet_path,
     shuffle_order,
 )
-from arxpy.arrays import first_appearances
-from arxpy.data.codes import combine_codes
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
 
