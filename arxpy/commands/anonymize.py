@@ -79,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--output (CSV, or Parquet for a .parquet name)")
     engines.add_argument("--engine", choices=tuple(ENGINES), default=None,
                          help="where the records are processed (default memory: in this "
-                         "process; a CSV file of 128 MiB or more is searched on its "
+                         "process; a CSV file of 64 MiB or more is searched on its "
                          "histogram of distinct rows unless --engine memory is given)")
     engines.add_argument("--memory-limit", metavar="SIZE",
                          help="DuckDB's memory limit, beyond which it spills to a temporary "
@@ -224,7 +224,7 @@ def _run_linked(args: argparse.Namespace, identifiers: IdentifierOptions,
 
 #: Without --engine, a CSV file at least this large is searched on its histogram of
 #: distinct rows by the in-memory engine, which holds it as codes (docs/scale-out.md).
-HISTOGRAM_ROUTE_BYTES = 128 * 2**20
+HISTOGRAM_ROUTE_BYTES = 64 * 2**20
 
 
 def _histogram_route(args: argparse.Namespace, identifiers: IdentifierOptions,

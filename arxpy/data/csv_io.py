@@ -240,25 +240,7 @@ def _read(
         with watch, warnings.catch_warnings():
             # A first record longer than the header would lose cells (pandas warns).
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(
-                file,
-                sep=fmt.delimiter,
-                quotechar=fmt.quotechar,
-                encoding=fmt.encoding,
-                header=0 if fmt.has_header else None,
-                names=names,
-                usecols=list(columns) if columns is not None else None,
-                nrows=nrows,
-                index_col=False,
-                # Categories keep one string per distinct value (codes per cell).
-                dtype="category" if categories else str,
-                keep_default_na=False,
-                na_filter=False,
-                skip_blank_lines=True,
-                quoting=csv.QUOTE_MINIMAL,
-                doublequote=True,
-                engine="c",
-            )
+            frame = _parse(file, fmt, names, columns, nrows, categories, fmt.has_header)
     except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
         watch.reraise()  # a Ctrl-C, not a damaged file
         if counted is not None:  # not checked before: name the line if it is one
@@ -272,6 +254,31 @@ def _read(
         # (or a blank line of spaces, which the exact check lets pass).
         _raise_ragged(file, fmt, len(first), None)
     return frame[list(columns)] if columns is not None else frame
+
+
+def _parse(source: Path, fmt: CsvFormat, names: list[str],
+           columns: Sequence[str] | None, nrows: int | None, categories: bool,
+           header: bool) -> pd.DataFrame:
+    """pandas' C parser with arxpy's settings: every cell a string, as written."""
+    return pd.read_csv(
+        source,
+        sep=fmt.delimiter,
+        quotechar=fmt.quotechar,
+        encoding=fmt.encoding,
+        header=0 if header else None,
+        names=names,
+        usecols=list(columns) if columns is not None else None,
+        nrows=nrows,
+        index_col=False,
+        # Categories keep one string per distinct value (codes per cell).
+        dtype="category" if categories else str,
+        keep_default_na=False,
+        na_filter=False,
+        skip_blank_lines=True,
+        quoting=csv.QUOTE_MINIMAL,
+        doublequote=True,
+        engine="c",
+    )
 
 
 #: Encodings in which the delimiter, quote and line-end bytes are those characters only.
