@@ -103,7 +103,9 @@ class MemoryEngine:
             import pyarrow.parquet as pq
 
             return tuple(pq.read_schema(source.path).names)
-        return tuple(self._read(source, nrows=1).columns)
+        from arxpy.data.csv_io import column_names
+
+        return tuple(column_names(source.path, source.csv_format()))  # the first record only
 
     def histogram(self, source: RecordSource, attributes: Sequence[str], *,
                   progress: Progress | None = None, cancel: CancelToken | None = None,
