@@ -11,8 +11,8 @@ Listeners (:meth:`Session.listen`) are told of every change by name, with the
 arguments in brackets: ``project``, ``definition``, ``hierarchy`` (attribute name),
 ``settings``, ``result``, ``stale``, ``transformation`` (selected or applied),
 ``runs``, ``pinned``, ``release`` (the current release may be another one),
-``modified`` (bool), ``key`` and ``path``. The GUI's ``AppState`` turns each into the
-Qt signal ``<name>_changed``.
+``modified`` (bool), ``key``, ``path`` and ``linked`` (event tables added or removed).
+The GUI's ``AppState`` turns each into the Qt signal ``<name>_changed``.
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ from arxpy.workflows.identifier_settings import (
     treated_inputs,
     without_attribute,
 )
+from arxpy.workflows.linked_project import LinkedSettings, linked_of, project_view, with_linked
+from arxpy.workflows.linked_release import JudgedView, LinkedRelease
 from arxpy.workflows.method_choice import (
     LATTICE,
     chosen_method,
@@ -137,6 +139,9 @@ class Session(RunsOfSession):
         #: held in memory only (a project keeps its fingerprint, never the key).
         self.pseudonym_key: PseudonymKey | None = None
         self._treated: tuple[tuple[int, str | None], Any] | None = None
+        #: The patient-level views runs were given, by the view table's id (the table is
+        #: kept alongside so the id stays its own): what an export projects back.
+        self._views: dict[int, JudgedView] = {}
         #: The identifiers record of each treated table that runs were given, by the
         #: table's id (the table is kept alongside so the id stays its own).
         self._identifier_records: dict[int, tuple[pd.DataFrame, dict[str, Any]]] = {}
@@ -159,7 +164,7 @@ class Session(RunsOfSession):
         self.input_delimiter = None
         self.revision += 1
         self.pseudonym_key = None  # a key belongs to a project's session; asked on open
-        self._treated, self._identifier_records = None, {}
+        self._treated, self._identifier_records, self._views = None, {}, {}
         self.path = Path(path) if path is not None else None
         self.result = self.result_frame = None
         self._result_basis = None
@@ -332,20 +337,94 @@ class Session(RunsOfSession):
         """The table and definition every run releases: the data with dates shifted and
         identifiers treated by the project's plan (the data themselves without one).
         Raises ConfigurationError when the plan cannot be applied (no key, ...)."""
-        key = self.pseudonym_key
-        stamp = (self.revision, key.fingerprint if key is not None else None)
-        if self._treated is None or self._treated[0] != stamp:
-            treated = treated_inputs(self.data, self.definition, self.hierarchies,
-                                     self.settings, key)
-            self._treated = (stamp, treated)
-            if treated is not None:
-                self._keep_record(treated.frame, treated.record)
-        treated = self._treated[1]
+        treated = self._treated_inputs()
         if treated is None:
             return self.data, self.definition
         return treated.frame, treated.definition
 
-    def _keep_record(self, frame: pd.DataFrame, record: dict[str, Any]) -> None:
+    def release_hierarchies(self) -> dict[str, Hierarchy]:
+        """The hierarchies of :meth:`release_inputs`' table: the project's, plus each
+        aggregate's of a patient-level view (unless the project names one)."""
+        treated = self._treated_inputs()
+        if isinstance(treated, JudgedView):
+            return dict(treated.hierarchies)
+        return dict(self.hierarchies)
+
+    def _treated_inputs(self) -> Any:
+        """The treated table (None: no plan), or with linked tables the patient-level
+        view, computed once per revision and key."""
+        key = self.pseudonym_key
+        stamp = (self.revision, key.fingerprint if key is not None else None)
+        if self._treated is None or self._treated[0] != stamp:
+            if self.linked is not None and self.events:
+                treated = project_view(self.data, self.definition, self.hierarchies,
+                                       self.events, self.settings, key, self.patient_table)
+                self._keep_view(treated)
+                record = treated.identifiers
+            else:
+                treated = treated_inputs(self.data, self.definition, self.hierarchies,
+                                         self.settings, key)
+                record = treated.record if treated is not None else None
+            self._treated = (stamp, treated)
+            if treated is not None:
+                self._keep_record(treated.frame, record)
+        return self._treated[1]
+
+    def _keep_view(self, view: JudgedView) -> None:
+        in_use = {id(r.data) for r in self.runs} | {id(self.result_frame)}
+        self._views = {k: v for k, v in self._views.items() if k in in_use}
+        self._views[id(view.frame)] = view
+
+    # --- linked tables ---------------------------------------------------------------------
+
+    @property
+    def events(self) -> dict[str, pd.DataFrame]:
+        """The project's event tables by name (empty: none)."""
+        return self.project.events if self.project is not None else {}
+
+    @property
+    def linked(self) -> LinkedSettings | None:
+        """How the event tables link and what the view judges (None: no linked tables)."""
+        return linked_of(self.settings) if self.project is not None else None
+
+    @property
+    def patient_table(self) -> str:
+        """The patient table's name in releases and reports: the project's name."""
+        return self._require().name
+
+    def set_linked_tables(self, events: dict[str, pd.DataFrame],
+                          linked: LinkedSettings | None, text: str) -> None:
+        """Replace the event tables and their choices as one undoable step (no tables:
+        no choices)."""
+        if events and linked is None:
+            raise ConfigurationError("Choose the link column of the linked tables.")
+        with self.history.macro(text):
+            old = dict(self.events)
+            if list(old) != list(events) or any(old[n] is not events[n] for n in old):
+                self.history.push(Change(text, self._put_events, old, dict(events)))
+            self.set_settings(with_linked(self.settings, linked if events else None), text)
+
+    def set_linked(self, linked: LinkedSettings, text: str = "Change linked tables") -> None:
+        """Change the link column, the aggregates or the shifted event dates (undoable)."""
+        if not self.events:
+            raise ConfigurationError("The project holds no linked tables; add one first.")
+        self.set_settings(with_linked(self.settings, linked), text)
+
+    def _put_events(self, events: dict[str, pd.DataFrame]) -> None:
+        self._require().events = dict(events)
+        self.revision += 1
+        self._emit("linked")
+        self._check_stale()
+
+    def linked_release(self, current: CurrentRelease) -> LinkedRelease | None:
+        """Every table as ``current`` (a release of a patient-level view) says: a
+        suppressed patient left out of every table (None: not a view's release)."""
+        view = self._views.get(id(current.frame))
+        if view is None or view.frame is not current.frame:
+            return None
+        return view.released(current.release())
+
+    def _keep_record(self, frame: pd.DataFrame, record: dict[str, Any] | None) -> None:
         in_use = {id(r.data) for r in self.runs}
         self._identifier_records = {k: v for k, v in self._identifier_records.items()
                                     if k in in_use}

@@ -1,0 +1,98 @@
+"""Linked tables in the project, through the window (issue 32's acceptance).
+
+A custodian imports the linked example's patients and admissions with the wizard (link
+column chosen there), pseudonymises the patient id, shifts the admission dates, marks
+and generalises the quasi-identifiers, asks for 5-anonymity of the patient-level view,
+anonymizes and exports both tables. The independent ``tests/audit.py`` judges the
+patient view rebuilt with pandas from the exported files (admission rows counted per
+pseudonym); the link between the exported tables is checked by set inclusion.
+"""
+
+from __future__ import annotations
+
+import audit as anonymity
+import pandas as pd
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWizard
+
+from arxpy.data.definition import AttributeType, DataKind
+from arxpy.gui.import_wizard import ImportWizard
+from arxpy.hierarchy.io import read_hierarchy
+from arxpy.linked_example import LINK_COLUMN, QUASI_IDENTIFIERS, write_linked_example
+from arxpy.project import Project
+from arxpy.workflows.risk_jobs import input_table
+
+PATIENTS = 200
+DATES = ("Admission date", "Discharge date")
+
+
+def _import(window, monkeypatch, folder) -> None:
+    def run(wizard: ImportWizard) -> int:
+        wizard.show()
+        wizard.source_page.path.setText(str(folder / "patients.csv"))
+        wizard.next()
+        wizard.next()
+        wizard.columns_page.set_column("ZIP code", kind=DataKind.STRING)
+        wizard.next()
+        assert wizard.currentPage() is wizard.linked_page
+        wizard.linked_page.add_files([str(folder / "admissions.csv")])
+        wizard.linked_page.link_column.setCurrentText(LINK_COLUMN)
+        wizard.button(QWizard.WizardButton.FinishButton).click()
+        return wizard.result()
+
+    monkeypatch.setattr(ImportWizard, "exec", run)
+    window.projects.import_data()
+
+
+def _tick(items, *names: str) -> None:
+    for i in range(items.count()):
+        if items.item(i).text() in names:
+            items.item(i).setCheckState(Qt.CheckState.Checked)
+
+
+def test_a_custodian_releases_linked_tables_5_anonymous_per_patient(
+        window, qtbot, monkeypatch, tmp_path):
+    write_linked_example(tmp_path, patients=PATIENTS)
+    window.show()
+    _import(window, monkeypatch, tmp_path)
+    state = window.state
+    assert list(state.events) == ["admissions"] and state.linked.link_column == LINK_COLUMN
+    assert state.definition[LINK_COLUMN].type is AttributeType.IDENTIFYING  # pseudonymised
+    assert [t.kind for t in state.identifier_plan.treatments] == ["keyed-pseudonym"]
+    assert window.keys.create(tmp_path / "ward.key")
+    state.set_attribute("County", type=AttributeType.IDENTIFYING)
+    for name in QUASI_IDENTIFIERS:
+        state.set_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
+        state.set_hierarchy(name, read_hierarchy(tmp_path / "hierarchies" / f"{name}.csv"))
+    panel = window.configure.linked_panel
+    assert panel.isVisible() and panel.tables.rowCount() == 2
+    _tick(panel.aggregates, "admissions:count")
+    _tick(panel.shifted, *DATES)
+    assert state.linked.shifted == DATES and [a.name for a in state.linked.aggregates] == \
+        ["admissions:count"]
+    state.update_settings(privacy_models=[{"kind": "k-anonymity", "k": 5}],
+                          suppression_limit=0.1)
+    frame, quasi = input_table(state)  # Risk's input: one row per patient
+    assert len(frame) == PATIENTS and "admissions:count" in quasi
+
+    assert window.anonymize() is not None
+    qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
+    assert state.result is not None and state.result.optimum is not None
+    assert window.projects.export_data(tmp_path / "release")
+
+    patients = pd.read_csv(tmp_path / "release" / "patients.csv", dtype=str, sep=None,
+                           engine="python")
+    events = pd.read_csv(tmp_path / "release" / "admissions.csv", dtype=str, sep=None,
+                         engine="python")
+    source = pd.read_csv(tmp_path / "admissions.csv", dtype=str, sep=None, engine="python")
+    view = patients.assign(events=patients[LINK_COLUMN].map(
+        events.groupby(LINK_COLUMN).size()).fillna(0))
+    assert anonymity.k_anonymity(view, [*QUASI_IDENTIFIERS, "events"]) >= 5
+    assert set(events[LINK_COLUMN]) <= set(patients[LINK_COLUMN])  # every event links
+    assert not set(events[LINK_COLUMN]) & set(source[LINK_COLUMN])  # pseudonyms only
+    assert not set(events["Admission date"]) <= set(source["Admission date"])  # shifted
+    assert "County" not in patients.columns
+
+    window.projects.save_to(tmp_path / "ward.arxpy")  # the tables are part of the project
+    reopened = Project.load(tmp_path / "ward.arxpy")
+    assert list(reopened.events) == ["admissions"] and reopened.settings["linked"]
