@@ -66,6 +66,9 @@ def test_a_custodian_releases_linked_tables_5_anonymous_per_patient(
         state.set_hierarchy(name, read_hierarchy(tmp_path / "hierarchies" / f"{name}.csv"))
     panel = window.configure.linked_panel
     assert panel.isVisible() and panel.tables.rowCount() == 2
+    window.resize(1280, 720)  # the panel keeps the window within a laptop screen
+    qtbot.wait(10)
+    assert window.size().toTuple() == (1280, 720), window.minimumSizeHint().toTuple()
     _tick(panel.aggregates, "admissions:count")
     _tick(panel.shifted, *DATES)
     assert state.linked.shifted == DATES and [a.name for a in state.linked.aggregates] == \

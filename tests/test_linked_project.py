@@ -120,6 +120,20 @@ def test_the_session_judges_the_patient_view_and_releases_every_table(tables):
     assert not set(events["Admission date"]) <= set(tables[1]["Admission date"])  # shifted
 
 
+def test_adding_an_event_table_makes_the_result_stale_until_undone(tables):
+    session = _session(tables)
+    session.set_linked_tables({"admissions": tables[1]}, LinkedSettings(LINK_COLUMN, (COUNT,)),
+                              "Add linked table")
+    frame, definition = session.release_inputs()
+    session.set_result(anonymize(frame, definition, session.release_hierarchies(),
+                                 session.config()), frame)
+    session.set_linked_tables({"admissions": tables[1], "again": tables[1]}, session.linked,
+                              "Add linked table")
+    assert session.stale_changes() == ["linked tables"]
+    session.history.undo()
+    assert not session.stale and session.linked_release(session.current_release())
+
+
 def test_the_view_needs_the_link_column_pseudonymized(tables):
     session = _session(tables)
     session.set_identifier_plan(IdentifierPlan())

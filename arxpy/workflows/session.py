@@ -46,8 +46,8 @@ from arxpy.workflows.identifier_settings import (
     treated_inputs,
     without_attribute,
 )
-from arxpy.workflows.linked_project import LinkedSettings, linked_of, project_view, with_linked
-from arxpy.workflows.linked_release import JudgedView, LinkedRelease
+from arxpy.workflows.linked_project import LINKED, project_view
+from arxpy.workflows.linked_release import JudgedView
 from arxpy.workflows.method_choice import (
     LATTICE,
     chosen_method,
@@ -58,6 +58,7 @@ from arxpy.workflows.pins import Pin
 from arxpy.workflows.runs import DEFAULT_KEPT_RUNS, MethodRun
 from arxpy.workflows.saved_result import record
 from arxpy.workflows.saved_runs import fingerprint
+from arxpy.workflows.session_linked import LinkedOfSession
 from arxpy.workflows.session_runs import RunsOfSession
 from arxpy.workflows.staleness import ConfigurationSnapshot
 
@@ -95,7 +96,7 @@ def check_hierarchies_of(data: pd.DataFrame, definition: DataDefinition,
             + problems[0], problems=problems)
 
 
-class Session(RunsOfSession):
+class Session(RunsOfSession, LinkedOfSession):
     """Current project, result, runs and selection; every change is announced by name."""
 
     def __init__(self) -> None:
@@ -139,9 +140,7 @@ class Session(RunsOfSession):
         #: held in memory only (a project keeps its fingerprint, never the key).
         self.pseudonym_key: PseudonymKey | None = None
         self._treated: tuple[tuple[int, str | None], Any] | None = None
-        #: The patient-level views runs were given, by the view table's id (the table is
-        #: kept alongside so the id stays its own): what an export projects back.
-        self._views: dict[int, JudgedView] = {}
+        self._views: dict[int, JudgedView] = {}  # see LinkedOfSession
         #: The identifiers record of each treated table that runs were given, by the
         #: table's id (the table is kept alongside so the id stays its own).
         self._identifier_records: dict[int, tuple[pd.DataFrame, dict[str, Any]]] = {}
@@ -370,60 +369,6 @@ class Session(RunsOfSession):
                 self._keep_record(treated.frame, record)
         return self._treated[1]
 
-    def _keep_view(self, view: JudgedView) -> None:
-        in_use = {id(r.data) for r in self.runs} | {id(self.result_frame)}
-        self._views = {k: v for k, v in self._views.items() if k in in_use}
-        self._views[id(view.frame)] = view
-
-    # --- linked tables ---------------------------------------------------------------------
-
-    @property
-    def events(self) -> dict[str, pd.DataFrame]:
-        """The project's event tables by name (empty: none)."""
-        return self.project.events if self.project is not None else {}
-
-    @property
-    def linked(self) -> LinkedSettings | None:
-        """How the event tables link and what the view judges (None: no linked tables)."""
-        return linked_of(self.settings) if self.project is not None else None
-
-    @property
-    def patient_table(self) -> str:
-        """The patient table's name in releases and reports: the project's name."""
-        return self._require().name
-
-    def set_linked_tables(self, events: dict[str, pd.DataFrame],
-                          linked: LinkedSettings | None, text: str) -> None:
-        """Replace the event tables and their choices as one undoable step (no tables:
-        no choices)."""
-        if events and linked is None:
-            raise ConfigurationError("Choose the link column of the linked tables.")
-        with self.history.macro(text):
-            old = dict(self.events)
-            if list(old) != list(events) or any(old[n] is not events[n] for n in old):
-                self.history.push(Change(text, self._put_events, old, dict(events)))
-            self.set_settings(with_linked(self.settings, linked if events else None), text)
-
-    def set_linked(self, linked: LinkedSettings, text: str = "Change linked tables") -> None:
-        """Change the link column, the aggregates or the shifted event dates (undoable)."""
-        if not self.events:
-            raise ConfigurationError("The project holds no linked tables; add one first.")
-        self.set_settings(with_linked(self.settings, linked), text)
-
-    def _put_events(self, events: dict[str, pd.DataFrame]) -> None:
-        self._require().events = dict(events)
-        self.revision += 1
-        self._emit("linked")
-        self._check_stale()
-
-    def linked_release(self, current: CurrentRelease) -> LinkedRelease | None:
-        """Every table as ``current`` (a release of a patient-level view) says: a
-        suppressed patient left out of every table (None: not a view's release)."""
-        view = self._views.get(id(current.frame))
-        if view is None or view.frame is not current.frame:
-            return None
-        return view.released(current.release())
-
     def _keep_record(self, frame: pd.DataFrame, record: dict[str, Any] | None) -> None:
         in_use = {id(r.data) for r in self.runs}
         self._identifier_records = {k: v for k, v in self._identifier_records.items()
@@ -554,14 +499,16 @@ class Session(RunsOfSession):
 
     def _snapshot(self) -> ConfigurationSnapshot:
         return ConfigurationSnapshot.of(self.definition, self.hierarchies,
-                                        lattice_settings(self.settings))
+                                        {**lattice_settings(self.settings),
+                                         **self._tables_stamp()})
 
     def _run_snapshot(self, name: str) -> ConfigurationSnapshot:
         # Hierarchies count too: a method may use them, and a false "stale" is safe.
         return ConfigurationSnapshot.of(
             self.definition, self.hierarchies,
             {"parameters": method_parameters(self.settings, name),
-             IDENTIFIERS: self.settings.get(IDENTIFIERS)})
+             IDENTIFIERS: self.settings.get(IDENTIFIERS), LINKED: self.settings.get(LINKED),
+             **self._tables_stamp()})
 
     def _lattice_changes(self) -> list[str]:
         if self.result is None or self._result_basis is None or self.project is None:
