@@ -44,9 +44,9 @@ def _import(window, monkeypatch, folder) -> None:
     window.projects.import_data()
 
 
-def _tick(items, *names: str) -> None:
+def _tick(items, *texts: str) -> None:
     for i in range(items.count()):
-        if items.item(i).text() in names:
+        if items.item(i).text() in texts:
             items.item(i).setCheckState(Qt.CheckState.Checked)
 
 
@@ -69,7 +69,7 @@ def test_a_custodian_releases_linked_tables_5_anonymous_per_patient(
     window.resize(1280, 720)  # the panel keeps the window within a laptop screen
     qtbot.wait(10)
     assert window.size().toTuple() == (1280, 720), window.minimumSizeHint().toTuple()
-    _tick(panel.aggregates, "admissions:count")
+    _tick(panel.aggregates, "admissions per patient")
     _tick(panel.shifted, *DATES)
     assert state.linked.shifted == DATES and [a.name for a in state.linked.aggregates] == \
         ["admissions:count"]

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -30,7 +31,7 @@ from arxpy.data.csv_io import read_csv
 from arxpy.errors import ArxpyError
 from arxpy.gui.folders import pick_paths
 from arxpy.gui.linked_import import CSV_FILTER, id_like
-from arxpy.gui.plain_text import plain_label
+from arxpy.gui.plain_text import plain_label, tooltip
 from arxpy.gui.state import AppState
 from arxpy.identifiers.dates import MAX_SHIFT_DAYS
 from arxpy.workflows.linked_project import (
@@ -57,7 +58,10 @@ class LinkedTablesPanel(QWidget):
         self.tables = QTableWidget(0, 3)
         self.tables.setHorizontalHeaderLabels(["Table", "Rows", "Columns"])
         self.tables.verticalHeader().hide()
-        self.tables.horizontalHeader().setStretchLastSection(True)
+        header = self.tables.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.tables.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.tables.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.add, self.remove = QPushButton("Add CSV files…"), QPushButton("Remove")
@@ -65,9 +69,8 @@ class LinkedTablesPanel(QWidget):
         self.remove.clicked.connect(self._remove_selected)
         self.link_column = QComboBox()
         self.link_column.currentTextChanged.connect(self._commit)
-        self.aggregates = QListWidget()
+        self.aggregates, self.shifted = _names_list(), _names_list()
         self.aggregates.itemChanged.connect(self._commit)
-        self.shifted = QListWidget()
         self.shifted.itemChanged.connect(self._commit)
         self.shift_days = QSpinBox(minimum=1, maximum=MAX_SHIFT_DAYS, suffix=" days")
         self.shift_days.setPrefix("± ")
@@ -97,7 +100,7 @@ class LinkedTablesPanel(QWidget):
         shifted.addWidget(self.shifted, 1)
         shifted.addWidget(self.shift_days)
         columns = QHBoxLayout()
-        columns.addLayout(tables, 3)
+        columns.addLayout(tables, 4)
         columns.addLayout(judged, 3)
         columns.addLayout(shifted, 2)
         layout = QVBoxLayout(self)
@@ -130,8 +133,8 @@ class LinkedTablesPanel(QWidget):
             self.aggregates.clear()
             for name, frame in events.items():
                 for aggregate in offered_aggregates(name, frame, linked.link_column):
-                    self.aggregates.addItem(_checkable(aggregate.name,
-                                                       aggregate.name in chosen))
+                    self.aggregates.addItem(_checkable(aggregate.label, aggregate.name in chosen,
+                                                       aggregate.name))
             self.shifted.clear()
             dates = dict.fromkeys(c for frame in events.values()
                                   for c in date_columns(frame, linked.link_column))
@@ -142,13 +145,12 @@ class LinkedTablesPanel(QWidget):
             self._filling = False
 
     def _fill_tables(self, events: dict) -> None:
-        rows = [(f"{self.state.patient_table} (patients)", self.state.data.shape)] + [
+        rows = [(f"{self.state.patient_table} (patient table)", self.state.data.shape)] + [
             (name, frame.shape) for name, frame in events.items()]
         self.tables.setRowCount(len(rows))
         for row, (name, (records, columns)) in enumerate(rows):
             for column, text in enumerate((name, f"{records:,}", str(columns))):
                 self.tables.setItem(row, column, QTableWidgetItem(text))
-        self.tables.resizeColumnsToContents()
 
     # -- edits -----------------------------------------------------------------------------
 
@@ -218,13 +220,26 @@ class LinkedTablesPanel(QWidget):
             self.message.setText(str(exc))
 
 
-def _checkable(text: str, checked: bool) -> QListWidgetItem:
+def _names_list() -> QListWidget:
+    # Long names ("admissions:first-year:Admission date") elide in the middle, whole in
+    # the tooltip, rather than scrolling sideways in a narrow column.
+    names = QListWidget()
+    names.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    names.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    return names
+
+
+def _checkable(text: str, checked: bool, name: str | None = None) -> QListWidgetItem:
+    """A ticked or unticked ``text``, standing for ``name`` (the text if None)."""
     item = QListWidgetItem(text)
+    item.setData(Qt.ItemDataRole.UserRole, name or text)
+    item.setToolTip(tooltip(f"{text}: the view's column '{name}'" if name else text))
     item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
     item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
     return item
 
 
 def _checked(items: QListWidget) -> list[str]:
-    return [items.item(i).text() for i in range(items.count())
+    """The names of the ticked items."""
+    return [items.item(i).data(Qt.ItemDataRole.UserRole) for i in range(items.count())
             if items.item(i).checkState() == Qt.CheckState.Checked]
