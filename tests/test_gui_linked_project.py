@@ -10,6 +10,8 @@ pseudonym); the link between the exported tables is checked by set inclusion.
 
 from __future__ import annotations
 
+import sqlite3
+
 import audit as anonymity
 import pandas as pd
 from PySide6.QtCore import Qt
@@ -99,3 +101,33 @@ def test_a_custodian_releases_linked_tables_5_anonymous_per_patient(
     window.projects.save_to(tmp_path / "ward.arxpy")  # the tables are part of the project
     reopened = Project.load(tmp_path / "ward.arxpy")
     assert list(reopened.events) == ["admissions"] and reopened.settings["linked"]
+
+
+def test_the_wizard_links_other_tables_of_a_sqlite_database(qtbot, tmp_path):
+    path = tmp_path / "clinic.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE patients (pid TEXT, age INTEGER)")
+        connection.execute("CREATE TABLE visits (pid TEXT, day TEXT)")
+        connection.execute("CREATE TABLE labs (pid TEXT, test TEXT)")
+        connection.executemany("INSERT INTO patients VALUES (?, ?)", [("a", 30), ("b", 40)])
+        connection.executemany("INSERT INTO visits VALUES (?, ?)", [("a", "2014-01-02")] * 3)
+    wizard = ImportWizard()
+    qtbot.addWidget(wizard)
+    wizard.show()
+    wizard.source_page.path.setText(str(path))
+    wizard.source_page.table.setCurrentText("patients")
+    wizard.next()
+    wizard.next()
+    wizard.next()
+    page = wizard.linked_page
+    offered = [page.database_tables.item(i).text() for i in range(page.database_tables.count())]
+    assert offered == ["labs", "visits"] and page.link_column.currentText() == "pid"
+    page.database_tables.item(1).setCheckState(Qt.CheckState.Checked)
+    page.link_column.setCurrentText("age")  # no table of events holds it
+    assert not page.validatePage() and "no column 'age'" in page.error.text()
+    page.link_column.setCurrentText("pid")
+    wizard.button(QWizard.WizardButton.FinishButton).click()
+    project = wizard.project
+    assert list(project.events) == ["visits"] and len(project.events["visits"]) == 3
+    assert project.settings["linked"]["link_column"] == "pid"
+    assert project.definition["pid"].type is AttributeType.IDENTIFYING
