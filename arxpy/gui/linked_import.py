@@ -51,7 +51,8 @@ class LinkedTablesPage(QWizardPage):
         self.setSubTitle(
             "The imported table holds one row per patient. Event tables (admissions, "
             "diagnoses, labs) name their patient in the link column; the privacy models "
-            "then judge one row per patient. Finish without tables to import the data alone.")
+            "then judge one row per patient, and the link column becomes a keyed pseudonym. "
+            "Finish without tables to import the data alone.")
         self.events: dict[str, pd.DataFrame] = {}
         self.tables = QListWidget()  # plain text items: names stay text
         add_files = QPushButton("Add CSV files…")
