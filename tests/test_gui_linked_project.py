@@ -14,11 +14,14 @@ import sqlite3
 
 import audit as anonymity
 import pandas as pd
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
-from arxpy.data.definition import AttributeType, DataKind
+from arxpy.data.definition import AttributeType, DataDefinition, DataKind
+from arxpy.errors import ProjectError
 from arxpy.gui.import_wizard import ImportWizard
+from arxpy.gui.project_actions import load_checked
 from arxpy.hierarchy.io import read_hierarchy
 from arxpy.linked_example import LINK_COLUMN, QUASI_IDENTIFIERS, write_linked_example
 from arxpy.project import Project
@@ -61,6 +64,7 @@ def test_a_custodian_releases_linked_tables_5_anonymous_per_patient(
     assert list(state.events) == ["admissions"] and state.linked.link_column == LINK_COLUMN
     assert state.definition[LINK_COLUMN].type is AttributeType.IDENTIFYING  # pseudonymised
     assert [t.kind for t in state.identifier_plan.treatments] == ["keyed-pseudonym"]
+    assert not window.actions_by_name["linked_tables"].isEnabled()  # Export writes them
     assert window.keys.create(tmp_path / "ward.key")
     state.set_attribute("County", type=AttributeType.IDENTIFYING)
     for name in QUASI_IDENTIFIERS:
@@ -131,3 +135,15 @@ def test_the_wizard_links_other_tables_of_a_sqlite_database(qtbot, tmp_path):
     assert list(project.events) == ["visits"] and len(project.events["visits"]) == 3
     assert project.settings["linked"]["link_column"] == "pid"
     assert project.definition["pid"].type is AttributeType.IDENTIFYING
+
+
+def test_a_project_with_an_unreadable_aggregate_does_not_open(tmp_path):
+    write_linked_example(tmp_path, patients=20)
+    data = pd.read_csv(tmp_path / "patients.csv", dtype=str, keep_default_na=False)
+    events = {"admissions": pd.read_csv(tmp_path / "admissions.csv", dtype=str,
+                                        keep_default_na=False)}
+    linked = {"link_column": LINK_COLUMN, "aggregates": ["admissions:sum"]}
+    project = Project(data, DataDefinition.for_columns(data.columns), {}, {"linked": linked},
+                      events=events)
+    with pytest.raises(ProjectError, match="admissions:sum"):
+        load_checked(project.save(tmp_path / "ward.arxpy"))

@@ -123,6 +123,7 @@ class MainWindow(QMainWindow):
         self.state.modified_changed.connect(lambda _m: self._update_title())
         self.state.path_changed.connect(self._update_title)
         self.state.result_changed.connect(self._update_actions)
+        self.state.linked_changed.connect(self._update_actions)
         self.state.result_changed.connect(self._show_staleness)
         self.state.stale_changed.connect(self._show_staleness)
         self.state.release_changed.connect(self._show_staleness)
@@ -368,6 +369,8 @@ class MainWindow(QMainWindow):
                     "add_linked"):
             a[key].setEnabled(has and not running)
         a["anonymize"].setEnabled(has and not running)
+        # A project with linked tables of its own releases them through Export.
+        a["linked_tables"].setEnabled(not (has and self.state.events))
         a["cancel"].setEnabled(running)
         releasable = self.state.current_release() is not None and not self.state.stale
         a["export"].setEnabled(releasable)

@@ -36,10 +36,12 @@ _Button = QMessageBox.StandardButton
 def load_checked(path: Path) -> Project:
     """A project whose settings were checked too, before any view sees them."""
     from arxpy.engine.config import check_settings
+    from arxpy.workflows.linked_project import linked_of
 
     project = Project.load(path)
     try:
         check_settings(project.settings)
+        linked_of(project.settings)  # the linked tables' aggregates read
     except ArxpyError as exc:
         raise ProjectError(f"Project file '{path}' has unusable settings: {exc}") from None
     return project
