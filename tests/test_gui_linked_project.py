@@ -10,6 +10,8 @@ pseudonym); the link between the exported tables is checked by set inclusion.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import sqlite3
 
 import audit as anonymity
@@ -29,6 +31,31 @@ from arxpy.workflows.risk_jobs import input_table
 
 PATIENTS = 200
 DATES = ("Admission date", "Discharge date")
+SHIFT_DAYS = 30
+
+
+def _offsets(events: pd.DataFrame, source: pd.DataFrame, secret: bytes) -> pd.Series:
+    """Each released patient's date shifts in days over both date columns (several
+    values: inconsistent), from pseudonyms recomputed with Python's ``hmac``
+    (docs/identifiers.md) and each patient's n-th released date against the n-th."""
+    original = {hmac.new(secret, b"arxpy pseudonym v1\0default\0" + p.encode(),
+                         hashlib.sha256).hexdigest()[:16]: p for p in source[LINK_COLUMN]}
+    patients = events[LINK_COLUMN].map(original)
+    assert patients.notna().all()  # every event names a patient of the source
+    released = source[LINK_COLUMN].isin(set(patients))
+    assert released.sum() == len(events)  # no event of a released patient is lost
+    shifts = pd.concat([(_nth(patients, events[c]) - _nth(source[LINK_COLUMN], source[c]))
+                        .dropna().dt.days for c in DATES])
+    return shifts.groupby(level=0).unique()
+
+
+def _nth(patients: pd.Series, dates: pd.Series) -> pd.Series:
+    """Dates indexed by (patient, rank of the date among the patient's)."""
+    frame = pd.DataFrame({"patient": patients.to_numpy(),
+                          "date": pd.to_datetime(dates).to_numpy()}).sort_values(
+        ["patient", "date"])
+    frame["rank"] = frame.groupby("patient").cumcount()
+    return frame.set_index(["patient", "rank"])["date"]
 
 
 def _import(window, monkeypatch, folder) -> None:
@@ -76,7 +103,7 @@ def test_a_custodian_releases_linked_tables_5_anonymous_per_patient(
     qtbot.wait(10)
     assert window.size().toTuple() == (1280, 720), window.minimumSizeHint().toTuple()
     _tick(panel.aggregates, "admissions per patient")
-    _tick(panel.shifted, *DATES)
+    _tick(panel.shifted, *DATES)  # the panel's range: ± SHIFT_DAYS
     assert state.linked.shifted == DATES and [a.name for a in state.linked.aggregates] == \
         ["admissions:count"]
     state.update_settings(privacy_models=[{"kind": "k-anonymity", "k": 5}],
@@ -99,8 +126,10 @@ def test_a_custodian_releases_linked_tables_5_anonymous_per_patient(
     assert anonymity.k_anonymity(view, [*QUASI_IDENTIFIERS, "events"]) >= 5
     assert set(events[LINK_COLUMN]) <= set(patients[LINK_COLUMN])  # every event links
     assert not set(events[LINK_COLUMN]) & set(source[LINK_COLUMN])  # pseudonyms only
-    assert not set(events["Admission date"]) <= set(source["Admission date"])  # shifted
     assert "County" not in patients.columns
+    offsets = _offsets(events, source, (tmp_path / "ward.key").read_bytes())
+    assert len(offsets) == events[LINK_COLUMN].nunique()
+    assert all(len(o) == 1 and 0 < abs(o[0]) <= SHIFT_DAYS for o in offsets)  # one each
 
     window.projects.save_to(tmp_path / "ward.arxpy")  # the tables are part of the project
     reopened = Project.load(tmp_path / "ward.arxpy")
