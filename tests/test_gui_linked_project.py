@@ -176,3 +176,33 @@ def test_a_project_with_an_unreadable_aggregate_does_not_open(tmp_path):
                       events=events)
     with pytest.raises(ProjectError, match="admissions:sum"):
         load_checked(project.save(tmp_path / "ward.arxpy"))
+
+
+def test_the_panel_follows_undo_and_adds_and_removes_tables(qtbot, tmp_path):
+    from arxpy.gui.linked_panel import LinkedTablesPanel
+    from arxpy.gui.state import AppState
+    from arxpy.workflows.linked_project import LinkedSettings
+
+    write_linked_example(tmp_path, patients=20)
+    read = lambda name: pd.read_csv(tmp_path / name, dtype=str, keep_default_na=False)  # noqa: E731
+    data = read("patients.csv")
+    state = AppState()
+    state.set_project(Project(data, DataDefinition.for_columns(data.columns), name="ward"))
+    panel = LinkedTablesPanel(state)
+    qtbot.addWidget(panel)
+    assert panel.isHidden()  # no event tables
+    state.set_linked_tables({"admissions": read("admissions.csv")}, LinkedSettings(LINK_COLUMN),
+                            "Add linked table")
+    assert not panel.isHidden() and panel.tables.rowCount() == 2
+    _tick(panel.aggregates, "admissions per patient")
+    assert [a.name for a in state.linked.aggregates] == ["admissions:count"]
+    state.undo_stack.undo()
+    assert panel.aggregates.item(0).checkState() == Qt.CheckState.Unchecked
+    read("admissions.csv").head(5).to_csv(tmp_path / "labs.csv", index=False)
+    panel.add_files([str(tmp_path / "labs.csv")])
+    assert list(state.events) == ["admissions", "labs"] and panel.tables.rowCount() == 3
+    panel.add_files([str(tmp_path / "labs.csv")])
+    assert "already named 'labs'" in panel.message.text()
+    panel.remove_table("labs")
+    assert list(state.events) == ["admissions"]
+    assert state.undo_stack.undoText() == "Remove linked table 'labs'"

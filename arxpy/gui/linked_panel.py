@@ -126,20 +126,17 @@ class LinkedTablesPanel(QWidget):
             self._fill_tables(events)
             common = [c for c in state.data.columns
                       if all(c in frame.columns for frame in events.values())]
-            self.link_column.clear()
-            self.link_column.addItems(common)
+            if [self.link_column.itemText(i) for i in range(self.link_column.count())] != common:
+                self.link_column.clear()
+                self.link_column.addItems(common)
             self.link_column.setCurrentText(linked.link_column)
             chosen = {a.name for a in linked.aggregates}
-            self.aggregates.clear()
-            for name, frame in events.items():
-                for aggregate in offered_aggregates(name, frame, linked.link_column):
-                    self.aggregates.addItem(_checkable(aggregate.label, aggregate.name in chosen,
-                                                       aggregate.name))
-            self.shifted.clear()
+            _fill(self.aggregates, [
+                (a.label, a.name in chosen, a.name) for name, frame in events.items()
+                for a in offered_aggregates(name, frame, linked.link_column)])
             dates = dict.fromkeys(c for frame in events.values()
                                   for c in date_columns(frame, linked.link_column))
-            for column in dates:
-                self.shifted.addItem(_checkable(column, column in linked.shifted))
+            _fill(self.shifted, [(c, c in linked.shifted, c) for c in dates])
             self.shift_days.setValue(linked.shift_days)
         finally:
             self._filling = False
@@ -220,6 +217,18 @@ class LinkedTablesPanel(QWidget):
             self.message.setText(str(exc))
 
 
+def _fill(items: QListWidget, entries: list[tuple[str, bool, str]]) -> None:
+    """Show ``entries`` (text, ticked, name); the list is left alone when it shows them
+    already (a tick's own edit comes back as a settings change while its signal runs)."""
+    shown = [(items.item(i).text(), items.item(i).checkState() == Qt.CheckState.Checked,
+              items.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(items.count())]
+    if shown == entries:
+        return
+    items.clear()
+    for text, ticked, name in entries:
+        items.addItem(_checkable(text, ticked, name))
+
+
 def _names_list() -> QListWidget:
     # Long names ("admissions:first-year:Admission date") elide in the middle, whole in
     # the tooltip, rather than scrolling sideways in a narrow column.
@@ -233,7 +242,8 @@ def _checkable(text: str, checked: bool, name: str | None = None) -> QListWidget
     """A ticked or unticked ``text``, standing for ``name`` (the text if None)."""
     item = QListWidgetItem(text)
     item.setData(Qt.ItemDataRole.UserRole, name or text)
-    item.setToolTip(tooltip(f"{text}: the view's column '{name}'" if name else text))
+    item.setToolTip(tooltip(f"{text}: the view's column '{name}'" if name and name != text
+                            else text))
     item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
     item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
     return item
