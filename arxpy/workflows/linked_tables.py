@@ -60,10 +60,10 @@ class EventAggregate:
     @property
     def label(self) -> str:
         """The aggregate in words: "admissions per patient", "first year of Admission
-        date (admissions)"."""
+        date" (listed under its table's count, which names the table)."""
         if self.kind == COUNT:
             return f"{self.table} per patient"
-        return f"first year of {self.attribute} ({self.table})"
+        return f"first year of {self.attribute}"
 
     @classmethod
     def parse(cls, text: str) -> EventAggregate:
