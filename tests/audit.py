@@ -26,6 +26,8 @@ returned.
   values with q > p (0 when every class has the table's distribution).
 - delta-disclosure: delta = the largest |ln(q / p)| over classes and the values present
   in the class (natural logarithm; ARX states delta with log2).
+- wildcard k-anonymity (cell suppression): k = the fewest records any record is
+  compatible with (equal wherever neither shows the wildcard ``*``), itself included.
 """
 
 from __future__ import annotations
@@ -104,3 +106,13 @@ def delta_disclosure(data: pd.DataFrame, quasi_ident, sens_att) -> float:
         ratio = q / p
         return float(np.abs(np.log(ratio, out=np.zeros_like(ratio), where=ratio > 0)).max())
     return max(delta(*_shares(data, quasi_ident, s)) for s in sens_att)
+
+
+def wildcard_k_anonymity(data: pd.DataFrame, quasi_ident, wildcard: str = "*") -> int:
+    """The fewest records any record is compatible with, itself included, where a cell
+    showing ``wildcard`` matches any value (sdcMicro's fk with alpha = 1). Brute force:
+    every pair of records, O(n^2) — for small tables only."""
+    cells = data[list(quasi_ident)].astype(str).to_numpy()
+    wild = cells == wildcard
+    agree = (cells[:, None, :] == cells[None, :, :]) | wild[:, None, :] | wild[None, :, :]
+    return int(agree.all(axis=2).sum(axis=1).min())

@@ -27,6 +27,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPalette, QValidator
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QAbstractSpinBox,
     QCheckBox,
     QComboBox,
@@ -332,7 +333,13 @@ class ParamForm(QWidget):
     def _attributes_widget(self, param: Param, value: Any, attributes: list[str]) -> QWidget:
         widget = QListWidget()
         chosen = list(value) if isinstance(value, list | tuple) else []
-        for name in attributes:
+        # Ticked ones first, in the given order, and rows can be dragged: some lists are
+        # orders (cell suppression's importance), and the value reads in row order.
+        widget.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+        widget.model().rowsMoved.connect(lambda *_args, p=param: self._edited(p))
+        ordered = [n for n in chosen if n in attributes] + \
+            [n for n in attributes if n not in chosen]
+        for name in ordered:
             item = QListWidgetItem(name)
             item.setData(Qt.ItemDataRole.UserRole, name)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
