@@ -207,7 +207,7 @@ def _wildcard_view(release: Release, qis: tuple[str, ...], uncovered: tuple[str,
     compatible with it, so classes overlap; one per distinct released pattern, its size
     the records compatible with it, and the average risk the mean of 1 / that size."""
     fk = compatible_records(release.released(), qis, SUPPRESSED_CELL)
-    sizes = pattern_sizes(release.released(), qis)
+    sizes = pattern_sizes(release.released(), qis, fk)
     return AttackerView(qis, int(sizes.size), int(fk.min()), 1.0 / int(fk.min()),
                         float(np.mean(1.0 / fk)), uncovered, sizes=sizes)
 

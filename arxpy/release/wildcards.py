@@ -84,14 +84,21 @@ def compatible_records(frame: pd.DataFrame, attributes: Sequence[str], wildcard:
     if not len(frame):
         return np.zeros(0, dtype=np.int64)
     codes = wildcard_codes(frame, attributes, wildcard)
-    return np.rint(compatible_counts(codes)).astype(np.int64)
+    # Equal rows have equal counts: count once per distinct row, weighted.
+    rows, count = group_codes(list((codes - WILDCARD).T))
+    weights = np.bincount(rows, minlength=count)
+    counts = compatible_counts(codes[first_appearances(rows)], weights)
+    return np.rint(counts).astype(np.int64)[rows]
 
 
-def pattern_sizes(frame: pd.DataFrame, attributes: Sequence[str]) -> np.ndarray:
+def pattern_sizes(frame: pd.DataFrame, attributes: Sequence[str],
+                  fk: np.ndarray | None = None) -> np.ndarray:
     """Per distinct pattern of ``frame`` over ``attributes`` (first appearance order),
-    the records compatible with it (``*`` cells matching any value)."""
+    the records compatible with it (``*`` cells matching any value); ``fk``: the
+    per-row counts if already known."""
     if not len(frame):
         return np.zeros(0, dtype=np.int64)
-    fk = compatible_records(frame, attributes, SUPPRESSED_CELL)
+    if fk is None:
+        fk = compatible_records(frame, attributes, SUPPRESSED_CELL)
     groups, _ = group_codes(column_codes(frame, attributes))
     return fk[first_appearances(groups)]
