@@ -43,6 +43,7 @@ def test_configure_hint_and_run_question_switch_the_strategy(window, qtbot, monk
     window.set_project(wide_project())
     hint = window.configure.settings_panel.strategy_hint
     assert not hint.isHidden() and "too many for the optimal strategy" in hint.message.text()
+    assert hint.buttons["lightning"].text() == "Use Lightning" and "60 s" in hint.message.text()
     qtbot.mouseClick(hint.buttons["lightning"], Qt.MouseButton.LeftButton)
     assert window.state.settings["strategy"] == "lightning"
     assert window.state.settings["time_limit"] == 60.0

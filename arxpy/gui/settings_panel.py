@@ -138,7 +138,7 @@ class SettingsPanel(QWidget):
         form.addRow("Suppression limit:", self.suppression)
         form.addRow("Search strategy:", self.strategy)
         form.addRow("Time limit:", self.time_limit)
-        form.addRow("", self.strategy_hint)
+        form.addRow(self.strategy_hint)
         form.addRow("Local recoding:", self.local_passes)
         form.addRow("Local recoding gs-factor:", self.local_gs_factor)
         quality = QWidget()

@@ -31,8 +31,9 @@ def switch_strategy(state: AppState, proposal: StrategyProposal, strategy: str) 
 
 
 class StrategyHint(QWidget):
-    """Shown under the strategy while the lattice is too large for it: what is wrong and
-    a button per proposed strategy. Hidden, it keeps its room, so nothing below moves."""
+    """Shown under the time limit while the lattice is too large for the strategy: what
+    is wrong and a button per proposed strategy. It spans the form's two columns (narrow
+    at 720 pixels) and, hidden, keeps its room, so nothing below moves."""
 
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,9 +64,10 @@ class StrategyHint(QWidget):
     def refresh(self, *_args) -> None:
         self.proposal = current_proposal(self.state)
         if self.proposal is not None:
-            self.message.setText(self.proposal.text)
+            self.message.setText(f"⚠ {self.proposal.hint}")
             for name, button in self.buttons.items():
-                button.setText(self.proposal.button_text(name))
+                button.setText(self.proposal.button_text(name, short=True))
+                button.setToolTip(f"Search with {self.proposal.button_text(name)}")
         self.setVisible(self.proposal is not None)
 
     def use(self, strategy: str) -> None:

@@ -35,12 +35,23 @@ class StrategyProposal:
     time_limit: float
 
     @property
-    def text(self) -> str:
+    def problem(self) -> str:
         return (f"The lattice has {self.lattice_size:,} transformations, too many for the "
-                f"{self.strategy} strategy (at most {MAX_NODES:,}). Search it within a time "
-                "limit instead, or narrow the generalization levels.")
+                f"{self.strategy} strategy (at most {MAX_NODES:,}).")
 
-    def button_text(self, strategy: str) -> str:
+    @property
+    def text(self) -> str:
+        return (f"{self.problem} Search it within a time limit instead, or narrow the "
+                "generalization levels.")
+
+    @property
+    def hint(self) -> str:
+        """The short form beside the settings (its buttons say only the strategy)."""
+        return f"{self.problem} Search within {self.time_limit:g} s instead:"
+
+    def button_text(self, strategy: str, short: bool = False) -> str:
+        if short:
+            return f"Use {PROPOSED[strategy]}"
         return f"Use {PROPOSED[strategy]} (time limit {self.time_limit:g} s)"
 
     def settings(self, settings: Mapping[str, Any], strategy: str) -> dict[str, Any]:
