@@ -152,7 +152,7 @@ def top_bottom_coding(records: int = RECORDS) -> Fixture:
 def cell_suppression(records: int = RECORDS) -> Fixture:
     frame = clinical(records)
     return Fixture(frame, roles(frame, ("Age", "Sex"), ("ID",)),
-                   {"k": 3, "importance": ["Sex", "Age"]},
+                   {"k": 3, "importance": ["Sex", "Age"], "average_risk": 0.2},
                    unchanged_columns=("BMI", "Charge"))
 
 

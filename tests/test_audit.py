@@ -165,3 +165,5 @@ def test_wildcard_k_anonymity_counts_a_star_as_any_value():
     assert audit.wildcard_k_anonymity(table, ["a", "b"]) == 2
     assert audit.wildcard_k_anonymity(table.iloc[:4], ["a", "b"]) == 1
     assert audit.wildcard_k_anonymity(table.iloc[:3], ["a", "b"]) == 3
+    assert audit.wildcard_average_risk(table, ["a", "b"]) == pytest.approx(
+        (1 / 3 + 1 / 3 + 1 / 4 + 1 / 2 + 1 / 3) / 5)

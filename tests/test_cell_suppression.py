@@ -89,9 +89,24 @@ def test_checker_and_attacker_view_count_a_star_as_any_value():
     assert not forged.anonymous
 
 
+def test_an_average_risk_raises_k_until_it_holds():
+    frame = random_table(11, 40, (3, 4, 5))
+    qis = ("q0", "q1", "q2")
+    release = run_method("cell-suppression", frame, definition_of(frame, qis),
+                         {"k": 2, "average_risk": 0.2})
+    assert audit.wildcard_average_risk(release.table, qis) <= 0.2
+    assert audit.wildcard_k_anonymity(release.table, qis) >= 2
+    assert [c.holds for c in release.verify().checks] == [True, True] and release.anonymous
+    only_k = run_method("cell-suppression", frame, definition_of(frame, qis), {"k": 2})
+    assert audit.wildcard_average_risk(only_k.table, qis) > 0.2  # the threshold did work
+    forged = dataclasses.replace(release, table=only_k.table)
+    assert [c.holds for c in forged.verify().checks] == [True, False]
+
+
 @pytest.mark.parametrize("params, message", [
     ({"k": 3, "importance": ["a", "stay"]}, "not a quasi-identifier"),
     ({"k": 50}, "exceeds the 7 records"),
+    ({"k": 2, "average_risk": 0.1}, "below 1/7"),
 ])
 def test_impossible_settings_are_refused(params, message):
     frame = three_neighbours()

@@ -15,6 +15,7 @@ See docs/cell-suppression.md for the cost and measured times.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 
@@ -31,6 +32,7 @@ from arxpy.methods.base import Method
 from arxpy.methods.registry import register_method
 from arxpy.params import Param
 from arxpy.release import Claim, ClaimCheck, Release, register_claim_checker, table_sha256
+from arxpy.release.claims import ROUNDING
 from arxpy.release.wildcards import (
     SUPPRESSED_CELL,
     WILDCARD,
@@ -39,8 +41,12 @@ from arxpy.release.wildcards import (
     wildcard_codes,
 )
 
-#: The claim kind this method makes (checked by :func:`check_cell_k_anonymity`).
+#: The claim kinds this method makes (checked by :func:`check_cell_k_anonymity` and
+#: :func:`check_cell_average_risk`).
 CELL_K_ANONYMITY = "cell-k-anonymity"
+CELL_AVERAGE_RISK = "cell-average-risk"
+#: The share of the progress bar the k pass takes when an average risk follows it.
+K_SHARE = 0.8
 
 #: Cells (problem patterns x patterns x attributes) compared at once: bounds memory to
 #: about 20 MB and the time between two looks at the cancel token.
@@ -64,6 +70,10 @@ class CellSuppression(Method):
         Param("k", "int", None, low=2, label="k", suggested=5,
               help="every record must be compatible with at least k records, itself "
                    "included (a * matches any value)"),
+        Param("average_risk", "float", None, optional=True, low=0.0, low_open=True, high=1.0,
+              label="average risk",
+              help="largest average re-identification risk, the mean of 1/fk over the "
+                   "records (a * matching any value); k is raised until it holds"),
         Param("importance", "attributes", None, optional=True, label="importance order",
               help="quasi-identifiers from most to least important; cells of the least "
                    "important are suppressed first (default: fewest distinct values "
@@ -72,6 +82,7 @@ class CellSuppression(Method):
     )
 
     k: int
+    average_risk: float | None
     importance: tuple[str, ...] | None
 
     def run(self, data: pd.DataFrame, definition: DataDefinition, *,
@@ -84,13 +95,10 @@ class CellSuppression(Method):
         if not qis:
             raise ConfigurationError(f"{self.owner_name()}: declare at least one "
                                      "quasi-identifier (Configure).")
-        if len(data) < self.k:
-            raise ConfigurationError(f"{self.owner_name()}: k = {self.k} exceeds the "
-                                     f"{len(data):,} records; choose k of at most "
-                                     f"{len(data):,}.")
+        self._check_reachable(len(data))
         order = self.least_important_first(data, qis)
         report(0.0, "Suppressing cells")
-        codes = suppress_cells(wildcard_codes(data, qis, SUPPRESSED_CELL), self.k,
+        codes = self._suppress(wildcard_codes(data, qis, SUPPRESSED_CELL),
                                [qis.index(a) for a in order], report, cancel)
         table = data.drop(columns=definition.identifying)
         for j, name in enumerate(qis):
@@ -99,13 +107,40 @@ class CellSuppression(Method):
             table[name] = pd.Series(column, index=table.index, dtype=object)
         release = Release(
             table=table, suppressed=np.zeros(len(data), dtype=bool), definition=definition,
-            method=self.name, parameters=self.get_params(), claims=(self._claim(qis),),
+            method=self.name, parameters=self.get_params(), claims=self._claims(qis),
             input_sha256=table_sha256(data, cancel), wildcard_cells=True,
             elapsed_seconds=time.perf_counter() - started)
         if cancel is not None:  # cancelled meanwhile: nothing is returned
             cancel.raise_if_cancelled()
         report(1.0, "Done")
         return release
+
+    def _check_reachable(self, records: int) -> None:
+        if records < self.k:
+            raise ConfigurationError(f"{self.owner_name()}: k = {self.k} exceeds the "
+                                     f"{records:,} records; choose k of at most {records:,}.")
+        if self.average_risk is not None and self.average_risk * records < 1:
+            raise ConfigurationError(
+                f"{self.owner_name()}: an average risk of {self.average_risk:g} is below "
+                f"1/{records:,}, the least any release of {records:,} records has; choose "
+                f"at least {1 / records:.2g}.")
+
+    def _suppress(self, codes: np.ndarray, least_first: Sequence[int], report: Progress,
+                  cancel: CancelToken | None) -> np.ndarray:
+        """k first; then, for an average risk, k raised one at a time until it holds
+        (fk >= k for every record bounds the mean of 1/fk by 1/k, so it ends by
+        k = ceil(1/threshold))."""
+        if self.average_risk is None:
+            return suppress_cells(codes, self.k, least_first, report, cancel)
+        codes = suppress_cells(codes, self.k, least_first,
+                               lambda f, m: report(K_SHARE * f, m), cancel)
+        k, last = self.k, max(math.ceil(1 / self.average_risk), self.k + 1)
+        while average_risk_of(codes, cancel) > self.average_risk * (1 + 1e-12):
+            k += 1
+            report(K_SHARE + (1 - K_SHARE) * 0.95 * (k - self.k) / (last - self.k),
+                   f"Average risk above {self.average_risk:g}: raising k to {k}")
+            codes = suppress_cells(codes, k, least_first, lambda f, m: None, cancel)
+        return codes
 
     def least_important_first(self, data: pd.DataFrame, qis: Sequence[str]) -> list[str]:
         """The quasi-identifiers from least to most important: the listed order, then
@@ -119,11 +154,26 @@ class CellSuppression(Method):
         rest = sorted((a for a in qis if a not in listed), key=lambda a: data[a].nunique())
         return list(reversed(listed + rest))
 
-    def _claim(self, qis: Sequence[str]) -> Claim:
-        return Claim(CELL_K_ANONYMITY, {"k": self.k}, tuple(qis),
-                     f"{self.k}-anonymity with suppressed cells: every record is "
-                     f"compatible with at least {self.k} records, a * matching any value",
-                     min_class_size=self.k)
+    def _claims(self, qis: Sequence[str]) -> tuple[Claim, ...]:
+        claims = [Claim(CELL_K_ANONYMITY, {"k": self.k}, tuple(qis),
+                        f"{self.k}-anonymity with suppressed cells: every record is "
+                        f"compatible with at least {self.k} records, a * matching any value",
+                        min_class_size=self.k)]
+        if self.average_risk is not None:
+            claims.append(Claim(
+                CELL_AVERAGE_RISK, {"threshold": self.average_risk}, tuple(qis),
+                f"average re-identification risk at most {self.average_risk:g}: the mean "
+                "of 1/fk over the records, a * matching any value",
+                max_marketer_risk=self.average_risk))
+        return tuple(claims)
+
+
+def average_risk_of(codes: np.ndarray, cancel: CancelToken | None = None) -> float:
+    """The mean of 1/fk over the records of ``codes`` (WILDCARD matching any value)."""
+    groups, count = _patterns_of(codes)
+    weights = np.bincount(groups, minlength=count).astype(float)
+    fk = compatible_counts(codes[first_appearances(groups)], weights, cancel)
+    return float(np.sum(weights / fk) / weights.sum())
 
 
 def suppress_cells(codes: np.ndarray, k: int, least_first: Sequence[int],
@@ -203,3 +253,20 @@ def check_cell_k_anonymity(release: Release, claim: Claim) -> ClaimCheck:
     return ClaimCheck(claim, int(fk.min()) >= k,
                       f"fewest compatible records {int(fk.min()):,}, at least {k:,} claimed; "
                       f"{cells:,} cells suppressed")
+
+
+@register_claim_checker(CELL_AVERAGE_RISK)
+def check_cell_average_risk(release: Release, claim: Claim) -> ClaimCheck:
+    """The mean over released records of 1/fk, fk the released records compatible with
+    the record (a ``*`` cell matching any value), is at most the threshold."""
+    threshold = float(claim.parameters["threshold"])
+    missing = [a for a in claim.attributes if a not in release.table.columns]
+    if missing:
+        return ClaimCheck(claim, None, f"'{missing[0]}' is not in the release")
+    released = release.released()
+    if not len(released):
+        return ClaimCheck(claim, True, "no record released")
+    average = float(np.mean(1.0 / compatible_records(released, claim.attributes,
+                                                     SUPPRESSED_CELL)))
+    return ClaimCheck(claim, average <= threshold * (1 + ROUNDING) + ROUNDING,
+                      f"average risk {average:.4g}, at most {threshold:.4g} claimed")
