@@ -74,7 +74,8 @@ class CellSuppression(Method):
               label="average risk",
               help="largest average re-identification risk, the mean of 1/fk over the "
                    "records (a * matching any value); k is raised until it holds"),
-        Param("importance", "attributes", None, optional=True, label="importance order",
+        Param("importance", "attributes", None, optional=True, ordered=True,
+              label="importance order",
               help="quasi-identifiers from most to least important; cells of the least "
                    "important are suppressed first (default: fewest distinct values "
                    "first, as sdcMicro; unlisted ones follow in that order)",
