@@ -14,6 +14,8 @@ The verdict has two parts:
   (interval generalisation over Age alone, say) can keep every claim and still leave
   records unique over the declared quasi-identifiers; the verdict says so. Where the view
   means nothing (synthetic records; no quasi-identifier declared) it says why instead.
+  Where a ``*`` cell matches any value (cell suppression), a record's class is every
+  record compatible with it (:mod:`arxpy.release.wildcards`).
 
 A release is anonymous when it makes a claim that bounds an attacker (not only a
 suppression limit or a coding of values), every claim was checked and holds, and the
