@@ -72,6 +72,9 @@ class Param:
     #: For attributes: column names (lower case) that name the role; a form may suggest
     #: the one column named so, and says it did.
     named_like: tuple[str, ...] = ()
+    #: For attribute lists: the order is part of the value (an importance order), so a
+    #: form lists the chosen ones first, in order, and lets rows be dragged.
+    ordered: bool = False
     #: Further command-line option names, for contracts older than the declaration
     #: (``--gs-factor`` beside ``--local-recoding-gs-factor``).
     aliases: tuple[str, ...] = ()

@@ -26,6 +26,9 @@ returned.
   values with q > p (0 when every class has the table's distribution).
 - delta-disclosure: delta = the largest |ln(q / p)| over classes and the values present
   in the class (natural logarithm; ARX states delta with log2).
+- wildcard k-anonymity (cell suppression): k = the fewest records any record is
+  compatible with (equal wherever neither shows the wildcard ``*``), itself included;
+  the wildcard average risk is the mean over records of 1 / that count.
 """
 
 from __future__ import annotations
@@ -104,3 +107,24 @@ def delta_disclosure(data: pd.DataFrame, quasi_ident, sens_att) -> float:
         ratio = q / p
         return float(np.abs(np.log(ratio, out=np.zeros_like(ratio), where=ratio > 0)).max())
     return max(delta(*_shares(data, quasi_ident, s)) for s in sens_att)
+
+
+def _wildcard_fk(data: pd.DataFrame, quasi_ident, wildcard: str) -> np.ndarray:
+    """Per record, the records compatible with it (itself included); brute force over
+    every pair of records, O(n^2): for small tables only."""
+    cells = data[list(quasi_ident)].astype(str).to_numpy()
+    wild = cells == wildcard
+    agree = (cells[:, None, :] == cells[None, :, :]) | wild[:, None, :] | wild[None, :, :]
+    return agree.all(axis=2).sum(axis=1)
+
+
+def wildcard_k_anonymity(data: pd.DataFrame, quasi_ident, wildcard: str = "*") -> int:
+    """The fewest records any record is compatible with, itself included, where a cell
+    showing ``wildcard`` matches any value (sdcMicro's fk with alpha = 1)."""
+    return int(_wildcard_fk(data, quasi_ident, wildcard).min())
+
+
+def wildcard_average_risk(data: pd.DataFrame, quasi_ident, wildcard: str = "*") -> float:
+    """The mean over records of 1 / (records compatible with it), ``wildcard`` matching
+    any value."""
+    return float(np.mean(1.0 / _wildcard_fk(data, quasi_ident, wildcard)))

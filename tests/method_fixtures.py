@@ -149,6 +149,13 @@ def top_bottom_coding(records: int = RECORDS) -> Fixture:
                    unchanged_columns=("Sex", "BMI", "Charge"))
 
 
+def cell_suppression(records: int = RECORDS) -> Fixture:
+    frame = clinical(records)
+    return Fixture(frame, roles(frame, ("Age", "Sex"), ("ID",)),
+                   {"k": 3, "importance": ["Sex", "Age"], "average_risk": 0.2},
+                   unchanged_columns=("BMI", "Charge"))
+
+
 #: A fixture builder per registered method name.
 FIXTURES: dict[str, Callable[..., Fixture]] = {
     "condensation": _clustered("condensation"),
@@ -161,4 +168,5 @@ FIXTURES: dict[str, Callable[..., Fixture]] = {
     "kpbms": kpbms,
     "disassociation": disassociation,
     "top-bottom-coding": top_bottom_coding,
+    "cell-suppression": cell_suppression,
 }

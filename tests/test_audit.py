@@ -156,3 +156,14 @@ def test_models_against_the_global_distribution_vanish_on_a_single_class():
     assert audit.t_closeness(data, QI, S) == pytest.approx(0.0, abs=1e-12)
     assert audit.basic_beta_likeness(data, QI, S) == pytest.approx(0.0, abs=1e-12)
     assert audit.delta_disclosure(data, QI, S) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_wildcard_k_anonymity_counts_a_star_as_any_value():
+    # (1, x): both (1, x) and (1, *); (1, *): those, itself and (*, y); (2, y): itself and
+    # (*, y), the fewest; (*, y): (1, *), (2, y) and itself.
+    table = pd.DataFrame({"a": ["1", "1", "1", "2", "*"], "b": ["x", "x", "*", "y", "y"]})
+    assert audit.wildcard_k_anonymity(table, ["a", "b"]) == 2
+    assert audit.wildcard_k_anonymity(table.iloc[:4], ["a", "b"]) == 1
+    assert audit.wildcard_k_anonymity(table.iloc[:3], ["a", "b"]) == 3
+    assert audit.wildcard_average_risk(table, ["a", "b"]) == pytest.approx(
+        (1 / 3 + 1 / 3 + 1 / 4 + 1 / 2 + 1 / 3) / 5)

@@ -12,9 +12,10 @@ import pytest
 
 from arxpy.analysis.classification import ClassificationConfig, ClassificationTask, evaluate_release
 from arxpy.cli import main
-from arxpy.data.definition import AttributeType, DataDefinition
+from arxpy.data.definition import AttributeType, DataDefinition, DataKind, DataType
 from arxpy.errors import ConfigurationError
 from arxpy.methods import method_classes, run_method
+from arxpy.methods.topcoding import java_double
 
 
 def table(n: int = 300) -> tuple[pd.DataFrame, DataDefinition]:
@@ -78,3 +79,27 @@ def test_it_is_a_method_everywhere(tmp_path):
                  "--top", "80", "--output", str(tmp_path / "out.csv")]) == 0
     assert (pd.read_csv(tmp_path / "out.csv", dtype=str)["age"] == ">80").sum() == \
         (pd.to_numeric(frame["age"], errors="coerce") > 80).sum()
+
+
+def test_arx_convention_codes_the_top_code_itself_with_arx_labels():
+    # ARX 3.9.2's interval hierarchy: >= for the top code, Java's text of a decimal bound
+    # (benchmarks/topcoding_arx.py compares six configurations with ARX itself).
+    frame = pd.DataFrame({"bmi": ["18.4", "18.5", "39.9", "40", "41.2", "NULL"]})
+    definition = DataDefinition.for_columns(["bmi"]).with_attribute(
+        "bmi", data_type=DataType(DataKind.DECIMAL))
+    release = run_method("top-bottom-coding", frame, definition,
+                         {"attribute": "bmi", "top": 40, "bottom": 18.5, "convention": "arx"})
+    assert release.table["bmi"].tolist() == ["<18.5", "18.5", "39.9", ">=40.0", ">=40.0",
+                                             "NULL"]
+    (check,) = release.verify().checks
+    assert check.holds is True
+    leaked = release.table.copy()
+    leaked.loc[3, "bmi"] = "40"  # the top code itself is beyond it in ARX's convention
+    (check,) = dataclasses.replace(release, table=leaked).verify().checks
+    assert check.holds is False
+
+
+@pytest.mark.parametrize("value, text", [(40, "40.0"), (18.5, "18.5"), (1e7, "1.0E7"),
+                                         (0.00015, "1.5E-4"), (-2.5e-5, "-2.5E-5"), (0, "0.0")])
+def test_java_double_text(value, text):
+    assert java_double(value) == text

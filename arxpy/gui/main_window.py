@@ -40,6 +40,7 @@ from arxpy.gui.project_actions import ProjectActions
 from arxpy.gui.risk import RiskPerspective
 from arxpy.gui.start_page import StartPage
 from arxpy.gui.state import AppState
+from arxpy.gui.strategy_hint import ask_strategy, current_proposal, switch_strategy
 from arxpy.gui.utility import UtilityPerspective
 from arxpy.gui.workers import JobProgressBar, JobWorker, ViewJob
 from arxpy.help import Topic, perspective_topic
@@ -431,6 +432,13 @@ class MainWindow(QMainWindow):
         if not is_lattice(self.state.settings):
             return self.run_method()
         config = self._lattice_config()
+        if config is not None and (proposal := current_proposal(self.state)) is not None:
+            # The engine would refuse this lattice: offer the timed strategies instead.
+            strategy = ask_strategy(self, proposal)
+            if strategy is None:
+                return None
+            switch_strategy(self.state, proposal, strategy)
+            config = self._lattice_config()
         if config is None:
             return None
         models = ", ".join(m.describe() for m in config.privacy_models)

@@ -27,6 +27,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPalette, QValidator
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QAbstractSpinBox,
     QCheckBox,
     QComboBox,
@@ -181,6 +182,8 @@ class ParamForm(QWidget):
             tip = param.help + (f" ({param.unit})" if param.unit else "")
             if param.data_types and param.kind in ("attribute", "attributes"):
                 tip += f"; only {_kinds_text(param.data_types)} attributes are offered"
+            if param.ordered:
+                tip += "; drag the attributes into order"
             widget.setToolTip(tip)
             self.layout_.addRow(f"{row_label(param)}:", widget)
             self.widgets[param.name] = widget
@@ -332,6 +335,11 @@ class ParamForm(QWidget):
     def _attributes_widget(self, param: Param, value: Any, attributes: list[str]) -> QWidget:
         widget = QListWidget()
         chosen = list(value) if isinstance(value, list | tuple) else []
+        if param.ordered:  # ticked ones first, in order; the value reads in row order
+            widget.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+            widget.model().rowsMoved.connect(lambda *_args, p=param: self._edited(p))
+            attributes = [n for n in chosen if n in attributes] + \
+                [n for n in attributes if n not in chosen]
         for name in attributes:
             item = QListWidgetItem(name)
             item.setData(Qt.ItemDataRole.UserRole, name)

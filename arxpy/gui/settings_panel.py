@@ -38,6 +38,7 @@ from arxpy.data.roles import (
 from arxpy.engine.config import LOCAL_RECODING_PARAMS
 from arxpy.gui.help import help_button
 from arxpy.gui.state import AppState
+from arxpy.gui.strategy_hint import StrategyHint
 from arxpy.help import Topic, model_topic
 from arxpy.quality import quality_model_classes
 from arxpy.quality.loss import AGGREGATES
@@ -90,6 +91,7 @@ class SettingsPanel(QWidget):
             self.strategy.addItem(label, key)
         self.time_limit = QDoubleSpinBox(decimals=1, minimum=0.0, maximum=86400.0, suffix=" s",
                                          specialValueText="no limit", singleStep=5.0)
+        self.strategy_hint = StrategyHint(self.state)
         self.local_passes = QSpinBox(minimum=0, maximum=1000, specialValueText="off",
                                      suffix=" passes")
         self.local_passes.setToolTip(LOCAL_RECODING["local_recoding"].help)
@@ -136,6 +138,7 @@ class SettingsPanel(QWidget):
         form.addRow("Suppression limit:", self.suppression)
         form.addRow("Search strategy:", self.strategy)
         form.addRow("Time limit:", self.time_limit)
+        form.addRow(self.strategy_hint)
         form.addRow("Local recoding:", self.local_passes)
         form.addRow("Local recoding gs-factor:", self.local_gs_factor)
         quality = QWidget()

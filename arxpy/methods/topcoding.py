@@ -1,6 +1,9 @@
 """Top-and-bottom coding of one numeric attribute (ARX's top/bottom coding dialog;
 sdcMicro's ``topBotCoding``): values above ``top`` are released as ``>top``, values
 below ``bottom`` as ``<bottom``; the rest, and values that are not numbers, as they are.
+With ``convention="arx"`` values at or above ``top`` become ``>=top`` and a decimal
+attribute's codes show the bound as Java does (``>=40.0``): ARX's labels, compared with
+ARX 3.9.2 in docs/top-bottom-coding.md.
 
 It hides outliers (the 104-year-old, the record charge) but bounds no attacker by
 itself: its claim says how values were coded, and the verdict calls the release
@@ -13,11 +16,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
 
-from arxpy.data.definition import DataDefinition
+from arxpy.data.definition import DataDefinition, DataKind
 from arxpy.errors import ConfigurationError
 from arxpy.formatting import plain
 from arxpy.hierarchy.model import Hierarchy
@@ -29,6 +33,8 @@ from arxpy.release import Claim, ClaimCheck, Release, register_claim_checker, ta
 
 #: The claim kind this method makes (checked by :func:`check_coding` below).
 CODED = "top-bottom-coding"
+#: sdcMicro's labels (>top, values above it) or ARX's (>=top, values at or above it).
+CONVENTIONS = ("sdcmicro", "arx")
 
 
 @register_method
@@ -50,11 +56,15 @@ class TopBottomCoding(Method):
               help="values above it are released as >top"),
         Param("bottom", "float", None, optional=True, label="bottom code",
               help="values below it are released as <bottom"),
+        Param("convention", "choice", "sdcmicro", choices=CONVENTIONS, label="convention",
+              help="sdcmicro: values above the top code become >top; arx: values at or "
+                   "above it become >=top and decimal codes read as ARX's (>=40.0)"),
     )
 
     attribute: str
     top: float | None
     bottom: float | None
+    convention: str
 
     def __init__(self, *args, **kwargs) -> None:  # noqa: D107
         super().__init__(*args, **kwargs)
@@ -78,7 +88,9 @@ class TopBottomCoding(Method):
                 "this table.")
         report(0.0, f"Coding {self.attribute}")
         table = data.drop(columns=definition.identifying)
-        table[self.attribute] = code_values(table[self.attribute], self.top, self.bottom)
+        codes = Codes(self.top, self.bottom, self.convention,
+                      _is_decimal(definition, self.attribute))
+        table[self.attribute] = codes.apply(table[self.attribute])
         release = Release(
             table=table, suppressed=np.zeros(len(data), dtype=bool), definition=definition,
             method=self.name, parameters=self.get_params(), claims=(self._claim(),),
@@ -90,31 +102,61 @@ class TopBottomCoding(Method):
         return release
 
     def _claim(self) -> Claim:
-        bounds = [f"above {plain(self.top)}" if self.top is not None else "",
+        above = "at or above" if self.convention == "arx" else "above"
+        bounds = [f"{above} {plain(self.top)}" if self.top is not None else "",
                   f"below {plain(self.bottom)}" if self.bottom is not None else ""]
         return Claim(CODED, {"attribute": self.attribute, "top": self.top,
-                             "bottom": self.bottom}, (self.attribute,),
+                             "bottom": self.bottom, "convention": self.convention},
+                     (self.attribute,),
                      f"no value of {self.attribute} is released "
                      + " or ".join(b for b in bounds if b))
 
 
-def top_label(top: float) -> str:
-    return f">{plain(top)}"
+class Codes:
+    """The two codes of one configuration: which numbers they replace and their labels."""
+
+    def __init__(self, top: float | None, bottom: float | None, convention: str = "sdcmicro",
+                 decimal: bool = False) -> None:
+        self.top, self.bottom, self.arx = top, bottom, convention == "arx"
+        # ARX formats a decimal bound with Java's Double.toString (40.0), an integer plainly.
+        text = java_double if self.arx and decimal else plain
+        self.top_label = None if top is None else (">=" if self.arx else ">") + text(top)
+        self.bottom_label = None if bottom is None else "<" + text(bottom)
+
+    def above(self, numbers: np.ndarray) -> np.ndarray:
+        if self.top is None:
+            return np.zeros(numbers.shape, dtype=bool)
+        return numbers >= self.top if self.arx else numbers > self.top
+
+    def below(self, numbers: np.ndarray) -> np.ndarray:
+        if self.bottom is None:
+            return np.zeros(numbers.shape, dtype=bool)
+        return numbers < self.bottom
+
+    def apply(self, values: pd.Series) -> pd.Series:
+        """``values`` with the numbers beyond the codes replaced by their labels."""
+        numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+        out = values.astype(object).to_numpy(copy=True)
+        out[self.above(numbers)] = self.top_label
+        out[self.below(numbers)] = self.bottom_label
+        return pd.Series(out, index=values.index, name=values.name, dtype=object)
 
 
-def bottom_label(bottom: float) -> str:
-    return f"<{plain(bottom)}"
+def java_double(value: float) -> str:
+    """``value`` as Java's ``Double.toString`` writes it: 40.0, 18.5, 1.0E7, 1.5E-4."""
+    number = float(value)
+    if number == 0:
+        return "0.0"
+    if 1e-3 <= abs(number) < 1e7:
+        return repr(number)  # both write the shortest digits, with ".0" when integral
+    exact = Decimal(repr(number)).normalize()
+    digits = "".join(map(str, exact.as_tuple().digits))
+    sign = "-" if number < 0 else ""
+    return f"{sign}{digits[0]}.{digits[1:] or '0'}E{exact.adjusted()}"
 
 
-def code_values(values: pd.Series, top: float | None, bottom: float | None) -> pd.Series:
-    """``values`` with numbers above ``top`` and below ``bottom`` replaced by their codes."""
-    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-    out = values.astype(object).to_numpy(copy=True)
-    if top is not None:
-        out[numbers > top] = top_label(top)
-    if bottom is not None:
-        out[numbers < bottom] = bottom_label(bottom)
-    return pd.Series(out, index=values.index, name=values.name, dtype=object)
+def _is_decimal(definition: DataDefinition, attribute: str) -> bool:
+    return attribute in definition and definition[attribute].data_type.kind == DataKind.DECIMAL
 
 
 @register_claim_checker(CODED, protects=False)
@@ -123,14 +165,13 @@ def check_coding(release: Release, claim: Claim) -> ClaimCheck:
     name = claim.parameters["attribute"]
     if name not in release.table.columns:
         return ClaimCheck(claim, None, f"'{name}' is not in the release")
-    top, bottom = claim.parameters.get("top"), claim.parameters.get("bottom")
+    codes = Codes(claim.parameters.get("top"), claim.parameters.get("bottom"),
+                  claim.parameters.get("convention", "sdcmicro"),
+                  _is_decimal(release.definition, name))
     values = release.released()[name].astype(str)
-    codes = {top_label(top) if top is not None else None,
-             bottom_label(bottom) if bottom is not None else None}
-    numbers = pd.to_numeric(values.where(~values.isin(codes)), errors="coerce")
-    beyond = ((numbers > top) if top is not None else False) | \
-        ((numbers < bottom) if bottom is not None else False)
-    count = int(np.count_nonzero(beyond))
-    coded = int(values.isin(codes).sum())
+    labels = {codes.top_label, codes.bottom_label} - {None}
+    numbers = pd.to_numeric(values.where(~values.isin(labels)), errors="coerce").to_numpy()
+    count = int(np.count_nonzero(codes.above(numbers) | codes.below(numbers)))
+    coded = int(values.isin(labels).sum())
     return ClaimCheck(claim, count == 0,
                       f"{coded:,} values coded, {count:,} released beyond the codes")

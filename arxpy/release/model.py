@@ -29,6 +29,7 @@ from arxpy.jobs import CancelToken
 from arxpy.release.claims import Claim
 from arxpy.release.passes import RecodingPasses
 from arxpy.release.verdict import Verdict, judge
+from arxpy.release.wildcards import pattern_sizes
 
 #: What a suppressed record shows in every quasi-identifier (ARX's convention).
 SUPPRESSED_VALUE = "*"
@@ -112,6 +113,9 @@ class Release:
     #: Rows are generated, not input records (condensation): equal values in released
     #: rows do not mean the same people, so the attacker's class view does not apply.
     synthetic: bool = False
+    #: Cell suppression: a quasi-identifier cell showing ``*`` matches any value
+    #: (sdcMicro's convention), so a record's class is every record compatible with it.
+    wildcard_cells: bool = False
     #: Local recoding: the pass that released each record and each pass's figures
     #: (None: one transformation for every record). ``transformation`` is then the first
     #: pass's.
@@ -215,6 +219,8 @@ class Release:
             kept = self.groups[~self.suppressed]
             sizes = np.bincount(kept) if kept.size else np.zeros(0, dtype=np.int64)
             return sizes[sizes > 0].astype(np.int64)
+        if self.wildcard_cells:  # per released pattern, the records compatible with it
+            return pattern_sizes(self.released(), self.quasi_identifiers)
         return group_sizes(self.released(), self.quasi_identifiers)
 
     @cached_property

@@ -14,6 +14,8 @@ The verdict has two parts:
   (interval generalisation over Age alone, say) can keep every claim and still leave
   records unique over the declared quasi-identifiers; the verdict says so. Where the view
   means nothing (synthetic records; no quasi-identifier declared) it says why instead.
+  Where a ``*`` cell matches any value (cell suppression), a record's class is every
+  record compatible with it (:mod:`arxpy.release.wildcards`).
 
 A release is anonymous when it makes a claim that bounds an attacker (not only a
 suppression limit or a coding of values), every claim was checked and holds, and the
@@ -29,6 +31,7 @@ import numpy as np
 
 from arxpy.data.codes import column_codes, group_codes
 from arxpy.release.claims import ClaimCheck, check_claim, protects
+from arxpy.release.wildcards import SUPPRESSED_CELL, compatible_records, pattern_sizes
 
 if TYPE_CHECKING:
     from arxpy.release.model import Release
@@ -192,10 +195,23 @@ def attacker_view(release: Release) -> AttackerView:
     if not len(released):
         return AttackerView(qis, 0, None, None, None, uncovered,
                             sizes=np.zeros(0, dtype=np.int64))
+    if release.wildcard_cells:
+        return _wildcard_view(release, qis, uncovered)
     codes, n = group_codes(column_codes(released, qis))
     sizes = np.bincount(codes, minlength=n).astype(np.int64)
     return AttackerView(qis, int(n), int(sizes.min()), 1.0 / int(sizes.min()),
                         n / len(released), uncovered, sizes=sizes)
+
+
+def _wildcard_view(release: Release, qis: tuple[str, ...], uncovered: tuple[str, ...]
+                   ) -> AttackerView:
+    """The view when ``*`` cells match any value: each record's class is the records
+    compatible with it, so classes overlap; one per distinct released pattern, its size
+    the records compatible with it, and the average risk the mean of 1 / that size."""
+    fk = compatible_records(release.released(), qis, SUPPRESSED_CELL)
+    sizes = pattern_sizes(release.released(), qis, fk)
+    return AttackerView(qis, int(sizes.size), int(fk.min()), 1.0 / int(fk.min()),
+                        float(np.mean(1.0 / fk)), uncovered, sizes=sizes)
 
 
 def _percent(value: float | None) -> str:
