@@ -84,7 +84,10 @@ class PublisherPayout(QualityModel):
         self._records = data.n_records
         if self.population:
             frame = read_population_table(str(self.population), data.qi_names, "payout")
-            self._population = PopulationTable(frame, data, "payout")
+            self._population = PopulationTable(frame, data, "payout", str(self.population))
+
+    def population_rows(self) -> dict[str, tuple[list[np.ndarray], np.ndarray]]:
+        return {} if self._population is None else self._population.carried()
 
     def _success(self, classes: EquivalenceClasses) -> np.ndarray:
         """The adversary's chance per class (ARX ``getSuccessProbability``)."""
