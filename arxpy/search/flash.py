@@ -183,6 +183,7 @@ class FlashReplay:
         # ARX's identifiers: mixed radix with the first attribute least significant.
         arx_place = np.cumprod([1] + [int(w) for w in lattice.widths[:-1]], dtype=np.int64)
         self.arx_id = offsets @ arx_place
+        self._offsets = offsets  # levels above the bottom, per node (put runs per tag)
         self._places = [int(p) for p in lattice.place_values]
         self.level = self.nodes.sum(axis=1)
         self.criteria = self._strategy_criteria()
@@ -259,8 +260,7 @@ class FlashReplay:
             flags[index] = True
             return
         grid = flags.reshape(self.shape)
-        offsets = [int(v) - b for v, b in zip(self.nodes[index], self.lattice.bottom,
-                                              strict=True)]
+        offsets = self._offsets[index].tolist()
         if direction == "up":
             grid[tuple(slice(o, None) for o in offsets)] = True
         else:
