@@ -109,7 +109,6 @@ class _AnyFlag:
     whole level at once (:meth:`of`), which the replay's outer loop does per level."""
 
     def __init__(self, flags: Mapping[str, np.ndarray], *names: str) -> None:
-        self.names = names
         self._arrays = [flags[name] for name in names]
 
     def __call__(self, index: int) -> bool:
