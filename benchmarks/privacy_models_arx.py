@@ -3,22 +3,26 @@
 Run from the repository root (ARX built as ``../shared/tools/arx/README.md`` says)::
 
     python benchmarks/privacy_models_arx.py [--arx-build /work/arx-build] [--repeat 3]
-        [--only km2 dp1 ...]
+        [--only km2 dp1 ...] [--interleave]
 
 Compiles ``benchmarks/arx/ArxDriver.java`` against the build, writes the research
 subsets of Adult (seeded samples, as ``tests/test_parity_arx.py`` draws them) to a
 scratch folder, then runs every configuration through ARX (one ``batch`` JVM,
 ``repeat=N``: best of N ``anonymize()`` calls, the first ones warm its JIT) and through
 arxpy (best of N ``anonymize()`` search times, ``Result.elapsed_seconds``), and prints
-both times, their ratio, whether the optima agree, and both scores. Adult: nine quasi-identifiers,
-Loss unless named; ARX's time is ``anonymize()`` alone, arxpy's the search after
-encoding and preparing the models (reading the population table included in neither).
+both times, their ratio, the machine's load, whether the optima agree, and both scores.
+``--interleave`` runs ARX configuration by configuration (a JVM each, its start not
+timed) just before arxpy, so that on a shared machine both meet the same load. Adult:
+nine quasi-identifiers, Loss unless named; ARX's time is ``anonymize()`` alone, arxpy's
+the search after encoding and preparing the models (reading the population table
+included in neither).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -171,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arx-build", type=Path, default=Path("/work/arx-build"))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", nargs="*", default=list(CONFIGS))
+    parser.add_argument("--interleave", action="store_true",
+                        help="run ARX (a JVM per configuration) just before arxpy on each "
+                             "configuration, so both meet the same load on a shared machine")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO / "tests"))
     from conftest import load_adult
@@ -179,15 +186,21 @@ def main(argv: list[str] | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="arxpy-models-arx-"))
     classpath = compile_driver(args.arx_build, scratch)
     subsets = write_subsets(frame, scratch)
-    print(f"{'id':5} {'ARX s':>8} {'arxpy s':>8} {'ratio':>6}  optimum (ARX = arxpy?)")
-    arx_rows = run_arx(classpath, args.only, subsets, args.repeat, scratch)  # one JVM
+    print(f"{'id':5} {'ARX s':>8} {'arxpy s':>8} {'ratio':>6} {'load':>5}  optimum "
+          "(ARX = arxpy?)")
+    arx_rows = {} if args.interleave else \
+        run_arx(classpath, args.only, subsets, args.repeat, scratch)  # one JVM
     for name in args.only:
+        if args.interleave:
+            arx_rows.update(run_arx(classpath, [name], subsets, args.repeat, scratch))
         arx = arx_rows[name]
         ours = run_arxpy(name, frame, definition, hierarchies, subsets, args.repeat)
+        load = os.getloadavg()[0]  # 1-minute load average of the machine
         arx_s = float(arx["time_ms"]) / 1000
         same = arx.get("optimum") == ours["optimum"] and \
             int(arx.get("suppressed", -1)) == ours["suppressed"]
-        print(f"{name:5} {arx_s:8.3f} {ours['time_s']:8.3f} {ours['time_s'] / arx_s:6.2f}  "
+        print(f"{name:5} {arx_s:8.3f} {ours['time_s']:8.3f} {ours['time_s'] / arx_s:6.2f} "
+              f"{load:5.1f}  "
               f"{ours['optimum']} ({'same' if same else 'ARX ' + str(arx.get('optimum'))}) "
               f"score ARX {arx.get('score')} arxpy {ours['score']!r}, suppressed "
               f"{arx.get('suppressed')} / {ours['suppressed']}",

@@ -172,6 +172,17 @@ def test_k_map_release_is_checked_against_the_population(tmp_path):
     # Estimated k-map: a class smaller than k' is refuted.
     estimated = type(claim)("k-map", {"k": 50, "population_size": 60}, claim.attributes)
     assert check_claim(_with_table(release, sample), estimated).holds is False
+    # A region preset (the GUI's and a project's form): its claim declares ARX's figure
+    # for the region, so the checker recomputes k' rather than giving up.
+    by_region = anonymize(sample, definition, hierarchies,
+                          AnonymizationConfig([KMap(6, region="usa")])).release()
+    claim = next(c for c in by_region.claims if c.kind == "k-map")
+    assert claim.parameters["population_size"] == 317_238_626  # ARXPopulationModel.USA
+    check = check_claim(by_region, claim)
+    assert check.holds is True and "k' = 2 " in check.finding and "usa" in check.finding
+    small = type(claim)("k-map", {**claim.parameters, "population_size": 60},
+                        claim.attributes)
+    assert check_claim(by_region, small).holds is False
 
 
 def test_k_map_settings_say_what_to_change(tmp_path):

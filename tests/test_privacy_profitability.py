@@ -20,6 +20,7 @@ from test_privacy_kmap import HIERARCHIES, _files, classes_at, labels_of, settin
 from arxpy.cli import main
 from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.engine.prepare import prepare
+from arxpy.lattice.grouping import Grouper
 from arxpy.privacy import privacy_model_from_dict
 from arxpy.quality.registry import quality_model_from_dict
 from arxpy.release import check_claim
@@ -68,6 +69,47 @@ def test_each_model_is_the_brute_force(tmp_path, kind, seed):
         assert model.satisfied(classes).tolist() == wanted, levels
         outcomes.update(wanted)
     assert outcomes == {True, False}  # the prices made the game bite both ways
+
+
+def test_journalist_games_on_the_searchs_rolled_up_classes_are_the_brute_force(tmp_path):
+    """The journalist models and payout read the population's people from the classes the
+    grouper carries (grouped, rolled up, rolled up from roll-ups), as from a lookup."""
+    rng = np.random.default_rng(4)
+    sample = table(rng, 40)
+    population = pd.concat([sample, table(rng, 80)], ignore_index=True)
+    path = tmp_path / "population.csv"
+    population.to_csv(path, index=False)
+    spec = prices(rng)
+    definition, hierarchies = setting(sample)
+    config = AnonymizationConfig(
+        [privacy_model_from_dict({"kind": kind, "population": str(path), **spec})
+         for kind in ("profitability-journalist", "no-attack-profitability-journalist")],
+        quality_model=quality_model_from_dict(
+            {"name": "payout", "attacker": "journalist", "population": str(path), **spec}))
+    data, config = prepare(sample, definition, hierarchies, config)
+    metric = config.quality_model
+    populations = {name: rows for owner in (*config.privacy_models, metric)
+                   for name, rows in owner.population_rows().items()}
+    assert list(populations) == [str(path)]  # one table, carried once for all three
+    grouper = Grouper(data, populations=populations)
+    rows, people = list(HIERARCHIES.values()), _records(population)
+    below: dict[tuple[int, ...], object] = {}
+    for levels in LEVELS:  # ascending: each level's sources are at hand
+        grouped, _ = grouper.group_records(levels)
+        sources = [below[b] for b in below if b[0] <= levels[0] and b[1] <= levels[1]]
+        for classes in [grouped] + [grouper.roll_up(b, levels) for b in sources]:
+            assert classes.populations, levels  # carried, not looked up
+            labels = labels_of(data, classes)
+            for model in config.privacy_models:
+                expected = verdicts(_records(sample), rows, levels, spec, people,
+                                    no_attack=model.kind.startswith("no-attack"))
+                assert model.satisfied(classes).tolist() == [expected[k] for k in labels]
+            suppressed = classes.sizes < 3
+            wanted = forgone_payout(
+                _records(sample), rows, levels, spec,
+                {k for k, s in zip(labels, suppressed, strict=True) if s}, people)
+            assert metric.score(classes, suppressed) == pytest.approx(wanted, rel=1e-9)
+        below[levels] = classes  # a roll-up when there is one: roll-ups of roll-ups
 
 
 @pytest.mark.parametrize("attacker", ["prosecutor", "journalist"])

@@ -9,6 +9,7 @@ checker, and the ε accounting is recomputed from the declared parameters.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import io
 import json
@@ -21,13 +22,13 @@ import pytest
 from arxpy.cli import main
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine import AnonymizationConfig, anonymize
-from arxpy.engine.stored import ResultTooLarge, store_outcome
-from arxpy.errors import ConfigurationError
+from arxpy.errors import ConfigurationError, ProjectError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.privacy import EDDifferentialPrivacy, KAnonymity, privacy_model_from_dict
 from arxpy.quality.registry import quality_model_from_dict
 from arxpy.release import Claim, check_claim
 from arxpy.search.safepub import exponential_choice
+from arxpy.workflows import saved_result
 
 AGES = [str(a) for a in range(20, 32)]
 HIERARCHIES = {
@@ -137,12 +138,31 @@ def test_the_checker_refutes_claims_beyond_the_release(table):
 
 def test_the_seed_repeats_the_release(table):
     result = run(table)
-    with pytest.raises(ResultTooLarge, match="random sample"):
-        store_outcome(result)  # reopening would encode every record, not the sample
     first, again = result.release(), run(table).release()
     other = run(table, seed=2).release()
     assert first.output_sha256 == again.output_sha256
     assert not np.array_equal(first.suppressed, other.suppressed)
+
+
+def test_a_saved_result_reopens_with_its_sample_and_is_judged_again(table):
+    frame, definition, hierarchies = table
+    config = AnonymizationConfig([EDDifferentialPrivacy(epsilon=2.0, delta=0.1, steps=10)])
+    result = anonymize(frame, definition, hierarchies, config)  # the seed is drawn
+    saved = json.loads(json.dumps(saved_result.record(result, None, [], "print")))
+    again = saved_result.reopen(frame, definition, hierarchies, config, saved)
+    first, reopened = result.release(), again.release()
+    assert reopened.output_sha256 == first.output_sha256
+    assert np.array_equal(reopened.suppressed, first.suppressed)
+    assert reopened.verdict.anonymous and reopened.verdict is not first.verdict
+    claim = next(c for c in reopened.claims if c.kind == "differential-privacy")
+    assert check_claim(reopened, claim).holds
+    forged = copy.deepcopy(saved)
+    forged["outcome"]["sample"]["seed"] += 1
+    with pytest.raises(ProjectError, match="another random sample"):
+        saved_result.reopen(frame, definition, hierarchies, config, forged)
+    del forged["outcome"]["sample"]
+    with pytest.raises(ProjectError, match="no seed"):
+        saved_result.reopen(frame, definition, hierarchies, config, forged)
 
 
 def test_exponential_mechanism_draws_in_proportion():

@@ -14,12 +14,18 @@ checked again against the data, every stored check among them (a file may call a
 node anonymous, give it any score or name a worse node the optimum); a stored verdict,
 score or key that differs, or an optimum that is not the best anonymous check, refuses
 the record. Releases of a reopened result are always computed and judged afresh.
+
+A differential-privacy (SafePub) result also stores the seed of its random sample and
+hashes of the rows drawn and of its release: SafePub's choice is a random draw, not the
+best check, so it is run again from that seed (the same sample, the same walk) and every
+stored check, the choice and the release must come out the same.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import math
 import zlib
 from collections.abc import Callable, Mapping, Sequence
@@ -29,10 +35,12 @@ import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import DataDefinition
+from arxpy.engine.backends.base import RecordSample
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.local_recoding import recode_from
 from arxpy.engine.prepare import prepare
 from arxpy.engine.result import MAX_NODE_ARRAY, Result
+from arxpy.engine.safepub import anonymize_safepub, differential_privacy_of
 from arxpy.errors import ProjectError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken, Progress, ThrottledProgress
@@ -59,11 +67,6 @@ class ResultTooLarge(ProjectError):
 
 def store_outcome(result: Result) -> dict[str, Any]:
     """The JSON-able record of ``result``'s search; raises :class:`ResultTooLarge`."""
-    if any(getattr(m, "sample", None) is not None for m in result.config.privacy_models):
-        # Reopening encodes the data again; the sample would have to be stored as well.
-        raise ResultTooLarge(
-            "a differential-privacy result rests on its random sample, which a project "
-            "file does not keep; run it again (the report gives the seed)")
     outcome = result.outcome
     checks = list(outcome.checks.values())
     if len(checks) > MAX_STORED_CHECKS:
@@ -84,7 +87,7 @@ def store_outcome(result: Result) -> dict[str, Any]:
         "fails_downward": np.array([c.fails_downward for c in checks], dtype="|b1"),
     }
     lattice = result.lattice
-    return {
+    record = {
         "version": OUTCOME_VERSION,
         "quasi_identifiers": list(lattice.names),
         "bottom": list(lattice.bottom),
@@ -99,6 +102,25 @@ def store_outcome(result: Result) -> dict[str, Any]:
         "notes": {str(k): float(v) for k, v in outcome.notes.items()},
         "elapsed_seconds": float(result.elapsed_seconds),
     }
+    sample = _sample_record(result)
+    if sample is not None:
+        record["sample"] = sample
+    return record
+
+
+def _sample_record(result: Result) -> dict[str, Any] | None:
+    """A differential-privacy result's random sample as reopening redraws it: the seed,
+    and hashes of the rows drawn and of the release to compare the redrawn ones with."""
+    model = differential_privacy_of(result.config)
+    if model is None or model.sample is None:
+        return None
+    return {"seed": model.seed_used, "rows_sha256": _rows_sha256(model.sample),
+            "release_sha256": None if result.optimum is None else
+            result.release().output_sha256}
+
+
+def _rows_sha256(sample: np.ndarray) -> str:
+    return hashlib.sha256(np.flatnonzero(sample).astype("<i8").tobytes()).hexdigest()
 
 
 def reopen_result(frame: pd.DataFrame, definition: DataDefinition,
@@ -114,6 +136,9 @@ def reopen_result(frame: pd.DataFrame, definition: DataDefinition,
     or does not fit (another lattice, a verdict or score that differs), and any error
     :func:`~arxpy.engine.prepare.prepare` raises for the configuration.
     """
+    if differential_privacy_of(config) is not None:
+        return _redrawn(frame, definition, hierarchies, config, stored, verify=verify,
+                        progress=progress, cancel=cancel)
     cancel = cancel or CancelToken()
     report = ThrottledProgress(progress)
     report(0.0, "Checking and encoding the data")
@@ -139,6 +164,48 @@ def reopen_result(frame: pd.DataFrame, definition: DataDefinition,
     result = Result(frame, definition, config, context, outcome,
                     _number(stored, "elapsed_seconds", float), passes=passes)
     report(1.0, "Done")
+    return result
+
+
+def _redrawn(frame: pd.DataFrame, definition: DataDefinition,
+             hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
+             stored: Mapping[str, Any], *, verify: Sequence[Sequence[int]],
+             progress: Progress | None, cancel: CancelToken | None) -> Result:
+    """A differential-privacy result run again from its stored seed: the same sample and
+    the same walk of the exponential mechanism, so the same checks, choice and release,
+    each compared with the record (SafePub's choice is random, not the best check, so
+    it cannot be judged from the checks alone; the run is a few hundred checks)."""
+    sample = stored.get("sample") if isinstance(stored, Mapping) else None
+    seed = sample.get("seed") if isinstance(sample, Mapping) else None
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise _damaged("it holds no seed of its random sample")
+    model = differential_privacy_of(config)
+    assert model is not None
+    result = anonymize_safepub(frame, definition, hierarchies, config, progress, cancel,
+                               sample=RecordSample(seed, model.beta))
+    outcome = _outcome(stored, result.lattice)
+    redrawn = differential_privacy_of(result.config)
+    assert redrawn is not None and redrawn.sample is not None
+    if _rows_sha256(redrawn.sample) != sample.get("rows_sha256"):
+        raise ProjectError("The saved result does not match this data: its seed draws "
+                           "another random sample. Anonymize again.")
+    for levels, saved in outcome.checks.items():
+        now = result.outcome.checks.get(levels)
+        if now is None or now.anonymous != saved.anonymous or not _same_scores(now, saved):
+            raise ProjectError(
+                f"The saved result does not match this data: transformation {list(levels)} "
+                f"was saved as {_verdict(saved)} and is now "
+                f"{'unchecked' if now is None else _verdict(now)}. Anonymize again.")
+    chosen = None if result.optimum is None else result.optimum.levels
+    if chosen != (None if outcome.optimum is None else outcome.optimum.levels) or \
+            len(outcome.checks) != len(result.outcome.checks):
+        raise ProjectError("The saved result does not match this data: the search chooses "
+                           "otherwise from its seed. Anonymize again.")
+    if chosen is not None and result.release().output_sha256 != sample.get("release_sha256"):
+        raise ProjectError("The saved result does not match this data: its release differs "
+                           "from the one saved. Anonymize again.")
+    for levels in verify:
+        _levels_of(list(levels), result.lattice)
     return result
 
 

@@ -173,6 +173,14 @@ class KMap(PrivacyModel):
         assert self._population is not None
         return self._population.matches(classes)
 
+    def claim_parameters(self) -> dict[str, Any]:
+        """The declared parameters; a region also as its declared size (ARX's figure), which
+        the checker recomputes k' from."""
+        values = super().claim_parameters()
+        if self.region is not None:
+            values["population_size"] = self.population_people
+        return values
+
     def describe(self) -> str:
         if not self.estimated:
             return f"{self.k}-map against a population table"

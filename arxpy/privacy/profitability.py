@@ -74,11 +74,14 @@ class _Profitability(PrivacyModel):
         if self.population is None:
             return
         frame = read_population_table(str(self.population), data.qi_names, self.kind)
-        self._population = PopulationTable(frame, data, self.kind)
+        self._population = PopulationTable(frame, data, self.kind, str(self.population))
         if self._population.shortfall(data):
             raise ConfigurationError(
                 f"{self.kind}: the population table lacks records of the data; it must "
                 "hold the whole population, the data's records included.")
+
+    def population_rows(self) -> dict[str, tuple[list[np.ndarray], np.ndarray]]:
+        return {} if self._population is None else self._population.carried()
 
     def population_matches(self, classes: EquivalenceClasses) -> np.ndarray:
         assert self._population is not None

@@ -13,6 +13,7 @@ Parameters are declared once (:class:`~arxpy.params.Param`); a run prepares a
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -53,6 +54,12 @@ class QualityModel(Parameterized, ABC):
     def record_sums(self) -> dict[str, np.ndarray]:
         """Per-record values (after :meth:`prepare`) whose per-class sums scoring reads
         from ``classes.sums``; the search's classes carry them through roll-up."""
+        return {}
+
+    def population_rows(self) -> Mapping[str, tuple[Sequence[np.ndarray], np.ndarray]]:
+        """Population tables whose classes the search should carry, as
+        :meth:`~arxpy.privacy.base.PrivacyModel.population_rows` (after :meth:`prepare`;
+        none by default)."""
         return {}
 
     def validate(self, data: EncodedData) -> None:  # noqa: B027 - optional hook

@@ -84,7 +84,10 @@ class PublisherPayout(QualityModel):
         self._records = data.n_records
         if self.population:
             frame = read_population_table(str(self.population), data.qi_names, "payout")
-            self._population = PopulationTable(frame, data, "payout")
+            self._population = PopulationTable(frame, data, "payout", str(self.population))
+
+    def population_rows(self) -> dict[str, tuple[list[np.ndarray], np.ndarray]]:
+        return {} if self._population is None else self._population.carried()
 
     def _success(self, classes: EquivalenceClasses) -> np.ndarray:
         """The adversary's chance per class (ARX ``getSuccessProbability``)."""
@@ -105,14 +108,16 @@ class PublisherPayout(QualityModel):
                                               self._success(classes))
         forgone = np.where(suppressed, s * self.publisher_benefit,
                            g * (self.publisher_benefit - payout))
-        return float(np.dot(sizes, forgone))
+        # Not np.dot: on floats it calls BLAS, whose threads cost several times the sum
+        # on a loaded machine (as in discernibility.py).
+        return float(np.multiply(sizes, forgone).sum())
 
     def payout(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         """The publisher's expected payout from the kept records (ARX's "Publisher payout")."""
         sizes = classes.sizes.astype(float)
         payout = self.prices.publisher_payout(self._information_loss(classes),
                                               self._success(classes))
-        return float(np.dot(sizes[~suppressed], payout[~suppressed]))
+        return float(np.multiply(sizes, payout)[~suppressed].sum())
 
     def lower_bound(self, classes: EquivalenceClasses) -> float:
         bounds = self.lower_bounds_for_levels(np.asarray([classes.levels]))

@@ -9,7 +9,8 @@ transformation and hierarchies, and, for k-map against a population table and fo
 * k-map with a population table (ARX ``KMap`` with a research subset): every released
   class, the records equal in the claimed attributes, matches at least k population
   records generalized the same way.
-* k-map estimated from a population size: ARX's k' (a Poisson or zero-truncated Poisson
+* k-map estimated from a population size (a region's claim declares its size, ARX's
+  figure): ARX's k' (a Poisson or zero-truncated Poisson
   model of a class's population size, mean n/N x k, at the significance level; at most
   k and n) is recomputed from the Poisson probabilities written out, and every released
   class holds at least k' records.
@@ -48,7 +49,7 @@ def _k_map(release: Release, claim: Claim) -> ClaimCheck:
     if claim.parameters.get("population") is not None:
         return _k_map_table(release, claim)
     size = claim.parameters.get("population_size")
-    if size is None:
+    if size is None:  # claims written before a region's size was declared in them
         return ClaimCheck(claim, None, "the population is a region preset; the checker "
                                        "needs its size")
     k = int(claim.parameters["k"])
@@ -58,7 +59,10 @@ def _k_map(release: Release, claim: Claim) -> ClaimCheck:
     codes, n = released_class_codes(release, claim.attributes)
     sized = Claim(claim.kind, claim.parameters, claim.attributes, min_class_size=k_prime)
     check = _size_check(sized, np.bincount(codes, minlength=n), "class")
-    return ClaimCheck(claim, check.holds, f"{check.finding} (k' = {k_prime} for {k}-map)")
+    region = claim.parameters.get("region")
+    people = f"{int(size):,} people" + (f" of region {region}" if region else "")
+    return ClaimCheck(claim, check.holds,
+                      f"{check.finding} (k' = {k_prime} for {k}-map, {people})")
 
 
 def poisson_k(k: int, records: int, population: int, significance: float,

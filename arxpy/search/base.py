@@ -150,8 +150,9 @@ class SearchContext:
         # A quasi-identifier's values per class are the class keys already; carrying its
         # distribution too cost a classification search on Adult a quarter of its time.
         tracked = [name for name in tracked if name not in data.qi_names]
-        # Population tables (k-map, δ-presence) ride along as ARX's pcount.
-        populations = {name: rows for m in self.models
+        # Population tables (k-map, δ-presence, the journalist's payout) ride along as
+        # ARX's pcount; models naming the same table share its classes.
+        populations = {name: rows for m in (*self.models, quality)
                        for name, rows in m.population_rows().items()}
         self.grouper = Grouper(data, tracked, quality.record_sums(), populations)
         self.cache = SnapshotCache(len(data.quasi_identifiers), max_bytes=cache_bytes)

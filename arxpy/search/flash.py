@@ -104,10 +104,24 @@ def utility_monotonic(ctx: SearchContext) -> bool:
         bool(getattr(quality, "monotonic", False))
 
 
+class _AnyFlag:
+    """A skip trigger: does a node have any of the named properties? Also read for a
+    whole level at once (:meth:`of`), which the replay's outer loop does per level."""
+
+    def __init__(self, flags: Mapping[str, np.ndarray], *names: str) -> None:
+        self._arrays = [flags[name] for name in names]
+
+    def __call__(self, index: int) -> bool:
+        return any(array[index] for array in self._arrays)
+
+    def of(self, indices: np.ndarray) -> np.ndarray:
+        return np.logical_or.reduce([array[indices] for array in self._arrays])
+
+
 class _Phase:
     """One phase's triggers (``FLASHPhaseConfiguration``)."""
 
-    def __init__(self, prop: str, skip: Callable[[int], bool], check: Callable[[int], bool],
+    def __init__(self, prop: str, skip: _AnyFlag, check: Callable[[int], bool],
                  tag: Callable[[int], None]) -> None:
         self.prop, self.skip, self.check, self.tag = prop, skip, check, tag
 
@@ -168,6 +182,7 @@ class FlashReplay:
         # ARX's identifiers: mixed radix with the first attribute least significant.
         arx_place = np.cumprod([1] + [int(w) for w in lattice.widths[:-1]], dtype=np.int64)
         self.arx_id = offsets @ arx_place
+        self._offsets = offsets  # levels above the bottom, per node (put runs per tag)
         self._places = [int(p) for p in lattice.place_values]
         self.level = self.nodes.sum(axis=1)
         self.criteria = self._strategy_criteria()
@@ -244,8 +259,7 @@ class FlashReplay:
             flags[index] = True
             return
         grid = flags.reshape(self.shape)
-        offsets = [int(v) - b for v, b in zip(self.nodes[index], self.lattice.bottom,
-                                              strict=True)]
+        offsets = self._offsets[index].tolist()
         if direction == "up":
             grid[tuple(slice(o, None) for o in offsets)] = True
         else:
@@ -364,9 +378,11 @@ class FlashReplay:
 
     def _configure(self, utility_full: bool) -> None:
         has = self.has
-        known = lambda i: has("anonymous", i) or has("not_anonymous", i)  # noqa: E731
-        k_known = lambda i: has("k_anonymous", i) or has("not_k_anonymous", i)  # noqa: E731
-        insufficient = lambda i: has("insufficient_utility", i)  # noqa: E731
+        flags = self.flags
+        known_names = ("anonymous", "not_anonymous")
+        k_known_names = ("k_anonymous", "not_k_anonymous")
+        known = _AnyFlag(flags, *known_names)
+        k_known = _AnyFlag(flags, *k_known_names)
         nothing = lambda i: None  # noqa: E731
 
         def prune_above_anonymous(i: int) -> None:
@@ -391,14 +407,13 @@ class FlashReplay:
         elif privacy == FULL:
             binary = _Phase("anonymous", known, lambda i: not known(i), nothing)
             linear = _Phase(
-                "anonymous", lambda i: has("not_anonymous", i) or has("visited", i),
+                "anonymous", _AnyFlag(flags, "not_anonymous", "visited"),
                 lambda i: not has("checked", i) and not has("not_anonymous", i), visit)
             self.prune_enabled = True
         elif privacy == PARTIAL and utility_full:
-            skip = lambda i: k_known(i) or insufficient(i)  # noqa: E731
+            skip = _AnyFlag(flags, *k_known_names, "insufficient_utility")
             binary = _Phase("k_anonymous", skip, lambda i: not skip(i), prune_above_anonymous)
-            linear_skip = lambda i: (has("visited", i) or has("not_k_anonymous", i)  # noqa: E731
-                                     or insufficient(i))
+            linear_skip = _AnyFlag(flags, "visited", "not_k_anonymous", "insufficient_utility")
             linear = _Phase("anonymous", linear_skip,
                             lambda i: not linear_skip(i) and not has("checked", i),
                             visit_and_prune)
@@ -406,11 +421,11 @@ class FlashReplay:
         elif privacy == PARTIAL:
             binary = _Phase("k_anonymous", k_known, lambda i: not k_known(i), nothing)
             linear = _Phase(
-                "anonymous", lambda i: has("visited", i) or has("not_k_anonymous", i),
+                "anonymous", _AnyFlag(flags, "visited", "not_k_anonymous"),
                 lambda i: not has("checked", i) and not has("not_k_anonymous", i), visit)
             self.prune_enabled = True
         elif utility_full:
-            skip = lambda i: known(i) or insufficient(i)  # noqa: E731
+            skip = _AnyFlag(flags, *known_names, "insufficient_utility")
             linear = _Phase("anonymous", skip, lambda i: not skip(i), prune_above_anonymous)
             self.prune_enabled = True
         else:
@@ -429,7 +444,11 @@ class FlashReplay:
         bounds = list(starts[1:]) + [len(order)]
         for start, end in zip(starts, bounds, strict=True):
             self.ctx.cancel.raise_if_cancelled()
-            unprocessed = [int(i) for i in order[start:end] if not self.skip(outer.skip, int(i))]
+            # A level's nodes are incomparable, so the skip of one (which tags only its
+            # up-set) never changes another's trigger: read the triggers all at once.
+            level = order[start:end]
+            untriggered = level[~outer.skip.of(level)].tolist()
+            unprocessed = [i for i in untriggered if not self.skip(outer.skip, i)]
             for index in self.sort(unprocessed):
                 if self.binary is not None:
                     self.binary_search(index)

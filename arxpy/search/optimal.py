@@ -99,6 +99,10 @@ def _path_up(start: tuple[int, ...], bottom: tuple[int, ...],
     return path
 
 
+#: Most positions of the search order looked up at once for the next node to visit.
+_WINDOW = 4096
+
+
 class _OptimalSearch:
     """State of one optimal search: node states, bounds, the best so far."""
 
@@ -109,6 +113,8 @@ class _OptimalSearch:
         self.bounds = ctx.quality.lower_bounds_for_levels(self.nodes)
         # Read one node at a time on the hot paths: Python floats, not NumPy scalars.
         self._bound_list = None if self.bounds is None else self.bounds.tolist()
+        #: The best and the first position its key rules out (see _relevant_end).
+        self._end: tuple[Check, int] | None = None
         self.states = np.zeros(len(self.nodes), dtype=np.int8)
         self.pruned = np.zeros(len(self.nodes), dtype=bool)
         self.best: Check | None = None
@@ -308,21 +314,56 @@ class _OptimalSearch:
         order = np.argsort(heights, kind="stable") if self.bounds is None else \
             np.lexsort((heights, self.bounds))
         skipped, total = 0, len(order)
-        # Most positions are settled already (tagged or pruned): they cost a lookup, and
-        # only the ones visited report progress and look for a cancel.
-        for position, index in enumerate(order.tolist()):
-            if not self.relevant(index):
-                skipped = total - position  # bounds only grow from here on
+        position = 0
+        while True:
+            end = self._relevant_end(order, position)
+            position = self._next_open(order, position, end)
+            if position >= end:
                 break
-            if not self.pruned[index] and self.states[index] != NOT_ANONYMOUS:
-                ctx.cancel.raise_if_cancelled()
-                ctx.progress(position / total, f"Checked {len(ctx.checks)} transformations")
-                self.visit(index)
+            ctx.cancel.raise_if_cancelled()
+            ctx.progress(position / total, f"Checked {len(ctx.checks)} transformations")
+            self.visit(int(order[position]))
+            position += 1
+        if end < total:
+            self.relevant(int(order[end]))  # notes whether a tie may lie beyond
+            skipped = total - end
         outcome = ctx.outcome(self.best, optimal=True, states=self.states,
                               skipped_by_bound=float(skipped),
                               pruned_by_bound=float(self.pruned.sum()))
         outcome.unchecked_ties = self.unchecked_ties
         return outcome
+
+    def _relevant_end(self, order: np.ndarray, position: int) -> int:
+        """The first position from ``position`` whose bound rules it out against the
+        best (bounds grow along the order, so by bisection, once per best); the end if
+        none."""
+        low, high = position, len(order)
+        if self._bound_list is None or self.best is None:
+            return high
+        if self._end is not None and self._end[0] is self.best:
+            return max(self._end[1], position)
+        while low < high:
+            middle = (low + high) // 2
+            if self._beaten((self._bound_list[int(order[middle])],), self.best.key):
+                high = middle
+            else:
+                low = middle + 1
+        self._end = (self.best, low)
+        return low
+
+    def _next_open(self, order: np.ndarray, position: int, end: int) -> int:
+        """The first position in [position, end) whose node is neither pruned nor known to
+        fail, else ``end``. Most are settled by tagging: looked up in growing windows,
+        not node by node (which was most of a small search's time)."""
+        window = 16
+        while position < end:
+            chunk = order[position:min(position + window, end)]
+            open_ = np.flatnonzero(~self.pruned[chunk] & (self.states[chunk] != NOT_ANONYMOUS))
+            if open_.size:
+                return position + int(open_[0])
+            position += window
+            window = min(4 * window, _WINDOW)
+        return end
 
 
 def check_lattice_size(size: int, strategy: str) -> None:
