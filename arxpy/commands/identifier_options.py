@@ -130,9 +130,6 @@ class IdentifierOptions:
             raise ConfigurationError(
                 "--reidentification-table runs with --engine memory (the table holds every "
                 f"original value); leave out --engine {engine} or the table.")
-        from arxpy.engine.backends.duckdb_identifiers import refuse_unsupported
-
-        refuse_unsupported(self.plan)
 
     def engine_treatment(self, engine: Any, source: Any, definition: Any) -> Any:
         """The DuckDB treatment of ``source`` (None without a plan), its dates read and
