@@ -114,7 +114,7 @@ def _through_duckdb(plan, frame, key):
     from arxpy.engine.backends.duckdb_identifiers import DuckDBTreatment
 
     treatment = DuckDBTreatment(plan, key, DataDefinition.for_columns(frame.columns))
-    treatment.prepare(lambda name: list(pd.unique(frame[name])))
+    treatment.prepare(lambda names: {n: list(pd.unique(frame[n])) for n in names})
     connection = duckdb.connect()
     connection.register("frame", frame)
     sql = treatment.select(connection, "frame", list(frame.columns))
@@ -167,11 +167,16 @@ def memory_record(plan, frame, key):
 
 
 def test_a_too_long_value_for_digits_is_refused_in_the_memory_engines_words():
-    from arxpy.errors import ConfigurationError
-    from arxpy.identifiers import PSEUDONYM, IdentifierPlan, PseudonymFormat, PseudonymKey, \
-        Treatment
-
     import pandas as pd
+
+    from arxpy.errors import ConfigurationError
+    from arxpy.identifiers import (
+        PSEUDONYM,
+        IdentifierPlan,
+        PseudonymFormat,
+        PseudonymKey,
+        Treatment,
+    )
 
     frame = pd.DataFrame({"d": ["1" * 71, "2"]})
     plan = IdentifierPlan((Treatment("d", PSEUDONYM, PseudonymFormat.parse("digits")),))

@@ -139,7 +139,7 @@ class IdentifierOptions:
         from arxpy.engine.backends.duckdb_identifiers import DuckDBTreatment
 
         treatment = DuckDBTreatment(self.plan, self.key, definition)
-        treatment.prepare(lambda name: engine.distinct_values(source, name))
+        treatment.prepare(lambda names: engine.distinct_values(source, names))
         self.record = treatment.record
         return treatment
 

@@ -135,15 +135,17 @@ class DuckDBTreatment:
 
     def prepare(self, distinct_values: Any) -> None:
         """Read, check and parse each shifted attribute's distinct dates, and the distinct
-        patients with their offsets (``distinct_values(name)`` gives them as text)."""
+        patients with their offsets, in one scan (``distinct_values(names)`` gives them
+        as text by name)."""
         shift = self.plan.date_shift
         if shift is None:
             return
+        distinct = distinct_values([*shift.attributes, shift.patient])
         for name in shift.attributes:
-            values = pd.Series(distinct_values(name), dtype=object, name=name)
+            values = pd.Series(distinct[name], dtype=object, name=name)
             date_format = date_format_of(values, self._types.get(name), name)
             self._dates[name] = _DateTable(values, date_format, shift.days)
-        patients = distinct_values(shift.patient)
+        patients = distinct[shift.patient]
         if len(patients) <= _MOST_PATIENTS:
             pseudonym = next((k for k in self._keyed() if k[0].attribute == shift.patient),
                              None)
@@ -192,7 +194,14 @@ class DuckDBTreatment:
                 derived[offset] = f"{drawn} - {days} + ({drawn} >= {days})::BIGINT"
             offset = _identifier(offset)
             for i, name in enumerate(shift.attributes):
-                shifted = self._register(connection, f"arxpy_shift_{i}", self._dates[name],
+                dates = self._dates[name]
+                if getattr(dates, "hashes", None) is not None:
+                    shifted = self._register(connection, f"arxpy_shift_{i}", dates.by_hash,
+                                             [BIGINT, UBIGINT], VARCHAR, nulls=True)
+                    final[name] = f"COALESCE({shifted}({offset}, hash({_text(name)})), " \
+                                  f"{_text(name)})"
+                    continue
+                shifted = self._register(connection, f"arxpy_shift_{i}", dates,
                                          [BIGINT, VARCHAR], VARCHAR)
                 final[name] = f"{shifted}({offset}, {_text(name)})"
         for i, (t, key, label, identities, names) in enumerate(self._keyed()):
@@ -234,9 +243,10 @@ class DuckDBTreatment:
                    self._random[t.attribute], f"'{t.attribute}'")
 
     def _register(self, connection: Any, name: str, function: Any,
-                  parameters: list[Any], result: Any) -> str:
+                  parameters: list[Any], result: Any, nulls: bool = False) -> str:
         """Register ``function`` as an Arrow function keeping an ArxpyError it raises
-        (DuckDB would reword it); DuckDB reads the arity from the signature."""
+        (DuckDB would reword it); DuckDB reads the arity from the signature. ``nulls``:
+        the function returns nulls."""
         def call(*arrays: Any) -> Any:
             try:
                 return function(*arrays)
@@ -245,7 +255,8 @@ class DuckDBTreatment:
                 raise _Failure("see the treatment's failure") from None
         arity = {1: lambda a: call(a), 2: lambda a, b: call(a, b),
                  3: lambda a, b, c: call(a, b, c)}[len(parameters)]
-        connection.create_function(name, arity, parameters, result, type="arrow")
+        connection.create_function(name, arity, parameters, result, type="arrow",
+                                   null_handling="special" if nulls else "default")
         return name
 
     @contextmanager
@@ -439,18 +450,10 @@ class _Patients:
     def of(cls, patients: list[str], key: PseudonymKey, days: int,
            pseudonym: tuple[Treatment, PseudonymKey, str, _Identities, str] | None
            ) -> _Patients | None:
-        import duckdb
         import pyarrow as pa
 
-        texts = pa.array(patients, type=pa.string())
-        # hash() is the same in every connection; a cursor is one without a new database
-        with duckdb.default_connection().cursor() as connection:
-            connection.register("patients", pa.table({"v": texts}))
-            hashes = np.asarray(connection.execute(
-                "SELECT hash(v) AS h FROM patients").fetchnumpy()["h"], dtype=np.uint64)
-        order = np.argsort(hashes, kind="stable")
-        hashes = hashes[order]
-        if len(hashes) > 1 and not np.diff(hashes).all():
+        hashes, order = _sorted_hashes(patients)
+        if hashes is None:
             return None
         values = np.asarray(patients, dtype=object)[order]
         offsets = pa.array(patient_offsets(key, list(values), days), type=pa.int64())
@@ -471,13 +474,7 @@ class _Patients:
     def _positions(self, hashes: Any) -> Any:
         import pyarrow as pa
 
-        wanted = _combined(hashes).to_numpy(zero_copy_only=False)
-        at = np.minimum(np.searchsorted(self._hashes, wanted), len(self._hashes) - 1)
-        if len(wanted) and not (self._hashes[at] == wanted).all():
-            raise ConfigurationError(
-                "A patient identifier was not there when the patients were read: the data "
-                "changed during the run. Run it again.")
-        return pa.array(at)
+        return pa.array(_positions(self._hashes, hashes, "A patient identifier"))
 
     def offsets(self, hashes: Any) -> Any:
         """An Arrow function: hashes of patient identifiers -> their offsets in days."""
@@ -486,6 +483,34 @@ class _Patients:
     def pseudonyms(self, hashes: Any) -> Any:
         """An Arrow function: hashes of patient identifiers -> their pseudonyms."""
         return self._pseudonyms.take(self._positions(hashes))
+
+
+def _sorted_hashes(texts: Sequence[str]) -> tuple[np.ndarray | None, np.ndarray]:
+    """DuckDB's ``hash`` of each text, sorted, and the order sorting them; None when
+    two texts share a hash (then look them up another way)."""
+    import duckdb
+    import pyarrow as pa
+
+    table = pa.table({"v": pa.array(list(texts), type=pa.string())})
+    # hash() is the same in every connection; a cursor is one without a new database
+    with duckdb.default_connection().cursor() as connection:
+        connection.register("arxpy_texts", table)
+        hashes = np.asarray(connection.execute(
+            "SELECT hash(v) AS h FROM arxpy_texts").fetchnumpy()["h"], dtype=np.uint64)
+    order = np.argsort(hashes, kind="stable")
+    hashes = hashes[order]
+    return (None if len(hashes) > 1 and not np.diff(hashes).all() else hashes), order
+
+
+def _positions(known: np.ndarray, hashes: Any, what: str) -> np.ndarray:
+    """Where each hash is among the sorted ``known`` ones; refused when one is not."""
+    wanted = _combined(hashes).to_numpy(zero_copy_only=False)
+    at = np.minimum(np.searchsorted(known, wanted), max(len(known) - 1, 0))
+    if len(wanted) and not (len(known) and (known[at] == wanted).all()):
+        raise ConfigurationError(
+            f"{what} was not there when the values were read first: the data changed "
+            "during the run. Run it again.")
+    return at
 
 
 def _identity_rows(fmt: PseudonymFormat, macs: list[bytes], shown: np.ndarray
@@ -560,6 +585,7 @@ class _DateTable:
         _shift_column(distinct, np.ones(len(distinct), np.int64), date_format)
         self._texts = pd.Index(distinct.to_numpy(dtype=object))
         self._by_day = not any(d in date_format for d in _TIME_DIRECTIVES)
+        self.hashes: np.ndarray | None = None
         if not self._by_day:
             return
         from arxpy.data.definition import DataKind
@@ -578,6 +604,21 @@ class _DateTable:
 
         self._written = pa.array(pd.Series(span.astype("datetime64[s]")).dt.strftime(
             date_format).to_numpy(dtype=object), type=pa.string())
+        hashes, order = _sorted_hashes(distinct.tolist())
+        self.hashes = hashes  # None: looked up by text
+        if hashes is not None:
+            self._day, self._present = self._day[order], self._present[order]
+
+    def by_hash(self, offsets: Any, hashes: Any) -> Any:
+        """An Arrow function: (offsets, DuckDB's hashes of the dates) -> shifted dates,
+        null where a date is missing (the SQL keeps the text there); no text crosses."""
+        import pyarrow as pa
+
+        rows = _positions(self.hashes, hashes, "A date of a shifted attribute")
+        present = self._present[rows]
+        offsets = _combined(offsets).to_numpy(zero_copy_only=False)
+        shifted = np.where(present, self._day[rows] + offsets - self._first, 0)
+        return self._written.take(pa.array(shifted, mask=~present))
 
     def __call__(self, offsets: Any, dates: Any) -> Any:
         import pyarrow as pa
