@@ -166,69 +166,70 @@ class DuckDBTreatment:
 
     def select(self, connection: Any, scan: str, columns: Sequence[str]) -> str:
         """The SQL of the treated table over ``scan`` (every column, treated ones as text);
-        sets the key variables and registers the Arrow functions on ``connection``.
-
-        Three layers: the MACs, what is computed from them (pseudonyms, patients' draws),
-        then every column, so each MAC is computed once per record."""
-        from duckdb.sqltypes import BIGINT, BOOLEAN, UBIGINT, VARCHAR
-
-        unused = _Unused(columns)
-        keys = _KeyVariables(connection)
-        macs: dict[str, str] = {}
-        derived: dict[str, str] = {}
-        final = {name: _identifier(name) for name in columns}
-        shift = self.plan.date_shift
-        patients = self._patients
-        if shift is not None:
-            offset = unused("arxpy_offset")
-            if patients is not None:  # looked up by DuckDB's hash of the identifier
-                looked_up = self._register(connection, "arxpy_offset", patients.offsets,
-                                           [UBIGINT], BIGINT)
-                derived[offset] = f"{looked_up}(hash({_text(shift.patient)}))"
-            else:
-                mac = unused("arxpy_shift_mac")
-                macs[mac] = keys.mac(self.key, SHIFT_LABEL, _text(shift.patient))
-                # patient_offsets: the MAC's first 64 bits modulo 2N onto -N..-1, 1..N
-                drawn, days = (f"(('0x' || left({_identifier(mac)}, 16))::UBIGINT "
-                               f"% {2 * shift.days})::BIGINT"), shift.days
-                derived[offset] = f"{drawn} - {days} + ({drawn} >= {days})::BIGINT"
-            offset = _identifier(offset)
-            for i, name in enumerate(shift.attributes):
-                dates = self._dates[name]
-                if getattr(dates, "hashes", None) is not None:
-                    shifted = self._register(connection, f"arxpy_shift_{i}", dates.by_hash,
-                                             [BIGINT, UBIGINT], VARCHAR, nulls=True)
-                    final[name] = f"COALESCE({shifted}({offset}, hash({_text(name)})), " \
-                                  f"{_text(name)})"
-                    continue
-                shifted = self._register(connection, f"arxpy_shift_{i}", dates,
-                                         [BIGINT, VARCHAR], VARCHAR)
-                final[name] = f"{shifted}({offset}, {_text(name)})"
-        for i, (t, key, label, identities, names) in enumerate(self._keyed()):
-            if patients is not None and t.attribute == shift.patient:
-                looked_up = self._register(connection, "arxpy_patient_pseudonym",
-                                           patients.pseudonyms, [UBIGINT], VARCHAR)
-                final[t.attribute] = f"{looked_up}(hash({_text(t.attribute)}))"
-                continue
-            text, mac, shown = _text(t.attribute), unused(f"arxpy_mac_{i}"), \
-                unused(f"arxpy_pseudonym_{i}")
-            macs[mac] = keys.mac(key, label, text)
-            long = self._register(connection, f"arxpy_long_{i}", _LongNumbers(t.format, names),
-                                  [VARCHAR, VARCHAR], VARCHAR)
-            derived[shown] = _rendered(t.format, _identifier(mac), text, long)
-            seen = self._register(connection, f"arxpy_seen_{i}", _Seen(identities),
-                                  [UBIGINT, UBIGINT, UBIGINT], BOOLEAN)
-            final[t.attribute] = (
-                f"CASE WHEN {_missing(text)} THEN {text} WHEN {seen}("
-                f"{_identity(t.format, _identifier(mac), _identifier(shown))}) "
-                f"THEN {_identifier(shown)} END")
+        sets the key variables and registers the Arrow functions on ``connection``."""
+        query = _Query(connection, columns)
+        self._shift_into(query)
+        self._keyed_into(query)
         for i, t in enumerate(self.plan.of_kind(MASK)):
             text = _text(t.attribute)
             python = self._register(connection, f"arxpy_mask_{i}", self._masks[t.attribute],
-                                    [VARCHAR], VARCHAR)
-            final[t.attribute] = (f"CASE WHEN {_missing(text)} THEN {text} ELSE "
-                                  f"{_masked(t.rule, self.plan.mask_character, text, python)} END")
-        return _layered(scan, macs, derived, final)
+                                    ["VARCHAR"], "VARCHAR")
+            masked = _masked(t.rule, self.plan.mask_character, text, python)
+            query.final[t.attribute] = f"CASE WHEN {_missing(text)} THEN {text} " \
+                                       f"ELSE {masked} END"
+        return query.sql(scan)
+
+    def _shift_into(self, query: _Query) -> None:
+        """Each record's offset (looked up, else drawn from its MAC) and shifted dates."""
+        shift = self.plan.date_shift
+        if shift is None:
+            return
+        offset, patient = query.unused("arxpy_offset"), _text(shift.patient)
+        if self._patients is not None:  # looked up by DuckDB's hash of the identifier
+            looked_up = self._register(query.connection, "arxpy_offset",
+                                       self._patients.offsets, ["UBIGINT"], "BIGINT")
+            query.derived[offset] = f"{looked_up}(hash({patient}))"
+        else:
+            mac = query.mac(self.key, SHIFT_LABEL, patient)
+            # patient_offsets: the MAC's first 64 bits modulo 2N onto -N..-1, 1..N
+            drawn = f"(('0x' || left({mac}, 16))::UBIGINT % {2 * shift.days})::BIGINT"
+            query.derived[offset] = f"{drawn} - {shift.days} + ({drawn} >= {shift.days})" \
+                                    "::BIGINT"
+        offset = _identifier(offset)
+        for i, name in enumerate(shift.attributes):
+            dates, text = self._dates[name], _text(name)
+            if dates.hashes is not None:  # null where a date is missing: its text stays
+                shifted = self._register(query.connection, f"arxpy_shift_{i}",
+                                         dates.by_hash, ["BIGINT", "UBIGINT"], "VARCHAR",
+                                         nulls=True)
+                query.final[name] = f"COALESCE({shifted}({offset}, hash({text})), {text})"
+            else:
+                shifted = self._register(query.connection, f"arxpy_shift_{i}", dates,
+                                         ["BIGINT", "VARCHAR"], "VARCHAR")
+                query.final[name] = f"{shifted}({offset}, {text})"
+
+    def _keyed_into(self, query: _Query) -> None:
+        """Pseudonyms and random replacements: rendered from each record's MAC, or the
+        patient attribute's looked up; identities handed to their namespace."""
+        shift, connection = self.plan.date_shift, query.connection
+        for i, (t, key, label, identities, names) in enumerate(self._keyed()):
+            text = _text(t.attribute)
+            if self._patients is not None and t.attribute == shift.patient:
+                looked_up = self._register(connection, "arxpy_patient_pseudonym",
+                                           self._patients.pseudonyms, ["UBIGINT"], "VARCHAR")
+                query.final[t.attribute] = f"{looked_up}(hash({text}))"
+                continue
+            mac = query.mac(key, label, text)
+            long = self._register(connection, f"arxpy_long_{i}", _LongNumbers(t.format, names),
+                                  ["VARCHAR", "VARCHAR"], "VARCHAR")
+            shown = query.unused(f"arxpy_pseudonym_{i}")
+            query.derived[shown] = _rendered(t.format, mac, text, long)
+            seen = self._register(connection, f"arxpy_seen_{i}", _Seen(identities),
+                                  ["UBIGINT"] * 3, "BOOLEAN")
+            shown = _identifier(shown)
+            query.final[t.attribute] = (
+                f"CASE WHEN {_missing(text)} THEN {text} "
+                f"WHEN {seen}({_identity(t.format, mac, shown)}) THEN {shown} END")
 
     def _keyed(self) -> Iterator[tuple[Treatment, PseudonymKey, str, _Identities, str]]:
         """Pseudonyms and random replacements: (treatment, key, label, identities kept,
@@ -243,7 +244,7 @@ class DuckDBTreatment:
                    self._random[t.attribute], f"'{t.attribute}'")
 
     def _register(self, connection: Any, name: str, function: Any,
-                  parameters: list[Any], result: Any, nulls: bool = False) -> str:
+                  parameters: list[str], result: str, nulls: bool = False) -> str:
         """Register ``function`` as an Arrow function keeping an ArxpyError it raises
         (DuckDB would reword it); DuckDB reads the arity from the signature. ``nulls``:
         the function returns nulls."""
@@ -255,7 +256,10 @@ class DuckDBTreatment:
                 raise _Failure("see the treatment's failure") from None
         arity = {1: lambda a: call(a), 2: lambda a, b: call(a, b),
                  3: lambda a, b, c: call(a, b, c)}[len(parameters)]
-        connection.create_function(name, arity, parameters, result, type="arrow",
+        from duckdb import sqltypes
+
+        connection.create_function(name, arity, [getattr(sqltypes, p) for p in parameters],
+                                   getattr(sqltypes, result), type="arrow",
                                    null_handling="special" if nulls else "default")
         return name
 
@@ -286,32 +290,39 @@ class DuckDBTreatment:
                 raise
 
 
-def _layered(scan: str, macs: Mapping[str, str], derived: Mapping[str, str],
-             final: Mapping[str, str]) -> str:
-    inner = scan
-    for layer in (macs, derived):
-        if layer:
-            added = ", ".join(f"{sql} AS {_identifier(n)}" for n, sql in layer.items())
-            inner = f"(SELECT *, {added} FROM {inner})"
-    projected = ", ".join(f"{sql} AS {_identifier(n)}" for n, sql in final.items())
-    return f"(SELECT {projected} FROM {inner})"
+class _Query:
+    """The treated table's SQL in three layers: the MACs, what is computed from them
+    (pseudonyms, offsets), then every column, so each MAC is computed once per record.
 
-
-class _KeyVariables:
-    """HMAC-SHA-256 in SQL; each padded key block is a session variable set by a prepared
+    HMAC-SHA-256 is SQL; each padded key block is a session variable set by a prepared
     parameter, so the SQL names the variable and never holds the key."""
 
-    def __init__(self, connection: Any) -> None:
-        self.connection, self._count = connection, 0
+    def __init__(self, connection: Any, columns: Sequence[str]) -> None:
+        self.connection = connection
+        self.unused = _Unused(columns)
+        self.macs: dict[str, str] = {}
+        self.derived: dict[str, str] = {}
+        self.final = {name: _identifier(name) for name in columns}
 
     def mac(self, key: PseudonymKey, label: str, text: str) -> str:
-        """SQL of the hex digest of HMAC(key, label NUL text)."""
+        """A column of the hex digest of HMAC(key, label NUL text); its quoted name."""
         inner, outer = key.padded_blocks(label)
-        i, self._count = self._count, self._count + 1
+        i = len(self.macs)
         self.connection.execute(f"SET VARIABLE arxpy_inner_{i} = ?", [inner])
         self.connection.execute(f"SET VARIABLE arxpy_outer_{i} = ?", [outer])
-        return (f"sha256(getvariable('arxpy_outer_{i}') || unhex(sha256("
-                f"getvariable('arxpy_inner_{i}') || encode({text}))))")
+        name = self.unused(f"arxpy_mac_{i}")
+        self.macs[name] = (f"sha256(getvariable('arxpy_outer_{i}') || unhex(sha256("
+                           f"getvariable('arxpy_inner_{i}') || encode({text}))))")
+        return _identifier(name)
+
+    def sql(self, scan: str) -> str:
+        inner = scan
+        for layer in (self.macs, self.derived):
+            if layer:
+                added = ", ".join(f"{sql} AS {_identifier(n)}" for n, sql in layer.items())
+                inner = f"(SELECT *, {added} FROM {inner})"
+        projected = ", ".join(f"{sql} AS {_identifier(n)}" for n, sql in self.final.items())
+        return f"(SELECT {projected} FROM {inner})"
 
 
 def _rendered(fmt: PseudonymFormat, mac: str, text: str, long: str) -> str:
