@@ -185,10 +185,14 @@ class DuckDBTreatment:
         if shift is None:
             return
         offset, patient = query.unused("arxpy_offset"), _text(shift.patient)
-        if self._patients is not None:  # looked up by DuckDB's hash of the identifier
+        if self._patients is not None:  # found once by DuckDB's hash of the identifier
+            found = self._register(query.connection, "arxpy_patient",
+                                   self._patients.positions, ["UBIGINT"], "BIGINT")
+            query.patient = query.unused("arxpy_patient")
+            query.macs[query.patient] = f"{found}(hash({patient}))"
             looked_up = self._register(query.connection, "arxpy_offset",
-                                       self._patients.offsets, ["UBIGINT"], "BIGINT")
-            query.derived[offset] = f"{looked_up}(hash({patient}))"
+                                       self._patients.offsets, ["BIGINT"], "BIGINT")
+            query.derived[offset] = f"{looked_up}({_identifier(query.patient)})"
         else:
             mac = query.mac(self.key, SHIFT_LABEL, patient)
             # patient_offsets: the MAC's first 64 bits modulo 2N onto -N..-1, 1..N
@@ -216,8 +220,8 @@ class DuckDBTreatment:
             text = _text(t.attribute)
             if self._patients is not None and t.attribute == shift.patient:
                 looked_up = self._register(connection, "arxpy_patient_pseudonym",
-                                           self._patients.pseudonyms, ["UBIGINT"], "VARCHAR")
-                query.final[t.attribute] = f"{looked_up}(hash({text}))"
+                                           self._patients.pseudonyms, ["BIGINT"], "VARCHAR")
+                query.final[t.attribute] = f"{looked_up}({_identifier(query.patient)})"
                 continue
             mac = query.mac(key, label, text)
             long = self._register(connection, f"arxpy_long_{i}", _LongNumbers(t.format, names),
@@ -303,6 +307,7 @@ class _Query:
         self.macs: dict[str, str] = {}
         self.derived: dict[str, str] = {}
         self.final = {name: _identifier(name) for name in columns}
+        self.patient = ""  # the column of each record's patient's position, if looked up
 
     def mac(self, key: PseudonymKey, label: str, text: str) -> str:
         """A column of the hex digest of HMAC(key, label NUL text); its quoted name."""
@@ -450,12 +455,13 @@ class _Masks:
 
 class _Patients:
     """Each distinct patient's offset, and pseudonym when the patient attribute is
-    pseudonymized, computed once as the memory engine computes them and looked up by
-    DuckDB's 64-bit ``hash`` of the identifier (sorted; two patients sharing one hash,
-    a chance of n^2 / 2^65, compute every record's in SQL instead)."""
+    pseudonymized, computed once as the memory engine computes them. A record finds its
+    patient once, by DuckDB's 64-bit ``hash`` of the identifier in a hash table (a
+    sorted array's binary search misses the cache at 10^6 patients); two patients
+    sharing one hash, a chance of n^2 / 2^65, compute every record's in SQL instead."""
 
-    def __init__(self, hashes: np.ndarray, offsets: Any, pseudonyms: Any) -> None:
-        self._hashes, self._offsets, self._pseudonyms = hashes, offsets, pseudonyms
+    def __init__(self, index: pd.Index, offsets: Any, pseudonyms: Any) -> None:
+        self._index, self._offsets, self._pseudonyms = index, offsets, pseudonyms
 
     @classmethod
     def of(cls, patients: list[str], key: PseudonymKey, days: int,
@@ -463,10 +469,10 @@ class _Patients:
            ) -> _Patients | None:
         import pyarrow as pa
 
-        hashes, order = _sorted_hashes(patients)
-        if hashes is None:
+        index = _hash_index(patients)
+        if index is None:
             return None
-        values = np.asarray(patients, dtype=object)[order]
+        values = np.asarray(patients, dtype=object)
         offsets = pa.array(patient_offsets(key, list(values), days), type=pa.int64())
         shown = None
         if pseudonym is not None:
@@ -480,25 +486,27 @@ class _Patients:
             whole = values.copy()
             whole[~missing] = rendered
             shown = pa.array(whole, type=pa.string())
-        return cls(hashes, offsets, shown)
+        return cls(index, offsets, shown)
 
-    def _positions(self, hashes: Any) -> Any:
+    def positions(self, hashes: Any) -> Any:
+        """An Arrow function: hashes of patient identifiers -> their positions."""
         import pyarrow as pa
 
-        return pa.array(_positions(self._hashes, hashes, "A patient identifier"))
+        return pa.array(_positions(self._index, hashes, "A patient identifier"),
+                        type=pa.int64())
 
-    def offsets(self, hashes: Any) -> Any:
-        """An Arrow function: hashes of patient identifiers -> their offsets in days."""
-        return self._offsets.take(self._positions(hashes))
+    def offsets(self, positions: Any) -> Any:
+        """An Arrow function: patients' positions -> their offsets in days."""
+        return self._offsets.take(_combined(positions))
 
-    def pseudonyms(self, hashes: Any) -> Any:
-        """An Arrow function: hashes of patient identifiers -> their pseudonyms."""
-        return self._pseudonyms.take(self._positions(hashes))
+    def pseudonyms(self, positions: Any) -> Any:
+        """An Arrow function: patients' positions -> their pseudonyms."""
+        return self._pseudonyms.take(_combined(positions))
 
 
-def _sorted_hashes(texts: Sequence[str]) -> tuple[np.ndarray | None, np.ndarray]:
-    """DuckDB's ``hash`` of each text, sorted, and the order sorting them; None when
-    two texts share a hash (then look them up another way)."""
+def _hash_index(texts: Sequence[str]) -> pd.Index | None:
+    """DuckDB's ``hash`` of each text as a hash table of positions; None when two texts
+    share a hash (then look them up another way)."""
     import duckdb
     import pyarrow as pa
 
@@ -508,16 +516,14 @@ def _sorted_hashes(texts: Sequence[str]) -> tuple[np.ndarray | None, np.ndarray]
         connection.register("arxpy_texts", table)
         hashes = np.asarray(connection.execute(
             "SELECT hash(v) AS h FROM arxpy_texts").fetchnumpy()["h"], dtype=np.uint64)
-    order = np.argsort(hashes, kind="stable")
-    hashes = hashes[order]
-    return (None if len(hashes) > 1 and not np.diff(hashes).all() else hashes), order
+    index = pd.Index(hashes)
+    return index if index.is_unique else None
 
 
-def _positions(known: np.ndarray, hashes: Any, what: str) -> np.ndarray:
-    """Where each hash is among the sorted ``known`` ones; refused when one is not."""
-    wanted = _combined(hashes).to_numpy(zero_copy_only=False)
-    at = np.minimum(np.searchsorted(known, wanted), max(len(known) - 1, 0))
-    if len(wanted) and not (len(known) and (known[at] == wanted).all()):
+def _positions(index: pd.Index, hashes: Any, what: str) -> np.ndarray:
+    """Where each hash is in ``index``; refused when one is not."""
+    at = index.get_indexer(_combined(hashes).to_numpy(zero_copy_only=False))
+    if (at < 0).any():
         raise ConfigurationError(
             f"{what} was not there when the values were read first: the data changed "
             "during the run. Run it again.")
@@ -596,7 +602,7 @@ class _DateTable:
         _shift_column(distinct, np.ones(len(distinct), np.int64), date_format)
         self._texts = pd.Index(distinct.to_numpy(dtype=object))
         self._by_day = not any(d in date_format for d in _TIME_DIRECTIVES)
-        self.hashes: np.ndarray | None = None
+        self.hashes: pd.Index | None = None
         if not self._by_day:
             return
         from arxpy.data.definition import DataKind
@@ -615,10 +621,7 @@ class _DateTable:
 
         self._written = pa.array(pd.Series(span.astype("datetime64[s]")).dt.strftime(
             date_format).to_numpy(dtype=object), type=pa.string())
-        hashes, order = _sorted_hashes(distinct.tolist())
-        self.hashes = hashes  # None: looked up by text
-        if hashes is not None:
-            self._day, self._present = self._day[order], self._present[order]
+        self.hashes = _hash_index(distinct.tolist())  # None: looked up by text
 
     def by_hash(self, offsets: Any, hashes: Any) -> Any:
         """An Arrow function: (offsets, DuckDB's hashes of the dates) -> shifted dates,
