@@ -31,6 +31,7 @@ import hashlib
 import re
 import secrets
 import string
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -435,11 +436,7 @@ class _Masks:
     def __init__(self, rule: MaskRule, character: str) -> None:
         self.rule, self.character = rule, character
         self._pattern = re.compile(rule.pattern) if rule.kind == REGEX else None
-        self._unmatched: set[int] = set()
-
-    @property
-    def unmatched(self) -> set[int]:
-        return self._unmatched
+        self.unmatched: set[int] = set()
 
     def __call__(self, values: Any) -> Any:
         import pyarrow as pa
@@ -448,7 +445,7 @@ class _Masks:
         distinct = encoded.dictionary.to_pylist()
         masked, unmatched = mask_values(distinct, self.rule, self.character)
         if unmatched:
-            self._unmatched.update(hash(v) for v in distinct
+            self.unmatched.update(hash(v) for v in distinct
                                    if self._pattern.fullmatch(v) is None)
         return pa.array(masked, type=pa.string()).take(encoded.indices)
 
@@ -563,16 +560,18 @@ class _Identities:
         self._parts: list[np.ndarray] = []
         self._rows = 0
         self._compact_at = _COMPACT_ROWS  # doubles with the distinct rows: linear time
+        self._lock = threading.Lock()
 
     def add(self, rows: np.ndarray) -> None:
         """Keep ``rows``, an (n, 3) uint64 array of (MAC bits 64-127, identity high, low)."""
         if not len(rows):
             return
-        self._parts.append(rows)
-        self._rows += len(rows)
-        if self._rows > self._compact_at:
-            self._compact()
-            self._compact_at = max(_COMPACT_ROWS, 2 * self._rows)
+        with self._lock:  # DuckDB's threads call in turn, but may interleave
+            self._parts.append(rows)
+            self._rows += len(rows)
+            if self._rows > self._compact_at:
+                self._compact()
+                self._compact_at = max(_COMPACT_ROWS, 2 * self._rows)
 
     def _compact(self) -> None:
         whole = np.concatenate(self._parts) if self._parts else np.zeros((0, 3), np.uint64)
