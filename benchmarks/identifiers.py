@@ -119,7 +119,8 @@ def time_engine(folder: Path, data: Path, name: str, *extra: str) -> float:
 
 def hmac_in_sql_or_python(values: int = 2_000_000) -> tuple[float, float]:
     """Seconds for HMAC-SHA-256 of ``values`` identifiers by DuckDB's ``sha256`` (hex
-    text in and out) and by :class:`PseudonymKey` (the engine's choice)."""
+    text in and out; the DuckDB engine's way, on every core) and by
+    :class:`PseudonymKey` (the memory engine's, on one)."""
     import duckdb
 
     secret = bytes(range(32))

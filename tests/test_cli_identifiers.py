@@ -146,8 +146,6 @@ def test_run_any_method_with_identifiers_and_refuse_a_pseudonym_as_quasi_identif
     (("--pseudonymize", "pid", "--pseudonym-format", "hex:99"), "pseudonym format"),
     (("--mask", "phone=keep-middle:2", "--pseudonymize", "pid"), "mask rule"),
     (("--date-shift", "name", "--shift-days", "3", "--patient", "pid"), "'name' is identifying"),
-    (("--pseudonymize", "pid", "--pseudonym-format", "digits", "--engine", "duckdb"),
-     "'digits' runs with --engine memory"),
     (("--pseudonymize", "pid", "--passphrase-file", "KEY"),
      "--passphrase-file goes with --reidentification-table"),
     (("--pseudonymize", "pid", "--output", "KEY"), "same file as --key-file"),

@@ -130,9 +130,6 @@ class IdentifierOptions:
             raise ConfigurationError(
                 "--reidentification-table runs with --engine memory (the table holds every "
                 f"original value); leave out --engine {engine} or the table.")
-        from arxpy.engine.backends.duckdb_identifiers import refuse_unsupported
-
-        refuse_unsupported(self.plan)
 
     def engine_treatment(self, engine: Any, source: Any, definition: Any) -> Any:
         """The DuckDB treatment of ``source`` (None without a plan), its dates read and
@@ -142,7 +139,7 @@ class IdentifierOptions:
         from arxpy.engine.backends.duckdb_identifiers import DuckDBTreatment
 
         treatment = DuckDBTreatment(self.plan, self.key, definition)
-        treatment.prepare(lambda name: engine.distinct_values(source, name))
+        treatment.prepare(lambda names: engine.distinct_values(source, names))
         self.record = treatment.record
         return treatment
 

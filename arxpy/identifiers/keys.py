@@ -2,11 +2,11 @@
 
 The key lives only in a file the user chooses (created by ``arxpy keygen --pseudonym``
 with owner-only permissions) and in memory while a release is made. A
-:class:`PseudonymKey` holds the two HMAC hash states derived from it, never the bytes,
-cannot be pickled (so it cannot slip into a project or an autosave), and shows only its
-fingerprint: HMAC-SHA-256(key, ``"arxpy key fingerprint v1\\0"``), first 16 hex digits.
-A release that records the fingerprint proves it used the same key as another without
-revealing it.
+:class:`PseudonymKey` holds the HMAC's two padded key blocks (for DuckDB's SQL HMAC) and
+their hash states, never the file's bytes as such, cannot be pickled (so it cannot slip
+into a project or an autosave), and shows only its fingerprint: HMAC-SHA-256(key,
+``"arxpy key fingerprint v1\\0"``), first 16 hex digits. A release that records the
+fingerprint proves it used the same key as another without revealing it.
 """
 
 from __future__ import annotations
@@ -34,13 +34,14 @@ _BLOCK = 64  # SHA-256's block size, as RFC 2104 pads the key
 
 
 class PseudonymKey:
-    """A secret key for HMAC-SHA-256 (RFC 2104), as the two padded hash states.
+    """A secret key for HMAC-SHA-256 (RFC 2104), as the two padded blocks and their hash
+    states.
 
     ``digests(label, values)`` is HMAC-SHA-256(key, label + NUL + value) for each value
     (UTF-8): the label separates uses of one key (pseudonyms of a namespace, date shifts).
     """
 
-    __slots__ = ("_inner", "_outer", "fingerprint")
+    __slots__ = ("_inner", "_outer", "_pads", "fingerprint")
 
     def __init__(self, secret: bytes) -> None:
         if len(secret) < MIN_KEY_BYTES:
@@ -49,8 +50,9 @@ class PseudonymKey:
                 "'arxpy keygen --pseudonym KEYFILE'.")
         block = secret if len(secret) <= _BLOCK else hashlib.sha256(secret).digest()
         block = block.ljust(_BLOCK, b"\0")
-        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in block))
-        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in block))
+        self._pads = (bytes(b ^ 0x36 for b in block), bytes(b ^ 0x5C for b in block))
+        self._inner = hashlib.sha256(self._pads[0])
+        self._outer = hashlib.sha256(self._pads[1])
         self.fingerprint: str = self.digests(FINGERPRINT_LABEL, [""])[0].hex()[
             :FINGERPRINT_DIGITS]
 
@@ -69,6 +71,12 @@ class PseudonymKey:
             second.update(first.digest())
             out.append(second.digest())
         return out
+
+    def padded_blocks(self, label: str) -> tuple[bytes, bytes]:
+        """(key XOR ipad, label, NUL; key XOR opad): what an engine computing the HMAC
+        itself hashes first (DuckDB's ``sha256``, docs/identifiers.md). As secret as the
+        key: give it to the engine as a parameter, never in SQL text or a message."""
+        return self._pads[0] + label.encode("utf-8") + b"\0", self._pads[1]
 
     def __repr__(self) -> str:
         return f"PseudonymKey(fingerprint={self.fingerprint!r})"

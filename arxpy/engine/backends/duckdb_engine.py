@@ -184,16 +184,28 @@ class DuckDBEngine:
             return scan
         return source.treatment.select(connection, scan, self.columns(source))
 
-    def distinct_values(self, source: RecordSource, attribute: str, *,
+    def distinct_values(self, source: RecordSource, attributes: Sequence[str], *,
                         progress: Progress | None = None,
-                        cancel: CancelToken | None = None) -> list[str]:
-        """The distinct values of ``attribute`` as text, as the source holds them."""
-        _check_known([attribute], self.columns(source), source)
+                        cancel: CancelToken | None = None) -> dict[str, list[str]]:
+        """The distinct values of each attribute as text, as the source holds them, in
+        one scan (a grouping set each; text is never NULL, so NULL says "another set")."""
+        attributes = list(dict.fromkeys(attributes))
+        _check_known(attributes, self.columns(source), source)
+        names = [f"v{i}" for i in range(len(attributes))]
+        values = ", ".join(f"{_text(a)} AS {n}" for a, n in zip(attributes, names, strict=True))
+        sets = ", ".join(f"({n})" for n in names)
         with self._connection() as connection:
             scan = self._raw_scan(source, connection)
-            rows = self._run(connection, f"SELECT DISTINCT {_text(attribute)} FROM {scan}",
-                             f"Reading the values of {attribute}", progress, cancel)
-        return [row[0] for row in rows]
+            arrays = self._run(connection, f"SELECT {', '.join(names)} FROM (SELECT {values} "
+                               f"FROM {scan}) GROUP BY GROUPING SETS ({sets})",
+                               f"Reading the values of {', '.join(attributes)}", progress,
+                               cancel, numpy=True)
+        out = {}
+        for attribute, name in zip(attributes, names, strict=True):
+            column = arrays[name]
+            out[attribute] = np.asarray(column, dtype=object)[
+                ~np.ma.getmaskarray(column)].tolist()
+        return out
 
     def _raw_scan(self, source: RecordSource, connection: Any = None) -> str:
         """The SQL table expression reading ``source`` (a frame is registered first)."""

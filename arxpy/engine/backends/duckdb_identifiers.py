@@ -1,25 +1,37 @@
-"""Keyed pseudonyms and per-patient date shifts applied by DuckDB as it reads the records
-(issue 32): out of core, in Arrow batches, with the memory engine's pseudonyms and dates
-byte for byte.
+"""Identifier treatments applied by DuckDB as it reads the records (issue 32): keyed
+pseudonyms, per-patient date shifts, masks and random replacement, out of core, with the
+memory engine's output byte for byte (random replacements aside: no run repeats them).
 
-The treated columns are a projection over the source (a join would reorder the records):
-one Arrow function per pseudonymized attribute and per shifted date attribute, and one
-for each patient's offset. A batch's distinct values are hashed with the same
-:class:`~arxpy.identifiers.keys.PseudonymKey` and rendered by the same
-:class:`~arxpy.identifiers.formats.PseudonymFormat` as in memory, so the SQL never holds
-the key. HMAC stays in Python: DuckDB's own ``sha256`` (hex text in and out) is slower
-per value (``benchmarks/identifiers.py --duckdb``; docs/identifiers.md).
+The treated columns are a projection over the source (a join would reorder the records),
+and the work is SQL on every core, not Python per value:
 
-What the memory engine checks on the whole table is checked here too: the distinct
-dates of each shifted attribute are read first (validated and parsed once, so a batch
-only looks days up), and each namespace keeps the 128-bit MAC and the pseudonym's
-identity of every distinct value it saw, so two values meeting in one pseudonym refuse
-the release after the write (the written file is removed). Masks and random replacement
-need every distinct value at once and stay with the memory engine.
+- HMAC-SHA-256 (RFC 2104) is ``sha256(K^opad || unhex(sha256(K^ipad || label NUL
+  value)))``; the padded key blocks reach DuckDB only as prepared parameters of session
+  variables of the step's own connection, never in SQL text (DuckDB echoes queries in its
+  errors) or a message.
+- ``hex:N`` is the digest's first N hex digits; ``prefix:P:N`` and ``digits`` are the MAC
+  modulo 10^N (or 9 * 10^(L-1)) by eight 32-bit limbs in ``HUGEINT``, up to
+  :data:`SQL_DIGITS` digits (longer numbers are rendered by Python from the digest).
+- A patient's offset is drawn from its MAC as in :func:`patient_offsets`; dates are
+  looked up in the table :class:`_DateTable` wrote from the distinct dates read first.
+- ``keep-first``/``keep-last`` masks of ASCII values are ``translate``; a regular
+  expression's groups (Python's ``re``, whose classes differ from RE2's) and non-ASCII
+  values go through the memory engine's :func:`mask_values`, per batch's distinct values.
+- Random replacement is a keyed pseudonym under a key drawn for the run and never kept.
+
+The memory engine's whole-table checks hold: each pseudonym namespace keeps 24 bytes per
+value it saw (MAC bits 64-127 for the value, the pseudonym's identity), handed over by a
+vectorized Arrow function, so two values meeting in one pseudonym refuse the release
+after the write (the written file is removed).
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+import secrets
+import string
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,33 +44,58 @@ from arxpy.data.definition import DataDefinition, DataType
 from arxpy.data.types import MISSING_VALUES, is_missing
 from arxpy.errors import ArxpyError, ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
-from arxpy.identifiers.dates import _shift_column, date_format_of, patient_offsets
-from arxpy.identifiers.formats import DIGITS, HEX, PseudonymFormat
+from arxpy.identifiers.dates import (
+    SHIFT_LABEL,
+    _shift_column,
+    date_format_of,
+    patient_offsets,
+)
+from arxpy.identifiers.formats import DIGITS, HEX, PREFIX, PseudonymFormat
 from arxpy.identifiers.keys import PseudonymKey
+from arxpy.identifiers.masking import KEEP_FIRST, REGEX, MaskRule, mask_values
 from arxpy.identifiers.plan import (
     MASK,
     PSEUDONYM,
     PSEUDONYM_LABEL,
     RANDOM,
     IdentifierPlan,
+    Treatment,
     _refuse_collisions,
 )
 
-#: The most digits whose numbers fit the 64-bit identities of the collision check.
-MAX_ENGINE_DIGITS = 19
+#: The most distinct patients whose offsets (and pseudonyms) are computed once each and
+#: looked up, 8 bytes per patient and its identifier; beyond, every record's are SQL.
+_MOST_PATIENTS = 1 << 22
+#: The most digits of a number computed in SQL: 10^28 * 2^32 stays below HUGEINT's 2^127.
+SQL_DIGITS = 28
+_RANDOM_LABEL = "arxpy random replacement"
 _TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R")
 _COMPACT_ROWS = 1 << 20  # identities kept before duplicates are dropped
-_LONGEST_MISSING = max(map(len, MISSING_VALUES))
-#: A memo's values asked before it judges whether they come back, and its size.
-_MEMO_SAMPLE, _MEMO_ENTRIES = 1 << 16, 1 << 21
+#: What ``str.strip`` strips (every character whose ``isspace()`` is true), for SQL.
+WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003" \
+    "\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_ALNUM = string.ascii_letters + string.digits
 
 
 def _identifier(name: str) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
 
+def _literal(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
 def _text(name: str) -> str:
     return f"COALESCE(CAST({_identifier(name)} AS VARCHAR), '')"
+
+
+def _missing(text: str) -> str:
+    """SQL of :func:`is_missing`: a missing value's spelling in any case between what
+    ``str.strip`` strips (no character outside ASCII folds to one of its letters). A
+    regular expression, not ``IN``: DuckDB makes a list of six a join, reordering records."""
+    spaces = "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE)
+    spellings = "|".join(re.escape(v) for v in sorted(MISSING_VALUES) if v)
+    return f"regexp_full_match({text}, '[{spaces}]*(?i:{spellings})?[{spaces}]*')"
 
 
 class _Failure(Exception):
@@ -66,17 +103,16 @@ class _Failure(Exception):
 
 
 class DuckDBTreatment:
-    """An identifier plan DuckDB applies while it reads: pseudonyms and date shifts.
+    """An identifier plan DuckDB applies while it reads: every treatment and date shifts.
 
     ``definition`` is the user's (before the treatments); :attr:`definition` the one the
     search and the output use. :meth:`prepare` reads the distinct dates once;
     :meth:`select` gives the treated table's SQL over a scan; :meth:`check` refuses
-    pseudonyms that met, after a write.
+    pseudonyms that met, after a write, and completes the record.
     """
 
     def __init__(self, plan: IdentifierPlan, key: PseudonymKey | None,
                  definition: DataDefinition) -> None:
-        refuse_unsupported(plan)
         plan.check(definition)
         if plan.needs_key and key is None:
             raise ConfigurationError(
@@ -87,21 +123,34 @@ class DuckDBTreatment:
         self.record = plan.record(self.definition, key)
         self._types = {a.name: a.data_type for a in definition}
         self._namespaces = {t.namespace: _Identities(t.format) for t in plan.of_kind(PSEUDONYM)}
+        self._random = {t.attribute: _Identities(t.format) for t in plan.of_kind(RANDOM)}
+        # drawn for this run and never kept, so no two runs share a replacement
+        self._random_key = PseudonymKey(secrets.token_bytes(32)) if self._random else None
+        self._masks = {t.attribute: _Masks(t.rule, plan.mask_character)
+                       for t in plan.of_kind(MASK)}
         self._dates: dict[str, _DateTable] = {}
+        self._patients: _Patients | None = None
         self.failure: ArxpyError | None = None
 
     # -- reading the dates first --------------------------------------------------------
 
     def prepare(self, distinct_values: Any) -> None:
-        """Read, check and parse each shifted attribute's distinct dates
-        (``distinct_values(name)`` gives them as text)."""
+        """Read, check and parse each shifted attribute's distinct dates, and the distinct
+        patients with their offsets, in one scan (``distinct_values(names)`` gives them
+        as text by name)."""
         shift = self.plan.date_shift
         if shift is None:
             return
+        distinct = distinct_values([*shift.attributes, shift.patient])
         for name in shift.attributes:
-            values = pd.Series(distinct_values(name), dtype=object, name=name)
+            values = pd.Series(distinct[name], dtype=object, name=name)
             date_format = date_format_of(values, self._types.get(name), name)
             self._dates[name] = _DateTable(values, date_format, shift.days)
+        patients = distinct[shift.patient]
+        if len(patients) <= _MOST_PATIENTS:
+            pseudonym = next((k for k in self._keyed() if k[0].attribute == shift.patient),
+                             None)
+            self._patients = _Patients.of(patients, self.key, shift.days, pseudonym)
 
     def refuse_uncovered(self, frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]
                          ) -> None:
@@ -118,43 +167,106 @@ class DuckDBTreatment:
 
     def select(self, connection: Any, scan: str, columns: Sequence[str]) -> str:
         """The SQL of the treated table over ``scan`` (every column, treated ones as text);
-        registers the Arrow functions on ``connection``."""
-        from duckdb.sqltypes import BIGINT, VARCHAR
+        sets the key variables and registers the Arrow functions on ``connection``."""
+        query = _Query(connection, columns)
+        self._shift_into(query)
+        self._keyed_into(query)
+        for i, t in enumerate(self.plan.of_kind(MASK)):
+            text = _text(t.attribute)
+            python = self._register(connection, f"arxpy_mask_{i}", self._masks[t.attribute],
+                                    ["VARCHAR"], "VARCHAR")
+            masked = _masked(t.rule, self.plan.mask_character, text, python)
+            query.final[t.attribute] = f"CASE WHEN {_missing(text)} THEN {text} " \
+                                       f"ELSE {masked} END"
+        return query.sql(scan)
 
-        expressions = {name: _identifier(name) for name in columns}
-        offset = _unused("arxpy_offset", columns)
-        inner = "*"
+    def _shift_into(self, query: _Query) -> None:
+        """Each record's offset (looked up, else drawn from its MAC) and shifted dates."""
         shift = self.plan.date_shift
-        if shift is not None:
-            connection.create_function("arxpy_offset", self._guarded(_Offsets(
-                self.key, shift.days)), [VARCHAR], BIGINT, type="arrow")
-            inner = f"*, arxpy_offset({_text(shift.patient)}) AS {_identifier(offset)}"
-            for i, name in enumerate(shift.attributes):
-                connection.create_function(f"arxpy_shift_{i}", self._guarded(
-                    self._dates[name]), [BIGINT, VARCHAR], VARCHAR, type="arrow")
-                expressions[name] = f"arxpy_shift_{i}({_identifier(offset)}, {_text(name)})"
-        for i, t in enumerate(self.plan.of_kind(PSEUDONYM)):
-            function = _Pseudonyms(self.key, t.namespace, t.format, t.attribute,
-                                   self._namespaces[t.namespace])
-            connection.create_function(f"arxpy_pseudonym_{i}", self._guarded(function),
-                                       [VARCHAR], VARCHAR, type="arrow")
-            expressions[t.attribute] = f"arxpy_pseudonym_{i}({_text(t.attribute)})"
-        projected = ", ".join(f"{sql} AS {_identifier(name)}"
-                              for name, sql in expressions.items())
-        return f"(SELECT {projected} FROM (SELECT {inner} FROM {scan}))"
+        if shift is None:
+            return
+        offset, patient = query.unused("arxpy_offset"), _text(shift.patient)
+        if self._patients is not None:  # found once by DuckDB's hash of the identifier
+            found = self._register(query.connection, "arxpy_patient",
+                                   self._patients.positions, ["UBIGINT"], "BIGINT")
+            query.patient = query.unused("arxpy_patient")
+            query.macs[query.patient] = f"{found}(hash({patient}))"
+            looked_up = self._register(query.connection, "arxpy_offset",
+                                       self._patients.offsets, ["BIGINT"], "BIGINT")
+            query.derived[offset] = f"{looked_up}({_identifier(query.patient)})"
+        else:
+            mac = query.mac(self.key, SHIFT_LABEL, patient)
+            # patient_offsets: the MAC's first 64 bits modulo 2N onto -N..-1, 1..N
+            drawn = f"(('0x' || left({mac}, 16))::UBIGINT % {2 * shift.days})::BIGINT"
+            query.derived[offset] = f"{drawn} - {shift.days} + ({drawn} >= {shift.days})" \
+                                    "::BIGINT"
+        offset = _identifier(offset)
+        for i, name in enumerate(shift.attributes):
+            dates, text = self._dates[name], _text(name)
+            if dates.hashes is not None:  # null where a date is missing: its text stays
+                shifted = self._register(query.connection, f"arxpy_shift_{i}",
+                                         dates.by_hash, ["BIGINT", "UBIGINT"], "VARCHAR",
+                                         nulls=True)
+                query.final[name] = f"COALESCE({shifted}({offset}, hash({text})), {text})"
+            else:
+                shifted = self._register(query.connection, f"arxpy_shift_{i}", dates,
+                                         ["BIGINT", "VARCHAR"], "VARCHAR")
+                query.final[name] = f"{shifted}({offset}, {text})"
 
-    def _guarded(self, function: Any) -> Any:
-        """``function`` keeping an ArxpyError it raises (DuckDB would reword it); DuckDB
-        reads the arity from the signature, so one or two arguments are spelled out."""
+    def _keyed_into(self, query: _Query) -> None:
+        """Pseudonyms and random replacements: rendered from each record's MAC, or the
+        patient attribute's looked up; identities handed to their namespace."""
+        shift, connection = self.plan.date_shift, query.connection
+        for i, (t, key, label, identities, names) in enumerate(self._keyed()):
+            text = _text(t.attribute)
+            if self._patients is not None and t.attribute == shift.patient:
+                looked_up = self._register(connection, "arxpy_patient_pseudonym",
+                                           self._patients.pseudonyms, ["BIGINT"], "VARCHAR")
+                query.final[t.attribute] = f"{looked_up}({_identifier(query.patient)})"
+                continue
+            mac = query.mac(key, label, text)
+            long = self._register(connection, f"arxpy_long_{i}", _LongNumbers(t.format, names),
+                                  ["VARCHAR", "VARCHAR"], "VARCHAR")
+            shown = query.unused(f"arxpy_pseudonym_{i}")
+            query.derived[shown] = _rendered(t.format, mac, text, long)
+            seen = self._register(connection, f"arxpy_seen_{i}", _Seen(identities),
+                                  ["UBIGINT"] * 3, "BOOLEAN")
+            shown = _identifier(shown)
+            query.final[t.attribute] = (
+                f"CASE WHEN {_missing(text)} THEN {text} "
+                f"WHEN {seen}({_identity(t.format, mac, shown)}) THEN {shown} END")
+
+    def _keyed(self) -> Iterator[tuple[Treatment, PseudonymKey, str, _Identities, str]]:
+        """Pseudonyms and random replacements: (treatment, key, label, identities kept,
+        the attributes a message names)."""
+        for t in self.plan.of_kind(PSEUDONYM):
+            names = ", ".join(f"'{m.attribute}'" for m in self.plan.of_kind(PSEUDONYM)
+                              if m.namespace == t.namespace)
+            yield (t, self.key, f"{PSEUDONYM_LABEL}\0{t.namespace}",
+                   self._namespaces[t.namespace], names)
+        for t in self.plan.of_kind(RANDOM):
+            yield (t, self._random_key, f"{_RANDOM_LABEL}\0{t.attribute}",
+                   self._random[t.attribute], f"'{t.attribute}'")
+
+    def _register(self, connection: Any, name: str, function: Any,
+                  parameters: list[str], result: str, nulls: bool = False) -> str:
+        """Register ``function`` as an Arrow function keeping an ArxpyError it raises
+        (DuckDB would reword it); DuckDB reads the arity from the signature. ``nulls``:
+        the function returns nulls."""
         def call(*arrays: Any) -> Any:
             try:
                 return function(*arrays)
             except ArxpyError as exc:
                 self.failure = self.failure or exc
                 raise _Failure("see the treatment's failure") from None
-        if isinstance(function, _DateTable):
-            return lambda offsets, dates: call(offsets, dates)
-        return lambda values: call(values)
+        arity = {1: lambda a: call(a), 2: lambda a, b: call(a, b),
+                 3: lambda a, b, c: call(a, b, c)}[len(parameters)]
+        from duckdb import sqltypes
+
+        connection.create_function(name, arity, [getattr(sqltypes, p) for p in parameters],
+                                   getattr(sqltypes, result), type="arrow",
+                                   null_handling="special" if nulls else "default")
+        return name
 
     @contextmanager
     def failures(self) -> Iterator[None]:
@@ -167,10 +279,14 @@ class DuckDBTreatment:
             raise
 
     def check(self, written: Path | None = None) -> None:
-        """Refuse pseudonyms that met (removing ``written``, the file that holds them)."""
-        for namespace, identities in self._namespaces.items():
-            names = ", ".join(f"'{t.attribute}'" for t in self.plan.of_kind(PSEUDONYM)
-                              if t.namespace == namespace)
+        """Refuse pseudonyms or replacements that met (removing ``written``, the file that
+        holds them); record how many distinct values a mask's pattern did not match."""
+        for detail in self.record["treatments"]:
+            masks = self._masks.get(detail["attribute"])
+            if masks is not None and masks.rule.kind == REGEX:
+                detail["unmatched_distinct_values"] = len(masks.unmatched)
+        kept = {names: identities for _, _, _, identities, names in self._keyed()}
+        for names, identities in kept.items():
             try:
                 identities.refuse_collisions(names)
             except ConfigurationError:
@@ -179,148 +295,283 @@ class DuckDBTreatment:
                 raise
 
 
-def refuse_unsupported(plan: IdentifierPlan) -> None:
-    """What the DuckDB engine cannot apply: masks, random replacement, long numbers."""
-    if plan.of_kind(MASK) or plan.of_kind(RANDOM):
-        raise ConfigurationError(
-            "Masks (--mask) and random replacement (--replace-random) need every distinct "
-            "value at once and run with --engine memory; leave out --engine duckdb or them.")
-    for t in plan.of_kind(PSEUDONYM):
-        if t.format.kind != HEX and (t.format.kind == DIGITS
-                                     or t.format.length > MAX_ENGINE_DIGITS):
-            what = "digits" if t.format.kind == DIGITS else str(t.format)
-            raise ConfigurationError(
-                f"--engine duckdb makes pseudonyms hex:N or prefix:P with up to "
-                f"{MAX_ENGINE_DIGITS} digits; '{what}' runs with --engine memory.")
+class _Query:
+    """The treated table's SQL in three layers: the MACs, what is computed from them
+    (pseudonyms, offsets), then every column, so each MAC is computed once per record.
+
+    HMAC-SHA-256 is SQL; each padded key block is a session variable set by a prepared
+    parameter, so the SQL names the variable and never holds the key."""
+
+    def __init__(self, connection: Any, columns: Sequence[str]) -> None:
+        self.connection = connection
+        self.unused = _Unused(columns)
+        self.macs: dict[str, str] = {}
+        self.derived: dict[str, str] = {}
+        self.final = {name: _identifier(name) for name in columns}
+        self.patient = ""  # the column of each record's patient's position, if looked up
+
+    def mac(self, key: PseudonymKey, label: str, text: str) -> str:
+        """A column of the hex digest of HMAC(key, label NUL text); its quoted name."""
+        inner, outer = key.padded_blocks(label)
+        i = len(self.macs)
+        self.connection.execute(f"SET VARIABLE arxpy_inner_{i} = ?", [inner])
+        self.connection.execute(f"SET VARIABLE arxpy_outer_{i} = ?", [outer])
+        name = self.unused(f"arxpy_mac_{i}")
+        self.macs[name] = (f"sha256(getvariable('arxpy_outer_{i}') || unhex(sha256("
+                           f"getvariable('arxpy_inner_{i}') || encode({text}))))")
+        return _identifier(name)
+
+    def sql(self, scan: str) -> str:
+        inner = scan
+        for layer in (self.macs, self.derived):
+            if layer:
+                added = ", ".join(f"{sql} AS {_identifier(n)}" for n, sql in layer.items())
+                inner = f"(SELECT *, {added} FROM {inner})"
+        projected = ", ".join(f"{sql} AS {_identifier(n)}" for n, sql in self.final.items())
+        return f"(SELECT {projected} FROM {inner})"
 
 
-class _Pseudonyms:
-    """An Arrow function: a batch of values -> their pseudonyms (missing values kept)."""
+def _rendered(fmt: PseudonymFormat, mac: str, text: str, long: str) -> str:
+    """SQL of :meth:`PseudonymFormat.render` from the hex digest ``mac``; numbers beyond
+    :data:`SQL_DIGITS` digits by the Arrow function ``long``."""
+    if fmt.kind == HEX:
+        return f"left({mac}, {fmt.length})"
+    if fmt.kind == PREFIX:
+        if fmt.length > SQL_DIGITS:
+            return f"{long}({mac}, {text})"
+        number = _modulo(mac, str(10 ** fmt.length))
+        return f"{_literal(fmt.prefix)} || lpad(({number})::VARCHAR, {fmt.length}, '0')"
+    assert fmt.kind == DIGITS
+    low = f"('1' || repeat('0', length({text}) - 1))::HUGEINT"  # 10^(length - 1)
+    return (f"CASE WHEN length({text}) <= {SQL_DIGITS} THEN "
+            f"({low} + {_modulo(mac, f'(9 * {low})')})::VARCHAR "
+            f"WHEN NOT {_missing(text)} THEN {long}({mac}, {text}) END")
 
-    def __init__(self, key: PseudonymKey, namespace: str, fmt: PseudonymFormat,
-                 attribute: str, identities: _Identities) -> None:
-        self.key, self.fmt, self.attribute = key, fmt, attribute
-        self.label = f"{PSEUDONYM_LABEL}\0{namespace}"
+
+def _modulo(mac: str, modulus: str) -> str:
+    """SQL of the 256-bit number ``mac`` (hex) modulo ``modulus`` (below 2^95): Horner's
+    scheme over eight 32-bit limbs, each step below 2^127 in ``HUGEINT``."""
+    number = "0::HUGEINT"
+    for k in range(8):
+        limb = f"('0x' || substr({mac}, {8 * k + 1}, 8))::UBIGINT"
+        number = f"(({number}) * 4294967296 + {limb}) % {modulus}"
+    return number
+
+
+def _identity(fmt: PseudonymFormat, mac: str, shown: str) -> str:
+    """SQL of (MAC bits 64-127, pseudonym identity high, low): the first 4N bits of
+    ``hex:N`` (up to 128), else the MD5 of the number's text (128 bits)."""
+    word = f"('0x' || substr({mac}, 17, 16))::UBIGINT"
+    if fmt.kind == HEX:
+        high = f"('0x' || left({mac}, {min(fmt.length, 16)}))::UBIGINT"
+        low = "0::UBIGINT" if fmt.length <= 16 else \
+            f"('0x' || substr({mac}, 17, {min(fmt.length, 32) - 16}))::UBIGINT"
+    else:
+        high = f"(md5_number({shown}) >> 64)::UBIGINT"
+        low = f"(md5_number({shown}) & {2**64 - 1})::UBIGINT"
+    return f"{word}, {high}, {low}"
+
+
+def _masked(rule: MaskRule, character: str, text: str, python: str) -> str:
+    """SQL of :func:`mask_values`: ``keep-first``/``keep-last`` of ASCII values by
+    ``translate``; patterns and other values by the Arrow function ``python``."""
+    if rule.kind == REGEX:
+        return f"{python}({text})"
+
+    def hidden_by(part: str) -> str:
+        return f"translate({part}, '{_ALNUM}', {_literal(character * len(_ALNUM))})"
+
+    if rule.kind == KEEP_FIRST:
+        kept, hidden = f"left({text}, {rule.count})", f"substr({text}, {rule.count + 1})"
+        joined = f"{kept} || {hidden_by(hidden)}"
+    else:
+        cut = f"greatest(length({text}) - {rule.count}, 0)"
+        kept, hidden = f"substr({text}, {cut} + 1)", f"left({text}, {cut})"
+        joined = f"{hidden_by(hidden)} || {kept}"
+    # no letter or digit hidden: keeping the rest would release the value whole
+    ascii_masked = (f"CASE WHEN length(translate({hidden}, '{_ALNUM}', '')) = "
+                    f"length({hidden}) THEN {hidden_by(text)} ELSE {joined} END")
+    return f"CASE WHEN strlen({text}) = length({text}) THEN {ascii_masked} " \
+           f"ELSE {python}({text}) END"
+
+
+class _Seen:
+    """An Arrow function: (MAC bits 64-127, identity high, low) of pseudonyms -> true;
+    hands them to the namespace's :class:`_Identities`."""
+
+    def __init__(self, identities: _Identities) -> None:
         self.identities = identities
 
-        self.memo = _Memo()
+    def __call__(self, word: Any, high: Any, low: Any) -> Any:
+        import pyarrow as pa
+
+        rows = np.column_stack([_combined(a).to_numpy(zero_copy_only=False)
+                                for a in (word, high, low)]).astype(np.uint64, copy=False)
+        self.identities.add(rows)
+        return pa.array(np.ones(len(rows), dtype=bool))
+
+
+class _LongNumbers:
+    """An Arrow function: (hex digests, values) -> numbers longer than :data:`SQL_DIGITS`
+    digits, rendered by :meth:`PseudonymFormat.render` (rare: ``prefix:P:N`` with a large
+    N, ``digits`` of long values)."""
+
+    def __init__(self, fmt: PseudonymFormat, names: str) -> None:
+        self.fmt, self.names = fmt, names
+
+    def __call__(self, macs: Any, values: Any) -> Any:
+        import pyarrow as pa
+
+        texts = np.array(_combined(values).to_pylist(), dtype=object)
+        self.fmt.check_values(texts, self.names)
+        digests = [bytes.fromhex(m) for m in _combined(macs).to_pylist()]
+        return pa.array(self.fmt.render(digests, texts), type=pa.string())
+
+
+class _Masks:
+    """An Arrow function: values -> masked by the memory engine's :func:`mask_values`,
+    per batch's distinct values; remembers (by hash) the distinct values a pattern did
+    not match, for the report's count."""
+
+    def __init__(self, rule: MaskRule, character: str) -> None:
+        self.rule, self.character = rule, character
+        self._pattern = re.compile(rule.pattern) if rule.kind == REGEX else None
+        self.unmatched: set[int] = set()
 
     def __call__(self, values: Any) -> Any:
         import pyarrow as pa
 
         encoded = _combined(values).dictionary_encode()
-        uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
-        missing = _missing(encoded.dictionary, uniques)
-        present = uniques[~missing]
-        known, new = self.memo.recall(present)
-        if new.any():
-            fresh = present[new]
-            macs = self.key.digests(self.label, fresh)
-            self.identities.add(macs)
-            known[new] = self._rendered(macs, fresh)
-            self.memo.keep(fresh, known[new])
-        whole = uniques.astype(object)  # missing values stay as they are
-        whole[~missing] = known
-        return pa.array(whole, type=pa.string()).take(encoded.indices)
-
-    def _rendered(self, macs: list[bytes], values: np.ndarray) -> np.ndarray:
-        """The pseudonyms: ``hex:N`` cut from the MACs' hex digits in one piece (what
-        :meth:`PseudonymFormat.render` gives), others rendered by it."""
-        if self.fmt.kind != HEX:
-            return self.fmt.render(macs, values)
-        digits = np.frombuffer(b"".join(macs).hex().encode("ascii"), dtype="S64")
-        return digits.astype(f"U{self.fmt.length}").astype(object)
+        distinct = encoded.dictionary.to_pylist()
+        masked, unmatched = mask_values(distinct, self.rule, self.character)
+        if unmatched:
+            self.unmatched.update(hash(v) for v in distinct
+                                   if self._pattern.fullmatch(v) is None)
+        return pa.array(masked, type=pa.string()).take(encoded.indices)
 
 
-class _Memo:
-    """The results of values seen in recent batches. A patient's rows are spread over
-    many batches, so each patient's HMAC is computed once instead of once per batch; a
-    record identifier never comes back, so after :data:`_MEMO_SAMPLE` values asked with
-    fewer than 1 in 20 found the memo turns itself off. At most :data:`_MEMO_ENTRIES`
-    values are kept (then it starts again empty)."""
+class _Patients:
+    """Each distinct patient's offset, and pseudonym when the patient attribute is
+    pseudonymized, computed once as the memory engine computes them. A record finds its
+    patient once, by DuckDB's 64-bit ``hash`` of the identifier in a hash table (a
+    sorted array's binary search misses the cache at 10^6 patients); two patients
+    sharing one hash, a chance of n^2 / 2^65, compute every record's in SQL instead."""
 
-    def __init__(self) -> None:
-        self._entries: dict[Any, Any] = {}
-        self._asked = self._found = 0
-        self._on = True
+    def __init__(self, index: pd.Index, offsets: Any, pseudonyms: Any) -> None:
+        self._index, self._offsets, self._pseudonyms = index, offsets, pseudonyms
 
-    def recall(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The kept result of each value (None where there is none) and where none is."""
-        if not self._on:
-            return np.empty(len(values), dtype=object), np.ones(len(values), dtype=bool)
-        get = self._entries.get
-        known = np.array([get(v) for v in values] + [None], dtype=object)[:-1]
-        new = np.equal(known, None)
-        self._asked += len(values)
-        self._found += len(values) - int(new.sum())
-        if self._asked >= _MEMO_SAMPLE and self._found * 20 < self._asked:
-            self._on, self._entries = False, {}
-        return known, new
+    @classmethod
+    def of(cls, patients: list[str], key: PseudonymKey, days: int,
+           pseudonym: tuple[Treatment, PseudonymKey, str, _Identities, str] | None
+           ) -> _Patients | None:
+        import pyarrow as pa
 
-    def keep(self, values: np.ndarray, results: np.ndarray) -> None:
-        if not self._on:
-            return
-        if len(self._entries) + len(values) > _MEMO_ENTRIES:
-            self._entries = {}
-        self._entries.update(zip(values.tolist(), results.tolist(), strict=True))
+        index = _hash_index(patients)
+        if index is None:
+            return None
+        values = np.asarray(patients, dtype=object)
+        offsets = pa.array(patient_offsets(key, list(values), days), type=pa.int64())
+        shown = None
+        if pseudonym is not None:
+            t, _, label, identities, names = pseudonym
+            missing = is_missing(pd.Series(values, dtype=object))
+            present = values[~missing]
+            t.format.check_values(present, names)
+            macs = key.digests(label, present)
+            rendered = t.format.render(macs, present)
+            identities.add(_identity_rows(t.format, macs, rendered))
+            whole = values.copy()
+            whole[~missing] = rendered
+            shown = pa.array(whole, type=pa.string())
+        return cls(index, offsets, shown)
+
+    def positions(self, hashes: Any) -> Any:
+        """An Arrow function: hashes of patient identifiers -> their positions."""
+        import pyarrow as pa
+
+        return pa.array(_positions(self._index, hashes, "A patient identifier"),
+                        type=pa.int64())
+
+    def offsets(self, positions: Any) -> Any:
+        """An Arrow function: patients' positions -> their offsets in days."""
+        return self._offsets.take(_combined(positions))
+
+    def pseudonyms(self, positions: Any) -> Any:
+        """An Arrow function: patients' positions -> their pseudonyms."""
+        return self._pseudonyms.take(_combined(positions))
 
 
-def _missing(dictionary: Any, uniques: np.ndarray) -> np.ndarray:
-    """:func:`is_missing` of a batch's distinct values, asked only of those that could be
-    missing: short ones, or ones not starting and ending with a letter or digit (a
-    longer value is never stripped down to a missing value's spelling)."""
-    import pyarrow.compute as pc
+def _hash_index(texts: Sequence[str]) -> pd.Index | None:
+    """DuckDB's ``hash`` of each text as a hash table of positions; None when two texts
+    share a hash (then look them up another way)."""
+    import duckdb
+    import pyarrow as pa
 
-    plain_ends = pc.and_(pc.ascii_is_alnum(pc.utf8_slice_codeunits(dictionary, 0, 1)),
-                         pc.ascii_is_alnum(pc.utf8_slice_codeunits(dictionary, -1, 2**31)))
-    could = pc.or_(pc.less_equal(pc.utf8_length(dictionary), _LONGEST_MISSING),
-                   pc.invert(plain_ends))
-    could = could.to_numpy(zero_copy_only=False)
-    missing = np.zeros(len(uniques), dtype=bool)
-    if could.any():
-        missing[could] = is_missing(pd.Series(uniques[could], dtype=object))
-    return missing
+    table = pa.table({"v": pa.array(list(texts), type=pa.string())})
+    # hash() is the same in every connection; a cursor is one without a new database
+    with duckdb.default_connection().cursor() as connection:
+        connection.register("arxpy_texts", table)
+        hashes = np.asarray(connection.execute(
+            "SELECT hash(v) AS h FROM arxpy_texts").fetchnumpy()["h"], dtype=np.uint64)
+    index = pd.Index(hashes)
+    return index if index.is_unique else None
+
+
+def _positions(index: pd.Index, hashes: Any, what: str) -> np.ndarray:
+    """Where each hash is in ``index``; refused when one is not."""
+    at = index.get_indexer(_combined(hashes).to_numpy(zero_copy_only=False))
+    if (at < 0).any():
+        raise ConfigurationError(
+            f"{what} was not there when the values were read first: the data changed "
+            "during the run. Run it again.")
+    return at
+
+
+def _identity_rows(fmt: PseudonymFormat, macs: list[bytes], shown: np.ndarray
+                   ) -> np.ndarray:
+    """What :func:`_identity` computes in SQL, from MACs and pseudonyms in Python."""
+    rows = np.zeros((len(macs), 3), dtype=np.uint64)
+    if not macs:
+        return rows
+    words = np.frombuffer(b"".join(macs), dtype=">u8").reshape(len(macs), 4)
+    rows[:, 0] = words[:, 1]
+    if fmt.kind == HEX:
+        for column, word, digits in ((1, 0, min(fmt.length, 16)),
+                                     (2, 1, min(fmt.length, 32) - 16)):
+            if digits > 0:
+                rows[:, column] = words[:, word] >> np.uint64(64 - 4 * digits)
+        return rows
+    # DuckDB's md5_number reads the digest as a little-endian 128-bit number
+    numbers = np.frombuffer(b"".join(hashlib.md5(str(s).encode("utf-8")).digest()
+                                     for s in shown), dtype="<u8").reshape(len(shown), 2)
+    rows[:, 1], rows[:, 2] = numbers[:, 1], numbers[:, 0]
+    return rows
 
 
 class _Identities:
     """The distinct values a namespace saw, as (MAC bits 64-127, pseudonym identity
     high, low) 64-bit words. The MAC's bits 64-127 stand for the value (two values share
     them with a chance of n^2 / 2^65), the identity for the pseudonym: the MAC's first
-    4N bits for ``hex:N`` (up to 128), the number of ``prefix:P:N``. Two values with one
-    identity are two values with one pseudonym."""
+    4N bits for ``hex:N`` (up to 128), a number's MD5 (:func:`_identity`). Two values
+    with one identity are two values with one pseudonym."""
 
     def __init__(self, fmt: PseudonymFormat) -> None:
         self.fmt = fmt
         self._parts: list[np.ndarray] = []
         self._rows = 0
         self._compact_at = _COMPACT_ROWS  # doubles with the distinct rows: linear time
+        self._lock = threading.Lock()
 
-    def add(self, macs: list[bytes]) -> None:
-        if not macs:
+    def add(self, rows: np.ndarray) -> None:
+        """Keep ``rows``, an (n, 3) uint64 array of (MAC bits 64-127, identity high, low)."""
+        if not len(rows):
             return
-        words = np.frombuffer(b"".join(macs), dtype=">u8").reshape(len(macs), 4)
-        rows = np.empty((len(macs), 3), dtype=np.uint64)
-        rows[:, 0] = words[:, 1]
-        rows[:, 1:] = self._pseudonym_words(words, macs)
-        self._parts.append(rows)
-        self._rows += len(rows)
-        if self._rows > self._compact_at:
-            self._compact()
-            self._compact_at = max(_COMPACT_ROWS, 2 * self._rows)
-
-    def _pseudonym_words(self, words: np.ndarray, macs: list[bytes]) -> np.ndarray:
-        out = np.zeros((len(macs), 2), dtype=np.uint64)
-        if self.fmt.kind == HEX:
-            bits = 4 * min(self.fmt.length, 32)
-            out[:, 0] = words[:, 0] >> np.uint64(64 - bits) if bits < 64 else words[:, 0]
-            if bits > 64:
-                out[:, 1] = words[:, 1] >> np.uint64(128 - bits) if bits < 128 \
-                    else words[:, 1]
-            return out
-        modulus = 10 ** self.fmt.length  # prefix:P:N, N <= 19: the number fits 64 bits
-        out[:, 0] = np.fromiter((int.from_bytes(m) % modulus for m in macs), np.uint64,
-                                len(macs))
-        return out
+        with self._lock:  # DuckDB's threads call in turn, but may interleave
+            self._parts.append(rows)
+            self._rows += len(rows)
+            if self._rows > self._compact_at:
+                self._compact()
+                self._compact_at = max(_COMPACT_ROWS, 2 * self._rows)
 
     def _compact(self) -> None:
         whole = np.concatenate(self._parts) if self._parts else np.zeros((0, 3), np.uint64)
@@ -334,26 +585,6 @@ class _Identities:
             pd.Series([f"{a}:{b}" for a, b in whole[:, 1:]], dtype=object)
         if identity.duplicated().any():  # the memory engine's message, with its counts
             _refuse_collisions(identity.to_numpy(dtype=object), self.fmt, names)
-
-
-class _Offsets:
-    """An Arrow function: a batch of patient identifiers -> their offsets in days."""
-
-    def __init__(self, key: PseudonymKey, days: int) -> None:
-        self.key, self.days = key, days
-        self.memo = _Memo()
-
-    def __call__(self, patients: Any) -> Any:
-        import pyarrow as pa
-
-        encoded = _combined(patients).dictionary_encode()
-        uniques = encoded.dictionary.to_numpy(zero_copy_only=False)
-        known, new = self.memo.recall(uniques)
-        if new.any():
-            fresh = uniques[new]
-            known[new] = patient_offsets(self.key, list(fresh), self.days)
-            self.memo.keep(fresh, known[new])
-        return pa.array(known.astype(np.int64), type=pa.int64()).take(encoded.indices)
 
 
 class _DateTable:
@@ -370,6 +601,7 @@ class _DateTable:
         _shift_column(distinct, np.ones(len(distinct), np.int64), date_format)
         self._texts = pd.Index(distinct.to_numpy(dtype=object))
         self._by_day = not any(d in date_format for d in _TIME_DIRECTIVES)
+        self.hashes: pd.Index | None = None
         if not self._by_day:
             return
         from arxpy.data.definition import DataKind
@@ -388,6 +620,18 @@ class _DateTable:
 
         self._written = pa.array(pd.Series(span.astype("datetime64[s]")).dt.strftime(
             date_format).to_numpy(dtype=object), type=pa.string())
+        self.hashes = _hash_index(distinct.tolist())  # None: looked up by text
+
+    def by_hash(self, offsets: Any, hashes: Any) -> Any:
+        """An Arrow function: (offsets, DuckDB's hashes of the dates) -> shifted dates,
+        null where a date is missing (the SQL keeps the text there); no text crosses."""
+        import pyarrow as pa
+
+        rows = _positions(self.hashes, hashes, "A date of a shifted attribute")
+        present = self._present[rows]
+        offsets = _combined(offsets).to_numpy(zero_copy_only=False)
+        shifted = np.where(present, self._day[rows] + offsets - self._first, 0)
+        return self._written.take(pa.array(shifted, mask=~present))
 
     def __call__(self, offsets: Any, dates: Any) -> Any:
         import pyarrow as pa
@@ -416,8 +660,14 @@ def _combined(array: Any) -> Any:
     return array.combine_chunks() if hasattr(array, "combine_chunks") else array
 
 
-def _unused(name: str, taken: Sequence[str]) -> str:
-    while name in taken:
-        name += "_"
-    return name
+class _Unused:
+    """Names for helper columns that no column of the data has."""
 
+    def __init__(self, taken: Sequence[str]) -> None:
+        self._taken = set(taken)
+
+    def __call__(self, name: str) -> str:
+        while name in self._taken:
+            name += "_"
+        self._taken.add(name)
+        return name
