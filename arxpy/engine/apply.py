@@ -19,6 +19,7 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.microaggregation import aggregate_column
 from arxpy.engine.prepare import prepare
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
@@ -155,12 +156,19 @@ def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefi
     groups = np.full(len(frame), -1, dtype=np.int64)
     groups[rows] = inverse
     groups[suppressed] = -1
+    for name, m in config.microaggregation.items():
+        check()
+        column = aggregate_column(frame[name], definition[name].data_type, groups, m)
+        column[suppressed] = SUPPRESSED_VALUE
+        table[name] = column
     return Release(
         table=table, suppressed=suppressed, definition=definition, method=GENERALIZATION,
         parameters=config.to_dict(),
         claims=claims_of(config, names, _claim_hierarchies(context)),
         input_sha256=input_sha256, groups=groups,
-        hierarchies={q.name: q.hierarchy for q in context.data.quasi_identifiers},
+        # A clustered attribute releases aggregates, not its hierarchy's labels.
+        hierarchies={q.name: q.hierarchy for q in context.data.quasi_identifiers
+                     if q.name not in config.microaggregation},
         transformation=dict(zip(names, levels, strict=True)),
         elapsed_seconds=elapsed_seconds, remove_suppressed=config.remove_suppressed,
         seed=run_seed(config),
