@@ -13,9 +13,10 @@ as ARX's default ``ignoreMissingData``): means rounded to whole numbers for inte
 (``Math.round``), the median of an even count the mean of the two middle values (for an
 ordinal attribute the value if both agree, else ``NULL``), the interval ``[min, max]``,
 the set ``{a, b}`` in order of first appearance in the input (ARX's dictionary order).
-Ties of the mode go to the value that appears first in the input; ARX breaks them by its
-hash table's layout, which can differ (docs/engine.md). ``mode_fallback`` draws among the
-tied values in proportion to their frequency in the whole input (seeded).
+Means add the values in the order of ARX's per-class hash table and the mode takes its
+first most frequent value (:class:`ClassValues`), so decimals and ties come out as ARX's.
+``mode_fallback`` draws among the tied values in proportion to their frequency in the
+whole input, seeded, but not with ARX's generator (its draws differ).
 """
 
 from __future__ import annotations
@@ -156,6 +157,62 @@ def check_microaggregation(definition: DataDefinition,
 
 # --- The aggregates --------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class ClassValues:
+    """Each class's distinct values as ARX's ``Distribution`` holds them: codes of the
+    input's values in order of first appearance (ARX's dictionary), listed per class in
+    the order of its hash table's buckets, with their counts. ARX's means add the values
+    in this order and its mode takes the first most frequent, so both follow it."""
+
+    uniques: np.ndarray  # code -> the input's value
+    starts: np.ndarray  # (n_classes + 1,) where each class's entries start
+    codes: np.ndarray  # entries: value codes, class by class, in bucket order
+    counts: np.ndarray  # entries: records of that value in the class
+
+    def of(self, c: int) -> tuple[np.ndarray, np.ndarray]:
+        return (self.codes[self.starts[c]:self.starts[c + 1]],
+                self.counts[self.starts[c]:self.starts[c + 1]])
+
+
+def class_values(values: pd.Series, classes: np.ndarray, n_classes: int) -> ClassValues:
+    """The distinct values of each class (``classes``: class per record, -1 for none)."""
+    codes, uniques = pd.factorize(values.to_numpy(dtype=object), sort=False)
+    inside = np.flatnonzero(classes >= 0)
+    width = max(len(uniques), 1)
+    pairs = classes[inside] * width + codes[inside]
+    keys, first, counts = np.unique(pairs, return_index=True, return_counts=True)
+    owner = keys // width
+    # Within a class, values in the order the records bring them (ARX's insertion order).
+    arrival = np.lexsort((first, owner))
+    owner, value, counts = owner[arrival], (keys % width)[arrival], counts[arrival]
+    starts = np.searchsorted(owner, np.arange(n_classes + 1))
+    order = np.concatenate([starts[c] + _bucket_order(value[starts[c]:starts[c + 1]])
+                            for c in range(n_classes)] or [np.zeros(0, dtype=np.int64)])
+    return ClassValues(uniques, starts, value[order], counts[order])
+
+
+def _bucket_order(arrivals: np.ndarray) -> np.ndarray:
+    """Positions of ``arrivals`` (distinct codes in insertion order) in the order of ARX's
+    ``Distribution`` buckets: open addressing from ``code & (capacity - 1)`` with linear
+    probing, capacity 8 doubling when more than 3/4 full (re-inserted in bucket order)."""
+    table = [-1] * 8
+    for position, code in enumerate(arrivals.tolist()):
+        _insert(table, code, position)
+        if position + 1 > int(len(table) * 0.75):
+            held = [p for p in table if p != -1]
+            table = [-1] * (2 * len(table))
+            for p in held:
+                _insert(table, int(arrivals[p]), p)
+    return np.array([p for p in table if p != -1], dtype=np.int64)
+
+
+def _insert(table: list[int], code: int, position: int) -> None:
+    slot = code & (len(table) - 1)
+    while table[slot] != -1:
+        slot = (slot + 1) % len(table)
+    table[slot] = position
+
+
 def aggregate_column(values: pd.Series, data_type: DataType, classes: np.ndarray,
                      m: MicroAggregation) -> np.ndarray:
     """The released column: for each record, the aggregate of the values of its class
@@ -163,99 +220,114 @@ def aggregate_column(values: pd.Series, data_type: DataType, classes: np.ndarray
     Returns an object array; records of class -1 get None."""
     classes = np.asarray(classes, dtype=np.int64)
     n_classes = int(classes.max()) + 1 if len(classes) else 0
+    held = class_values(values, classes, n_classes)
     if m.function in _NUMERIC:
-        per_class = _means(values, data_type, classes, n_classes, m.function)
+        per_class = _means(held, data_type, m.function)
     elif m.function in _ORDERED:
-        per_class = _ordered(values, data_type, classes, n_classes, m.function)
+        per_class = _ordered(held, data_type, m.function)
+    elif m.function == "set":
+        per_class = [_set(held, c) for c in range(n_classes)]
     else:
-        per_class = _nominal(values, classes, n_classes, m)
+        per_class = _modes(held, m, np.bincount(
+            pd.factorize(values.to_numpy(dtype=object), sort=False)[0]))
     out = np.full(len(classes), None, dtype=object)
     inside = classes >= 0
     out[inside] = np.asarray(per_class, dtype=object)[classes[inside]]
     return out
 
 
-def _numbers(values: pd.Series, data_type: DataType, classes: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Parsed values and the mask of records inside a class with a value."""
-    x = parse_values(pd.Series(values, dtype=object), data_type).astype(float)
-    return x, (classes >= 0) & ~np.isnan(x)
+def _parsed(held: ClassValues, data_type: DataType) -> np.ndarray:
+    """Each distinct value parsed (NaN: missing, ignored as ARX's ``ignoreMissingData``)."""
+    return parse_values(pd.Series(held.uniques, dtype=object), data_type).astype(float)
 
 
-def _means(values: pd.Series, data_type: DataType, classes: np.ndarray, n_classes: int,
-           function: str) -> list[str]:
-    x, keep = _numbers(values, data_type, classes)
-    counts = np.bincount(classes[keep], minlength=n_classes)
-    if function == "mean":
-        sums = np.bincount(classes[keep], weights=x[keep], minlength=n_classes)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            result = sums / counts
-    else:  # ARX adds 1 before the geometric mean and subtracts it after
-        with np.errstate(invalid="ignore", divide="ignore"):
-            logs = np.bincount(classes[keep], weights=np.log(x[keep] + 1.0),
-                               minlength=n_classes)
-            result = np.exp(logs / counts) - 1.0
-    return [format_number(v, data_type) if c else NULL_VALUE
-            for v, c in zip(result, counts, strict=True)]
-
-
-def _ordered(values: pd.Series, data_type: DataType, classes: np.ndarray, n_classes: int,
-             function: str) -> list[str]:
-    x, keep = _numbers(values, data_type, classes)
-    order = np.flatnonzero(keep)
-    order = order[np.lexsort((x[order], classes[order]))]
-    counts = np.bincount(classes[order], minlength=n_classes)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1])) if n_classes else counts
-    text = values.to_numpy(dtype=object)
+def _means(held: ClassValues, data_type: DataType, function: str) -> list[str]:
+    numbers = _parsed(held, data_type)
     out = []
-    for c in range(n_classes):
-        if not counts[c]:
+    for c in range(len(held.starts) - 1):
+        codes, counts = held.of(c)
+        x = np.repeat(numbers[codes], counts)
+        x = x[~np.isnan(x)]
+        if not len(x):
             out.append(NULL_VALUE)
             continue
-        first, last = order[starts[c]], order[starts[c] + counts[c] - 1]
-        if function == "interval":
-            out.append(f"[{_typed(text[first], x[first], data_type)}, "
-                       f"{_typed(text[last], x[last], data_type)}]")
-            continue
-        low = order[starts[c] + (counts[c] - 1) // 2]
-        high = order[starts[c] + counts[c] // 2]
-        if data_type.kind is DataKind.ORDINAL:  # no ratio scale: no mean of two values
-            out.append(str(text[low]) if x[low] == x[high] else NULL_VALUE)
+        if function == "geometric_mean":  # ARX adds 1 before and subtracts it after
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = math.exp(_sequential_sum(np.log(x + 1.0)) / len(x)) - 1.0
         else:
-            out.append(format_number((x[low] + x[high]) / 2.0, data_type))
+            mean = _commons_mean(x)
+        out.append(format_number(mean, data_type))
     return out
 
 
-def _nominal(values: pd.Series, classes: np.ndarray, n_classes: int,
-             m: MicroAggregation) -> list[str]:
-    # Codes in order of first appearance: ARX's dictionary order.
-    codes, uniques = pd.factorize(values.to_numpy(dtype=object), sort=False)
-    inside = classes >= 0
-    pairs = classes[inside] * len(uniques) + codes[inside]
-    keys, counts = np.unique(pairs, return_counts=True)
-    owner, code = keys // len(uniques), keys % len(uniques)
-    if m.function == "set":
-        members: list[list[str]] = [[] for _ in range(n_classes)]
-        for c, v in zip(owner.tolist(), code.tolist(), strict=True):
-            members[c].append(str(uniques[v]))
-        return ["{" + ", ".join(names) + "}" if names else NULL_VALUE for names in members]
-    global_counts = np.bincount(codes, minlength=len(uniques))
+def _sequential_sum(x: np.ndarray) -> float:
+    """Left-to-right sum, as Java's loop adds (numpy's ``sum`` adds pairwise)."""
+    return float(np.add.accumulate(x)[-1])
+
+
+def _commons_mean(x: np.ndarray) -> float:
+    """commons-math3's ``Mean.evaluate``: the sum over n, corrected by the mean residual."""
+    mean = _sequential_sum(x) / len(x)
+    return mean + _sequential_sum(x - mean) / len(x)
+
+
+def _ordered(held: ClassValues, data_type: DataType, function: str) -> list[str]:
+    numbers = _parsed(held, data_type)
+    out = []
+    for c in range(len(held.starts) - 1):
+        codes, counts = held.of(c)
+        present = ~np.isnan(numbers[codes])
+        codes, counts = codes[present], counts[present]
+        if not len(codes):
+            out.append(NULL_VALUE)
+            continue
+        order = np.argsort(numbers[codes], kind="stable")
+        codes, counts = codes[order], counts[order]
+        if function == "interval":
+            out.append(f"[{_typed(held, codes[0], numbers, data_type)}, "
+                       f"{_typed(held, codes[-1], numbers, data_type)}]")
+            continue
+        total = int(counts.sum())
+        ends = np.cumsum(counts) - 1
+        low = codes[np.searchsorted(ends, (total - 1) // 2)]
+        high = codes[np.searchsorted(ends, total // 2)]
+        if data_type.kind is not DataKind.ORDINAL:
+            out.append(format_number((numbers[low] + numbers[high]) / 2.0, data_type))
+        else:  # no ratio scale: no mean of two different values
+            out.append(str(held.uniques[low]) if low == high else NULL_VALUE)
+    return out
+
+
+def _set(held: ClassValues, c: int) -> str:
+    codes, _ = held.of(c)
+    names = [str(held.uniques[v]) for v in np.sort(codes)]
+    return "{" + ", ".join(names) + "}" if names else NULL_VALUE
+
+
+def _modes(held: ClassValues, m: MicroAggregation, frequencies: np.ndarray) -> list[str]:
+    """The most frequent value per class: the first in bucket order (ARX's ``getMode``),
+    or for ``mode_fallback`` one of the tied drawn by the input's frequencies."""
     rng = np.random.default_rng(m.seed)
-    out = [NULL_VALUE] * n_classes
-    bounds = np.flatnonzero(np.diff(owner, prepend=-1, append=-1))
-    for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
-        tied = code[start:stop][counts[start:stop] == counts[start:stop].max()]
+    out = []
+    for c in range(len(held.starts) - 1):
+        codes, counts = held.of(c)
+        if not len(codes):
+            out.append(NULL_VALUE)
+            continue
+        tied = codes[counts == counts.max()]
         pick = tied[0]
         if m.function == "mode_fallback" and len(tied) > 1:
-            weights = global_counts[tied] / global_counts[tied].sum()
-            pick = tied[int(np.searchsorted(np.cumsum(weights), rng.random()))]
-        out[int(owner[start])] = str(uniques[pick])
+            weights = np.cumsum(frequencies[tied]) / frequencies[tied].sum()
+            pick = tied[min(int(np.searchsorted(weights, rng.random())), len(tied) - 1)]
+        out.append(str(held.uniques[pick]))
     return out
 
 
-def _typed(text: Any, number: float, data_type: DataType) -> str:
+def _typed(held: ClassValues, code: int, numbers: np.ndarray, data_type: DataType) -> str:
     """A value as ARX's data type formats it: numbers re-formatted, ordinals as written."""
-    return str(text) if data_type.kind is DataKind.ORDINAL else format_number(number, data_type)
+    if data_type.kind is DataKind.ORDINAL:
+        return str(held.uniques[code])
+    return format_number(numbers[code], data_type)
 
 
 def format_number(value: float, data_type: DataType) -> str:
