@@ -23,6 +23,7 @@ from arxpy.commands.options import (
     add_attribute_arguments,
     add_data_arguments,
     add_local_recoding_arguments,
+    add_microaggregation_arguments,
     add_order_arguments,
     add_privacy_arguments,
     add_search_arguments,
@@ -60,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_privacy_arguments(parser)
     add_search_arguments(parser)
     add_local_recoding_arguments(parser)
+    add_microaggregation_arguments(parser)
     parser.add_argument("--seed", type=seed_option, metavar="N",
                         help="seed of differential privacy's sampling and search (default: "
                         "drawn and reported)")
