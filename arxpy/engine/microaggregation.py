@@ -114,6 +114,17 @@ def microaggregation_from_dict(d: Any) -> dict[str, MicroAggregation]:
     return {str(name): MicroAggregation.from_spec(spec) for name, spec in d.items()}
 
 
+def with_microaggregation(settings: Mapping[str, Any], name: str,
+                          m: MicroAggregation | None) -> dict[str, Any]:
+    """Project settings with ``name`` aggregated as ``m`` (None: generalized again); the
+    key is left out when nothing is aggregated, as older files have it."""
+    current = {k: v for k, v in (settings.get("microaggregation") or {}).items() if k != name}
+    if m is not None:
+        current[name] = m.to_dict()
+    out = {k: v for k, v in settings.items() if k != "microaggregation"}
+    return {**out, "microaggregation": current} if current else out
+
+
 def aggregated_only(microaggregation: Mapping[str, MicroAggregation]) -> list[str]:
     """Attributes aggregated without clustering: they leave the lattice."""
     return [name for name, m in microaggregation.items() if not m.clustering]

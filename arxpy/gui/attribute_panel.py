@@ -1,4 +1,5 @@
-"""The attribute panel: type, data type and format, level range and weight of one attribute."""
+"""The attribute panel: type, data type and format, level range and weight of one attribute,
+and whether a quasi-identifier is generalized or microaggregated (ARX's "Transformation")."""
 
 from __future__ import annotations
 
@@ -26,6 +27,12 @@ from arxpy.data.definition import (
     DataType,
 )
 from arxpy.data.types import DATE_FORMATS, DECIMAL_COMMA, infer_data_type, validate_values
+from arxpy.engine.microaggregation import (
+    FUNCTIONS,
+    MicroAggregation,
+    microaggregation_from_dict,
+    with_microaggregation,
+)
 from arxpy.errors import ArxpyError
 from arxpy.gui.message_lines import ReservedLines
 from arxpy.gui.state import AppState
@@ -38,6 +45,10 @@ DECIMAL_FORMATS = {"point (1.5)": "", "comma (1,5)": DECIMAL_COMMA}
 #: Delimiters of the codes in a cell of a set attribute (never '.', which ICD-9 uses).
 CODE_DELIMITERS = {"codes separated by ;": ";", "codes separated by |": "|",
                    "codes separated by spaces": " ", "codes separated by ,": ","}
+#: ARX's transformations of a quasi-identifier: None generalizes it with its hierarchy;
+#: otherwise microaggregation, with clustering (True) or without (False).
+TRANSFORMATIONS = {"Generalization": None, "Microaggregation": False,
+                   "Clustering and microaggregation": True}
 
 
 def type_icon(attribute_type: AttributeType) -> QIcon:
@@ -73,6 +84,17 @@ class AttributePanel(QWidget):
         self.min_level, self.max_level = QComboBox(), QComboBox()
         self.weight = QDoubleSpinBox(decimals=2, minimum=0.01, maximum=100.0, singleStep=0.1,
                                      value=DEFAULT_WEIGHT)
+        self.transformation = QComboBox()
+        for label, clustering in TRANSFORMATIONS.items():
+            self.transformation.addItem(label, clustering)
+        self.transformation.setToolTip(
+            "Generalization releases a level of the hierarchy; microaggregation one aggregate "
+            "per equivalence class, the classes formed by the other quasi-identifiers (with "
+            "clustering, by this attribute's hierarchy too)")
+        self.function = QComboBox()
+        for key, label in FUNCTIONS.items():
+            self.function.addItem(label, key)
+        self.function.setToolTip("The aggregate released for each class")
         self.weight.setToolTip(
             f"Weight of the attribute in weighted quality models (Loss, ...); {DEFAULT_WEIGHT} "
             "unless set, as in ARX. Only ratios matter: weights are divided by the largest.")
@@ -92,6 +114,7 @@ class AttributePanel(QWidget):
         state.definition_changed.connect(self.refresh)
         state.hierarchy_changed.connect(lambda _name: self.refresh())
         state.settings_changed.connect(self._show_preset_rule)
+        state.settings_changed.connect(self.refresh)
         self._fill_attributes()
 
     def _layout(self) -> None:
@@ -102,6 +125,7 @@ class AttributePanel(QWidget):
             ("Data type:", self.kind, "Format:", self.format),
             ("Minimum level:", self.min_level, "Maximum level:", self.max_level),
             ("Weight:", self.weight, "", self.order_button),
+            ("Transformation:", self.transformation, "Function:", self.function),
         )
         for row, (label_a, widget_a, label_b, widget_b) in enumerate(rows):
             grid.addWidget(QLabel(label_a), row, 0)
@@ -125,6 +149,8 @@ class AttributePanel(QWidget):
             combo.activated.connect(
                 lambda _i, c=combo, k=key: self._edit(**{k: c.currentData()}))
         self.weight.editingFinished.connect(self._change_weight)
+        self.transformation.activated.connect(lambda _i: self._change_microaggregation())
+        self.function.activated.connect(lambda _i: self._change_microaggregation())
 
     # --- filling -------------------------------------------------------------------------
 
@@ -169,6 +195,7 @@ class AttributePanel(QWidget):
         self._fill_format(attribute.data_type)
         self._fill_levels(attribute)
         self.weight.setValue(attribute.weight)
+        self._fill_microaggregation(attribute)
         self._filling = False
         self._show_invalid_values(attribute)
         self._show_preset_rule()
@@ -216,6 +243,42 @@ class AttributePanel(QWidget):
         for widget in (self.min_level, self.max_level, self.weight):
             widget.setEnabled(is_qi and not self.lattice_off_reason)
             widget.setToolTip(self.lattice_off_reason)
+
+    def _microaggregation(self) -> dict[str, MicroAggregation]:
+        try:
+            return microaggregation_from_dict(self.state.settings.get("microaggregation") or {})
+        except ArxpyError:  # a hand-edited project: the run says what is wrong
+            return {}
+
+    def _fill_microaggregation(self, attribute: AttributeDefinition) -> None:
+        m = self._microaggregation().get(attribute.name)
+        self.transformation.setCurrentIndex(self.transformation.findData(
+            None if m is None else m.clustering))
+        self.function.setCurrentIndex(max(self.function.findData(
+            "mean" if m is None else m.function), 0))
+        usable = attribute.type is AttributeType.QUASI_IDENTIFYING and not self.lattice_off_reason
+        self.transformation.setEnabled(usable)
+        self.function.setEnabled(usable and m is not None)
+        if usable and m is not None and not m.clustering:  # outside the lattice: no levels
+            for combo in (self.min_level, self.max_level):
+                combo.setEnabled(False)
+                combo.setToolTip("Microaggregated without clustering: the search does not "
+                                 "generalize it")
+
+    def _change_microaggregation(self) -> None:
+        if self._filling or self.name is None:
+            return
+        clustering = self.transformation.currentData()
+        function = self.function.currentData()
+        if not self.function.isEnabled():  # newly aggregated: a function its values allow
+            numeric = self.state.definition[self.name].data_type.is_numeric
+            function = "mean" if numeric else "mode"
+        m = None if clustering is None else MicroAggregation(function,
+                                                             clustering=bool(clustering))
+        text = f"Generalize '{self.name}'" if m is None else \
+            f"Microaggregate '{self.name}' ({m.describe().lower()})"
+        self.state.set_settings(with_microaggregation(self.state.settings, self.name, m), text)
+        self.refresh()
 
     def set_lattice_off(self, reason: str) -> None:
         """Disable the lattice search's level range and weight, saying ``reason`` in
