@@ -39,6 +39,9 @@ CONFIGS = {
     "ma7": ("adult", ["sex", "age", "race", "marital-status"], {"age": "mean:cluster"}, 5,
             0.02, "loss"),
     "ma8": ("adult", ADULT_QIS, {"age": "median"}, 5, 0.02, "dm"),
+    "ma9": ("adult", ADULT_QIS, {"age": "mean"}, 5, 0.02, "precision"),
+    "ma10": ("adult", ADULT_QIS + ["native-country"], {"age": "median"}, 5, 0.02,
+             "precision:0.5:mono"),
     "mg1": ("synthetic", SYNTH_QIS, {"income": "mean", "age": "median"}, 5, 0.02, "loss"),
     "mg2": ("synthetic", SYNTH_QIS + ["age"], {"income": "interval", "age": "mean:cluster"},
             3, 0.05, "loss"),
@@ -99,6 +102,18 @@ def run_arx(build: Path, scratch: Path, lines: list[str]) -> dict[str, dict]:
     return {r["id"]: r for r in results}
 
 
+def quality_spec(metric: str) -> dict:
+    """arxpy's quality model for the driver's ``metric=``."""
+    parts = metric.split(":")
+    if parts[0] == "dm":
+        return {"name": "dm"}
+    if parts[0] == "precision":
+        return {"name": "precision", "gs_factor": float(parts[1]) if len(parts) > 1 else 0.5,
+                "monotonic": parts[2:] == ["mono"]}
+    return {"name": "loss", **({"gs_factor": float(parts[1]), "aggregate": parts[2]}
+                               if len(parts) > 1 else {})}
+
+
 def run_arxpy(name: str, spec: tuple, paths: dict, scratch: Path) -> dict:
     from arxpy.data.csv_io import read_csv, sniff_csv
     from arxpy.data.definition import AttributeType, DataDefinition, DataKind, DataType
@@ -116,13 +131,9 @@ def run_arxpy(name: str, spec: tuple, paths: dict, scratch: Path) -> dict:
         definition = definition.with_attribute(name_, type=AttributeType.QUASI_IDENTIFYING)
     for attribute, kind in TYPES[table].items():
         definition = definition.with_attribute(attribute, data_type=DataType(DataKind(kind)))
-    parts = metric.split(":")
-    quality = {"name": "dm"} if parts[0] == "dm" else \
-        {"name": "loss", **({"gs_factor": float(parts[1]), "aggregate": parts[2]}
-                            if len(parts) > 1 else {})}
     config = AnonymizationConfig.from_dict({
         "privacy_models": [{"kind": "k-anonymity", "k": k}], "suppression_limit": supp,
-        "quality_model": quality, "microaggregation": micro})
+        "quality_model": quality_spec(metric), "microaggregation": micro})
     result = anonymize(frame, definition, hierarchies, config)
     release = result.release()
     out = scratch / f"{name}_arxpy.csv"

@@ -24,10 +24,7 @@ Shares are held as integer row counts, so each attribute's sum over the classes 
 until one final division (and a score with nothing suppressed equals its bound exactly).
 
 A quasi-identifier microaggregated outside the lattice is one more dimension, as in
-ARX's ``MetricMDNMLoss``: a class's share is its number of distinct values over the
-attribute's distinct values in the input (``DistributionAggregateFunction.
-getInformationLoss``), kept and suppressed classes weigh it as above, and the sum is
-divided by ``n`` without ARX's subtraction of the bottom. Its lower bound is 0.
+ARX's ``MetricMDNMLoss`` (:mod:`arxpy.quality.microaggregated`); its lower bound is 0.
 """
 
 from __future__ import annotations
@@ -41,6 +38,12 @@ from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.params import Param
 from arxpy.quality.base import QualityModel
+from arxpy.quality.microaggregated import (
+    aggregated_domains,
+    aggregated_losses,
+    aggregated_weights,
+    distinct_shares,
+)
 from arxpy.quality.precision import GS_FACTOR
 from arxpy.quality.registry import register_quality_model
 
@@ -90,9 +93,8 @@ class Loss(QualityModel):
     def prepare(self, data: EncodedData) -> None:
         self._n = float(data.n_records)
         qis = data.quasi_identifiers
-        aggregated = [data.tracked[name] for name in data.aggregated]
-        self._aggregated = [(t.name, float(len(t.values))) for t in aggregated]
-        weights = [q.weight for q in qis] + [t.weight for t in aggregated]
+        self._aggregated = aggregated_domains(data)
+        weights = [q.weight for q in qis] + aggregated_weights(data)
         top = max(weights, default=1.0)
         self._weights = [w / top for w in weights]
         # A value's share of the domain is (its hierarchy rows) / (all rows): keeping the
@@ -163,28 +165,8 @@ class Loss(QualityModel):
         if s < 1.0:
             loss = loss + (1.0 - s) * lost
         total = loss / self._domain + s * float(n_lost)
-        return self._normalized(total).tolist() + self._aggregated_values(classes, suppressed)
-
-    def _distinct_shares(self, classes: EquivalenceClasses) -> list[np.ndarray]:
-        """Per microaggregated attribute, each class's distinct values over the domain's."""
-        return [classes.distributions[name].distinct_per_class(classes.n_classes) / domain
-                for name, domain in self._aggregated]
-
-    def _aggregated_values(self, classes: EquivalenceClasses, suppressed: np.ndarray
-                           ) -> list[float]:
-        """ARX's loss of the attributes microaggregated outside the lattice, normalized."""
-        sizes = classes.sizes.astype(float)
-        out = []
-        for share in self._distinct_shares(classes):
-            lost = sizes * share
-            kept = self.g_factor * lost[~suppressed].sum()
-            if self.s_factor == 1.0:
-                gone = sizes[suppressed].sum()
-            else:
-                gone = (lost + self.s_factor * (sizes - lost))[suppressed].sum()
-            total = max((kept + gone) / self._n, 0.0)
-            out.append(math.floor(total * 1e10) / 1e10)
-        return out
+        return self._normalized(total).tolist() + aggregated_losses(
+            classes, suppressed, self._aggregated, self.g_factor, self.s_factor)
 
     def bound_values(self, classes: EquivalenceClasses) -> list[float]:
         """Per quasi-identifier generalization loss only: ARX's lower bound components."""
@@ -238,7 +220,8 @@ class Loss(QualityModel):
                           dtype=np.int64)
         shares = self._row_counts[classes.keys_of(which) + starts] / self._domain
         if self._aggregated:
-            extra = np.column_stack([s[which] for s in self._distinct_shares(classes)])
+            extra = np.column_stack([s[which] for s in distinct_shares(classes,
+                                                                       self._aggregated)])
             shares = np.hstack([shares.reshape(len(which), -1), extra])
         values = classes.sizes[which, None] * shares
         weighted = values * np.asarray(self._weights)
