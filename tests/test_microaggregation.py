@@ -75,7 +75,7 @@ def expected(function: str, ages: list[str], first_seen: list[str]) -> set[str]:
 
 
 @pytest.mark.parametrize("function", ["mean", "geometric_mean", "median", "interval", "set",
-                                      "mode"])
+                                      "mode", "mode_fallback"])
 def test_released_aggregates_follow_the_function_per_class(table, function):
     frame = table[0]
     release = run(table, {"age": function})
@@ -137,6 +137,7 @@ def test_settings_round_trip_and_older_settings_keep_meaning():
 
 @pytest.mark.parametrize("micro, change, message", [
     ({"age": "avg"}, None, "Unknown microaggregation function 'avg'"),
+    ({"age": {"function": "mean", "clustering": "no"}}, None, "clustering true or false"),
     ({"age": "mean"}, ("age", {"data_type": DataType()}), "needs numbers"),
     ({"sex": "median"}, None, "needs ordered values"),
     ({"age": "mean"}, ("age", {"type": AttributeType.INSENSITIVE}), "only a quasi-identifier"),

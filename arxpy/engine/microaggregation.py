@@ -86,11 +86,14 @@ class MicroAggregation:
                     f"Cannot read microaggregation '{spec}'; write FUNCTION or "
                     "FUNCTION:cluster.")
             return cls(function, clustering=rest == "cluster")
-        if isinstance(spec, Mapping) and isinstance(spec.get("function"), str):
-            return cls(spec["function"], bool(spec.get("clustering", False)),
-                       int(spec.get("seed", 0)))
+        clustering, seed = (spec.get("clustering", False), spec.get("seed", 0)) \
+            if isinstance(spec, Mapping) else (None, None)
+        if isinstance(spec, Mapping) and isinstance(spec.get("function"), str) \
+                and isinstance(clustering, bool) and type(seed) is int:
+            return cls(spec["function"], clustering, seed)
         raise ConfigurationError(
-            f"A microaggregation needs a function, e.g. {{'function': 'mean'}}; got {spec!r:.60}.")
+            "A microaggregation needs a function, clustering true or false and a whole-number "
+            f"seed, e.g. {{'function': 'mean', 'clustering': false}}; got {spec!r:.60}.")
 
     def describe(self) -> str:
         return FUNCTIONS[self.function] + (" (clustering)" if self.clustering else "")
