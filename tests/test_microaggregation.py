@@ -185,3 +185,16 @@ def test_cli_microaggregates_and_reports_it(tmp_path, capsys):
     line = one_error_line(["anonymize", "--data", str(tmp_path / "data.csv"),
                            "--microaggregate", "age"], capsys)
     assert "--microaggregate 'age'" in line and "ATTR=FUNCTION" in line
+
+
+def test_apply_by_name_reads_level_zero_of_an_aggregated_attribute_as_absent(table):
+    # ``evaluate/risk --transformation`` name every declared quasi-identifier.
+    from arxpy.engine import apply
+
+    frame, definition, hierarchies = table
+    config = AnonymizationConfig([KAnonymity(3)], suppression_limit=0.5,
+                                 microaggregation={"age": "median"})
+    release = apply(frame, definition, hierarchies, config, {"sex": 0, "region": 1, "age": 0})
+    assert release.transformation == {"sex": 0, "region": 1}
+    with pytest.raises(ConfigurationError, match="'age' is microaggregated"):
+        apply(frame, definition, hierarchies, config, {"region": 1, "age": 1})

@@ -19,7 +19,7 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.config import AnonymizationConfig
-from arxpy.engine.microaggregation import aggregate_column
+from arxpy.engine.microaggregation import aggregate_column, aggregated_only
 from arxpy.engine.prepare import prepare
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
@@ -177,6 +177,21 @@ def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefi
     )
 
 
+def _without_aggregated(transformation: Sequence[int] | Mapping[str, int],
+                        config: AnonymizationConfig) -> Sequence[int] | Mapping[str, int]:
+    """Levels by name without the attributes aggregated outside the lattice (level 0 of
+    every declared quasi-identifier, as ``--transformation`` reads it, names them too)."""
+    if not isinstance(transformation, Mapping):
+        return transformation
+    aggregated = aggregated_only(config.microaggregation)
+    leveled = [name for name in aggregated if transformation.get(name)]
+    if leveled:
+        raise ConfigurationError(
+            f"'{leveled[0]}' is microaggregated, not generalized; leave it out of the "
+            "transformation.")
+    return {name: level for name, level in transformation.items() if name not in aggregated}
+
+
 def apply(frame: pd.DataFrame, definition: DataDefinition,
           hierarchies: Mapping[str, Hierarchy], config: AnonymizationConfig,
           transformation: Sequence[int] | Mapping[str, int]) -> Release:
@@ -189,7 +204,7 @@ def apply(frame: pd.DataFrame, definition: DataDefinition,
     data, config = prepare(frame, definition, hierarchies, config)
     context = SearchContext(data, config.privacy_models, config.quality_model,
                             config.suppression_limit)
-    levels = level_vector(context, transformation)
+    levels = level_vector(context, _without_aggregated(transformation, config))
     release = release_of(context, frame, definition, config, levels,
                          input_sha256=table_sha256(frame))
     return dataclasses.replace(release, elapsed_seconds=time.perf_counter() - started)
