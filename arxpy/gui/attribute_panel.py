@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QPushButton,
@@ -94,7 +95,10 @@ class AttributePanel(QWidget):
         self.function = QComboBox()
         for key, label in FUNCTIONS.items():
             self.function.addItem(label, key)
-        self.function.setToolTip("The aggregate released for each class")
+        self.function.setToolTip("The aggregate released for each class (microaggregation)")
+        for combo in (self.transformation, self.function):  # long labels must not widen it
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
         self.weight.setToolTip(
             f"Weight of the attribute in weighted quality models (Loss, ...); {DEFAULT_WEIGHT} "
             "unless set, as in ARX. Only ratios matter: weights are divided by the largest.")
@@ -120,12 +124,14 @@ class AttributePanel(QWidget):
     def _layout(self) -> None:
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
+        # No row of its own for the order button or the function: the panel's height is
+        # what lets the window fit 1280x720 (tests/test_gui_fit.py).
         rows = (
             ("Attribute:", self.attribute, "Type:", self.type),
-            ("Data type:", self.kind, "Format:", self.format),
+            ("Data type:", self.kind, "Format:", _beside(self.format, self.order_button)),
             ("Minimum level:", self.min_level, "Maximum level:", self.max_level),
-            ("Weight:", self.weight, "", self.order_button),
-            ("Transformation:", self.transformation, "Function:", self.function),
+            ("Weight:", self.weight, "Transformation:",
+             _beside(self.transformation, self.function, (6, 5))),
         )
         for row, (label_a, widget_a, label_b, widget_b) in enumerate(rows):
             grid.addWidget(QLabel(label_a), row, 0)
@@ -134,8 +140,8 @@ class AttributePanel(QWidget):
             grid.addWidget(widget_b, row, 3)
         grid.addWidget(self.message, len(rows), 0, 1, 4)
         grid.addWidget(self.preset_rule, len(rows) + 1, 0, 1, 4)
-        grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
+        grid.setColumnStretch(1, 2)
+        grid.setColumnStretch(3, 3)  # the transformation and its function share a cell
 
     def _connect(self) -> None:
         self.attribute.currentIndexChanged.connect(self._attribute_chosen)
@@ -356,6 +362,16 @@ class AttributePanel(QWidget):
         dialog = OrderDialog(self.name, list(current.order or ()), self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self._edit(data_type=DataType(DataKind.ORDINAL, order=tuple(dialog.order())))
+
+
+def _beside(first: QWidget, second: QWidget, stretches: tuple[int, int] = (1, 1)) -> QWidget:
+    """Two widgets side by side in one cell of the panel's grid."""
+    cell = QWidget()
+    row = QHBoxLayout(cell)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(first, stretches[0])
+    row.addWidget(second, stretches[1])
+    return cell
 
 
 class OrderDialog(QDialog):
