@@ -7,6 +7,9 @@ A project file is a zip archive holding
   path), and the privacy, quality and search settings;
 * ``data.csv``: the table as UTF-8 CSV, every cell the exact string loaded;
 * ``hierarchies/<n>.csv``: one ARX-format hierarchy per attribute;
+* ``events/<n>.csv`` (optional): the linked event tables, named in ``project.json``'s
+  ``events`` (table name → member); how they link is in the settings' ``linked``
+  (:mod:`arxpy.workflows.linked_project`; older projects have neither);
 * ``result.json`` (optional): the last result itself, with the applied and pinned
   transformations and a fingerprint of what it was computed for (see
   ``arxpy.workflows.saved_result``; versioned on its own, ignored by older versions);
@@ -61,6 +64,8 @@ class Project:
     hierarchies: dict[str, Hierarchy] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
     name: str = "Untitled"
+    #: Event tables linked to the data (the patient table) by name, in their order.
+    events: dict[str, pd.DataFrame] = field(default_factory=dict)
     #: The last result's JSON-able record (fingerprint, optimum, applied and pinned
     #: transformations) written by the application; not part of equality.
     saved_result: dict[str, Any] | None = field(default=None, compare=False)
@@ -72,6 +77,8 @@ class Project:
         unknown = [a for a in self.hierarchies if a not in self.definition]
         if unknown:
             raise ProjectError(f"Hierarchies for unknown attributes: {', '.join(unknown)}.")
+        if any(not name.strip() for name in self.events):
+            raise ProjectError("Every linked table needs a name.")
 
     def save(self, path: str | Path) -> Path:
         """Write the project to ``path`` atomically; returns the path written."""
@@ -119,12 +126,15 @@ class Project:
             and self.settings == other.settings
             and self.data.equals(other.data)
             and list(self.data.columns) == list(other.data.columns)
+            and list(self.events) == list(other.events)
+            and all(self.events[n].equals(other.events[n]) for n in self.events)
         )
 
     def _members(self) -> dict[str, bytes]:
         references = {
             attribute: f"hierarchies/{i}.csv" for i, attribute in enumerate(self.hierarchies)
         }
+        tables = {name: f"events/{i}.csv" for i, name in enumerate(self.events)}
         manifest = {
             "schema_version": SCHEMA_VERSION,
             "arxpy_version": __version__,
@@ -134,12 +144,14 @@ class Project:
             "hierarchies": references,
             "settings": self.settings,
         }
+        if tables:  # older arxpy reads the project without them
+            manifest["events"] = tables
         members = {
             _MANIFEST: json.dumps(manifest, indent=2, ensure_ascii=False).encode("utf-8"),
-            # Quote every cell: keeps empty rows, lone "\r" and leading spaces exact.
-            _DATA: self.data.to_csv(index=False, lineterminator="\n", quoting=csv.QUOTE_ALL)
-            .encode("utf-8"),
+            _DATA: _table_bytes(self.data),
         }
+        for name, member in tables.items():
+            members[member] = _table_bytes(self.events[name])
         for attribute, member in references.items():
             members[member] = _hierarchy_bytes(self.hierarchies[attribute])
         if self.saved_result is not None:
@@ -157,6 +169,8 @@ class Project:
             attribute: _hierarchy_from_text(reader.text(member), member)
             for attribute, member in manifest.get("hierarchies", {}).items()
         }
+        events = {name: _table_from_text(reader.text(member), member)
+                  for name, member in manifest.get("events", {}).items()}
         try:
             definition = DataDefinition.from_list(manifest["definition"])
             saved_result = _saved_json(reader, path, _RESULT, dict)
@@ -167,6 +181,7 @@ class Project:
                 hierarchies=hierarchies,
                 settings=manifest.get("settings", {}),
                 name=manifest.get("name", path.stem),
+                events=events,
                 saved_result=saved_result,
                 saved_runs=saved_runs,
             )
@@ -321,6 +336,11 @@ def _read_manifest(reader: _MemberReader, path: Path) -> dict[str, Any]:
             f"{SCHEMA_VERSION} or older. Update arxpy to open it."
         )
     return manifest
+
+
+def _table_bytes(frame: pd.DataFrame) -> bytes:
+    # Quote every cell: keeps empty rows, lone "\r" and leading spaces exact.
+    return frame.to_csv(index=False, lineterminator="\n", quoting=csv.QUOTE_ALL).encode("utf-8")
 
 
 def _hierarchy_bytes(hierarchy: Hierarchy) -> bytes:

@@ -33,6 +33,8 @@ _SETTING_TYPES: dict[str, tuple[type, ...]] = {
     "identifiers": (dict, type(None)),
     # Compare's classifier target and bins (the GUI's runs page).
     "compare": (dict,),
+    # How linked event tables join the patient table (arxpy.workflows.linked_project).
+    "linked": (dict, type(None)),
 }
 _TYPE_NAMES = {list: "a list", dict: "an object", int: "a number", float: "a number",
                str: "a string", bool: "true or false", type(None): "null"}
@@ -65,6 +67,7 @@ def validate_manifest(manifest: Any, newest_schema: int) -> None:
     _check_definition(manifest.get("definition"))
     _check_hierarchies(manifest.get("hierarchies", {}), manifest["definition"])
     _check_settings(manifest.get("settings", {}))
+    _check_events(manifest.get("events", {}))
 
 
 def _check_definition(definition: Any) -> None:
@@ -122,6 +125,31 @@ def _check_hierarchies(hierarchies: Any, definition: list[dict[str, Any]]) -> No
                                 member)
 
 
+def _check_events(events: Any) -> None:
+    if not isinstance(events, dict):
+        raise ManifestError("events", "an object mapping linked tables to member files",
+                            events)
+    for name, member in events.items():
+        if not name.strip():
+            raise ManifestError("events", "named tables", name)
+        if not isinstance(member, str) or not member.startswith("events/"):
+            raise ManifestError(f"events.{name}", "the name of a member file under events/",
+                                member)
+
+
+def _check_linked(linked: dict[str, Any]) -> None:
+    if not isinstance(linked.get("link_column"), str):
+        raise ManifestError("settings.linked.link_column", "a string",
+                            linked.get("link_column"))
+    for key in ("aggregates", "shifted"):
+        names = linked.get(key, [])
+        if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+            raise ManifestError(f"settings.linked.{key}", "a list of strings", names)
+    days = linked.get("shift_days", 1)
+    if not _is_int(days) or days < 1:
+        raise ManifestError("settings.linked.shift_days", "a whole number of 1 or more", days)
+
+
 def _check_settings(settings: Any) -> None:
     if not isinstance(settings, dict):
         raise ManifestError("settings", "an object", settings)
@@ -138,6 +166,8 @@ def _check_settings(settings: Any) -> None:
                                 "an object of the method's parameters", parameters)
     if settings.get("identifiers"):
         _check_identifiers(settings["identifiers"])
+    if settings.get("linked"):
+        _check_linked(settings["linked"])
     quality = settings.get("quality_model")
     if quality is not None and not isinstance(quality.get("name"), str):
         raise ManifestError("settings.quality_model", "an object with a string 'name'",

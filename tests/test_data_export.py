@@ -160,8 +160,8 @@ def test_failure_while_writing_leaves_the_old_export(tmp_path, monkeypatch):
         calls.append(args)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(export_module, "csv_text", failing_text)
-    with pytest.raises(OSError):
+    monkeypatch.setattr(export_module, "csv_pieces", failing_text)
+    with pytest.raises(DataExportError, match="disk is full"):
         export_table(pd.DataFrame({"a": ["1"]}), target)
     assert calls and target.read_text() == "previous export"
     assert _leftovers(tmp_path) == []

@@ -79,9 +79,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "record engines", "--engine duckdb or spark reads --data (CSV or Parquet) without "
         "loading it: the search runs on the histogram of distinct rows, the engine writes "
         "--output (CSV, or Parquet for a .parquet name)")
-    engines.add_argument("--engine", choices=tuple(ENGINES), default="memory",
+    engines.add_argument("--engine", choices=tuple(ENGINES), default=None,
                          help="where the records are processed (default memory: in this "
-                         "process, as before)")
+                         "process; a CSV file of 64 MiB or more is searched on its "
+                         "histogram of distinct rows unless --engine memory is given)")
     engines.add_argument("--memory-limit", metavar="SIZE",
                          help="DuckDB's memory limit, beyond which it spills to a temporary "
                          "folder (--engine duckdb only; default 2GB)")
@@ -128,10 +129,12 @@ def run(args: argparse.Namespace) -> int:
     import arxpy.quality  # noqa: F401  (registers every quality model)
     from arxpy.engine import AnonymizationConfig, anonymize
 
-    _check_engine_options(args)
     check_recipe_options(args)
     identifiers = IdentifierOptions.from_args(args)
     linked = LinkedOptions.from_args(args)
+    histogram_route = _histogram_route(args, identifiers, linked)
+    args.engine = args.engine or "memory"
+    _check_engine_options(args)
     parquet = args.data is not None and is_parquet_path(args.data)
     identifiers.refuse_record_engine(args.engine, parquet)
     if linked is not None:
@@ -140,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
                 "Linked tables are read into memory as CSV files; leave out --engine and "
                 "give the patient table as CSV.")
         return _run_linked(args, identifiers, linked)
-    if args.engine != "memory" or parquet:
+    if args.engine != "memory" or parquet or histogram_route:
         return run_on_engine(args, identifiers)  # (the in-memory engine reads Parquet too)
     frame, given, hierarchies, settings = load_inputs(
         args, check=identifiers.checking(_searchable if args.preset is None else _settled))
@@ -219,6 +222,31 @@ def _run_linked(args: argparse.Namespace, identifiers: IdentifierOptions,
     print(linked.summary(release))
     print(identifiers.summary())
     return 0
+
+
+#: Without --engine, a CSV file at least this large is searched on its histogram of
+#: distinct rows by the in-memory engine, which holds it as codes (docs/scale-out.md).
+HISTOGRAM_ROUTE_BYTES = 64 * 2**20
+
+
+def _histogram_route(args: argparse.Namespace, identifiers: IdentifierOptions,
+                     linked: Any) -> bool:
+    """Does this run go through the memory engine's histogram route on its own?
+
+    Only when ``--engine`` is left out, for a large CSV file, and when nothing of the
+    run needs the records as a table (identifier treatments, linked tables, presets,
+    recipes and certificates, local recoding, neutralised formulas)."""
+    if args.engine is not None or args.data is None or is_parquet_path(args.data):
+        return False
+    needs_table = (identifiers.plan is not None, linked is not None, args.preset is not None,
+                   args.recipe_out is not None, args.certificate is not None,
+                   args.neutralize_formulas, args.local_recoding is not None)
+    if any(needs_table):
+        return False
+    try:
+        return Path(args.data).stat().st_size >= HISTOGRAM_ROUTE_BYTES
+    except OSError:
+        return False  # the reader says what is wrong with the path
 
 
 def _refuse_no_optimum(result: Any) -> None:

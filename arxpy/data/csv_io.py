@@ -129,6 +129,7 @@ def read_csv(
     columns: Sequence[str] | None = None,
     nrows: int | None = None,
     guess_encoding: bool = False,
+    categories: bool = False,
 ) -> pd.DataFrame:
     """Read a CSV file into a DataFrame of strings (RangeIndex, one column per field).
 
@@ -138,14 +139,16 @@ def read_csv(
     names are made unique by :func:`make_unique_names`. Raises DataImportError for a
     missing or empty file, undecodable bytes, or a record with the wrong field count.
     With ``guess_encoding`` a given ``fmt``'s encoding is treated as a guess, with the
-    same cp1252/latin-1 fallback as a sniffed one.
+    same cp1252/latin-1 fallback as a sniffed one. With ``categories`` the columns are
+    pandas categoricals of the same strings (codes per cell, each distinct string
+    once: a tenth of the memory on repetitive data), for engines that work on codes.
     """
     file = _existing_file(path)
     guessed = fmt is None or guess_encoding
     fmt = fmt or sniff_csv(file)
     while True:
         try:
-            return _read(file, fmt, columns, nrows)
+            return _read(file, fmt, columns, nrows, categories)
         except UnicodeDecodeError:
             fallback = _FALLBACK_ENCODINGS.get(codecs.lookup(fmt.encoding).name)
             if not (guessed and fallback):
@@ -212,10 +215,15 @@ def make_unique_names(raw: Iterable[object]) -> list[str]:
 
 
 def _read(
-    file: Path, fmt: CsvFormat, columns: Sequence[str] | None, nrows: int | None
+    file: Path, fmt: CsvFormat, columns: Sequence[str] | None, nrows: int | None,
+    categories: bool = False,
 ) -> pd.DataFrame:
-    _refuse_nul_bytes(file, fmt)
-    first = _check_records(file, fmt, nrows)
+    counted = _count_bytes(file, fmt) if nrows is None else None
+    if counted is None:  # a preview, quotes or another encoding: the csv module checks
+        _refuse_nul_bytes(file, fmt)
+        first = _check_records(file, fmt, nrows)
+    else:  # checked after reading, from the delimiter count
+        first = _first_record(file, fmt)
     if fmt.has_header:
         names = make_unique_names(first)
     else:
@@ -229,32 +237,95 @@ def _read(
             )
     watch = InterruptWatch()
     try:
-        with watch:
-            frame = pd.read_csv(
-                file,
-                sep=fmt.delimiter,
-                quotechar=fmt.quotechar,
-                encoding=fmt.encoding,
-                header=0 if fmt.has_header else None,
-                names=names,
-                usecols=list(columns) if columns is not None else None,
-                nrows=nrows,
-                index_col=False,
-                dtype=str,
-                keep_default_na=False,
-                na_filter=False,
-                skip_blank_lines=True,
-                quoting=csv.QUOTE_MINIMAL,
-                doublequote=True,
-                engine="c",
-            )
-    except pd.errors.ParserError as exc:
+        with watch, warnings.catch_warnings():
+            # A first record longer than the header would lose cells (pandas warns).
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = _parse(file, fmt, names, columns, nrows, categories, fmt.has_header)
+    except (pd.errors.ParserError, pd.errors.ParserWarning) as exc:
         watch.reraise()  # a Ctrl-C, not a damaged file
+        if counted is not None:  # not checked before: name the line if it is one
+            _raise_ragged(file, fmt, len(first), None)
         # Only where pandas and the csv module disagree (already checked above).
         raise DataImportError(
             f"'{file}' could not be read: {exc}. Check the delimiter and quote character."
         ) from None
+    if counted is not None and counted != (len(first) - 1) * (len(frame) + fmt.has_header):
+        # pandas raises for a record with too many fields, so a record has too few
+        # (or a blank line of spaces, which the exact check lets pass).
+        _raise_ragged(file, fmt, len(first), None)
     return frame[list(columns)] if columns is not None else frame
+
+
+def _parse(source: Path, fmt: CsvFormat, names: list[str],
+           columns: Sequence[str] | None, nrows: int | None, categories: bool,
+           header: bool) -> pd.DataFrame:
+    """pandas' C parser with arxpy's settings: every cell a string, as written."""
+    return pd.read_csv(
+        source,
+        sep=fmt.delimiter,
+        quotechar=fmt.quotechar,
+        encoding=fmt.encoding,
+        header=0 if header else None,
+        names=names,
+        usecols=list(columns) if columns is not None else None,
+        nrows=nrows,
+        index_col=False,
+        # Categories keep one string per distinct value (codes per cell).
+        dtype="category" if categories else str,
+        keep_default_na=False,
+        na_filter=False,
+        skip_blank_lines=True,
+        quoting=csv.QUOTE_MINIMAL,
+        doublequote=True,
+        engine="c",
+    )
+
+
+#: Encodings in which the delimiter, quote and line-end bytes are those characters only.
+_BYTE_COUNTABLE = frozenset({"utf-8", "utf-8-sig", "cp1252", "latin-1", "iso8859-1", "ascii"})
+_COUNT_CHUNK = 1 << 23
+
+
+def _count_bytes(file: Path, fmt: CsvFormat) -> int | None:
+    """The number of delimiters in ``file`` when counting them checks the field counts.
+
+    That holds without the quote character (no quoted delimiters or line breaks), without
+    a lone carriage return (a line end for the csv module, not for pandas), and in an
+    encoding where these characters are single bytes no other character contains. Then
+    every record has ``n`` fields exactly when pandas reads it without error (it refuses
+    longer records) and the file holds ``(n - 1) * records`` delimiters. One pass in C,
+    instead of the csv module's; it also refuses NUL bytes. None: check the slow way.
+    """
+    if codecs.lookup(fmt.encoding).name not in _BYTE_COUNTABLE or not fmt.delimiter.isascii():
+        return None
+    delimiter, quote = fmt.delimiter.encode(), fmt.quotechar.encode()
+    delimiters, offset, lone_returns, last = 0, 0, 0, b""
+    with open(file, "rb") as handle:
+        while chunk := handle.read(_COUNT_CHUNK):
+            at = chunk.find(b"\x00")
+            if at != -1:
+                _refuse_nul_at(file, offset + at)
+            if quote in chunk:
+                return None
+            delimiters += chunk.count(delimiter)
+            # carriage returns not followed by a line feed (one may end the last chunk)
+            returns = chunk.count(b"\r")
+            lone_returns += returns and returns - chunk.count(b"\r\n")
+            lone_returns -= last == b"\r" and chunk.startswith(b"\n")
+            offset, last = offset + len(chunk), chunk[-1:]
+    return None if lone_returns else delimiters
+
+
+def _first_record(file: Path, fmt: CsvFormat) -> list[str]:
+    """The first non-blank record (the header, or the first data record)."""
+    _allow_large_fields()
+    with open(file, encoding=fmt.encoding, newline="") as handle:
+        first = next((r for r in _reader(handle, fmt) if r and not _is_blank(r)), None)
+    if first is None:
+        raise DataImportError(f"'{file}' is empty; choose a file that contains data.")
+    if first[0].startswith("\ufeff"):  # a byte order mark read as text
+        first[0] = first[0][1:]
+    return first
 
 
 def _refuse_nul_bytes(file: Path, fmt: CsvFormat) -> None:
@@ -270,11 +341,14 @@ def _refuse_nul_bytes(file: Path, fmt: CsvFormat) -> None:
         while chunk := handle.read(1 << 20):
             at = chunk.find(b"\x00")
             if at != -1:
-                raise DataImportError(
-                    f"'{file}' contains a NUL byte at byte {offset + at:,}; it is not a text "
-                    "file or it is damaged. Remove the NUL characters or export the data "
-                    "again.")
+                _refuse_nul_at(file, offset + at)
             offset += len(chunk)
+
+
+def _refuse_nul_at(file: Path, offset: int) -> None:
+    raise DataImportError(
+        f"'{file}' contains a NUL byte at byte {offset:,}; it is not a text file or it is "
+        "damaged. Remove the NUL characters or export the data again.")
 
 
 def _check_records(file: Path, fmt: CsvFormat, nrows: int | None) -> list[str]:

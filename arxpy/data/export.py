@@ -12,17 +12,20 @@ starting with ``=``, is written as text.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import first_appearances
 from arxpy.data.atomic import atomic_write
+from arxpy.data.codes import combine_codes
 from arxpy.data.csv_io import CANDIDATE_DELIMITERS, CANDIDATE_QUOTES
 from arxpy.data.excel_io import EXCEL_DIGITS
 from arxpy.data.formulas import (
@@ -85,25 +88,52 @@ def export_table(
     return target
 
 
+#: Records per piece of CSV text: the text of a table is built and written in pieces.
+CSV_CHUNK_ROWS = 1 << 19
+
+
 def csv_text(names: Sequence[str], columns: Sequence[pd.Series], delimiter: str = ",",
              neutralize_formulas: bool = False) -> str:
     """The CSV text of a header and columns, formatted and quoted as described above
     (cells neutralised against formula injection with ``neutralize_formulas``)."""
+    return "".join(csv_pieces(names, columns, delimiter, neutralize_formulas))
+
+
+def csv_pieces(names: Sequence[str], columns: Sequence[pd.Series], delimiter: str = ",",
+               neutralize_formulas: bool = False) -> Iterator[str]:
+    """:func:`csv_text` in pieces of at most :data:`CSV_CHUNK_ROWS` records (the header
+    first), so that a large table is never whole in memory as text."""
     if len(delimiter) != 1 or delimiter in "\r\n" + "".join(CANDIDATE_QUOTES):
         raise DataExportError(
             f"Delimiter {delimiter!r} cannot be used; choose one character such as , ; | or tab."
         )
     pattern = quoting_pattern(delimiter, single_column=len(names) == 1)
-    header = delimiter.join(quote_cells(np.array(names, dtype=object), pattern))
-    cells = []
+    yield delimiter.join(quote_cells(np.array(names, dtype=object), pattern)) + "\n"
+    coded = []
     for column in columns:
         codes, texts = _distinct_texts(column)
         if neutralize_formulas:
             texts = np.array([neutralize(t) for t in texts], dtype=object)
-        cells.append(quote_cells(texts, pattern)[codes])
-    # join in C: one tuple per record, no Python-level loop body
-    records = map(delimiter.join, zip(*cells, strict=True))
-    return "\n".join([header, *records]) + "\n"
+        coded.append((codes, quote_cells(texts, pattern)))
+    rows = len(coded[0][0]) if coded else 0
+    for start in range(0, rows, CSV_CHUNK_ROWS):
+        lines = _distinct_lines([(codes[start:start + CSV_CHUNK_ROWS], cells)
+                                 for codes, cells in coded], delimiter)
+        yield "\n".join(lines.tolist()) + "\n"
+
+
+def _distinct_lines(coded: Sequence[tuple[np.ndarray, np.ndarray]], delimiter: str
+                    ) -> np.ndarray:
+    """The line of each record: records equal in every cell share one joined string
+    (health tables repeat rows: 10^7 records are often 10^5 distinct lines)."""
+    key, _ = combine_codes([codes for codes, _ in coded],
+                           radices=[len(cells) for _, cells in coded])
+    inverse, uniques = pd.factorize(key, sort=False)
+    first = first_appearances(inverse)
+    # join in C: one tuple per distinct line, no Python-level loop body
+    lines = map(delimiter.join, zip(*(cells[codes[first]] for codes, cells in coded),
+                                    strict=True))
+    return np.fromiter(lines, dtype=object, count=len(uniques))[inverse]
 
 
 def quoting_characters(delimiter: str) -> str:
@@ -137,9 +167,15 @@ def _choose_format(target: Path, format: str | None) -> str:
 
 def _distinct_texts(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Codes into the texts of the distinct values; None/NaN get the last text, ""."""
-    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    if isinstance(column.dtype, pd.CategoricalDtype):  # its own codes: no pass over cells
+        codes, uniques = column.cat.codes.to_numpy(), column.cat.categories
+    else:
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
     texts = np.array([format_value(u) for u in uniques] + [""], dtype=object)
-    return np.where(codes < 0, len(uniques), codes), texts
+    missing = codes < 0
+    if missing.any():
+        codes = np.where(missing, len(uniques), codes.astype(np.int64))
+    return codes, texts
 
 
 def quote_cells(texts: np.ndarray, pattern: str) -> np.ndarray:
@@ -163,21 +199,26 @@ def _write_csv(
     target: Path, names: list[str], columns: list[pd.Series], delimiter: str, encoding: str,
     neutralize_formulas: bool = False,
 ) -> None:
-    text = csv_text(names, columns, delimiter, neutralize_formulas)
     try:
-        data = text.encode(encoding)
+        codecs.lookup(encoding)
     except LookupError:
         raise DataExportError(
             f"Cannot write '{target}': unknown encoding '{encoding}'; use for example utf-8."
         ) from None
+    with atomic_write(target, "wb") as handle:
+        for text in csv_pieces(names, columns, delimiter, neutralize_formulas):
+            handle.write(_encoded(target, text, encoding))
+
+
+def _encoded(target: Path, text: str, encoding: str) -> bytes:
+    try:
+        return text.encode(encoding)
     except UnicodeEncodeError as exc:
         snippet = text[max(exc.start - 15, 0) : exc.end + 15].replace("\n", " ")
         raise DataExportError(
             f"Cannot write '{target}' as {encoding}: the character {text[exc.start]!r} "
             f"(in '{snippet}') has no {encoding} code. Choose the UTF-8 encoding."
         ) from None
-    with atomic_write(target, "wb") as handle:
-        handle.write(data)
 
 
 def _write_xlsx(target: Path, names: list[str], columns: list[pd.Series], sheet: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+import numpy as np
 import pandas as pd
 
 #: First characters that make a spreadsheet evaluate a cell.
@@ -45,11 +46,26 @@ def formula_like_examples(columns: Mapping[str, Iterable[str]], header: Iterable
         if is_formula_like(str(name)):
             found.setdefault("header", str(name))
     for name, values in columns.items():
-        for value in pd.unique(pd.Series(list(values), dtype=object).astype(str)):
+        for value in map(str, _distinct(values)):
             if is_formula_like(value):
                 found[str(name)] = value
                 break
     return found
+
+
+def _distinct(values: Iterable[str]) -> Iterable[object]:
+    """The distinct values in order of appearance; of a categorical, the categories it uses
+    (in their order: checked without a pass over its cells)."""
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        categories = values.cat.categories
+        if not any(is_formula_like(str(c)) for c in categories):
+            return ()  # the common case: nothing to look for among the cells
+        used = np.bincount(codes[codes >= 0], minlength=len(categories)) > 0
+        return categories[used]
+    series = values if isinstance(values, pd.Series) else pd.Series(list(values),
+                                                                    dtype=object)
+    return series.unique()
 
 
 def formula_locations(examples: Mapping[str, str]) -> str:

@@ -1,5 +1,6 @@
 """The Configure perspective, laid out like ARX's: input data left, configuration right.
 
+Left, below the data, the linked tables while the project holds event tables.
 Right: the selected attribute (type, data type, level range, weight) with its
 hierarchy, the privacy models, and the general and quality settings. Clicking a
 column of the input table selects that attribute.
@@ -25,6 +26,7 @@ from arxpy.data.definition import AttributeType
 from arxpy.gui.attribute_panel import AttributePanel
 from arxpy.gui.hierarchy_editor import HierarchyEditor
 from arxpy.gui.identifier_panel import IdentifierPanel
+from arxpy.gui.linked_panel import LinkedTablesPanel
 from arxpy.gui.methods.method_panel import MethodPanel
 from arxpy.gui.privacy_panel import PrivacyModelsPanel
 from arxpy.gui.settings_panel import SettingsPanel
@@ -87,6 +89,7 @@ class ConfigurePerspective(QSplitter):
         treatment = QScrollArea(widgetResizable=True, frameShape=QFrame.Shape.NoFrame)
         treatment.setWidget(self.identifier_panel)
         self.attribute_editor.addWidget(treatment)
+        self.linked_panel = LinkedTablesPanel(state)
         self.privacy_panel = PrivacyModelsPanel(state)
         self.settings_panel = SettingsPanel(state)
         self.anonymize_button = QPushButton("Anonymize")
@@ -108,12 +111,17 @@ class ConfigurePerspective(QSplitter):
         header = QHBoxLayout()
         header.addWidget(QLabel("<b>Input data</b>"))
         header.addWidget(self.summary, 1)
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
+        data = QWidget()
+        left_layout = QVBoxLayout(data)
         left_layout.setContentsMargins(0, 0, 4, 0)
         left_layout.addLayout(header)
         left_layout.addWidget(self.table)
         left_layout.addWidget(legend())
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(data)
+        left.addWidget(self.linked_panel)  # hidden without event tables
+        left.setChildrenCollapsible(False)
+        left.setSizes([420, 280])
         attribute = _box("", self.attribute_panel, self.attribute_editor)
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(_box("", self.privacy_panel))

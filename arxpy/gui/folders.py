@@ -60,6 +60,15 @@ def pick_path(parent: QWidget, kind: str, save: bool, title: str, filters: str,
     return path
 
 
+def pick_paths(parent: QWidget, kind: str, title: str, filters: str) -> list[str]:
+    """Ask for several existing files of ``kind``; [] if cancelled."""
+    settings = settings_of(parent)
+    paths = QFileDialog.getOpenFileNames(parent, title, last_folder(settings, kind), filters)[0]
+    if paths:
+        remember(settings, kind, paths[0])
+    return list(paths)
+
+
 def pick_folder(parent: QWidget, kind: str, title: str) -> str:
     """Ask for a folder of ``kind`` (where the next dialog of that kind starts); "" if
     cancelled."""

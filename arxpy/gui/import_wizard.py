@@ -9,7 +9,9 @@ the user only; the page says when cells look like codes), how the codes are laid
 and formats (inferred, changeable), with the import's warnings: a duplicated column
 name, numbers that may be category codes, values spelled in several ways (plain text,
 :mod:`arxpy.data.value_checks`). Every error of the data layer appears on the page as
-its message; the page cannot advance until it is fixed.
+its message; the page cannot advance until it is fixed. (4), optional (Finish on the
+columns page skips it): event tables linked to the imported patient table
+(:mod:`arxpy.gui.linked_import`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from arxpy.data.types import DATE_FORMATS, infer_data_type
 from arxpy.data.value_checks import DataWarning, codes_warning, variants_warning
 from arxpy.errors import ArxpyError, DataImportError
 from arxpy.gui.folders import pick_path
+from arxpy.gui.linked_import import LinkedTablesPage
 from arxpy.gui.message_lines import ReservedLines
 from arxpy.gui.plain_text import plain_label
 from arxpy.gui.setvalued_import import (
@@ -302,6 +305,7 @@ class ColumnsPage(QWizardPage):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.warnings)
         layout.addWidget(self.error)
+        self.setFinalPage(True)  # linking event tables is optional
 
     def initializePage(self) -> None:  # noqa: N802 - Qt's name
         self.error.clear()
@@ -431,8 +435,10 @@ class ImportWizard(QWizard):
         self.format_page = FormatPage(self)
         self.codes_page = CodesPage(self)
         self.columns_page = ColumnsPage(self)
+        self.linked_page = LinkedTablesPage(self)
         self.page_ids = {page: self.addPage(page) for page in (
-            self.source_page, self.format_page, self.codes_page, self.columns_page)}
+            self.source_page, self.format_page, self.codes_page, self.columns_page,
+            self.linked_page)}
 
     def nextId(self) -> int:  # noqa: N802 - Qt's name
         # The codes page only for data holding a set of codes per record.
@@ -487,6 +493,12 @@ class ImportWizard(QWizard):
         if self.frame is None:
             raise DataImportError("The data could not be read; go back and fix the format.")
         data = self.frame[definition.names].reset_index(drop=True)
-        name = Path(self.path()).stem or "Imported data"
-        self.project = Project(data, definition, {}, default_settings(), name=name)
-        return self.project
+        project = Project(data, definition, {}, default_settings(), name=self.project_name())
+        if self.currentPage() is self.linked_page:
+            self.linked_page.apply(project)
+        self.project = project
+        return project
+
+    def project_name(self) -> str:
+        """The new project's name (the patient table's, with linked tables)."""
+        return Path(self.path()).stem or "Imported data"

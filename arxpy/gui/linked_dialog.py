@@ -31,11 +31,9 @@ from arxpy.gui.recipe_dialogs import DATA_FILTER, wrapped
 from arxpy.gui.workers import JobDialog, JobProgressBar, JobWorker
 from arxpy.identifiers import DateShift, IdentifierPlan
 from arxpy.identifiers.dates import MAX_SHIFT_DAYS
+from arxpy.workflows.linked_project import SAMPLE_ROWS, date_columns, offered_aggregates
 from arxpy.workflows.linked_release import LinkedFilesRequest, release_linked_files
-from arxpy.workflows.linked_tables import COUNT, FIRST_YEAR, EventAggregate
-
-#: Rows read from an event table to find its date columns (a guess the run checks).
-SAMPLE_ROWS = 200
+from arxpy.workflows.linked_tables import EventAggregate
 
 
 class LinkedTablesDialog(JobDialog):
@@ -100,8 +98,6 @@ class LinkedTablesDialog(JobDialog):
         """An event table named after its file, with its aggregates offered unchecked:
         the count, and the first year of each column that reads as dates."""
         from arxpy.data.csv_io import read_csv
-        from arxpy.data.definition import DataKind
-        from arxpy.data.types import infer_data_type
 
         name = Path(path).stem
         try:
@@ -114,12 +110,10 @@ class LinkedTablesDialog(JobDialog):
             return
         self.events[name] = Path(path)
         self.tables.addItem(f"{name}  ({Path(path).name})")
-        dates = [c for c in sample.columns if c != self.link_column.currentText()
-                 and infer_data_type(sample[c]).kind is DataKind.DATE]
-        offered = [EventAggregate(name, COUNT)] + [
-            EventAggregate(name, FIRST_YEAR, column) for column in dates]
-        for aggregate in offered:
+        link = self.link_column.currentText()
+        for aggregate in offered_aggregates(name, sample, link):
             self.aggregates.addItem(_checkable(aggregate.name))
+        dates = date_columns(sample, link)
         known = {self.shifted.item(i).text() for i in range(self.shifted.count())}
         for column in dates:
             if column not in known:

@@ -125,6 +125,7 @@ class MainWindow(QMainWindow):
         self.state.modified_changed.connect(lambda _m: self._update_title())
         self.state.path_changed.connect(self._update_title)
         self.state.result_changed.connect(self._update_actions)
+        self.state.linked_changed.connect(self._update_actions)
         self.state.result_changed.connect(self._show_staleness)
         self.state.stale_changed.connect(self._show_staleness)
         self.state.release_changed.connect(self._show_staleness)
@@ -238,6 +239,10 @@ class MainWindow(QMainWindow):
             "apply_recipe": self._action("A&pply recipe to new data…", self.apply_recipe,
                                          None, None, "Replay a recipe on a new extract, "
                                          "or see why it is refused"),
+            "add_linked": self._action("Add linked &tables…",
+                                       lambda: self.configure.linked_panel.choose_files(),
+                                       None, None, "Add event tables (CSV) linked to this "
+                                       "patient table by a patient identifier"),
             "linked_tables": self._action("Release &linked tables…", self.release_linked,
                                           None, None, "Release this patient table with "
                                           "event tables linked by a patient identifier"),
@@ -280,7 +285,7 @@ class MainWindow(QMainWindow):
         for key in ("save", "save_as", "export", "large_file"):
             file_menu.addAction(a[key])
         file_menu.addSeparator()
-        for key in ("export_recipe", "apply_recipe", "linked_tables"):
+        for key in ("export_recipe", "apply_recipe", "add_linked", "linked_tables"):
             file_menu.addAction(a[key])
         file_menu.addSeparator()
         for key in ("choose_key", "create_key"):
@@ -362,9 +367,12 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         has, running = self.state.has_project, self._running
         a = self.actions_by_name
-        for key in ("save", "save_as", "new", "choose_key", "create_key", "apply_preset"):
+        for key in ("save", "save_as", "new", "choose_key", "create_key", "apply_preset",
+                    "add_linked"):
             a[key].setEnabled(has and not running)
         a["anonymize"].setEnabled(has and not running)
+        # A project with linked tables of its own releases them through Export.
+        a["linked_tables"].setEnabled(not (has and self.state.events))
         a["cancel"].setEnabled(running)
         releasable = self.state.current_release() is not None and not self.state.stale
         a["export"].setEnabled(releasable)
@@ -450,7 +458,8 @@ class MainWindow(QMainWindow):
         self._run_frame = frame
         return self.start_run(function, self._finished, "Anonymizing…", frame=frame,
                               definition=definition,
-                              hierarchies=dict(state.hierarchies), config=config, **kwargs)
+                              hierarchies=state.release_hierarchies(), config=config,
+                              **kwargs)
 
     def start_run(self, function, finished, message: str, **kwargs) -> JobWorker:
         """Start the window's run (progress and Cancel in the status bar); ``finished``

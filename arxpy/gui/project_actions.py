@@ -36,10 +36,12 @@ _Button = QMessageBox.StandardButton
 def load_checked(path: Path) -> Project:
     """A project whose settings were checked too, before any view sees them."""
     from arxpy.engine.config import check_settings
+    from arxpy.workflows.linked_project import linked_of
 
     project = Project.load(path)
     try:
         check_settings(project.settings)
+        linked_of(project.settings)  # the linked tables' aggregates read
     except ArxpyError as exc:
         raise ProjectError(f"Project file '{path}' has unusable settings: {exc}") from None
     return project
@@ -141,7 +143,7 @@ class ProjectActions:
         # Opening another project meanwhile replaces this job: its answer is never heard.
         worker = view_job(self.window, "restore-runs").start(
             restore_runs, records=records, data=data, definition=definition,
-            hierarchies=dict(state.hierarchies), key=state.sealing_key,
+            hierarchies=state.release_hierarchies(), key=state.sealing_key,
             on_finished=lambda outcome: self._runs_restored(outcome, revision),
             on_failed=lambda message: self.window.statusBar().showMessage(
                 f"The saved runs were not restored: {message}"))
@@ -231,6 +233,8 @@ class ProjectActions:
         current = self.state.current_release()
         if current is None:
             return False
+        if self.state.events:  # a patient-level view: every table goes out
+            return self.export_linked(path)
         if path is None:
             self.window.explore.export_dialog().open()
             return True
@@ -242,6 +246,38 @@ class ProjectActions:
             self.window.statusBar().showMessage(f"Exported {path}", 5000)
             log.info("Exported the output of %s to %s", current.label, path)
         return ok
+
+    def export_linked(self, folder: str | Path | None = None) -> bool:
+        """Write every table of the current release of a patient-level view into
+        ``folder`` (asked for without it): ``<project>.csv`` and one file per event
+        table, rows shuffled; a folder holding one of them already is refused."""
+        from arxpy.gui.folders import pick_folder
+
+        folder = folder or pick_folder(self.window, "exports", "Folder for the released tables")
+        if not folder:
+            return False
+        state = self.state
+        files = {name: f"{name}.csv" for name in (state.patient_table, *state.events)}
+        existing = [n for n in files.values() if (Path(folder) / n).exists()]
+        if existing:  # an input, or an earlier release: never replaced from here
+            self.window.error("Export failed", f"The folder already holds {existing[0]}; "
+                              "choose another folder.")
+            return False
+        written: dict = {}
+
+        def write() -> None:
+            release = state.linked_release(state.current_release())
+            if release is None:
+                raise ArxpyError("Anonymize again: the release is not of the project's "
+                                 "linked tables.")
+            written.update(release.write(folder, files, shuffle_seed=drawn_seed()))
+
+        if not self._guarded(write):
+            return False
+        names = ", ".join(path.name for path in written.values())
+        self.window.statusBar().showMessage(f"Exported {names} to {folder}", 5000)
+        log.info("Exported %d linked tables to %s", len(written), folder)
+        return True
 
     # --- recent projects and recovery ----------------------------------------------------
 

@@ -114,7 +114,9 @@ FORWARDED = (
     "hierarchy_problems", "config", "of_type",
     # identifiers and the key
     "identifier_plan", "set_identifier_plan", "use_key", "pseudonym_key",
-    "release_inputs", "identifier_record",
+    "release_inputs", "release_hierarchies", "identifier_record",
+    # linked tables
+    "events", "linked", "patient_table", "set_linked_tables", "set_linked", "linked_release",
     # policy presets
     "preview_preset", "apply_preset", "preset_record",
     # the lattice result, selection, staleness and the current release
@@ -155,6 +157,8 @@ class AppState(QObject):
     modified_changed = Signal(bool)
     #: The session's pseudonym key was chosen (or forgotten with the project).
     key_changed = Signal()
+    #: Linked event tables were added or removed (their choices are settings).
+    linked_changed = Signal()
     path_changed = Signal()
 
     def __init__(self, parent: QObject | None = None,

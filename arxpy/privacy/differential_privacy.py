@@ -17,7 +17,6 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy.stats import binom
 
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
@@ -49,6 +48,8 @@ class _Sequences:
 
     def grow(self, size: int) -> None:
         n = np.arange(len(self.a), size, dtype=np.float64)
+        from scipy.stats import binom  # scipy.stats takes a second to import
+
         self.a = np.concatenate((self.a, binom.sf(np.floor(n * self.gamma), n, self.beta)))
         self.c = np.concatenate((self.c, np.exp(-n * self.divergence)))
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.stats import poisson
 
 from arxpy.errors import ConfigurationError
 from arxpy.lattice.classes import EquivalenceClasses
@@ -41,6 +40,8 @@ def derived_k(k: int, records: int, population_size: int, significance: float,
               estimator: str) -> int:
     """ARX's k' for estimated k-map: the sample class size at which a class's population
     size is at least k with probability 1 - ``significance``, at most k and ``records``."""
+    from scipy.stats import poisson  # scipy.stats takes a second to import
+
     lam = records / population_size * k
     threshold = 1.0 - significance
     if estimator == "poisson":

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gammaln
-from scipy.stats import hypergeom
 
 #: Tables within this relative distance of the observed probability count as "as
 #: extreme" (R's fisher.test and SciPy use the same 1 + 1e-7).
@@ -171,6 +170,8 @@ def _last_two(sums: np.ndarray, logs: np.ndarray, weights: np.ndarray, a: int, b
     last = _first_true(mode, high + 1, lambda x: ~above(x)) - 1  # and falls after it
     first, last = np.where(peak, first, mode + 1), np.where(peak, last, mode)
     # P(X < first) + P(X > last) for X ~ Hypergeometric(a + b, a, m).
+    from scipy.stats import hypergeom  # scipy.stats takes a second to import
+
     distribution = hypergeom(a + b, a, m)
     tails = distribution.cdf(first - 1) + distribution.sf(last)
     log_all = _log_choose(a + b, m)

@@ -94,17 +94,44 @@ def release_linked(tables: LinkedTables, definition: DataDefinition,
     names event columns to remove. The link column must be a keyed pseudonym of ``plan``
     so the released tables link without the original identifier.
     """
-    tables.check()
     plan = plan or IdentifierPlan()
+    view = judged_view(tables, definition, hierarchies, aggregates, plan, key,
+                       event_identifying)
+    return view.released(method(view.frame, view.definition, view.hierarchies))
+
+
+@dataclass(frozen=True)
+class JudgedView:
+    """The patient-level view a method judges (``frame``, ``definition``,
+    ``hierarchies``) and the treated tables its release is projected onto."""
+
+    frame: pd.DataFrame
+    definition: DataDefinition
+    hierarchies: dict[str, Hierarchy]
+    treated: LinkedTables
+    aggregates: tuple[EventAggregate, ...]
+    identifiers: dict[str, Any] | None
+
+    def released(self, view: Release) -> LinkedRelease:
+        """Every table released as ``view`` (a release of :attr:`frame`) says."""
+        dropped = left_out(self.aggregates)
+        return LinkedRelease(view, project_release(view, self.treated, dropped), self.treated,
+                             self.aggregates, self.identifiers, dropped)
+
+
+def judged_view(tables: LinkedTables, definition: DataDefinition,
+                hierarchies: Mapping[str, Hierarchy], aggregates: tuple[EventAggregate, ...],
+                plan: IdentifierPlan, key: PseudonymKey | None,
+                event_identifying: tuple[str, ...] = ()) -> JudgedView:
+    """Check the tables, treat every one with ``plan`` and ``key``, and build the view."""
+    tables.check()
     _check_plan(plan, tables, event_identifying)
     treated, treated_definition = _treat(tables, definition, plan, key, hierarchies,
                                          event_identifying)
     frame, view_definition, view_hierarchies = patient_view(
         treated, treated_definition, aggregates, hierarchies)
-    view = method(frame, view_definition, view_hierarchies)
-    dropped = left_out(aggregates)
-    return LinkedRelease(view, _project(view, treated, dropped), treated, aggregates,
-                         plan.record(definition, key), dropped)
+    return JudgedView(frame, view_definition, view_hierarchies, treated, aggregates,
+                      plan.record(definition, key))
 
 
 def anonymize_linked(tables: LinkedTables, definition: DataDefinition,
@@ -176,7 +203,7 @@ def _treat(tables: LinkedTables, definition: DataDefinition, plan: IdentifierPla
             patients.definition)
 
 
-def _project(view: Release, tables: LinkedTables, dropped: Mapping[str, list[str]]
+def project_release(view: Release, tables: LinkedTables, dropped: Mapping[str, list[str]]
              ) -> dict[str, pd.DataFrame]:
     """The released tables: the view's released rows, and each event table's rows of
     released patients without the columns in ``dropped``."""

@@ -57,6 +57,14 @@ class EventAggregate:
         """The view's column: ``TABLE:count`` or ``TABLE:first-year:DATE``."""
         return ":".join(p for p in (self.table, self.kind, self.attribute) if p)
 
+    @property
+    def label(self) -> str:
+        """The aggregate in words: "admissions per patient", "first year of Admission
+        date" (listed under its table's count, which names the table)."""
+        if self.kind == COUNT:
+            return f"{self.table} per patient"
+        return f"first year of {self.attribute}"
+
     @classmethod
     def parse(cls, text: str) -> EventAggregate:
         table, _, rest = text.partition(":")

@@ -11,8 +11,8 @@ Listeners (:meth:`Session.listen`) are told of every change by name, with the
 arguments in brackets: ``project``, ``definition``, ``hierarchy`` (attribute name),
 ``settings``, ``result``, ``stale``, ``transformation`` (selected or applied),
 ``runs``, ``pinned``, ``release`` (the current release may be another one),
-``modified`` (bool), ``key`` and ``path``. The GUI's ``AppState`` turns each into the
-Qt signal ``<name>_changed``.
+``modified`` (bool), ``key``, ``path`` and ``linked`` (event tables added or removed).
+The GUI's ``AppState`` turns each into the Qt signal ``<name>_changed``.
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ from arxpy.workflows.identifier_settings import (
     treated_inputs,
     without_attribute,
 )
+from arxpy.workflows.linked_project import LINKED, project_view
+from arxpy.workflows.linked_release import JudgedView
 from arxpy.workflows.method_choice import (
     LATTICE,
     chosen_method,
@@ -57,6 +59,7 @@ from arxpy.workflows.pins import Pin
 from arxpy.workflows.runs import DEFAULT_KEPT_RUNS, MethodRun
 from arxpy.workflows.saved_result import record
 from arxpy.workflows.saved_runs import fingerprint
+from arxpy.workflows.session_linked import LinkedOfSession
 from arxpy.workflows.session_runs import RunsOfSession
 from arxpy.workflows.staleness import ConfigurationSnapshot
 
@@ -94,7 +97,7 @@ def check_hierarchies_of(data: pd.DataFrame, definition: DataDefinition,
             + problems[0], problems=problems)
 
 
-class Session(RunsOfSession):
+class Session(RunsOfSession, LinkedOfSession):
     """Current project, result, runs and selection; every change is announced by name."""
 
     def __init__(self) -> None:
@@ -138,6 +141,7 @@ class Session(RunsOfSession):
         #: held in memory only (a project keeps its fingerprint, never the key).
         self.pseudonym_key: PseudonymKey | None = None
         self._treated: tuple[tuple[int, str | None], Any] | None = None
+        self._views: dict[int, JudgedView] = {}  # see LinkedOfSession
         #: The identifiers record of each treated table that runs were given, by the
         #: table's id (the table is kept alongside so the id stays its own).
         self._identifier_records: dict[int, tuple[pd.DataFrame, dict[str, Any]]] = {}
@@ -160,7 +164,7 @@ class Session(RunsOfSession):
         self.input_delimiter = None
         self.revision += 1
         self.pseudonym_key = None  # a key belongs to a project's session; asked on open
-        self._treated, self._identifier_records = None, {}
+        self._treated, self._identifier_records, self._views = None, {}, {}
         self.path = Path(path) if path is not None else None
         self.result = self.result_frame = None
         self._result_basis = None
@@ -333,20 +337,40 @@ class Session(RunsOfSession):
         """The table and definition every run releases: the data with dates shifted and
         identifiers treated by the project's plan (the data themselves without one).
         Raises ConfigurationError when the plan cannot be applied (no key, ...)."""
-        key = self.pseudonym_key
-        stamp = (self.revision, key.fingerprint if key is not None else None)
-        if self._treated is None or self._treated[0] != stamp:
-            treated = treated_inputs(self.data, self.definition, self.hierarchies,
-                                     self.settings, key)
-            self._treated = (stamp, treated)
-            if treated is not None:
-                self._keep_record(treated.frame, treated.record)
-        treated = self._treated[1]
+        treated = self._treated_inputs()
         if treated is None:
             return self.data, self.definition
         return treated.frame, treated.definition
 
-    def _keep_record(self, frame: pd.DataFrame, record: dict[str, Any]) -> None:
+    def release_hierarchies(self) -> dict[str, Hierarchy]:
+        """The hierarchies of :meth:`release_inputs`' table: the project's, plus each
+        aggregate's of a patient-level view (unless the project names one)."""
+        treated = self._treated_inputs()
+        if isinstance(treated, JudgedView):
+            return dict(treated.hierarchies)
+        return dict(self.hierarchies)
+
+    def _treated_inputs(self) -> Any:
+        """The treated table (None: no plan), or with linked tables the patient-level
+        view, computed once per revision and key."""
+        key = self.pseudonym_key
+        stamp = (self.revision, key.fingerprint if key is not None else None)
+        if self._treated is None or self._treated[0] != stamp:
+            if self.linked is not None and self.events:
+                treated = project_view(self.data, self.definition, self.hierarchies,
+                                       self.events, self.settings, key, self.patient_table)
+                self._keep_view(treated)
+                record = treated.identifiers
+            else:
+                treated = treated_inputs(self.data, self.definition, self.hierarchies,
+                                         self.settings, key)
+                record = treated.record if treated is not None else None
+            self._treated = (stamp, treated)
+            if treated is not None:
+                self._keep_record(treated.frame, record)
+        return self._treated[1]
+
+    def _keep_record(self, frame: pd.DataFrame, record: dict[str, Any] | None) -> None:
         in_use = {id(r.data) for r in self.runs}
         self._identifier_records = {k: v for k, v in self._identifier_records.items()
                                     if k in in_use}
@@ -479,14 +503,16 @@ class Session(RunsOfSession):
 
     def _snapshot(self) -> ConfigurationSnapshot:
         return ConfigurationSnapshot.of(self.definition, self.hierarchies,
-                                        lattice_settings(self.settings))
+                                        {**lattice_settings(self.settings),
+                                         **self._tables_stamp()})
 
     def _run_snapshot(self, name: str) -> ConfigurationSnapshot:
         # Hierarchies count too: a method may use them, and a false "stale" is safe.
         return ConfigurationSnapshot.of(
             self.definition, self.hierarchies,
             {"parameters": method_parameters(self.settings, name),
-             IDENTIFIERS: self.settings.get(IDENTIFIERS)})
+             IDENTIFIERS: self.settings.get(IDENTIFIERS), LINKED: self.settings.get(LINKED),
+             **self._tables_stamp()})
 
     def _lattice_changes(self) -> list[str]:
         if self.result is None or self._result_basis is None or self.project is None:

@@ -22,6 +22,8 @@ SETTING_NAMES = {
     "strategy": "search strategy",
     "time_limit": "time limit",
     "identifiers": "identifier treatments",
+    "linked": "linked tables' aggregates or dates",
+    "linked_tables": "linked tables",
 }
 _FIELD_NAMES = {"type": "type", "data_type": "data type", "min_level": "minimum level",
                 "max_level": "maximum level", "weight": "weight"}

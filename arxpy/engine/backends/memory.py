@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import first_appearances
+from arxpy.data.codes import combine_codes
 from arxpy.engine.backends.base import (
     Histogram,
     OutputPlan,
@@ -27,20 +29,42 @@ from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
 
 
+def coded(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A column as codes into its distinct values as strings (a categorical's own codes;
+    the CSV reader's categories are strings already)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        values = column.cat.categories.to_numpy(dtype=object).astype(str).astype(object)
+        return column.cat.codes.to_numpy(), values
+    codes, uniques = pd.factorize(column.astype(str), sort=False)
+    return codes, np.asarray(uniques, dtype=object)
+
+
 def histogram_of_frame(frame: pd.DataFrame, attributes: Sequence[str],
                        sample: RecordSample | None = None) -> Histogram:
     """Distinct combinations of ``attributes`` in ``frame`` with their record counts
-    (and, with ``sample``, the records of each the sample kept)."""
+    (and, with ``sample``, the records of each the sample kept), sorted by their values.
+
+    Grouped on integer codes (a categorical column's own), never on the strings."""
     started = time.perf_counter()
     attributes = list(dict.fromkeys(attributes))
-    counted = frame[attributes].assign(
-        arxpy_sampled=1 if sample is None else sample.kept(np.arange(len(frame))))
-    grouped = counted.groupby(attributes, sort=True, dropna=False, observed=True)
-    sums = grouped["arxpy_sampled"].agg(["size", "sum"])
-    table = sums.index.to_frame(index=False).astype(str)
-    return Histogram(frame=table, counts=sums["size"].to_numpy(dtype=np.int64),
+    columns = [coded(frame[name]) for name in attributes]
+    key, _ = combine_codes([codes for codes, _ in columns],
+                           radices=[max(len(values), 1) for _, values in columns])
+    inverse, uniques = pd.factorize(key, sort=False)
+    first = first_appearances(inverse)
+    table = pd.DataFrame({name: values[codes[first]]
+                          for name, (codes, values) in zip(attributes, columns, strict=True)},
+                         columns=attributes)
+    order = table.sort_values(attributes, kind="stable").index.to_numpy() \
+        if len(table) else np.zeros(0, dtype=np.intp)
+    counts = np.bincount(inverse, minlength=len(uniques)).astype(np.int64)
+    sampled = None
+    if sample is not None:
+        kept = sample.kept(np.arange(len(frame)))
+        sampled = np.bincount(inverse, weights=kept, minlength=len(uniques)).astype(np.int64)[order]
+    return Histogram(frame=table.iloc[order].reset_index(drop=True), counts=counts[order],
                      columns=tuple(frame.columns), seconds=time.perf_counter() - started,
-                     sampled=None if sample is None else sums["sum"].to_numpy(dtype=np.int64))
+                     sampled=sampled)
 
 
 class MemoryEngine:
@@ -70,7 +94,7 @@ class MemoryEngine:
         from arxpy.data.csv_io import read_csv
 
         return read_csv(source.path, source.csv_format(), nrows=nrows,
-                        guess_encoding=source.encoding is None)
+                        guess_encoding=source.encoding is None, categories=True)
 
     def columns(self, source: RecordSource) -> tuple[str, ...]:
         if source.frame is not None:
@@ -79,7 +103,9 @@ class MemoryEngine:
             import pyarrow.parquet as pq
 
             return tuple(pq.read_schema(source.path).names)
-        return tuple(self._read(source, nrows=1).columns)
+        from arxpy.data.csv_io import column_names
+
+        return tuple(column_names(source.path, source.csv_format()))  # the first record only
 
     def histogram(self, source: RecordSource, attributes: Sequence[str], *,
                   progress: Progress | None = None, cancel: CancelToken | None = None,
@@ -99,32 +125,70 @@ def apply_plan(frame: pd.DataFrame, plan: OutputPlan) -> tuple[pd.DataFrame, int
     rows in the order the plan's ``shuffle_seed`` gives.
 
     The in-memory engine's write, and the reference the other engines are tested
-    against."""
+    against. Works on codes: a generalized column is a categorical of its labels."""
     out = frame[list(plan.columns)].copy()
-    generalized = {}
-    for name, table in plan.labels.items():
-        lookup = pd.Series(table["label"].to_numpy(), index=table["value"].to_numpy())
-        generalized[name] = frame[name].astype(str).map(lookup)
-        if generalized[name].isna().any():
-            raise ConfigurationError(
-                f"'{name}' has a value its hierarchy does not cover; the data changed since "
-                "the histogram was built.")
-    mask = np.zeros(len(frame), dtype=bool)
-    if len(plan.suppressed) and plan.labels:
-        keys = pd.MultiIndex.from_frame(pd.DataFrame(generalized)[list(plan.labels)])
-        mask = keys.isin(pd.MultiIndex.from_frame(plan.suppressed[list(plan.labels)]))
+    released = {name: _released_codes(name, frame[name], table)
+                for name, table in plan.labels.items()}
+    mask = _suppressed_rows(released, plan)
     if plan.sample is not None:
         mask = mask | ~plan.sample.kept(np.arange(len(frame)))
-    for name, values in generalized.items():
-        values = values.to_numpy(dtype=object).copy()
-        values[mask] = plan.suppressed_value
-        if name in out.columns:
-            out[name] = values
+    for name, (codes, labels) in released.items():
+        if name not in out.columns:
+            continue
+        star = _index_of(labels, plan.suppressed_value)
+        if star == len(labels):
+            labels = np.append(labels, plan.suppressed_value)
+        if mask.any():
+            codes = np.where(mask, codes.dtype.type(star), codes)
+        out[name] = pd.Categorical.from_codes(codes, labels, validate=False)
     if plan.remove_suppressed:
         out = out[~mask].reset_index(drop=True)
     if plan.shuffle_seed is not None:
         out = out.iloc[shuffle_order(len(out), plan.shuffle_seed)].reset_index(drop=True)
     return out, int(mask.sum())
+
+
+def _released_codes(name: str, column: pd.Series, table: pd.DataFrame
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Per record, the code of its released label, and the distinct labels."""
+    codes, values = coded(column)
+    label_of, labels = pd.factorize(table["label"].to_numpy(dtype=object).astype(str))
+    lookup = pd.Series(label_of, index=table["value"].to_numpy(dtype=object).astype(str))
+    of_value = lookup.reindex(values).to_numpy()
+    if np.isnan(of_value.astype(float)).any():
+        raise ConfigurationError(
+            f"'{name}' has a value its hierarchy does not cover; the data changed since "
+            "the histogram was built.")
+    # + 1: room for the suppressed value's code
+    small = np.min_scalar_type(-(len(labels) + 1))  # 10^7 records: 10 MB, not 80
+    return of_value.astype(small)[codes], np.asarray(labels, dtype=object)
+
+
+def _index_of(labels: np.ndarray, label: str) -> int:
+    """Position of ``label`` among ``labels`` (``len(labels)`` when absent)."""
+    found = np.flatnonzero(labels == label)
+    return int(found[0]) if len(found) else len(labels)
+
+
+def _suppressed_rows(released: dict[str, tuple[np.ndarray, np.ndarray]], plan: OutputPlan
+                     ) -> np.ndarray:
+    """Records whose released labels are one of the plan's suppressed classes."""
+    records = len(next(iter(released.values()))[0]) if released else 0
+    if not len(plan.suppressed) or not released:
+        return np.zeros(records, dtype=bool)
+    names = list(plan.labels)
+    radices = [len(released[n][1]) + 1 for n in names]  # + 1: a label the data lacks
+    rows, _ = combine_codes([released[n][0] for n in names], radices)
+    classes, _ = combine_codes(
+        [_label_codes(plan.suppressed[n], released[n][1]) for n in names], radices)
+    return np.isin(rows, classes)
+
+
+def _label_codes(labels: pd.Series, known: np.ndarray) -> np.ndarray:
+    """Codes of ``labels`` among ``known`` (``len(known)`` for a label not among them)."""
+    position = pd.Series(np.arange(len(known)), index=known)
+    return position.reindex(labels.to_numpy(dtype=object).astype(str)).fillna(
+        len(known)).to_numpy().astype(np.int64)
 
 
 def timed_write(frame: pd.DataFrame, plan: OutputPlan, path: Path, delimiter: str
@@ -138,7 +202,8 @@ def timed_write(frame: pd.DataFrame, plan: OutputPlan, path: Path, delimiter: st
         from arxpy.data.atomic import atomic_path
 
         with atomic_path(path) as temporary:
-            table.to_parquet(temporary, index=False)
+            # plain strings, as the other engines write them (not Parquet dictionaries)
+            table.astype(object).to_parquet(temporary, index=False)
     else:
         export_table(table, path, delimiter=delimiter)
     return WriteSummary(path, len(table), suppressed, time.perf_counter() - started)

@@ -110,7 +110,7 @@ class ExplorePerspective(QWidget):
         self.buttons["Apply selected"].clicked.connect(lambda: self.apply(state.selected))
         self.buttons["Pin selected"].clicked.connect(lambda: self.pin(state.selected))
         self.buttons["Unpin all"].clicked.connect(lambda: state.unpin())
-        self.buttons["Export…"].clicked.connect(lambda: self.export_dialog().open())
+        self.buttons["Export…"].clicked.connect(self._export)
 
     # --- actions ----------------------------------------------------------------------
 
@@ -126,6 +126,14 @@ class ExplorePerspective(QWidget):
             self.message.clear()
         except ArxpyError as exc:
             self.message.setText(str(exc))
+
+    def _export(self) -> None:
+        # Linked tables go out together (File › Export asks for their folder).
+        projects = getattr(self.window(), "projects", None)
+        if self.state.events and projects is not None:
+            projects.export_data()
+        else:
+            self.export_dialog().open()
 
     def export_dialog(self) -> ExportDialog:
         """The export dialog for the current release: the applied transformation or the

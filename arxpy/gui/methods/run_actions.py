@@ -63,7 +63,7 @@ class MethodRunActions:
         return window.start_run(
             run_method_job, lambda release: self.finished(method, data, definition, release),
             f"Running {method.label}…", method=method, frame=data, definition=definition,
-            hierarchies=dict(state.hierarchies))
+            hierarchies=state.release_hierarchies())
 
     def may_drop(self, run: MethodRun | None) -> bool:
         """Before a run that will push ``run`` out of the full list: ask (True: go on)."""

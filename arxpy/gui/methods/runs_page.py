@@ -389,7 +389,7 @@ class RunsPage(QWidget):
         except ConfigurationError as exc:
             self._say(f"<span style='color:#b3261e'>{html.escape(str(exc))}</span>")
             return
-        hierarchies = dict(state.hierarchies)
+        hierarchies = state.release_hierarchies()
         self._clear_comparison()
         self._compared = compared
         self._say("Comparing…")

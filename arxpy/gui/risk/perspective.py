@@ -391,7 +391,10 @@ class RiskPerspective(QWidget):
         if not self._quasi_identifiers():
             return ("No attribute is quasi-identifying: mark the attributes an attacker could "
                     "know as quasi-identifying (Configure) to analyse risks.")
-        text = side_label("input", "Input") + " (original data)"
+        # Linked tables: the privacy models and these figures judge one row per patient.
+        per_patient = bool(self.state.events)
+        text = side_label("input", "Input") + (" (patient-level view)" if per_patient
+                                               else " (original data)")
         applied = self._applied()
         if applied is None:
             text += (" &nbsp;—&nbsp; <i>only the input is shown: run an anonymization (and "
@@ -402,8 +405,9 @@ class RiskPerspective(QWidget):
             analysis = self.analysis("output")
             if analysis is not None:
                 suppressed = analysis.records - analysis.records_analyzed
-                text += (f" ({suppressed:,} suppressed records left out)" if suppressed
-                         else " (no records suppressed)")
+                unit = "patients" if per_patient else "records"
+                text += (f" ({suppressed:,} suppressed {unit} left out)" if suppressed
+                         else f" (no {unit} suppressed)")
             verdict = self._output_verdict()
             if verdict:  # the release's one verdict, as Explore and Compare show it
                 text += f"<br><b>{html.escape(verdict, quote=False)}</b>"

@@ -1,0 +1,87 @@
+"""Render linked tables in the project (issue 32) to PNG.
+
+``QT_QPA_PLATFORM=offscreen python -m screenshots.linked [DIR]`` writes ``linked-*.png``
+(default DIR /tmp/arxpy-shots) at 1280x720 and 1920x1080 (``-1080p``): the import
+wizard's linked-tables page over the window, Configure with the linked tables panel,
+and Explore and Risk judging the patient-level view of the linked example (800
+patients, their admissions, 5-anonymity with the number of admissions).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arxpy.gui.rendering import save_png, wait_until
+from screenshots import dialogs_over_window, example_window, render_main
+
+PATIENTS = 800
+
+
+def render(output: Path, size: tuple[int, int], suffix: str) -> list[Path]:
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication, QWizard
+
+    from arxpy.gui.import_wizard import ImportWizard
+    from arxpy.linked_example import LINK_COLUMN, write_linked_example
+
+    app, window, scratch = example_window(size)
+    write_linked_example(scratch, patients=PATIENTS)
+    wizard = ImportWizard(window)
+    wizard.show()
+    wizard.source_page.path.setText(str(scratch / "patients.csv"))
+    wizard.next()
+    wizard.next()
+    wizard.next()
+    wizard.linked_page.add_files([str(scratch / "admissions.csv")])
+    wizard.linked_page.link_column.setCurrentText(LINK_COLUMN)
+    app.processEvents()
+    written = [dialogs_over_window(window, size, [(wizard, QPoint(0, 0))],
+                                   output / f"linked-import{suffix}.png")]
+    window.state.discard_changes()
+    wizard.button(QWizard.WizardButton.FinishButton).click()
+    window.set_project(wizard.project, None)
+    _configure(window, scratch)
+    app.processEvents()
+    written.append(save_png(window, output / f"linked-configure{suffix}.png"))
+    window.anonymize()
+    wait_until(lambda: window.worker is None, what="the search")
+    ready = {1: lambda: window.explore.list.model.nodes is not None,
+             3: lambda: window.risk.analysis("output") is not None and not window.risk.busy}
+    for index, name in ((1, "explore"), (3, "risk")):
+        window.show_perspective(index)
+        wait_until(ready[index], what=f"the {name} perspective")
+        QApplication.processEvents()
+        written.append(save_png(window, output / f"linked-{name}{suffix}.png"))
+    window.state.discard_changes()
+    window.close()
+    return written
+
+
+def _configure(window, scratch: Path) -> None:
+    """Roles, hierarchies, a key, the count judged, both dates shifted, 5-anonymity."""
+    from arxpy.data.definition import AttributeType
+    from arxpy.hierarchy.io import read_hierarchy
+    from arxpy.linked_example import QUASI_IDENTIFIERS
+    from arxpy.workflows.linked_tables import EventAggregate
+
+    state = window.state
+    window.keys.create(scratch / "ward.key")
+    state.set_attribute("County", type=AttributeType.IDENTIFYING)
+    for name in QUASI_IDENTIFIERS:
+        state.set_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
+        state.set_hierarchy(name, read_hierarchy(scratch / "hierarchies" / f"{name}.csv"))
+    linked = state.linked
+    state.set_linked(type(linked)(linked.link_column,
+                                  (EventAggregate("admissions", "count"),),
+                                  ("Admission date", "Discharge date"), 30))
+    state.update_settings(privacy_models=[{"kind": "k-anonymity", "k": 5}],
+                          suppression_limit=0.05)
+    window.configure.select_attribute("Age")
+
+
+def main(argv: list[str] | None = None) -> int:
+    return render_main(render, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
