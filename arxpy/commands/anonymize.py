@@ -235,12 +235,13 @@ def _histogram_route(args: argparse.Namespace, identifiers: IdentifierOptions,
 
     Only when ``--engine`` is left out, for a large CSV file, and when nothing of the
     run needs the records as a table (identifier treatments, linked tables, presets,
-    recipes and certificates, local recoding, neutralised formulas)."""
+    recipes and certificates, local recoding, microaggregation, neutralised formulas)."""
     if args.engine is not None or args.data is None or is_parquet_path(args.data):
         return False
     needs_table = (identifiers.plan is not None, linked is not None, args.preset is not None,
                    args.recipe_out is not None, args.certificate is not None,
-                   args.neutralize_formulas, args.local_recoding is not None)
+                   args.neutralize_formulas, args.local_recoding is not None,
+                   bool(args.microaggregate))
     if any(needs_table):
         return False
     try:
