@@ -52,7 +52,7 @@ def test_weight_spin_boxes_show_arx_default_for_an_unset_weight(window):
     assert table.cellWidget(0, 1).value() == 0.5
 
 
-def test_attribute_panel_sets_type_data_type_levels_and_weight(window):
+def test_attribute_panel_sets_type_data_type_levels_weight_and_transformation(window):
     panel = window.configure.attribute_panel
     window.configure.select_attribute("zip")
     assert panel.name == "zip" and window.configure.hierarchy_editor.name == "zip"
@@ -77,6 +77,28 @@ def test_attribute_panel_sets_type_data_type_levels_and_weight(window):
     assert not window.windowTitle().startswith("*")
     window.redo_action.trigger()
     assert window.state.definition["zip"].type is AttributeType.QUASI_IDENTIFYING
+    _microaggregate_zip(window)  # in this test: a window costs 1.5 s to set up
+
+
+def _microaggregate_zip(window) -> None:
+    """Issue 34: ARX's Transformation and Function beside the hierarchy; zip has none, and
+    needs none while it is aggregated without clustering."""
+    from arxpy.gui.attribute_panel import TRANSFORMATIONS
+
+    panel = window.configure.attribute_panel
+    window.configure.select_attribute("zip")
+    assert not panel.function.isEnabled()
+    _choose(panel.transformation, TRANSFORMATIONS["Microaggregation"])
+    # A string attribute starts with a function its values allow.
+    assert window.state.settings["microaggregation"] == {
+        "zip": {"function": "mode", "clustering": False}}
+    assert panel.function.isEnabled() and not panel.min_level.isEnabled()
+    _choose(panel.function, "set")
+    assert window.state.config().microaggregation["zip"].function == "set"
+    window.undo_action.trigger()
+    assert window.state.settings["microaggregation"]["zip"]["function"] == "mode"
+    _choose(panel.transformation, TRANSFORMATIONS["Generalization"])
+    assert "microaggregation" not in window.state.settings  # as older projects have it
 
 
 def test_attribute_panel_warns_about_values_that_do_not_parse(window):
@@ -206,3 +228,4 @@ def test_weights_tab_lists_quasi_identifiers(window):
     assert window.configure.attribute_panel.weight.value() == 3.0
     window.state.set_attribute("zip", type=AttributeType.QUASI_IDENTIFYING)
     assert weights.rowCount() == 2
+

@@ -60,7 +60,8 @@ def test_the_route_gives_the_table_path_s_answers_and_bytes(example, monkeypatch
     assert audit.k_anonymity(kept, quasi) >= 5
 
 
-@pytest.mark.parametrize("extra", [("--engine", "memory"), ("--neutralize-formulas",)])
+@pytest.mark.parametrize("extra", [("--engine", "memory"), ("--neutralize-formulas",),
+                                   ("--microaggregate", "Age=median", "--type", "Age=integer")])
 def test_an_explicit_engine_or_a_table_option_keeps_the_table_path(example, monkeypatch,
                                                                    extra):
     folder, args = example

@@ -23,6 +23,7 @@ from arxpy.commands.options import (
     add_attribute_arguments,
     add_data_arguments,
     add_local_recoding_arguments,
+    add_microaggregation_arguments,
     add_order_arguments,
     add_privacy_arguments,
     add_search_arguments,
@@ -60,6 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_privacy_arguments(parser)
     add_search_arguments(parser)
     add_local_recoding_arguments(parser)
+    add_microaggregation_arguments(parser)
     parser.add_argument("--seed", type=seed_option, metavar="N",
                         help="seed of differential privacy's sampling and search (default: "
                         "drawn and reported)")
@@ -233,12 +235,13 @@ def _histogram_route(args: argparse.Namespace, identifiers: IdentifierOptions,
 
     Only when ``--engine`` is left out, for a large CSV file, and when nothing of the
     run needs the records as a table (identifier treatments, linked tables, presets,
-    recipes and certificates, local recoding, neutralised formulas)."""
+    recipes and certificates, local recoding, microaggregation, neutralised formulas)."""
     if args.engine is not None or args.data is None or is_parquet_path(args.data):
         return False
     needs_table = (identifiers.plan is not None, linked is not None, args.preset is not None,
                    args.recipe_out is not None, args.certificate is not None,
-                   args.neutralize_formulas, args.local_recoding is not None)
+                   args.neutralize_formulas, args.local_recoding is not None,
+                   bool(args.microaggregate))
     if any(needs_table):
         return False
     try:

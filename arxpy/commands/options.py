@@ -259,6 +259,25 @@ def add_local_recoding_arguments(parser: argparse.ArgumentParser) -> None:
                        "suppression, 1 generalization (default 0.05, ARX's)")
 
 
+def add_microaggregation_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--microaggregate ATTR=FUNCTION[:cluster]`` (ARX's microaggregation, issue 34)."""
+    from arxpy.engine.microaggregation import FUNCTIONS
+
+    parser.add_argument(
+        "--microaggregate", action="append", default=[], metavar="ATTR=FUNCTION",
+        help="release one aggregate of ATTR per equivalence class instead of generalizing "
+        f"it ({'|'.join(FUNCTIONS)}); ATTR becomes a quasi-identifier formed into classes by "
+        "the others, or with ATTR=FUNCTION:cluster by its own --hierarchy too (repeatable)")
+
+
+def microaggregation_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--microaggregate`` items as the settings' ``microaggregation`` mapping."""
+    from arxpy.engine.microaggregation import parse_microaggregate_option
+
+    pairs = [parse_microaggregate_option(item) for item in getattr(args, "microaggregate", [])]
+    return {name: m.to_dict() for name, m in pairs}
+
+
 def read_hierarchy_options(items: list[str], delimiter: str | None) -> dict[str, Any]:
     """``ATTR=FILE`` items as hierarchies by attribute name."""
     from arxpy.hierarchy.io import read_hierarchy
@@ -651,6 +670,9 @@ def settings_from_args(args: argparse.Namespace, base: dict[str, Any]) -> dict[s
                        *_genetic_settings(args)):
         if value is not None:
             settings[key] = value
+    micro = microaggregation_options(args)
+    if micro:
+        settings["microaggregation"] = {**settings.get("microaggregation", {}), **micro}
     return settings
 
 
@@ -699,9 +721,10 @@ def _roles(args: argparse.Namespace, columns, hierarchies):
     specs = privacy_specs(args)
     sensitive = set(args.sensitive) | {s["attribute"] for s in specs if "attribute" in s}
     definition = DataDefinition.for_columns(columns)
-    for name in list(hierarchies) + list(sensitive) + list(args.identifying):
+    aggregated = set(microaggregation_options(args))
+    for name in [*hierarchies, *sensitive, *args.identifying, *aggregated]:
         definition[name]  # DefinitionError naming an unknown attribute
-    quasi_identifiers = set(hierarchies) - _hierarchical_t_closeness(specs)
+    quasi_identifiers = (set(hierarchies) - _hierarchical_t_closeness(specs)) | aggregated
     check_roles(quasi_identifiers, sensitive, set(args.identifying))
     for name in quasi_identifiers:
         definition = definition.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
@@ -751,6 +774,8 @@ def _load_project(args: argparse.Namespace):
         definition = definition.with_attribute(name, type=AttributeType.IDENTIFYING)
     for name in args.sensitive:
         definition = definition.with_attribute(name, type=AttributeType.SENSITIVE)
+    for name in microaggregation_options(args):
+        definition = definition.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
     definition = apply_attribute_options(args, project.data, definition)
     return project.data, definition, project.hierarchies, dict(project.settings or {})
 

@@ -15,6 +15,7 @@ import pandas as pd
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.config import AnonymizationConfig
 from arxpy.engine.local_recoding import recode_from
+from arxpy.engine.microaggregation import lattice_definition
 from arxpy.engine.prepare import prepare
 from arxpy.engine.result import Result
 from arxpy.engine.safepub import anonymize_safepub, differential_privacy_of
@@ -50,6 +51,10 @@ def anonymize(
     and its answers are the same as on the records.
     """
     if differential_privacy_of(config) is not None:
+        if config.microaggregation:
+            raise ConfigurationError(
+                "Differential privacy releases generalized values only; remove the "
+                "microaggregation or the differential privacy model.")
         return anonymize_safepub(frame, definition, hierarchies, config, progress, cancel,
                                  weights=weights)
     cancel = cancel or CancelToken()
@@ -57,7 +62,7 @@ def anonymize(
     report(0.0, "Checking and encoding the data")
     # Before any per-level array is built: deep hierarchies can take minutes to encode,
     # only to find the lattice too large for the strategy.
-    size = lattice_size_of(definition, hierarchies)
+    size = lattice_size_of(lattice_definition(definition, config.microaggregation), hierarchies)
     if size is not None:
         check_lattice_size(size, config.strategy)
     if weights is not None and config.local_recoding:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition
 from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.microaggregation import aggregate_column, aggregated_only
 from arxpy.engine.prepare import prepare
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
@@ -155,18 +156,40 @@ def release_of(context: SearchContext, frame: pd.DataFrame, definition: DataDefi
     groups = np.full(len(frame), -1, dtype=np.int64)
     groups[rows] = inverse
     groups[suppressed] = -1
+    for name, m in config.microaggregation.items():
+        check()
+        column = aggregate_column(frame[name], definition[name].data_type, groups, m)
+        column[suppressed] = SUPPRESSED_VALUE
+        table[name] = column
     return Release(
         table=table, suppressed=suppressed, definition=definition, method=GENERALIZATION,
         parameters=config.to_dict(),
         claims=claims_of(config, names, _claim_hierarchies(context)),
         input_sha256=input_sha256, groups=groups,
-        hierarchies={q.name: q.hierarchy for q in context.data.quasi_identifiers},
+        # A clustered attribute releases aggregates, not its hierarchy's labels.
+        hierarchies={q.name: q.hierarchy for q in context.data.quasi_identifiers
+                     if q.name not in config.microaggregation},
         transformation=dict(zip(names, levels, strict=True)),
         elapsed_seconds=elapsed_seconds, remove_suppressed=config.remove_suppressed,
         seed=run_seed(config),
         completely_generalized_records=completely_generalized(
             context.data, levels, int((~suppressed).sum())),
     )
+
+
+def _without_aggregated(transformation: Sequence[int] | Mapping[str, int],
+                        config: AnonymizationConfig) -> Sequence[int] | Mapping[str, int]:
+    """Levels by name without the attributes aggregated outside the lattice (level 0 of
+    every declared quasi-identifier, as ``--transformation`` reads it, names them too)."""
+    if not isinstance(transformation, Mapping):
+        return transformation
+    aggregated = aggregated_only(config.microaggregation)
+    leveled = [name for name in aggregated if transformation.get(name)]
+    if leveled:
+        raise ConfigurationError(
+            f"'{leveled[0]}' is microaggregated, not generalized; leave it out of the "
+            "transformation.")
+    return {name: level for name, level in transformation.items() if name not in aggregated}
 
 
 def apply(frame: pd.DataFrame, definition: DataDefinition,
@@ -181,7 +204,7 @@ def apply(frame: pd.DataFrame, definition: DataDefinition,
     data, config = prepare(frame, definition, hierarchies, config)
     context = SearchContext(data, config.privacy_models, config.quality_model,
                             config.suppression_limit)
-    levels = level_vector(context, transformation)
+    levels = level_vector(context, _without_aggregated(transformation, config))
     release = release_of(context, frame, definition, config, levels,
                          input_sha256=table_sha256(frame))
     return dataclasses.replace(release, elapsed_seconds=time.perf_counter() - started)

@@ -9,7 +9,9 @@
 ``remove_suppressed`` is written only when set (suppressed rows are kept with ``*`` in
 every quasi-identifier by default, as in ARX); so are ``local_recoding`` (passes over
 the suppressed records after the search, 0 = off), ``local_recoding_gs_factor`` and
-the genetic strategy's ``genetic_*`` settings.
+the genetic strategy's ``genetic_*`` settings. ``microaggregation`` (issue 34) maps
+quasi-identifiers to how they are aggregated, ``{"age": {"function": "mean",
+"clustering": false}}``, and is written only when set too, so older files keep meaning.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 import arxpy.privacy  # noqa: F401  (registers every privacy model for from_dict)
 import arxpy.quality  # noqa: F401  (registers every quality model for from_dict)
+from arxpy.engine.microaggregation import MicroAggregation, microaggregation_from_dict
 from arxpy.errors import ConfigurationError
 from arxpy.params import Param, check_params
 from arxpy.privacy.base import PrivacyModel
@@ -133,11 +136,14 @@ class AnonymizationConfig:
     genetic_production_fraction: float = _GA.production_fraction
     genetic_deterministic: bool = _GA.deterministic
     genetic_seed: int | None = None
+    #: Quasi-identifiers released as one aggregate per class (ARX's microaggregation).
+    microaggregation: Mapping[str, MicroAggregation] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # Construction normalizes the object being built (lists, declared types);
         # validate() never changes an existing configuration.
         self.privacy_models = list(self.privacy_models)
+        self.microaggregation = microaggregation_from_dict(self.microaggregation)
         for name, value in self._checked_settings().items():
             setattr(self, name, value)
 
@@ -153,6 +159,7 @@ class AnonymizationConfig:
         return a normalized copy (models in a list, settings of their declared types).
         The configuration itself is left as it is."""
         return dataclasses.replace(self, privacy_models=list(self.privacy_models),
+                                   microaggregation=dict(self.microaggregation),
                                    **self._checked_settings())
 
     def _checked_settings(self) -> dict[str, Any]:
@@ -167,6 +174,11 @@ class AnonymizationConfig:
         settings = check_params(_PARAMS, self.search_settings(), OWNER)
         if settings["local_recoding"]:
             _check_local_recoding(self.privacy_models)
+            if self.microaggregation:
+                raise ConfigurationError(
+                    "Local recoding does not combine with microaggregation: the passes would "
+                    "aggregate over classes of different levels; set local recoding to 0 or "
+                    "remove the microaggregation.")
         return settings
 
     def to_dict(self) -> dict[str, Any]:
@@ -186,6 +198,9 @@ class AnonymizationConfig:
             out["local_recoding_gs_factor"] = float(self.local_recoding_gs_factor)
         out.update({p.name: getattr(self, p.name) for p in GENETIC_PARAMS
                     if getattr(self, p.name) != p.default})  # written when set
+        if self.microaggregation:
+            out["microaggregation"] = {name: m.to_dict()
+                                       for name, m in self.microaggregation.items()}
         return out
 
     @classmethod
@@ -237,6 +252,7 @@ def _settings_parts(d: Mapping[str, Any]) -> dict[str, Any]:
         if quality_spec else Loss()
     search = {p.name: d[p.name] for p in _PARAMS if d.get(p.name) is not None}
     return {"privacy_models": models, "quality_model": quality,
+            "microaggregation": microaggregation_from_dict(d.get("microaggregation") or {}),
             **check_params(_PARAMS, search, OWNER)}
 
 

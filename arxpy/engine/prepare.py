@@ -16,6 +16,11 @@ import pandas as pd
 
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.microaggregation import (
+    aggregated_only,
+    check_microaggregation,
+    lattice_definition,
+)
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.jobs import CancelToken
@@ -61,7 +66,17 @@ def prepare(frame: pd.DataFrame, definition: DataDefinition,
     for name in tracked:
         definition[name]  # raises DefinitionError naming the unknown attribute
     _check_sensitive(definition, config)
-    data = encode(frame, definition, hierarchies, tracked, cancel.raise_if_cancelled, weights)
+    check_microaggregation(definition, config.microaggregation)
+    if config.microaggregation and weights is not None:
+        raise ConfigurationError(
+            "Microaggregation needs the records themselves, not a histogram of them; use "
+            "--engine memory or remove the microaggregation.")
+    # Attributes aggregated without clustering leave the lattice; their distributions
+    # per class are tracked for the aggregates and the quality model.
+    aggregated = [n for n in definition.names if n in aggregated_only(config.microaggregation)]
+    data = encode(frame, lattice_definition(definition, config.microaggregation), hierarchies,
+                  [*tracked, *aggregated], cancel.raise_if_cancelled, weights)
+    data = dataclasses.replace(data, aggregated=tuple(aggregated))
     for model in config.privacy_models:
         model.validate(data)
     config.quality_model.validate(data)

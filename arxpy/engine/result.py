@@ -371,6 +371,9 @@ class Result:
             "strategy": self.config.strategy,
             **({} if self.passes is None else
                {"local_recoding": self.passes.to_dict(self.quasi_identifiers)}),
+            # Aggregated attributes stand outside "quasi_identifiers" (the lattice's).
+            **({"microaggregation": self.config.to_dict()["microaggregation"]}
+               if self.config.microaggregation else {}),
             **self._differential_privacy(),
         }
 

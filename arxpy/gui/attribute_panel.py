@@ -1,4 +1,5 @@
-"""The attribute panel: type, data type and format, level range and weight of one attribute."""
+"""The attribute panel: type, data type and format, level range and weight of one attribute,
+and whether a quasi-identifier is generalized or microaggregated (ARX's "Transformation")."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QPushButton,
@@ -26,6 +28,12 @@ from arxpy.data.definition import (
     DataType,
 )
 from arxpy.data.types import DATE_FORMATS, DECIMAL_COMMA, infer_data_type, validate_values
+from arxpy.engine.microaggregation import (
+    FUNCTIONS,
+    MicroAggregation,
+    microaggregation_from_dict,
+    with_microaggregation,
+)
 from arxpy.errors import ArxpyError
 from arxpy.gui.message_lines import ReservedLines
 from arxpy.gui.state import AppState
@@ -38,6 +46,10 @@ DECIMAL_FORMATS = {"point (1.5)": "", "comma (1,5)": DECIMAL_COMMA}
 #: Delimiters of the codes in a cell of a set attribute (never '.', which ICD-9 uses).
 CODE_DELIMITERS = {"codes separated by ;": ";", "codes separated by |": "|",
                    "codes separated by spaces": " ", "codes separated by ,": ","}
+#: ARX's transformations of a quasi-identifier: None generalizes it with its hierarchy;
+#: otherwise microaggregation, with clustering (True) or without (False).
+TRANSFORMATIONS = {"Generalization": None, "Microaggregation": False,
+                   "Clustering and microaggregation": True}
 
 
 def type_icon(attribute_type: AttributeType) -> QIcon:
@@ -73,6 +85,20 @@ class AttributePanel(QWidget):
         self.min_level, self.max_level = QComboBox(), QComboBox()
         self.weight = QDoubleSpinBox(decimals=2, minimum=0.01, maximum=100.0, singleStep=0.1,
                                      value=DEFAULT_WEIGHT)
+        self.transformation = QComboBox()
+        for label, clustering in TRANSFORMATIONS.items():
+            self.transformation.addItem(label, clustering)
+        self.transformation.setToolTip(
+            "Generalization releases a level of the hierarchy; microaggregation one aggregate "
+            "per equivalence class, the classes formed by the other quasi-identifiers (with "
+            "clustering, by this attribute's hierarchy too)")
+        self.function = QComboBox()
+        for key, label in FUNCTIONS.items():
+            self.function.addItem(label, key)
+        self.function.setToolTip("The aggregate released for each class (microaggregation)")
+        for combo in (self.transformation, self.function):  # long labels must not widen it
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(8)
         self.weight.setToolTip(
             f"Weight of the attribute in weighted quality models (Loss, ...); {DEFAULT_WEIGHT} "
             "unless set, as in ARX. Only ratios matter: weights are divided by the largest.")
@@ -92,16 +118,20 @@ class AttributePanel(QWidget):
         state.definition_changed.connect(self.refresh)
         state.hierarchy_changed.connect(lambda _name: self.refresh())
         state.settings_changed.connect(self._show_preset_rule)
+        state.settings_changed.connect(self.refresh)
         self._fill_attributes()
 
     def _layout(self) -> None:
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
+        # No row of its own for the order button or the function: the panel's height is
+        # what lets the window fit 1280x720 (tests/test_gui_fit.py).
         rows = (
             ("Attribute:", self.attribute, "Type:", self.type),
-            ("Data type:", self.kind, "Format:", self.format),
+            ("Data type:", self.kind, "Format:", _beside(self.format, self.order_button)),
             ("Minimum level:", self.min_level, "Maximum level:", self.max_level),
-            ("Weight:", self.weight, "", self.order_button),
+            ("Weight:", self.weight, "Transformation:",
+             _beside(self.transformation, self.function, (6, 5))),
         )
         for row, (label_a, widget_a, label_b, widget_b) in enumerate(rows):
             grid.addWidget(QLabel(label_a), row, 0)
@@ -110,8 +140,8 @@ class AttributePanel(QWidget):
             grid.addWidget(widget_b, row, 3)
         grid.addWidget(self.message, len(rows), 0, 1, 4)
         grid.addWidget(self.preset_rule, len(rows) + 1, 0, 1, 4)
-        grid.setColumnStretch(1, 1)
-        grid.setColumnStretch(3, 1)
+        grid.setColumnStretch(1, 2)
+        grid.setColumnStretch(3, 3)  # the transformation and its function share a cell
 
     def _connect(self) -> None:
         self.attribute.currentIndexChanged.connect(self._attribute_chosen)
@@ -125,6 +155,8 @@ class AttributePanel(QWidget):
             combo.activated.connect(
                 lambda _i, c=combo, k=key: self._edit(**{k: c.currentData()}))
         self.weight.editingFinished.connect(self._change_weight)
+        self.transformation.activated.connect(lambda _i: self._change_microaggregation())
+        self.function.activated.connect(lambda _i: self._change_microaggregation())
 
     # --- filling -------------------------------------------------------------------------
 
@@ -169,6 +201,7 @@ class AttributePanel(QWidget):
         self._fill_format(attribute.data_type)
         self._fill_levels(attribute)
         self.weight.setValue(attribute.weight)
+        self._fill_microaggregation(attribute)
         self._filling = False
         self._show_invalid_values(attribute)
         self._show_preset_rule()
@@ -216,6 +249,42 @@ class AttributePanel(QWidget):
         for widget in (self.min_level, self.max_level, self.weight):
             widget.setEnabled(is_qi and not self.lattice_off_reason)
             widget.setToolTip(self.lattice_off_reason)
+
+    def _microaggregation(self) -> dict[str, MicroAggregation]:
+        try:
+            return microaggregation_from_dict(self.state.settings.get("microaggregation") or {})
+        except ArxpyError:  # a hand-edited project: the run says what is wrong
+            return {}
+
+    def _fill_microaggregation(self, attribute: AttributeDefinition) -> None:
+        m = self._microaggregation().get(attribute.name)
+        self.transformation.setCurrentIndex(self.transformation.findData(
+            None if m is None else m.clustering))
+        self.function.setCurrentIndex(max(self.function.findData(
+            "mean" if m is None else m.function), 0))
+        usable = attribute.type is AttributeType.QUASI_IDENTIFYING and not self.lattice_off_reason
+        self.transformation.setEnabled(usable)
+        self.function.setEnabled(usable and m is not None)
+        if usable and m is not None and not m.clustering:  # outside the lattice: no levels
+            for combo in (self.min_level, self.max_level):
+                combo.setEnabled(False)
+                combo.setToolTip("Microaggregated without clustering: the search does not "
+                                 "generalize it")
+
+    def _change_microaggregation(self) -> None:
+        if self._filling or self.name is None:
+            return
+        clustering = self.transformation.currentData()
+        function = self.function.currentData()
+        if not self.function.isEnabled():  # newly aggregated: a function its values allow
+            numeric = self.state.definition[self.name].data_type.is_numeric
+            function = "mean" if numeric else "mode"
+        m = None if clustering is None else MicroAggregation(function,
+                                                             clustering=bool(clustering))
+        text = f"Generalize '{self.name}'" if m is None else \
+            f"Microaggregate '{self.name}' ({m.describe().lower()})"
+        self.state.set_settings(with_microaggregation(self.state.settings, self.name, m), text)
+        self.refresh()
 
     def set_lattice_off(self, reason: str) -> None:
         """Disable the lattice search's level range and weight, saying ``reason`` in
@@ -293,6 +362,16 @@ class AttributePanel(QWidget):
         dialog = OrderDialog(self.name, list(current.order or ()), self)
         if dialog.exec() == QDialog.DialogCode.Accepted:
             self._edit(data_type=DataType(DataKind.ORDINAL, order=tuple(dialog.order())))
+
+
+def _beside(first: QWidget, second: QWidget, stretches: tuple[int, int] = (1, 1)) -> QWidget:
+    """Two widgets side by side in one cell of the panel's grid."""
+    cell = QWidget()
+    row = QHBoxLayout(cell)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(first, stretches[0])
+    row.addWidget(second, stretches[1])
+    return cell
 
 
 class OrderDialog(QDialog):

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from arxpy.engine.microaggregation import lattice_definition
 from arxpy.errors import ArxpyError, HierarchyError
 from arxpy.gui.autosave import Autosave
 from arxpy.gui.configure import ConfigurePerspective
@@ -81,7 +82,8 @@ def checked_anonymize(frame, definition, hierarchies, config, progress, cancel):
         return anonymize(frame, definition, hierarchies, config, progress=progress,
                          cancel=cancel)
     except HierarchyError:
-        check_hierarchies_of(frame, definition, hierarchies)
+        check_hierarchies_of(frame, lattice_definition(definition, config.microaggregation),
+                             hierarchies)
         raise
 
 

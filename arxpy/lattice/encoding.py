@@ -35,6 +35,7 @@ class TrackedAttribute:
     values: list[str]  # code -> original value
     data_type: DataType = field(default_factory=DataType)
     hierarchy: Hierarchy | None = None  # for hierarchical-distance t-closeness
+    weight: float = DEFAULT_WEIGHT  # a microaggregated quasi-identifier's weight in Loss
     #: Records each row stands for (see :attr:`EncodedData.weights`); None: one each.
     weights: np.ndarray | None = field(default=None, repr=False)
 
@@ -87,6 +88,9 @@ class EncodedData:
     quasi_identifiers: list[QuasiIdentifier]
     tracked: dict[str, TrackedAttribute]
     weights: np.ndarray | None = field(default=None, repr=False)
+    #: Tracked quasi-identifiers microaggregated outside the lattice (ARX's "hot"
+    #: aggregated attributes: quality models that can count them read their distributions).
+    aggregated: tuple[str, ...] = ()
 
     def row_counts(self, index: np.ndarray, minlength: int) -> np.ndarray:
         """Records per value of ``index`` (one entry per row), as int64."""
@@ -193,6 +197,7 @@ def _encode_tracked(column: pd.Series, attribute: AttributeDefinition,
         values=[str(v) for v in uniques],
         data_type=attribute.data_type,
         hierarchy=hierarchy,
+        weight=attribute.weight,
     )
 
 

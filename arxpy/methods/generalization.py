@@ -43,6 +43,9 @@ class Generalization(Method):
               '{"kind": "k-anonymity", "k": 5}'),
         Param("quality_model", "object", {"name": "loss"}, label="quality model",
               help='the quality model to optimize, e.g. {"name": "loss"}'),
+        Param("microaggregation", "object", {}, label="microaggregation",
+              help='quasi-identifiers released as one aggregate per class, e.g. '
+              '{"age": {"function": "mean", "clustering": false}}'),
         *SEARCH_PARAMS,  # declared once, with the engine's configuration
         *LOCAL_RECODING_PARAMS,
         *GENETIC_PARAMS,

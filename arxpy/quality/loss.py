@@ -22,6 +22,9 @@ maximum. The lower bound is ARX's: the generalization part alone, over all recor
 
 Shares are held as integer row counts, so each attribute's sum over the classes is exact
 until one final division (and a score with nothing suppressed equals its bound exactly).
+
+A quasi-identifier microaggregated outside the lattice is one more dimension, as in
+ARX's ``MetricMDNMLoss`` (:mod:`arxpy.quality.microaggregated`); its lower bound is 0.
 """
 
 from __future__ import annotations
@@ -35,6 +38,12 @@ from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.params import Param
 from arxpy.quality.base import QualityModel
+from arxpy.quality.microaggregated import (
+    aggregated_domains,
+    aggregated_losses,
+    aggregated_weights,
+    distinct_shares,
+)
 from arxpy.quality.precision import GS_FACTOR
 from arxpy.quality.registry import register_quality_model
 
@@ -68,6 +77,7 @@ class Loss(QualityModel):
     _flat = np.zeros(0, dtype=bool)  # [qi] n == low: the loss is 0 at every level
     _weights: Sequence[float] = ()
     _bounds: Sequence[np.ndarray] = ()  # [qi][level] normalized generalization bound
+    _aggregated: Sequence[tuple[str, float]] = ()  # microaggregated: (name, distinct values)
     _n = 0.0
 
     @property
@@ -83,8 +93,10 @@ class Loss(QualityModel):
     def prepare(self, data: EncodedData) -> None:
         self._n = float(data.n_records)
         qis = data.quasi_identifiers
-        top = max((q.weight for q in qis), default=1.0)
-        self._weights = [q.weight / top for q in qis]
+        self._aggregated = aggregated_domains(data)
+        weights = [q.weight for q in qis] + aggregated_weights(data)
+        top = max(weights, default=1.0)
+        self._weights = [w / top for w in weights]
         # A value's share of the domain is (its hierarchy rows) / (all rows): keeping the
         # integer row counts makes every sum of shares exact up to one final division.
         tables: list[np.ndarray] = []
@@ -153,13 +165,15 @@ class Loss(QualityModel):
         if s < 1.0:
             loss = loss + (1.0 - s) * lost
         total = loss / self._domain + s * float(n_lost)
-        return self._normalized(total).tolist()
+        return self._normalized(total).tolist() + aggregated_losses(
+            classes, suppressed, self._aggregated, self.g_factor, self.s_factor)
 
     def bound_values(self, classes: EquivalenceClasses) -> list[float]:
         """Per quasi-identifier generalization loss only: ARX's lower bound components."""
         self._require_prepared(classes)
         general = self.g_factor * self._all_rows(classes.levels)
-        return self._normalized(general / self._domain).tolist()
+        # ARX computes no bound for aggregated attributes: 0 underestimates safely.
+        return self._normalized(general / self._domain).tolist() + [0.0] * len(self._aggregated)
 
     def aggregate_values(self, values: list[float]) -> tuple[float, tuple[float, ...]]:
         """ARX's aggregate of per-attribute values: raw score and ordering key."""
@@ -205,6 +219,10 @@ class Loss(QualityModel):
         starts = np.array([self._starts[q][level] for q, level in enumerate(classes.levels)],
                           dtype=np.int64)
         shares = self._row_counts[classes.keys_of(which) + starts] / self._domain
+        if self._aggregated:
+            extra = np.column_stack([s[which] for s in distinct_shares(classes,
+                                                                       self._aggregated)])
+            shares = np.hstack([shares.reshape(len(which), -1), extra])
         values = classes.sizes[which, None] * shares
         weighted = values * np.asarray(self._weights)
         n = values.shape[1]
@@ -249,15 +267,15 @@ class Loss(QualityModel):
         if self.aggregate == "rank" or not self._bounds:
             return None
         levels = np.asarray(levels, dtype=np.int64)
-        n = len(self._bounds)
+        n = len(self._bounds) + len(self._aggregated)  # aggregated bounds are 0
         w = self._weights
         if self.aggregate == "geometric_mean":
             result = np.ones(len(levels))
-            for q in range(n):
+            for q in range(len(self._bounds)):
                 result *= np.power(self._bounds[q][levels[:, q]] * w[q] + 1.0, 1.0 / n)
             return result - 1.0
         result = np.zeros(len(levels))
-        for q in range(n):
+        for q in range(len(self._bounds)):
             v = self._bounds[q][levels[:, q]]
             if self.aggregate == "sum":
                 result += v * w[q]

@@ -6,6 +6,7 @@ ARX: ``org.deidentifier.arx.metric.v2.MetricMDNMPrecision`` (default of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -15,16 +16,19 @@ from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.lattice.encoding import EncodedData
 from arxpy.params import Param
 from arxpy.quality.base import QualityModel
+from arxpy.quality.microaggregated import aggregated_domains, aggregated_losses, aggregated_weights
 from arxpy.quality.registry import register_quality_model
 
 
-def arx_weights(data: EncodedData) -> np.ndarray:
+def arx_weights(data: EncodedData, aggregated: bool = False) -> np.ndarray:
     """Attribute weights per quasi-identifier divided by the largest, as ARX does.
 
     ARX (``AbstractMetricMultiDimensional.initializeInternal``) scales weights so the
-    largest is 1; all weights equal gives 1 each. Result in (0, 1].
+    largest is 1; all weights equal gives 1 each. Result in (0, 1]. ``aggregated`` appends
+    the attributes microaggregated outside the lattice (models that count them).
     """
-    weights = np.array([q.weight for q in data.quasi_identifiers], dtype=float)
+    weights = np.array([q.weight for q in data.quasi_identifiers]
+                       + (aggregated_weights(data) if aggregated else []), dtype=float)
     top = weights.max(initial=0.0)
     return np.ones_like(weights) if top <= 0 else weights / top
 
@@ -74,6 +78,8 @@ class Precision(QualityModel):
     the score is ARX's weighted arithmetic mean ``sum_j w_j * value_j / d`` with
     weights divided by the largest weight. Range [0, 1] (at gs-factor 0.5).
     ``monotonic=True`` is ARX's ``MetricMDPrecision``: suppression is ignored.
+    Attributes microaggregated outside the lattice add their dimension
+    (:mod:`arxpy.quality.microaggregated`), except in the monotonic variant, as in ARX.
     """
 
     name = "precision"
@@ -86,11 +92,14 @@ class Precision(QualityModel):
     # Per-run state, set by prepare() on the run's clone.
     _heights: np.ndarray | None = None
     _weights: np.ndarray = np.ones(0)
+    _aggregated: Sequence[tuple[str, float]] = ()
     _n_records = 0
 
     def prepare(self, data: EncodedData) -> None:
         self._heights = np.array([q.height - 1 for q in data.quasi_identifiers], dtype=float)
-        self._weights = arx_weights(data)
+        # ARX's monotonic variant cannot handle microaggregation: it leaves them out.
+        self._weights = arx_weights(data, aggregated=not self.monotonic)
+        self._aggregated = [] if self.monotonic else aggregated_domains(data)
         self._n_records = data.n_records
 
     def _level_shares(self, levels: np.ndarray | tuple[int, ...]) -> np.ndarray:
@@ -104,12 +113,19 @@ class Precision(QualityModel):
         g, s = gs_factors(self.gs_factor)
         shares = self._level_shares(classes.levels)
         if self.monotonic:
-            return float(self._aggregate(shares * g))
+            return float(self._aggregate(self._with_aggregated(shares * g)))
         suppressed = np.asarray(suppressed, dtype=bool)
         n_suppressed = float(classes.sizes[suppressed].sum())
         n_kept = float(classes.sizes.sum()) - n_suppressed
         per_attribute = (n_kept * shares * g + n_suppressed * s) / self._n_records
-        return float(self._aggregate(per_attribute))
+        aggregated = aggregated_losses(classes, suppressed, self._aggregated, g, s,
+                                       floored=False)
+        return float(self._aggregate(np.concatenate([per_attribute, aggregated])))
+
+    def _with_aggregated(self, per_attribute: np.ndarray) -> np.ndarray:
+        """Per-attribute values (last axis) with 0 for each aggregated attribute."""
+        zeros = np.zeros((*per_attribute.shape[:-1], len(self._aggregated)))
+        return np.concatenate([per_attribute, zeros], axis=-1)
 
     def lower_bound(self, classes: EquivalenceClasses) -> float:
         """ARX's bound ``l_j/h_j * g`` per attribute, capped by ``s`` so it stays sound.
@@ -123,7 +139,8 @@ class Precision(QualityModel):
         """:meth:`lower_bound` for each row of an (n, n_qi) level matrix."""
         g, s = gs_factors(self.gs_factor)
         shares = self._level_shares(levels) * g
-        return self._aggregate(shares if self.monotonic else np.minimum(shares, s))
+        return self._aggregate(self._with_aggregated(
+            shares if self.monotonic else np.minimum(shares, s)))
 
     def _aggregate(self, per_attribute: np.ndarray) -> Any:
         """ARX's ILMultiDimensionalArithmeticMean over the last axis: sum of w * v / d."""

@@ -26,6 +26,7 @@ import pandas as pd
 
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine.config import AnonymizationConfig
+from arxpy.engine.microaggregation import lattice_definition
 from arxpy.engine.result import Result
 from arxpy.errors import ConfigurationError, DefinitionError, HierarchyError
 from arxpy.hierarchy.model import Hierarchy
@@ -448,12 +449,15 @@ class Session(RunsOfSession, LinkedOfSession):
             raise ConfigurationError(
                 "No attribute is quasi-identifying; mark at least one and give it a hierarchy."
             )
-        if check_hierarchies:
-            check_hierarchies_of(self.data, definition, self.hierarchies)
         try:
-            return AnonymizationConfig.from_dict(self.settings)
+            config = AnonymizationConfig.from_dict(self.settings)
         except TypeError as exc:
             raise ConfigurationError(f"Invalid settings: {exc}.") from None
+        if check_hierarchies:  # attributes aggregated without clustering need none
+            check_hierarchies_of(self.data, lattice_definition(definition,
+                                                               config.microaggregation),
+                                 self.hierarchies)
+        return config
 
     def of_type(self, attribute_type: AttributeType) -> list[str]:
         return self.definition.of_type(attribute_type) if self.project else []

@@ -250,7 +250,41 @@ public class ArxDriver {
         }
         String cls = classAttribute(cfg);
         if (cls != null) def.setResponseVariable(cls, true);
+        microaggregate(cfg, def);
         return data;
+    }
+
+    // ------------------------------------------------------------------ microaggregation
+    /** microaggregate=ATTR:FUNCTION[:cluster],... (issue 34): ARX's
+     *  setMicroAggregationFunction(attr, function, performClustering). An attribute left out
+     *  of qis= becomes a quasi-identifier without a hierarchy (aggregated, not generalized);
+     *  mode_fallback breaks ties by the attribute's input frequencies, seed 0. */
+    static void microaggregate(Map<String, String> cfg, DataDefinition def) throws IOException {
+        for (String item : list(cfg, "microaggregate")) {
+            String[] p = item.split(":");
+            boolean cluster = p.length > 2 && p[2].equals("cluster");
+            if (!list(cfg, "qis").contains(p[0])) def.setAttributeType(p[0], AttributeType.QUASI_IDENTIFYING_ATTRIBUTE);
+            def.setMicroAggregationFunction(p[0], microFunction(cfg, p[0], p[1]), cluster);
+        }
+    }
+
+    static AttributeType.MicroAggregationFunction microFunction(Map<String, String> cfg, String attr, String name) throws IOException {
+        switch (name) {
+            case "mean": return AttributeType.MicroAggregationFunction.createArithmeticMean();
+            case "geometric_mean": return AttributeType.MicroAggregationFunction.createGeometricMean();
+            case "median": return AttributeType.MicroAggregationFunction.createMedian();
+            case "mode": return AttributeType.MicroAggregationFunction.createMode();
+            case "interval": return AttributeType.MicroAggregationFunction.createInterval();
+            case "set": return AttributeType.MicroAggregationFunction.createSet();
+            case "mode_fallback": {
+                List<String[]> rows = table(cfg);
+                int col = Arrays.asList(rows.get(0)).indexOf(attr);
+                Map<String, Double> freq = new HashMap<>();
+                for (int r = 1; r < rows.size(); r++) freq.merge(rows.get(r)[col], 1d / (rows.size() - 1), Double::sum);
+                return AttributeType.MicroAggregationFunction.createModeWithDistributionFallback(freq, 0L);
+            }
+            default: throw new IllegalArgumentException("unknown microaggregation function " + name);
+        }
     }
 
     static String classAttribute(Map<String, String> cfg) {
