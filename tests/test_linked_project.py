@@ -7,6 +7,7 @@ view rebuilt here with pandas (rows of the event table counted per pseudonym).
 
 from __future__ import annotations
 
+import html
 import json
 import zipfile
 
@@ -147,3 +148,20 @@ def test_offered_aggregates_are_the_count_and_the_first_year_of_each_date(tables
     offered = [a.name for a in offered_aggregates("admissions", tables[1], LINK_COLUMN)]
     assert offered == ["admissions:count", "admissions:first-year:Admission date",
                        "admissions:first-year:Discharge date"]
+
+
+def test_the_release_report_names_the_linked_tables_but_no_identifier(tables):
+    from arxpy.engine.export import release_report_html
+
+    session = _session(tables)
+    linked = LinkedSettings(LINK_COLUMN, (COUNT,), ("Admission date",))
+    session.set_linked_tables({"admissions": tables[1]}, linked, "Add linked table")
+    frame, definition = session.release_inputs()
+    result = anonymize(frame, definition, session.release_hierarchies(), session.config())
+    session.set_result(result, frame)
+    current = session.current_release()
+    text = html.unescape(release_report_html(current.release(),
+                                             identifiers=current.identifiers))
+    assert "Linked tables" in text and f"linked by '{LINK_COLUMN}'" in text
+    assert f"ward ({PATIENTS:,} rows)" in text and "admissions per patient" in text
+    assert not any(str(value) in text for value in tables[0][LINK_COLUMN])

@@ -439,6 +439,13 @@ def _identifiers(record: Mapping[str, Any]) -> str:
         low, high = shift["range_days"]
         facts.append(("Date shift", f"{', '.join(shift['attributes'])} by one offset per "
                       f"'{shift['patient']}' from {low} to {high} days, never 0"))
+    linked = record.get("linked")
+    if linked:
+        tables = ", ".join(f"{t['name']} ({t['records']:,} rows)" for t in linked["tables"])
+        judged = ", ".join(linked["aggregates"]) or "no aggregate"
+        facts.append(("Linked tables", f"{tables}, linked by '{linked['link_column']}'; "
+                      f"judged on one row per patient of '{linked['patient_table']}' with "
+                      f"{judged}; a suppressed patient is left out of every table"))
     return ("<h2>Identifiers</h2>" + _table(rows, ["Attribute", "Treatment", "Format"])
             + _table(facts) + f"<p class='note'>{html.escape(record.get('note', ''))}</p>")
 

@@ -130,8 +130,19 @@ def judged_view(tables: LinkedTables, definition: DataDefinition,
                                          event_identifying)
     frame, view_definition, view_hierarchies = patient_view(
         treated, treated_definition, aggregates, hierarchies)
-    return JudgedView(frame, view_definition, view_hierarchies, treated, aggregates,
-                      plan.record(definition, key))
+    record = plan.record(definition, key) or {}
+    record["linked"] = linked_summary(tables, aggregates)
+    return JudgedView(frame, view_definition, view_hierarchies, treated, aggregates, record)
+
+
+def linked_summary(tables: LinkedTables, aggregates: tuple[EventAggregate, ...]
+                   ) -> dict[str, Any]:
+    """What the release report says of linked tables: their names and sizes, the link
+    column and the aggregates the view judged (names and counts, never a value)."""
+    return {"patient_table": tables.patient_table, "link_column": tables.link_column,
+            "tables": [{"name": name, "records": len(tables.table(name))}
+                       for name in tables.names],
+            "aggregates": [a.label for a in aggregates]}
 
 
 def anonymize_linked(tables: LinkedTables, definition: DataDefinition,
