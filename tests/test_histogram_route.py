@@ -75,6 +75,10 @@ def test_an_explicit_engine_or_a_table_option_keeps_the_table_path(example, monk
     "a;b\r\n1;\r\n\r\n;2\r\n",  # CR LF, empty cells, a blank line
     "\ufeffa;b\n1;2\n1;2\n3;4",  # byte order mark, no final line end
     "a;b\r1;2\r3;4\r",  # lone carriage returns end records for the csv module
+    'a;b\n"y""q";4\nab"c;d\n',  # doubled quotes; a quote inside an unquoted cell
+    "a;b\n1;2\n   \n3;4\n",  # a line of spaces: blank for pandas, refused by pyarrow
+    'a;b\n"two\nlines";2\n',  # a quoted line break
+    "\n\na;b\nä;€\n 1 ; 2 \n",  # blank lines before the header; non-ASCII; spaces kept
 ])
 def test_categories_hold_the_same_strings(tmp_path, text):
     path = tmp_path / "data.csv"
