@@ -8,6 +8,7 @@ records as a table. The route's file is audited by tests/audit.py, not by arxpy.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -54,6 +55,8 @@ def test_the_route_gives_the_table_path_s_answers_and_bytes(example, monkeypatch
         assert route_report[key] == table_report[key], key
     assert route_report["suppressed_records"] > 0  # the suppression path is exercised
     assert route_bytes == table_bytes  # same labels, same '*', same shuffled order
+    assert route_report["release"]["output_file_sha256"] == hashlib.sha256(route_bytes
+                                                                          ).hexdigest()
     released = read_csv(folder / "route.csv", CsvFormat(delimiter=";"))
     quasi = list(table_report["transformation"])
     kept = released[~(released[quasi] == "*").all(axis=1)]
@@ -94,4 +97,11 @@ def test_a_short_record_is_named_on_the_counted_path(tmp_path):
     path = tmp_path / "data.csv"
     path.write_text("a;b;c\n" + "1;2;3\n" * 100 + "4;5\n7;8;9\n")
     with pytest.raises(DataImportError, match="line 102: expected 3 fields"):
+        read_csv(path, CsvFormat(delimiter=";"), categories=True)
+
+
+def test_a_nul_byte_is_refused_on_the_categories_path_too(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"a;b\n1;2\x003\n")
+    with pytest.raises(DataImportError, match="NUL byte at byte 7"):
         read_csv(path, CsvFormat(delimiter=";"), categories=True)

@@ -306,7 +306,6 @@ def _read_with_arrow(file: Path, fmt: CsvFormat, columns: Sequence[str] | None
         start = handle.read(4).removeprefix(codecs.BOM_UTF8)
     if start[:1] in (b"", b"\n", b"\r"):
         return None  # blank lines first: pandas skips them before the header
-    _refuse_nul_bytes(file, fmt)
     first = _first_record(file, fmt)
     names = make_unique_names(first) if fmt.has_header else \
         [f"Column {i}" for i in range(1, len(first) + 1)]
@@ -325,6 +324,8 @@ def _read_with_arrow(file: Path, fmt: CsvFormat, columns: Sequence[str] | None
     except (pa.ArrowInvalid, pa.ArrowKeyError, OSError):
         return None
     frame = table.to_pandas()
+    if any("\x00" in value for name in frame for value in frame[name].cat.categories):
+        return None  # a NUL byte is in a cell: pandas' path refuses it, saying where
     return frame[list(columns)] if columns is not None else frame
 
 
