@@ -8,6 +8,7 @@ records as a table. The route's file is audited by tests/audit.py, not by arxpy.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -54,6 +55,8 @@ def test_the_route_gives_the_table_path_s_answers_and_bytes(example, monkeypatch
         assert route_report[key] == table_report[key], key
     assert route_report["suppressed_records"] > 0  # the suppression path is exercised
     assert route_bytes == table_bytes  # same labels, same '*', same shuffled order
+    assert route_report["release"]["output_file_sha256"] == hashlib.sha256(route_bytes
+                                                                          ).hexdigest()
     released = read_csv(folder / "route.csv", CsvFormat(delimiter=";"))
     quasi = list(table_report["transformation"])
     kept = released[~(released[quasi] == "*").all(axis=1)]
@@ -76,6 +79,10 @@ def test_an_explicit_engine_or_a_table_option_keeps_the_table_path(example, monk
     "a;b\r\n1;\r\n\r\n;2\r\n",  # CR LF, empty cells, a blank line
     "\ufeffa;b\n1;2\n1;2\n3;4",  # byte order mark, no final line end
     "a;b\r1;2\r3;4\r",  # lone carriage returns end records for the csv module
+    'a;b\n"y""q";4\nab"c;d\n',  # doubled quotes; a quote inside an unquoted cell
+    "a;b\n1;2\n   \n3;4\n",  # a line of spaces: blank for pandas, refused by pyarrow
+    'a;b\n"two\nlines";2\n',  # a quoted line break
+    "\n\na;b\nä;€\n 1 ; 2 \n",  # blank lines before the header; non-ASCII; spaces kept
 ])
 def test_categories_hold_the_same_strings(tmp_path, text):
     path = tmp_path / "data.csv"
@@ -91,4 +98,11 @@ def test_a_short_record_is_named_on_the_counted_path(tmp_path):
     path = tmp_path / "data.csv"
     path.write_text("a;b;c\n" + "1;2;3\n" * 100 + "4;5\n7;8;9\n")
     with pytest.raises(DataImportError, match="line 102: expected 3 fields"):
+        read_csv(path, CsvFormat(delimiter=";"), categories=True)
+
+
+def test_a_nul_byte_is_refused_on_the_categories_path_too(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"a;b\n1;2\x003\n")
+    with pytest.raises(DataImportError, match="NUL byte at byte 7"):
         read_csv(path, CsvFormat(delimiter=";"), categories=True)

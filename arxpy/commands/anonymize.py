@@ -434,7 +434,8 @@ def _run_with(engine: Any, args: argparse.Namespace, identifiers: IdentifierOpti
                 treatment.check(summary.path)  # pseudonyms that met: refused, file removed
             report["engine"]["seconds"]["write"] = summary.seconds
             report["release"]["output_records"] = summary.records
-            report["release"]["output_file_sha256"] = file_sha256(summary.path)
+            report["release"]["output_file_sha256"] = summary.sha256 or \
+                file_sha256(summary.path)
             report["output_order"] = order
     identifiers.add_to(report)
     if args.report:

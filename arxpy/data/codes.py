@@ -37,7 +37,8 @@ def combine_codes(columns: Sequence[np.ndarray], radices: Sequence[int] | None =
             key, uniques = pd.factorize(key, sort=False)
             key = key.astype(np.int64)
             span, exact = max(len(uniques), 1), False
-        key = key * radix + column
+        np.multiply(key, radix, out=key)  # in place: no 8-byte temporaries per row
+        np.add(key, column, out=key, casting="unsafe")
         span *= radix
         if cancel is not None:
             cancel.raise_if_cancelled()

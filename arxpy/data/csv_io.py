@@ -218,6 +218,10 @@ def _read(
     file: Path, fmt: CsvFormat, columns: Sequence[str] | None, nrows: int | None,
     categories: bool = False,
 ) -> pd.DataFrame:
+    if categories and nrows is None:
+        frame = _read_with_arrow(file, fmt, columns)
+        if frame is not None:
+            return frame
     counted = _count_bytes(file, fmt) if nrows is None else None
     if counted is None:  # a preview, quotes or another encoding: the csv module checks
         _refuse_nul_bytes(file, fmt)
@@ -279,6 +283,50 @@ def _parse(source: Path, fmt: CsvFormat, names: list[str],
         doublequote=True,
         engine="c",
     )
+
+
+def _read_with_arrow(file: Path, fmt: CsvFormat, columns: Sequence[str] | None
+                     ) -> pd.DataFrame | None:
+    """The table as categories through pyarrow's multi-threaded reader, or None when
+    this file needs pandas' reader (which then gives the errors and messages).
+
+    Only a UTF-8 file that starts with its first record: pyarrow checks every record's
+    field count itself and refuses what pandas would read differently (a line of only
+    spaces, a quoted line break, invalid UTF-8); anything it refuses is read again by
+    pandas, so a file reads to the same strings either way
+    (tests/test_histogram_route.py)."""
+    if codecs.lookup(fmt.encoding).name not in ("utf-8", "utf-8-sig"):
+        return None
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pa_csv
+    except ImportError:
+        return None
+    with open(file, "rb") as handle:
+        start = handle.read(4).removeprefix(codecs.BOM_UTF8)
+    if start[:1] in (b"", b"\n", b"\r"):
+        return None  # blank lines first: pandas skips them before the header
+    first = _first_record(file, fmt)
+    names = make_unique_names(first) if fmt.has_header else \
+        [f"Column {i}" for i in range(1, len(first) + 1)]
+    text = pa.dictionary(pa.int32(), pa.string())
+    try:
+        table = pa_csv.read_csv(
+            file,
+            read_options=pa_csv.ReadOptions(column_names=names, block_size=1 << 24,
+                                            skip_rows=1 if fmt.has_header else 0),
+            parse_options=pa_csv.ParseOptions(delimiter=fmt.delimiter,
+                                              quote_char=fmt.quotechar, double_quote=True),
+            convert_options=pa_csv.ConvertOptions(
+                column_types=dict.fromkeys(names, text), strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+                include_columns=list(columns) if columns is not None else None))
+    except (pa.ArrowInvalid, pa.ArrowKeyError, OSError):
+        return None
+    frame = table.to_pandas()
+    if any("\x00" in value for name in frame for value in frame[name].cat.categories):
+        return None  # a NUL byte is in a cell: pandas' path refuses it, saying where
+    return frame[list(columns)] if columns is not None else frame
 
 
 #: Encodings in which the delimiter, quote and line-end bytes are those characters only.

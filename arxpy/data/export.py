@@ -19,6 +19,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -55,6 +56,7 @@ def export_table(
     encoding: str = "utf-8",
     sheet_name: str = "Data",
     neutralize_formulas: bool = False,
+    digest: Any = None,
 ) -> Path:
     """Write ``frame`` (header plus one row per record) to ``path`` and return the path.
 
@@ -68,6 +70,7 @@ def export_table(
     :mod:`arxpy.data.formulas`) get a leading ``'`` with ``neutralize_formulas``;
     without it they are written as they are and a :class:`FormulaWarning` says where.
     Excel output always stores them as text cells, which Excel never evaluates.
+    A ``digest`` (a :mod:`hashlib` object) is updated with every CSV byte written.
     """
     target = Path(path)
     kind = _choose_format(target, format)
@@ -80,7 +83,7 @@ def export_table(
             delimiter = "\t" if target.suffix.lower() == ".tsv" else ","
         if neutralize_formulas:
             names = [neutralize(name) for name in names]
-        _write_csv(target, names, columns, delimiter, encoding, neutralize_formulas)
+        _write_csv(target, names, columns, delimiter, encoding, neutralize_formulas, digest)
         if not neutralize_formulas:
             _warn_about_formulas(target, names, columns)
     else:
@@ -197,7 +200,7 @@ def _warn_about_formulas(target: Path, names: list[str], columns: list[pd.Series
 
 def _write_csv(
     target: Path, names: list[str], columns: list[pd.Series], delimiter: str, encoding: str,
-    neutralize_formulas: bool = False,
+    neutralize_formulas: bool = False, digest: Any = None,
 ) -> None:
     try:
         codecs.lookup(encoding)
@@ -207,7 +210,10 @@ def _write_csv(
         ) from None
     with atomic_write(target, "wb") as handle:
         for text in csv_pieces(names, columns, delimiter, neutralize_formulas):
-            handle.write(_encoded(target, text, encoding))
+            data = _encoded(target, text, encoding)
+            handle.write(data)
+            if digest is not None:
+                digest.update(data)
 
 
 def _encoded(target: Path, text: str, encoding: str) -> bytes:

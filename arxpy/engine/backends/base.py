@@ -63,8 +63,15 @@ def shuffle_keys(positions: np.ndarray, seed: int) -> np.ndarray:
     DuckDB through this function, Spark natively) writes the same order.
     """
     salt = _xxhash64_long(np.array([int(seed) & _MASK], dtype=np.uint64), 42)[0]
-    values = np.asarray(positions, dtype=np.int64).astype(np.uint64)
-    return _xxhash64_long(values, salt).view(np.int64)
+    values = np.asarray(positions, dtype=np.int64).view(np.uint64)
+    keys = np.empty(len(values), dtype=np.uint64)
+    for start in range(0, len(values), _KEY_BLOCK):  # temporaries stay small (in cache)
+        keys[start:start + _KEY_BLOCK] = _xxhash64_long(values[start:start + _KEY_BLOCK], salt)
+    return keys.view(np.int64)
+
+
+#: Positions hashed at a time by :func:`shuffle_keys`.
+_KEY_BLOCK = 1 << 16
 
 
 def shuffle_order(rows: int, seed: int) -> np.ndarray:
@@ -198,6 +205,9 @@ class WriteSummary:
     records: int  # rows written
     suppressed: int  # records suppressed (written as '*' or left out)
     seconds: float
+    #: SHA-256 of the written bytes, when the engine hashed them as it wrote (None: read
+    #: the file to know).
+    sha256: str | None = None
 
 
 class RecordEngine(Protocol):

@@ -6,6 +6,7 @@ without ``--engine`` keeps searching the records themselves (the default path).
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -198,6 +199,7 @@ def timed_write(frame: pd.DataFrame, plan: OutputPlan, path: Path, delimiter: st
 
     started = time.perf_counter()
     table, suppressed = apply_plan(frame, plan)
+    digest = None
     if is_parquet_path(path):
         from arxpy.data.atomic import atomic_path
 
@@ -205,5 +207,7 @@ def timed_write(frame: pd.DataFrame, plan: OutputPlan, path: Path, delimiter: st
             # plain strings, as the other engines write them (not Parquet dictionaries)
             table.astype(object).to_parquet(temporary, index=False)
     else:
-        export_table(table, path, delimiter=delimiter)
-    return WriteSummary(path, len(table), suppressed, time.perf_counter() - started)
+        digest = hashlib.sha256()  # of the bytes as written: no second read of the file
+        export_table(table, path, delimiter=delimiter, digest=digest)
+    return WriteSummary(path, len(table), suppressed, time.perf_counter() - started,
+                        digest.hexdigest() if digest is not None else None)
