@@ -625,7 +625,8 @@ class IntervalGeneralisation(Method):
         Param("seed", "int", None, optional=True, low=0, label="seed",
               help="random seed of the random processing order"),
         Param("neighbours", "choice", "auto", choices=NEIGHBOURS, label="neighbour search",
-              help="auto: KD-tree for constant gradients, exact O(N^2) otherwise",
+              help="auto: KD-trees (one per gradient bucket for point-dependent "
+              "gradients), O(N log N); exact: a full O(N) scan per box seed, O(N^2)",
               step="§5 L169"),
     )
 
