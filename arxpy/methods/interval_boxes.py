@@ -517,19 +517,114 @@ def _merge_leftovers(values: np.ndarray, a: np.ndarray, box: np.ndarray, lo: np.
                                       _merge_distance, cancel, trees=neighbours != "exact")
         target = nearest.all()[:, 0]  # ties: lowest box id
         evaluations = nearest.evaluations
-    else:  # the paper's literal rule, a at each seed: O(boxes) per leftover
+    elif neighbours == "exact":  # the paper's literal rule, a at each seed
         target = np.empty(len(left), dtype=np.int64)
         seed_values, seed_a = values[seeds], a[seeds]
         for step, q in enumerate(left):
-            if step % 16 == 0:
+            if step % 16 == 0:  # O(boxes) per leftover
                 _check(cancel)
             d = (np.abs(seed_values - values[q]) * seed_a).max(axis=1)
             target[step] = int(np.argmin(d))  # ties: lowest box id
         evaluations = len(left) * len(seeds)
+    else:
+        target, evaluations = _nearest_seed_by_seed_gradients(values[seeds], a[seeds],
+                                                               values[left], cancel)
     for q, b in zip(left, target, strict=True):
         _widen(lo, hi, int(b), values[q])
         box[q] = b
     return evaluations
+
+
+def _nearest_seed_by_seed_gradients(seed_values: np.ndarray, seed_a: np.ndarray,
+                                    queries: np.ndarray,
+                                    cancel: CancelToken | None) -> tuple[np.ndarray, int]:
+    """The paper's literal merge, d(seed, q) with a at each seed: the nearest seed within
+    each bucket of seed gradients (a KD-tree on x·w, w ≤ a, never overestimates the
+    distance), then the nearest over the buckets; ties to the lowest box id, as a full
+    scan per leftover gives. A bucket whose nearest tree distance exceeds the best exact
+    distance found in any bucket is skipped for that leftover (a bucket is a slab of
+    similar gradients, far from most leftovers). Returns the box per leftover and the
+    number of exact evaluations."""
+    every = np.arange(len(queries))
+    best = np.full(len(queries), np.inf)
+    target = np.full(len(queries), -1, dtype=np.int64)
+    bucket, weights = gradient_buckets(seed_a)
+    members_of = np.split(np.argsort(bucket, kind="stable"),
+                          np.cumsum(np.bincount(bucket))[:-1])
+    searches = []
+    for members, w in zip(members_of, weights, strict=True):
+        _check(cancel)
+        search = _BucketNearest(cKDTree(seed_values[members] * w), seed_values[members],
+                                seed_a[members], w, queries)
+        search.find(every, 1, complete=False)  # an upper bound from every bucket
+        _keep_nearest(best, target, search, members, every)
+        searches.append(search)
+    for search, members in zip(searches, members_of, strict=True):
+        _check(cancel)
+        near = search.tree.query(queries * search.w, k=1, p=np.inf)[0]
+        rows = np.flatnonzero(near <= best * (1 + 1e-12) + 1e-300)
+        search.find(rows, _CANDIDATES_PER_NEIGHBOUR)
+        _keep_nearest(best, target, search, members, rows)
+    return target, sum(search.evaluations for search in searches)
+
+
+def _keep_nearest(best: np.ndarray, target: np.ndarray, search: _BucketNearest,
+                  members: np.ndarray, rows: np.ndarray) -> None:
+    """Keep the bucket's nearest seed where it is nearer (equal: the lower box id)."""
+    d, ids = search.best[rows], members[search.index[rows]]
+    closer = (d < best[rows]) | ((d == best[rows]) & (ids < target[rows]))
+    best[rows[closer]], target[rows[closer]] = d[closer], ids[closer]
+
+
+@dataclass
+class _BucketNearest:
+    """The nearest point of one gradient bucket per query: the tree's nearest candidates,
+    four times as many for rows whose best exact distance reaches past the farthest
+    candidate's tree distance, at last a ball query."""
+
+    tree: cKDTree
+    points: np.ndarray
+    a: np.ndarray
+    w: np.ndarray
+    queries: np.ndarray
+    evaluations: int = 0
+
+    def __post_init__(self) -> None:
+        self.best = np.empty(len(self.queries))
+        self.index = np.empty(len(self.queries), dtype=np.int64)
+
+    def find(self, rows: np.ndarray, wanted: int, *, complete: bool = True) -> None:
+        """``complete=False`` only ranks the ``wanted`` candidates (an upper bound)."""
+        wanted = min(len(self.points), wanted)
+        piece = max(1, _CANDIDATE_BUDGET // wanted)
+        for start in range(0, len(rows), piece):
+            part = rows[start:start + piece]
+            tree_d, cand = self.tree.query(self.queries[part] * self.w, k=wanted, p=np.inf)
+            cand, tree_d = cand.reshape(len(part), wanted), tree_d.reshape(len(part), wanted)
+            exact = self._distances(cand, self.queries[part][:, None, :])
+            first = np.lexsort((cand, exact))[:, :1]
+            self.best[part] = np.take_along_axis(exact, first, axis=1)[:, 0]
+            self.index[part] = np.take_along_axis(cand, first, axis=1)[:, 0]
+            if wanted == len(self.points) or not complete:
+                continue
+            # both distances round the same |point − query| once: a relative margin
+            short = part[self._radius(part) >= tree_d[:, -1]]
+            if wanted < _MAX_CANDIDATES:
+                self.find(short, 4 * wanted)
+                continue
+            for row in short:
+                ball = np.asarray(self.tree.query_ball_point(
+                    self.queries[row] * self.w, r=self._radius(row), p=np.inf), dtype=np.int64)
+                exact = self._distances(ball, self.queries[row])
+                order = np.lexsort((ball, exact))[0]
+                self.best[row], self.index[row] = exact[order], ball[order]
+
+    def _distances(self, cand: np.ndarray, query: np.ndarray) -> np.ndarray:
+        self.evaluations += cand.size
+        return (np.abs(self.points[cand] - query) * self.a[cand]).max(axis=-1)
+
+    def _radius(self, rows: np.ndarray | int) -> np.ndarray:
+        return self.best[rows] * (1 + 1e-12) + 1e-300
 
 
 def _adjacent_boxes(lo: np.ndarray, hi: np.ndarray, x: float) -> np.ndarray:
