@@ -666,10 +666,12 @@ def numeric_columns(data: pd.DataFrame, attributes: Sequence[str]) -> np.ndarray
 
 
 def format_interval(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Cells ``"[lo, hi]"`` (the release's format for a generalized value)."""
-    return np.array([f"[{plain(a)}, {plain(b)}]" for a, b in zip(lo, hi,
-                                                                                 strict=True)],
-                    dtype=object)
+    """Cells ``"[lo, hi]"`` (the release's format for a generalized value); each
+    distinct endpoint is formatted once."""
+    values, at = distinct(np.concatenate([lo, hi]), return_inverse=True)
+    text = [plain(v) for v in values]
+    return np.array([f"[{text[a]}, {text[b]}]" for a, b in zip(at[:len(lo)], at[len(lo):],
+                                                                 strict=True)], dtype=object)
 
 
 def parse_interval(cell: str) -> tuple[float, float]:
@@ -778,10 +780,9 @@ class IntervalGeneralisation(Method):
         """The release of ``boxes``: each boxed attribute as ``"[lo, hi]"`` cells."""
         self._check_definition(data, definition)
         table = data.drop(columns=definition.identifying)
-        lo, hi = boxes.record_lo(), boxes.record_hi()
         released = definition
-        for i, name in enumerate(self.attributes):
-            table[name] = format_interval(lo[:, i], hi[:, i])
+        for i, name in enumerate(self.attributes):  # one text per box, shared by members
+            table[name] = format_interval(boxes.lo[:, i], boxes.hi[:, i])[boxes.box]
             released = released.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
         claim = Claim("k-anonymity", {"k": self.k}, tuple(self.attributes),
                       f"every box over {', '.join(self.attributes)} holds at least "
