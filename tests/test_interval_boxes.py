@@ -202,7 +202,7 @@ def test_gradient_buckets_give_the_exact_scans_boxes(search, monkeypatch):
     queries."""
     for name, value in search.items():
         monkeypatch.setattr(interval_boxes, name, value)
-    for seed in range(24):
+    for seed in range(16):
         values, a, k, settings_ = _random_case(seed)
         fast = build_boxes(values, a, k, constant=False, neighbours="auto", **settings_)
         exact = build_boxes(values, a, k, constant=False, neighbours="exact", **settings_)
