@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
 
+from arxpy.arrays import distinct
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.data.roles import NUMERIC
 from arxpy.errors import ConfigurationError
@@ -165,19 +166,32 @@ def _ranked(candidates: np.ndarray, distances: np.ndarray, own: int, k: int) -> 
     return candidates[order[:k]]
 
 
-def _exact_neighbours(values: np.ndarray, a: np.ndarray, p: int, k: int) -> np.ndarray:
-    """The k records nearest to p under d(p, ·) (p first), O(N) (spec §2.3, L155)."""
-    scale = a[p]
-    distances = np.abs(values * scale - values[p] * scale).max(axis=1)
+def _greedy_distance(points: np.ndarray, query: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """d(q, ·) of the greedy pass: max_i a_i(q)·|x_i(q) − x_i(·)| (L144-153)."""
+    return np.abs(points * scale - query * scale).max(axis=-1)
+
+
+def _merge_distance(points: np.ndarray, query: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """d(q, seed) of the leftover merge, a at the leftover (spec §2.4)."""
+    return (np.abs(points - query) * scale).max(axis=-1)
+
+
+Distance = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def _scan(points: np.ndarray, query: np.ndarray, scale: np.ndarray, own: int, k: int,
+          distance: Distance) -> np.ndarray:
+    """The k points nearest to ``query`` by a full scan, O(N), ties to lower rows."""
+    distances = distance(points, query, scale)
     kth = np.partition(distances, k - 1)[k - 1]
     candidates = np.flatnonzero(distances <= kth)
-    return _ranked(candidates, distances[candidates], p, k)
+    return _ranked(candidates, distances[candidates], own, k)
 
 
 class _KdNeighbours:
     """k nearest under a constant weighted Chebyshev distance, from a KD-tree (p = ∞).
 
-    Gives the same neighbours as :func:`_exact_neighbours` (same distances bit for bit,
+    Gives the same neighbours as a full scan (:func:`_scan`) (same distances bit for bit,
     same tie rule): rows whose k-th distance is tied are re-ranked from a ball query.
     """
 
@@ -211,12 +225,14 @@ class _NeighbourBatch:
     idx: np.ndarray
     radius: np.ndarray
     redo: np.ndarray
+    evaluations: int = 0
 
     def row(self, i: int) -> np.ndarray:
         if self.redo[i]:
             tree, query = self.kd.tree, self.queries[i]
             cand = np.asarray(tree.query_ball_point(query, r=self.radius[i], p=np.inf),
                               dtype=np.int64)
+            self.evaluations += len(cand)
             d = np.abs(self.kd.scaled[cand] - query).max(axis=1)
             own = -1 if self.own is None else int(self.own[i])
             self.idx[i] = _ranked(cand, d, own, self.kd.k)
@@ -225,6 +241,133 @@ class _NeighbourBatch:
 
     def all(self) -> np.ndarray:
         for i in np.flatnonzero(self.redo):
+            self.row(int(i))
+        return self.idx
+
+
+#: Gradients within a factor 2**_BUCKET_BITS of each other share one KD-tree.
+_BUCKET_BITS = 2
+#: Tree candidates per wanted neighbour, and the most a row may ask for before it falls
+#: back to a ball query (ties at the k-th distance need them all).
+_CANDIDATES_PER_NEIGHBOUR = 4
+_MAX_CANDIDATES = 4096
+#: A bucket with fewer queries scans for each one when (and if) it is needed: cheaper
+#: than building a tree over every point.
+_TREE_MIN_QUERIES = 32
+#: Query rows handled between cancel checks, and candidate pairs held at once.
+_CHUNK = 1 << 14
+_CANDIDATE_BUDGET = 1 << 19
+
+
+def gradient_buckets(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's bucket and the power-of-two weights w ≤ a of every bucket.
+
+    Powers of two scale values without rounding, and a/w < 2**_BUCKET_BITS keeps each
+    bucket's tree distance within that factor of the exact one.
+    """
+    exponent = np.frexp(a)[1] - 1  # 2**exponent ≤ a < 2**(exponent + 1)
+    level = np.floor_divide(exponent, _BUCKET_BITS)
+    level -= level.min(axis=0)
+    code = np.zeros(len(a), dtype=np.int64)
+    for column in level.T:
+        code = code * (int(column.max()) + 1) + column
+    _, first, bucket = distinct(code, return_index=True, return_inverse=True)
+    weights = np.ldexp(1.0, ((np.frexp(a[first])[1] - 1) // _BUCKET_BITS) * _BUCKET_BITS)
+    return bucket, np.where(a[first] > 0, weights, 0.0)
+
+
+class _GradientNeighbours:
+    """k nearest under d(q, ·) = max_i a_i(q)·|x_i(q) − x_i(·)| with a depending on the
+    query (variance, covariance, correlation targets), without an O(N) scan per query.
+
+    Queries whose gradients share a bucket share power-of-two weights w ≤ a(q), so under
+    the Chebyshev distance of x·w (one KD-tree per bucket) no point is farther than under
+    d(q, ·). The k-th exact distance D among the tree's nearest candidates therefore
+    bounds the neighbourhood: every point within D of q lies within D in the tree, hence
+    among the candidates when D is below the farthest candidate's tree distance (else
+    more candidates, then a ball query of radius D, collect it). Ranking them by the
+    exact distance and the row-index tie rule gives the full scan's answer bit for bit.
+    Sparse buckets scan, on demand; without ``trees`` every query does (the reference).
+    ``evaluations`` counts exact distance evaluations.
+    """
+
+    def __init__(self, points: np.ndarray, queries: np.ndarray, a: np.ndarray, k: int,
+                 own: np.ndarray | None, distance: Distance,
+                 cancel: CancelToken | None = None, *, trees: bool = True) -> None:
+        self.points, self.queries, self.a, self.k = points, queries, a, k
+        self.own = np.full(len(queries), -1, dtype=np.int64) if own is None else own
+        self.distance, self.cancel = distance, cancel
+        self.idx = np.zeros((len(queries), k), dtype=np.int64)
+        self.pending = np.full(len(queries), not trees)  # scanned when asked for
+        self.evaluations = 0
+        if trees:
+            self._search_buckets()
+
+    def _search_buckets(self) -> None:
+        points, k, cancel = self.points, self.k, self.cancel
+        bucket, weights = gradient_buckets(self.a)
+        rows_of = np.split(np.argsort(bucket, kind="stable"),
+                           np.cumsum(np.bincount(bucket))[:-1])
+        for rows, w in zip(rows_of, weights, strict=True):
+            _check(cancel)
+            if len(rows) < _TREE_MIN_QUERIES and len(points) > _TREE_MIN_QUERIES:
+                self.pending[rows] = True
+                continue
+            tree = cKDTree(points * w)
+            for start in range(0, len(rows), _CHUNK):
+                _check(cancel)
+                self._from_tree(tree, w, rows[start:start + _CHUNK],
+                                _CANDIDATES_PER_NEIGHBOUR * k)
+
+    def _from_tree(self, tree: cKDTree, w: np.ndarray, rows: np.ndarray,
+                   wanted: int) -> None:
+        """Neighbours of ``rows`` from their ``wanted`` nearest in the tree; rows whose
+        bound reaches past the farthest candidate ask for four times as many."""
+        wanted = min(len(self.points), wanted)
+        piece = max(1, _CANDIDATE_BUDGET // wanted)
+        for start in range(0, len(rows), piece):
+            part = rows[start:start + piece]
+            tree_d, cand = tree.query(self.queries[part] * w, k=wanted, p=np.inf)
+            cand = cand.reshape(len(part), wanted)
+            exact = self.distance(self.points[cand], self.queries[part][:, None, :],
+                                  self.a[part][:, None, :])
+            self.evaluations += exact.size
+            order = np.lexsort((cand, cand != self.own[part][:, None], exact))[:, :self.k]
+            self.idx[part] = np.take_along_axis(cand, order, axis=1)
+            if wanted == len(self.points):
+                continue  # every point was a candidate
+            kth = np.take_along_axis(exact, order[:, -1:], axis=1)[:, 0]
+            bound = self._bound(part, kth)
+            short = bound >= tree_d.reshape(len(part), wanted)[:, -1]
+            if wanted < _MAX_CANDIDATES:
+                self._from_tree(tree, w, part[short], 4 * wanted)
+                continue
+            for row, radius in zip(part[short], bound[short], strict=True):
+                self._from_ball(tree, w, int(row), radius)
+
+    def _bound(self, rows: np.ndarray, kth: np.ndarray) -> np.ndarray:
+        """The k-th exact distance widened by far more than both distances' rounding."""
+        magnitude = np.abs(self.queries[rows] * self.a[rows]).max(axis=1)
+        return kth + 1e-12 * (kth + magnitude) + 1e-300
+
+    def _from_ball(self, tree: cKDTree, w: np.ndarray, row: int, radius: float) -> None:
+        cand = np.asarray(tree.query_ball_point(self.queries[row] * w, r=radius, p=np.inf),
+                          dtype=np.int64)
+        exact = self.distance(self.points[cand], self.queries[row], self.a[row])
+        self.evaluations += len(cand)
+        self.idx[row] = _ranked(cand, exact, int(self.own[row]), self.k)
+
+    def row(self, i: int) -> np.ndarray:
+        if self.pending[i]:  # an O(N) scan: look at the token before every one
+            _check(self.cancel)
+            self.idx[i] = _scan(self.points, self.queries[i], self.a[i], int(self.own[i]),
+                                self.k, self.distance)
+            self.evaluations += len(self.points)
+            self.pending[i] = False
+        return self.idx[i]
+
+    def all(self) -> np.ndarray:
+        for i in np.flatnonzero(self.pending):
             self.row(int(i))
         return self.idx
 
@@ -243,6 +386,9 @@ class Boxes:
     leftovers: int
     #: Records per box when the greedy pass created it (k each).
     created_sizes: np.ndarray
+    #: Exact distances computed by the neighbour searches (KD-tree queries not counted):
+    #: about N·k for the tree searches, N²/k for full scans.
+    distance_evaluations: int = 0
 
     @property
     def sizes(self) -> np.ndarray:
@@ -283,16 +429,15 @@ def build_boxes(values: np.ndarray, a: np.ndarray, k: int, *, constant: bool,
     box = np.full(n, -1, dtype=np.int64)
     seeds: list[int] = []
     visit = processing_order(values, order, seed)
-    nn_of = _tree_neighbours(kd, visit) if kd is not None else None
+    report(0.0, "finding neighbours")
+    nn_of = _neighbours_in_order(values, a, k, visit, kd, neighbours, cancel)
     for step, p in enumerate(visit):
         if step % _CHECK_EVERY == 0:  # report first: a cancel from the report counts now
             report(0.8 * step / n, "building boxes")
             _check(cancel)
         if box[p] >= 0:
             continue
-        if nn_of is None:  # each exact scan is O(N): look at the token before every one
-            _check(cancel)
-        members = nn_of.row(step) if nn_of is not None else _exact_neighbours(values, a, p, k)
+        members = nn_of.row(step)
         if (box[members] >= 0).any():
             continue  # p stays a leftover for now (L161)
         box[members] = len(seeds)
@@ -302,10 +447,12 @@ def build_boxes(values: np.ndarray, a: np.ndarray, k: int, *, constant: bool,
     created = np.bincount(box[box >= 0], minlength=len(seeds))
     left = np.flatnonzero(box < 0)  # ascending row order (spec §2.4)
     report(0.8, "merging leftovers")
-    _merge_leftovers(values, a, box, lo, hi, seeds_arr, left, merge, kd, cancel)
+    merged = _merge_leftovers(values, a, box, lo, hi, seeds_arr, left, merge, kd,
+                              neighbours, cancel)
     _check(cancel)  # a job cancelled meanwhile returns nothing
     report(1.0, "boxes done")
-    return Boxes(lo, hi, box, seeds_arr, int(len(left)), created)
+    return Boxes(lo, hi, box, seeds_arr, int(len(left)), created,
+                 nn_of.evaluations + merged)
 
 
 def _check(cancel: CancelToken | None) -> None:
@@ -313,9 +460,18 @@ def _check(cancel: CancelToken | None) -> None:
         cancel.raise_if_cancelled()
 
 
-def _tree_neighbours(kd: _KdNeighbours, visit: np.ndarray) -> _NeighbourBatch:
+#: A neighbour search in visiting order: ``row(i)``, ``all()`` and ``evaluations``.
+Neighbours = _NeighbourBatch | _GradientNeighbours
+
+
+def _neighbours_in_order(values: np.ndarray, a: np.ndarray, k: int, visit: np.ndarray,
+                         kd: _KdNeighbours | None, neighbours: str,
+                         cancel: CancelToken | None) -> Neighbours:
     """k nearest of every record in visiting order (they do not depend on the boxes)."""
-    return kd.batch(kd.scaled[visit], own=visit)
+    if kd is not None:
+        return kd.batch(kd.scaled[visit], own=visit)
+    return _GradientNeighbours(values, values[visit], a[visit], k, visit, _greedy_distance,
+                               cancel, trees=neighbours != "exact")
 
 
 def _extents(values: np.ndarray, box: np.ndarray, n_boxes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -331,10 +487,12 @@ def _extents(values: np.ndarray, box: np.ndarray, n_boxes: int) -> tuple[np.ndar
 
 def _merge_leftovers(values: np.ndarray, a: np.ndarray, box: np.ndarray, lo: np.ndarray,
                      hi: np.ndarray, seeds: np.ndarray, left: np.ndarray, merge: str,
-                     kd: _KdNeighbours | None, cancel: CancelToken | None) -> None:
-    """Merge each leftover into one box and widen it (in place, L163-167, spec §2.4)."""
+                     kd: _KdNeighbours | None, neighbours: str,
+                     cancel: CancelToken | None) -> int:
+    """Merge each leftover into one box and widen it (in place, L163-167, spec §2.4);
+    returns the number of exact distance evaluations."""
     if not len(left):
-        return
+        return 0
     if merge == "widen":
         counts = np.bincount(box[box >= 0], minlength=len(seeds)).astype(float)
         for step, q in enumerate(left):
@@ -348,23 +506,125 @@ def _merge_leftovers(values: np.ndarray, a: np.ndarray, box: np.ndarray, lo: np.
             _widen(lo, hi, b, values[q])
             counts[b] += 1
             box[q] = b
-        return
+        return len(left) * len(seeds)
     # leftover and seed rules compare against fixed seeds, so targets are found up front
+    evaluations = 0
     if kd is not None:  # constant a: both rules are the same weighted Chebyshev distance
         seed_kd = _KdNeighbours(kd.scaled[seeds], 1)
         target = seed_kd.batch(kd.scaled[left], own=None).all()[:, 0]
-    else:
+    elif merge == "leftover":  # a at the leftover: the greedy pass's search, over seeds
+        nearest = _GradientNeighbours(values[seeds], values[left], a[left], 1, None,
+                                      _merge_distance, cancel, trees=neighbours != "exact")
+        target = nearest.all()[:, 0]  # ties: lowest box id
+        evaluations = nearest.evaluations
+    elif neighbours == "exact":  # the paper's literal rule, a at each seed
         target = np.empty(len(left), dtype=np.int64)
-        seed_values = values[seeds]
+        seed_values, seed_a = values[seeds], a[seeds]
         for step, q in enumerate(left):
             if step % 16 == 0:  # O(boxes) per leftover
                 _check(cancel)
-            scale = a[q] if merge == "leftover" else a[seeds]
-            d = (np.abs(seed_values - values[q]) * scale).max(axis=1)
+            d = (np.abs(seed_values - values[q]) * seed_a).max(axis=1)
             target[step] = int(np.argmin(d))  # ties: lowest box id
+        evaluations = len(left) * len(seeds)
+    else:
+        target, evaluations = _nearest_seed_by_seed_gradients(values[seeds], a[seeds],
+                                                               values[left], cancel)
     for q, b in zip(left, target, strict=True):
         _widen(lo, hi, int(b), values[q])
         box[q] = b
+    return evaluations
+
+
+def _nearest_seed_by_seed_gradients(seed_values: np.ndarray, seed_a: np.ndarray,
+                                    queries: np.ndarray,
+                                    cancel: CancelToken | None) -> tuple[np.ndarray, int]:
+    """The paper's literal merge, d(seed, q) with a at each seed: the nearest seed within
+    each bucket of seed gradients (a KD-tree on x·w, w ≤ a, never overestimates the
+    distance), then the nearest over the buckets; ties to the lowest box id, as a full
+    scan per leftover gives. A bucket whose nearest tree distance exceeds the best exact
+    distance found in any bucket is skipped for that leftover (a bucket is a slab of
+    similar gradients, far from most leftovers). Returns the box per leftover and the
+    number of exact evaluations."""
+    every = np.arange(len(queries))
+    best = np.full(len(queries), np.inf)
+    target = np.full(len(queries), -1, dtype=np.int64)
+    bucket, weights = gradient_buckets(seed_a)
+    members_of = np.split(np.argsort(bucket, kind="stable"),
+                          np.cumsum(np.bincount(bucket))[:-1])
+    searches = []
+    for members, w in zip(members_of, weights, strict=True):
+        _check(cancel)
+        search = _BucketNearest(cKDTree(seed_values[members] * w), seed_values[members],
+                                seed_a[members], w, queries)
+        search.find(every, 1, complete=False)  # an upper bound from every bucket
+        _keep_nearest(best, target, search, members, every)
+        searches.append(search)
+    for search, members in zip(searches, members_of, strict=True):
+        _check(cancel)
+        near = search.tree.query(queries * search.w, k=1, p=np.inf)[0]
+        rows = np.flatnonzero(near <= best * (1 + 1e-12) + 1e-300)
+        search.find(rows, _CANDIDATES_PER_NEIGHBOUR)
+        _keep_nearest(best, target, search, members, rows)
+    return target, sum(search.evaluations for search in searches)
+
+
+def _keep_nearest(best: np.ndarray, target: np.ndarray, search: _BucketNearest,
+                  members: np.ndarray, rows: np.ndarray) -> None:
+    """Keep the bucket's nearest seed where it is nearer (equal: the lower box id)."""
+    d, ids = search.best[rows], members[search.index[rows]]
+    closer = (d < best[rows]) | ((d == best[rows]) & (ids < target[rows]))
+    best[rows[closer]], target[rows[closer]] = d[closer], ids[closer]
+
+
+@dataclass
+class _BucketNearest:
+    """The nearest point of one gradient bucket per query: the tree's nearest candidates,
+    four times as many for rows whose best exact distance reaches past the farthest
+    candidate's tree distance, at last a ball query."""
+
+    tree: cKDTree
+    points: np.ndarray
+    a: np.ndarray
+    w: np.ndarray
+    queries: np.ndarray
+    evaluations: int = 0
+
+    def __post_init__(self) -> None:
+        self.best = np.empty(len(self.queries))
+        self.index = np.empty(len(self.queries), dtype=np.int64)
+
+    def find(self, rows: np.ndarray, wanted: int, *, complete: bool = True) -> None:
+        """``complete=False`` only ranks the ``wanted`` candidates (an upper bound)."""
+        wanted = min(len(self.points), wanted)
+        piece = max(1, _CANDIDATE_BUDGET // wanted)
+        for start in range(0, len(rows), piece):
+            part = rows[start:start + piece]
+            tree_d, cand = self.tree.query(self.queries[part] * self.w, k=wanted, p=np.inf)
+            cand, tree_d = cand.reshape(len(part), wanted), tree_d.reshape(len(part), wanted)
+            exact = self._distances(cand, self.queries[part][:, None, :])
+            first = np.lexsort((cand, exact))[:, :1]
+            self.best[part] = np.take_along_axis(exact, first, axis=1)[:, 0]
+            self.index[part] = np.take_along_axis(cand, first, axis=1)[:, 0]
+            if wanted == len(self.points) or not complete:
+                continue
+            # both distances round the same |point − query| once: a relative margin
+            short = part[self._radius(part) >= tree_d[:, -1]]
+            if wanted < _MAX_CANDIDATES:
+                self.find(short, 4 * wanted)
+                continue
+            for row in short:
+                ball = np.asarray(self.tree.query_ball_point(
+                    self.queries[row] * self.w, r=self._radius(row), p=np.inf), dtype=np.int64)
+                exact = self._distances(ball, self.queries[row])
+                order = np.lexsort((ball, exact))[0]
+                self.best[row], self.index[row] = exact[order], ball[order]
+
+    def _distances(self, cand: np.ndarray, query: np.ndarray) -> np.ndarray:
+        self.evaluations += cand.size
+        return (np.abs(self.points[cand] - query) * self.a[cand]).max(axis=-1)
+
+    def _radius(self, rows: np.ndarray | int) -> np.ndarray:
+        return self.best[rows] * (1 + 1e-12) + 1e-300
 
 
 def _adjacent_boxes(lo: np.ndarray, hi: np.ndarray, x: float) -> np.ndarray:
@@ -406,10 +666,12 @@ def numeric_columns(data: pd.DataFrame, attributes: Sequence[str]) -> np.ndarray
 
 
 def format_interval(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Cells ``"[lo, hi]"`` (the release's format for a generalized value)."""
-    return np.array([f"[{plain(a)}, {plain(b)}]" for a, b in zip(lo, hi,
-                                                                                 strict=True)],
-                    dtype=object)
+    """Cells ``"[lo, hi]"`` (the release's format for a generalized value); each
+    distinct endpoint is formatted once."""
+    values, at = distinct(np.concatenate([lo, hi]), return_inverse=True)
+    text = [plain(v) for v in values]
+    return np.array([f"[{text[a]}, {text[b]}]" for a, b in zip(at[:len(lo)], at[len(lo):],
+                                                                 strict=True)], dtype=object)
 
 
 def parse_interval(cell: str) -> tuple[float, float]:
@@ -460,7 +722,8 @@ class IntervalGeneralisation(Method):
         Param("seed", "int", None, optional=True, low=0, label="seed",
               help="random seed of the random processing order"),
         Param("neighbours", "choice", "auto", choices=NEIGHBOURS, label="neighbour search",
-              help="auto: KD-tree for constant gradients, exact O(N^2) otherwise",
+              help="auto: KD-trees (one per gradient bucket for point-dependent "
+              "gradients), O(N log N); exact: a full O(N) scan per box seed, O(N^2)",
               step="§5 L169"),
     )
 
@@ -517,10 +780,9 @@ class IntervalGeneralisation(Method):
         """The release of ``boxes``: each boxed attribute as ``"[lo, hi]"`` cells."""
         self._check_definition(data, definition)
         table = data.drop(columns=definition.identifying)
-        lo, hi = boxes.record_lo(), boxes.record_hi()
         released = definition
-        for i, name in enumerate(self.attributes):
-            table[name] = format_interval(lo[:, i], hi[:, i])
+        for i, name in enumerate(self.attributes):  # one text per box, shared by members
+            table[name] = format_interval(boxes.lo[:, i], boxes.hi[:, i])[boxes.box]
             released = released.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
         claim = Claim("k-anonymity", {"k": self.k}, tuple(self.attributes),
                       f"every box over {', '.join(self.attributes)} holds at least "
