@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from arxpy.gui.rendering import save_png, wait_until
+from screenshots import render_main
 
-SIZES = {"": (1280, 720), "-1080p": (1920, 1080)}
 #: Records of the example project (enough for a pass or two after the first).
 RECORDS = 4000
 
@@ -55,12 +55,7 @@ def render(output_dir: str | Path, size: tuple[int, int], suffix: str = "") -> l
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    output = Path(args[0]) if args else Path("/tmp/arxpy-shots")
-    for suffix, size in SIZES.items():
-        for path in render(output, size, suffix):
-            print(path)
-    return 0
+    return render_main(render, argv)
 
 
 if __name__ == "__main__":

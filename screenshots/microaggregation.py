@@ -9,11 +9,10 @@ Groups).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from arxpy.gui.rendering import save_png, wait_until
-from screenshots import SIZES, example_window, fail_on_message_boxes
+from screenshots import example_window, fail_on_message_boxes, render_main
 
 
 def render(output_dir: str | Path, size: tuple[int, int], suffix: str = "") -> list[Path]:
@@ -45,12 +44,7 @@ def render(output_dir: str | Path, size: tuple[int, int], suffix: str = "") -> l
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    output = Path(args[0]) if args else Path("/tmp/arxpy-shots")
-    for suffix, size in SIZES.items():
-        for path in render(output, size, suffix):
-            print(path)
-    return 0
+    return render_main(render, argv)
 
 
 if __name__ == "__main__":
