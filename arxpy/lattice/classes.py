@@ -8,7 +8,7 @@ a classification model's class attribute), the frequency of each value per class
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,7 +84,8 @@ class EquivalenceClasses:
     Read-only by convention, like the frozen dataclass it replaces.
     """
 
-    __slots__ = ("levels", "sizes", "distributions", "sums", "packed", "populations", "_keys")
+    __slots__ = ("levels", "sizes", "distributions", "sums", "packed", "populations", "_keys",
+                 "derived")
 
     def __init__(self, levels: tuple[int, ...], keys: np.ndarray | None, sizes: np.ndarray,
                  distributions: Mapping[str, Distribution] | None = None,
@@ -104,6 +105,17 @@ class EquivalenceClasses:
         #: population_rows`), its classes at ``levels``; rolled up with the classes.
         self.populations: Mapping[str, PopulationClasses] = populations or {}
         self._keys = keys
+        #: Per-class arrays that models derive from the keys, by a name that fixes how
+        #: (:meth:`derive`): a privacy and a quality model reading the same compute it once.
+        self.derived: dict[str, np.ndarray] = {}
+
+    def derive(self, name: str, compute: Callable[[EquivalenceClasses], np.ndarray]
+               ) -> np.ndarray:
+        """``compute(self)``, computed on the first call with ``name`` and kept; ``name``
+        must determine the computation (for example include a fingerprint of its tables)."""
+        if name not in self.derived:
+            self.derived[name] = compute(self)
+        return self.derived[name]
 
     @property
     def keys(self) -> np.ndarray:

@@ -444,6 +444,7 @@ def classes_nbytes(classes: EquivalenceClasses) -> int:
     for d in classes.distributions.values():
         total += d.class_index.nbytes + d.value.nbytes + d.count.nbytes
     total += sum(s.nbytes for s in classes.sums.values())
+    total += sum(d.nbytes for d in classes.derived.values())
     total += sum(p.people.nbytes + p.uncovered.nbytes + p.uncovered_people.nbytes
                  for p in classes.populations.values())
     return int(total)
