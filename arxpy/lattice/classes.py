@@ -8,7 +8,7 @@ a classification model's class attribute), the frequency of each value per class
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,6 +132,22 @@ class EquivalenceClasses:
             return self._keys[rows]
         assert self.packed is not None
         return decode_codes(self.packed.values[rows], self.packed.radices)
+
+    def table_sums(self, tables: Sequence[np.ndarray]) -> np.ndarray:
+        """Per class, ``tables[0][code0] + tables[1][code1] + ...`` (its codes at
+        ``levels``, float64 tables), added in that order: from the packed keys in one pass
+        when they are not decoded (no key matrix kept), else column by column."""
+        from arxpy.lattice.kernels import digit_sums  # kernels import encoding, after us
+
+        if self._keys is None:
+            assert self.packed is not None
+            sums = digit_sums(self.packed.values, self.packed.radices, tables)
+            if sums is not None:
+                return sums
+        keys, sums = self.keys, np.zeros(self.n_classes)
+        for j, table in enumerate(tables):
+            sums += table[keys[:, j]]
+        return sums
 
     @property
     def keys_decoded(self) -> bool:

@@ -74,8 +74,7 @@ class _Classes(Protocol):
 
     levels: tuple[int, ...]
 
-    @property
-    def keys(self) -> np.ndarray: ...
+    def table_sums(self, tables: Sequence[np.ndarray]) -> np.ndarray: ...
 
     @property
     def n_classes(self) -> int: ...
@@ -109,9 +108,8 @@ class EntropyInformationLoss:
     def _compute(self, classes: _Classes) -> np.ndarray:
         if self.maximal == 0:
             return np.zeros(classes.n_classes)
-        keys, logs = classes.keys, np.zeros(classes.n_classes)
-        for j, attribute in enumerate(self.log_shares):
-            logs += attribute[classes.levels[j]][keys[:, j]]
+        logs = classes.table_sums([attribute[level] for attribute, level
+                                   in zip(self.log_shares, classes.levels, strict=True)])
         return np.clip(logs / self.maximal + 1.0, 0.0, 1.0)
 
 
