@@ -610,7 +610,7 @@ class SnapshotCache:
 
     def remeasure(self, classes: EquivalenceClasses) -> None:
         """Account for arrays ``classes`` gained since it was put (a model decoded its
-        keys), evicting others if the cache is now over its budget."""
+        keys or kept a derived array), evicting others if the cache is now over its budget."""
         slot = self._slot.get(tuple(classes.levels))
         if slot is None or self._items[slot] is not classes:
             return
