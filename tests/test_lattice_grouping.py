@@ -190,6 +190,10 @@ def test_cache_accounts_for_decoded_keys_and_prefers_a_predecessor():
     left.keys  # noqa: B018
     cache.remeasure(left)
     assert cache.nbytes == before + left.keys.nbytes
+    kept = right.derive("twice the sizes", lambda c: 2.0 * c.sizes)  # a model's derived array
+    assert right.derive("twice the sizes", lambda c: c.sizes) is kept  # computed once
+    cache.remeasure(right)
+    assert cache.nbytes == before + left.keys.nbytes + kept.nbytes
     # Two cached direct predecessors of (1, 2, 0): the one with fewer classes is taken.
     step = grouper.roll_up(left, (1, 1, 0))
     cache.put(step)

@@ -109,6 +109,8 @@ def test_journalist_games_on_the_searchs_rolled_up_classes_are_the_brute_force(t
                 _records(sample), rows, levels, spec,
                 {k for k, s in zip(labels, suppressed, strict=True) if s}, people)
             assert metric.score(classes, suppressed) == pytest.approx(wanted, rel=1e-9)
+            # One information loss on the classes, the models' and the payout's.
+            assert [n.split(":")[0] for n in classes.derived] == ["entropy-information-loss"]
         below[levels] = classes  # a roll-up when there is one: roll-ups of roll-ups
 
 

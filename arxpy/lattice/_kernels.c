@@ -1,5 +1,6 @@
 /* Roll-up kernels (arxpy.lattice.kernels wraps them): group keys and add up sizes,
- * sum distribution pairs, rewrite packed digits, pack key columns.
+ * sum distribution pairs, rewrite packed digits, pack key columns, sum tables over
+ * packed digits.
  *
  * numpy needs about ten passes to group packed class keys and add up the class sizes
  * (mark, list, look up, count); at the sizes roll-up works on (a few thousand to tens of
@@ -539,7 +540,98 @@ release:
     return result;
 }
 
+PyDoc_STRVAR(digit_sums_doc,
+"digit_sums(key, radices, tables, out)\n\n"
+"For packed keys (mixed radix, the first digit most significant, radices[j] digit j's\n"
+"radix): out[i] = tables[0][d0] + tables[1][d1] + ..., added in that order from 0.0\n"
+"(as numpy adds the columns one by one, so the sums are the same to the bit). Tables\n"
+"are float64, each at least as long as its radix; the key matrix is never written.");
+
+static int is_float64(const Py_buffer *view) {
+    if (view->itemsize != 8 || view->ndim != 1) return 0;
+    if (view->format == NULL) return 0;
+    const char *f = view->format;
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    return f[0] == 'd' && f[1] == '\0';
+}
+
+static int get_floats(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t n,
+                      const char *name) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return -1;
+    if (!is_float64(view) || view->shape[0] < n) {
+        PyErr_Format(PyExc_ValueError, "%s must be a float64 array of at least %zd", name, n);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *digit_sums(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *key_o, *radices_o, *tables_o, *out_o;
+    if (!PyArg_ParseTuple(args, "OO!O!O", &key_o, &PyTuple_Type, &radices_o, &PyTuple_Type,
+                          &tables_o, &out_o))
+        return NULL;
+    Py_ssize_t digits = PyTuple_GET_SIZE(radices_o);
+    if (digits < 1 || digits > MAX_DIGITS || PyTuple_GET_SIZE(tables_o) != digits) {
+        PyErr_SetString(PyExc_ValueError, "digit_sums needs 1-64 radices and as many tables");
+        return NULL;
+    }
+    int64_t radix[MAX_DIGITS];
+    const double *table[MAX_DIGITS];
+    Py_buffer table_view[MAX_DIGITS], key, out;
+    PyObject *result = NULL;
+    Py_ssize_t got = 0;
+    for (Py_ssize_t j = 0; j < digits; j++) {
+        radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(radices_o, j));
+        if (PyErr_Occurred()) return NULL;
+        if (radix[j] < 1) {
+            PyErr_SetString(PyExc_ValueError, "radices must be positive");
+            return NULL;
+        }
+    }
+    for (; got < digits; got++) {
+        if (get_floats(PyTuple_GET_ITEM(tables_o, got), &table_view[got], 0, radix[got],
+                       "a table") < 0)
+            goto release_tables;
+        table[got] = table_view[got].buf;
+    }
+    if (get_array(key_o, &key, 0, -1, "key") < 0) goto release_tables;
+    if (get_floats(out_o, &out, 1, key.shape[0], "out") < 0) goto release_key;
+    const int64_t *in = key.buf;
+    double *res = out.buf;
+    int64_t digit[MAX_DIGITS];
+    for (Py_ssize_t i = 0, n = key.shape[0]; i < n; i++) {
+        int64_t k = in[i];
+        if (k < 0) {
+            PyErr_SetString(PyExc_ValueError, "keys must not be negative");
+            goto release_out;
+        }
+        for (Py_ssize_t j = digits - 1; j > 0; j--) {
+            digit[j] = k % radix[j];
+            k /= radix[j];
+        }
+        if (k >= radix[0]) {
+            PyErr_SetString(PyExc_ValueError, "a key exceeds the radices' span");
+            goto release_out;
+        }
+        digit[0] = k;
+        double sum = 0.0;
+        for (Py_ssize_t j = 0; j < digits; j++) sum += table[j][digit[j]];
+        res[i] = sum;
+    }
+    result = Py_NewRef(Py_None);
+release_out:
+    PyBuffer_Release(&out);
+release_key:
+    PyBuffer_Release(&key);
+release_tables:
+    for (Py_ssize_t j = 0; j < got; j++) PyBuffer_Release(&table_view[j]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"digit_sums", digit_sums, METH_VARARGS, digit_sums_doc},
     {"pack", pack, METH_VARARGS, pack_doc},
     {"rewrite", rewrite, METH_VARARGS, rewrite_doc},
     {"group", group, METH_VARARGS, group_doc},

@@ -8,7 +8,7 @@ a classification model's class attribute), the frequency of each value per class
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -84,7 +84,8 @@ class EquivalenceClasses:
     Read-only by convention, like the frozen dataclass it replaces.
     """
 
-    __slots__ = ("levels", "sizes", "distributions", "sums", "packed", "populations", "_keys")
+    __slots__ = ("levels", "sizes", "distributions", "sums", "packed", "populations", "_keys",
+                 "derived")
 
     def __init__(self, levels: tuple[int, ...], keys: np.ndarray | None, sizes: np.ndarray,
                  distributions: Mapping[str, Distribution] | None = None,
@@ -104,6 +105,17 @@ class EquivalenceClasses:
         #: population_rows`), its classes at ``levels``; rolled up with the classes.
         self.populations: Mapping[str, PopulationClasses] = populations or {}
         self._keys = keys
+        #: Per-class arrays that models derive from the keys, by a name that fixes how
+        #: (:meth:`derive`): a privacy and a quality model reading the same compute it once.
+        self.derived: dict[str, np.ndarray] = {}
+
+    def derive(self, name: str, compute: Callable[[EquivalenceClasses], np.ndarray]
+               ) -> np.ndarray:
+        """``compute(self)``, computed on the first call with ``name`` and kept; ``name``
+        must determine the computation (for example include a fingerprint of its tables)."""
+        if name not in self.derived:
+            self.derived[name] = compute(self)
+        return self.derived[name]
 
     @property
     def keys(self) -> np.ndarray:
@@ -120,6 +132,22 @@ class EquivalenceClasses:
             return self._keys[rows]
         assert self.packed is not None
         return decode_codes(self.packed.values[rows], self.packed.radices)
+
+    def table_sums(self, tables: Sequence[np.ndarray]) -> np.ndarray:
+        """Per class, ``tables[0][code0] + tables[1][code1] + ...`` (its codes at
+        ``levels``, float64 tables), added in that order: from the packed keys in one pass
+        when they are not decoded (no key matrix kept), else column by column."""
+        from arxpy.lattice.kernels import digit_sums  # kernels import encoding, after us
+
+        if self._keys is None:
+            assert self.packed is not None
+            sums = digit_sums(self.packed.values, self.packed.radices, tables)
+            if sums is not None:
+                return sums
+        keys, sums = self.keys, np.zeros(self.n_classes)
+        for j, table in enumerate(tables):
+            sums += table[keys[:, j]]
+        return sums
 
     @property
     def keys_decoded(self) -> bool:

@@ -444,6 +444,7 @@ def classes_nbytes(classes: EquivalenceClasses) -> int:
     for d in classes.distributions.values():
         total += d.class_index.nbytes + d.value.nbytes + d.count.nbytes
     total += sum(s.nbytes for s in classes.sums.values())
+    total += sum(d.nbytes for d in classes.derived.values())
     total += sum(p.people.nbytes + p.uncovered.nbytes + p.uncovered_people.nbytes
                  for p in classes.populations.values())
     return int(total)
@@ -609,7 +610,7 @@ class SnapshotCache:
 
     def remeasure(self, classes: EquivalenceClasses) -> None:
         """Account for arrays ``classes`` gained since it was put (a model decoded its
-        keys), evicting others if the cache is now over its budget."""
+        keys or kept a derived array), evicting others if the cache is now over its budget."""
         slot = self._slot.get(tuple(classes.levels))
         if slot is None or self._items[slot] is not classes:
             return

@@ -99,6 +99,21 @@ def pack_columns(columns: Sequence[np.ndarray], radices: Sequence[int]) -> np.nd
     return out
 
 
+def digit_sums(key: np.ndarray, radices: Sequence[int], tables: Sequence[np.ndarray]
+               ) -> np.ndarray | None:
+    """tables[0][d0] + tables[1][d1] + ... for each packed key (digits d0, d1, ... in
+    ``radices``, the first most significant), added in that order, by the compiled kernel
+    in one pass without the key matrix; None where it is not used (the caller's numpy
+    path serves, with the same sums to the bit)."""
+    if not (USE_COMPILED and 0 < len(key) and 0 < len(radices) <= 64):
+        return None
+    assert _kernels is not None
+    out = np.empty(len(key), dtype=np.float64)
+    _kernels.digit_sums(np.ascontiguousarray(key, dtype=np.int64), tuple(int(r) for r in radices),
+                        tuple(np.ascontiguousarray(t, dtype=np.float64) for t in tables), out)
+    return out
+
+
 def _grouped_compiled(key: np.ndarray, span: int, weights: np.ndarray | None,
                       low: np.ndarray | None = None, place: int = 1
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -35,8 +35,7 @@ from arxpy.privacy.registry import register_privacy_model
 from arxpy.risk.cost_benefit import (
     COST_BENEFIT_PARAMS,
     CostBenefit,
-    domain_log_shares,
-    entropy_information_loss,
+    EntropyInformationLoss,
 )
 
 _POPULATION = Param("population", "text", label="population table",
@@ -103,11 +102,11 @@ class _PayoutProfitability(_Profitability):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._log_shares: list[list[np.ndarray]] = []
+        self._loss: EntropyInformationLoss | None = None
 
     def prepare(self, data: EncodedData) -> None:
         super().prepare(data)
-        self._log_shares = [domain_log_shares(qi.level_maps) for qi in data.quasi_identifiers]
+        self._loss = EntropyInformationLoss([qi.level_maps for qi in data.quasi_identifiers])
 
     def success(self, classes: EquivalenceClasses) -> np.ndarray:
         """The adversary's chance to re-identify a record of each class."""
@@ -117,7 +116,8 @@ class _PayoutProfitability(_Profitability):
         return 1.0 / np.where(people > 0, people, classes.sizes)
 
     def satisfied(self, classes: EquivalenceClasses) -> np.ndarray:
-        loss = entropy_information_loss(self._log_shares, classes.levels, classes.keys)
+        assert self._loss is not None, "prepare() first"
+        loss = self._loss.of(classes)
         return self.prices.publisher_payout(loss, self.success(classes)) > 0
 
     def describe(self) -> str:

@@ -25,9 +25,7 @@ from arxpy.quality.registry import register_quality_model
 from arxpy.risk.cost_benefit import (
     COST_BENEFIT_PARAMS,
     CostBenefit,
-    domain_log_shares,
-    entropy_information_loss,
-    maximal_information_loss,
+    EntropyInformationLoss,
 )
 
 
@@ -58,7 +56,7 @@ class PublisherPayout(QualityModel):
     adversary_gain: float
     publisher_benefit: float
     publisher_loss: float
-    _log_shares: list[list[np.ndarray]] | None = None
+    _loss: EntropyInformationLoss | None = None
     #: Per quasi-identifier and level, the records' log10 domain shares summed.
     _record_logs: list[np.ndarray] | None = None
     _records = 0
@@ -76,11 +74,11 @@ class PublisherPayout(QualityModel):
                            self.publisher_benefit, self.publisher_loss)
 
     def prepare(self, data: EncodedData) -> None:
-        self._log_shares = [domain_log_shares(qi.level_maps) for qi in data.quasi_identifiers]
+        self._loss = EntropyInformationLoss([qi.level_maps for qi in data.quasi_identifiers])
         self._record_logs = [
             np.array([float(np.dot(qi.value_counts, logs[np.asarray(level_map)]))
                       for logs, level_map in zip(shares, qi.level_maps, strict=True)])
-            for qi, shares in zip(data.quasi_identifiers, self._log_shares, strict=True)]
+            for qi, shares in zip(data.quasi_identifiers, self._loss.log_shares, strict=True)]
         self._records = data.n_records
         if self.population:
             frame = read_population_table(str(self.population), data.qi_names, "payout")
@@ -97,9 +95,9 @@ class PublisherPayout(QualityModel):
         return 1.0 / np.where(people > 0, people, classes.sizes)
 
     def _information_loss(self, classes: EquivalenceClasses) -> np.ndarray:
-        require_prepared(self, self._log_shares)
-        assert self._log_shares is not None
-        return entropy_information_loss(self._log_shares, classes.levels, classes.keys)
+        require_prepared(self, self._loss)
+        assert self._loss is not None
+        return self._loss.of(classes)
 
     def score(self, classes: EquivalenceClasses, suppressed: np.ndarray) -> float:
         g, s = gs_factors(self.gs_factor)
@@ -129,10 +127,10 @@ class PublisherPayout(QualityModel):
         loss is a sum over attributes of log10 shares, so the total is one per attribute
         and level (slightly lowered so sums in another order never exceed a score)."""
         require_prepared(self, self._record_logs)
-        assert self._record_logs is not None and self._log_shares is not None
+        assert self._record_logs is not None and self._loss is not None
         g, s = gs_factors(self.gs_factor)
         levels = np.asarray(levels, dtype=np.int64)
-        most = maximal_information_loss(self._log_shares)
+        most = self._loss.maximal
         if most == 0:
             return np.zeros(len(levels))
         logs = sum(totals[levels[:, j]] for j, totals in enumerate(self._record_logs))

@@ -9,8 +9,10 @@ Shared by the profitability privacy models and the publisher payout quality mode
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -66,20 +68,49 @@ def domain_log_shares(level_maps: Sequence[np.ndarray]) -> list[np.ndarray]:
             for m in level_maps]
 
 
-def entropy_information_loss(log_shares: Sequence[Sequence[np.ndarray]],
-                             levels: Sequence[int], keys: np.ndarray) -> np.ndarray:
+class _Classes(Protocol):
+    """What the loss reads of :class:`~arxpy.lattice.classes.EquivalenceClasses` (risk
+    sits beside lattice, so it does not import it)."""
+
+    levels: tuple[int, ...]
+
+    def table_sums(self, tables: Sequence[np.ndarray]) -> np.ndarray: ...
+
+    @property
+    def n_classes(self) -> int: ...
+
+    def derive(self, name: str, compute: Callable[[_Classes], np.ndarray]) -> np.ndarray: ...
+
+
+class EntropyInformationLoss:
     """ARX's entropy-based information loss of each class in [0, 1]: log10 of the product
     of its values' domain shares over log10 of the product of the domain sizes, plus 1.
 
-    ``log_shares[j]`` is :func:`domain_log_shares` of quasi-identifier j; ``keys``
-    (classes x quasi-identifiers) the classes' codes at ``levels``."""
-    max_loss = maximal_information_loss(log_shares)
-    if max_loss == 0:
-        return np.zeros(len(keys))
-    logs = np.zeros(len(keys))
-    for j, attribute in enumerate(log_shares):
-        logs += attribute[levels[j]][keys[:, j]]
-    return np.clip(logs / max_loss + 1.0, 0.0, 1.0)
+    Prepared once per data from each quasi-identifier's level maps; :meth:`of` keeps its
+    answer on the classes, so the profitability model and the payout, which both read it,
+    decode and sum each transformation's keys once."""
+
+    def __init__(self, level_maps: Sequence[Sequence[np.ndarray]]) -> None:
+        #: ``log_shares[j]`` is :func:`domain_log_shares` of quasi-identifier j.
+        self.log_shares = [domain_log_shares(maps) for maps in level_maps]
+        self.maximal = maximal_information_loss(self.log_shares)
+        # The tables fix the answer: equal tables (two models on one data) share it.
+        digest = hashlib.blake2b(digest_size=16)
+        for attribute in self.log_shares:
+            for level in attribute:
+                digest.update(level.tobytes() + b"|")
+        self._name = "entropy-information-loss:" + digest.hexdigest()
+
+    def of(self, classes: _Classes) -> np.ndarray:
+        """The loss of each class of ``classes`` (float64, in [0, 1])."""
+        return classes.derive(self._name, self._compute)
+
+    def _compute(self, classes: _Classes) -> np.ndarray:
+        if self.maximal == 0:
+            return np.zeros(classes.n_classes)
+        logs = classes.table_sums([attribute[level] for attribute, level
+                                   in zip(self.log_shares, classes.levels, strict=True)])
+        return np.clip(logs / self.maximal + 1.0, 0.0, 1.0)
 
 
 def maximal_information_loss(log_shares: Sequence[Sequence[np.ndarray]]) -> float:

@@ -290,10 +290,10 @@ class SearchContext:
             return self.checks[levels]
         self.cancel.raise_if_cancelled()  # strategies may check many in a row
         classes = classes if classes is not None else self.classes(levels)
-        decoded = classes.keys_decoded
+        held = (classes.keys_decoded, len(classes.derived))
         result = self.evaluate(levels, classes)
-        if classes.keys_decoded != decoded:  # a model decoded its keys: more memory held
-            self.cache.remeasure(classes)
+        if (classes.keys_decoded, len(classes.derived)) != held:
+            self.cache.remeasure(classes)  # a model decoded keys or kept a derived array
         self.checks[levels] = result
         if self.on_check is not None:
             self.on_check(result, classes)
