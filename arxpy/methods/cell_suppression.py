@@ -238,17 +238,27 @@ def _columns_to_suppress(patterns: np.ndarray, problems: np.ndarray,
     return out
 
 
+def _released_or_settled(release: Release, claim: Claim
+                         ) -> tuple[pd.DataFrame, ClaimCheck | None]:
+    """The released records, or the check that needs none: a claimed attribute missing
+    from the release (not checkable), or nothing released (holds)."""
+    missing = [a for a in claim.attributes if a not in release.table.columns]
+    if missing:
+        return release.table, ClaimCheck(claim, None, f"'{missing[0]}' is not in the release")
+    released = release.released()
+    if not len(released):
+        return released, ClaimCheck(claim, True, "no record released")
+    return released, None
+
+
 @register_claim_checker(CELL_K_ANONYMITY)
 def check_cell_k_anonymity(release: Release, claim: Claim) -> ClaimCheck:
     """Every released record is compatible with at least k released records over the
     claimed attributes, itself included, a ``*`` cell matching any value."""
     k = int(claim.parameters["k"])
-    missing = [a for a in claim.attributes if a not in release.table.columns]
-    if missing:
-        return ClaimCheck(claim, None, f"'{missing[0]}' is not in the release")
-    released = release.released()
-    if not len(released):
-        return ClaimCheck(claim, True, "no record released")
+    released, settled = _released_or_settled(release, claim)
+    if settled is not None:
+        return settled
     fk = compatible_records(released, claim.attributes, SUPPRESSED_CELL)
     cells = int((released[list(claim.attributes)] == SUPPRESSED_CELL).to_numpy().sum())
     return ClaimCheck(claim, int(fk.min()) >= k,
@@ -261,12 +271,9 @@ def check_cell_average_risk(release: Release, claim: Claim) -> ClaimCheck:
     """The mean over released records of 1/fk, fk the released records compatible with
     the record (a ``*`` cell matching any value), is at most the threshold."""
     threshold = float(claim.parameters["threshold"])
-    missing = [a for a in claim.attributes if a not in release.table.columns]
-    if missing:
-        return ClaimCheck(claim, None, f"'{missing[0]}' is not in the release")
-    released = release.released()
-    if not len(released):
-        return ClaimCheck(claim, True, "no record released")
+    released, settled = _released_or_settled(release, claim)
+    if settled is not None:
+        return settled
     average = float(np.mean(1.0 / compatible_records(released, claim.attributes,
                                                      SUPPRESSED_CELL)))
     return ClaimCheck(claim, average <= threshold * (1 + ROUNDING) + ROUNDING,
