@@ -144,10 +144,10 @@ def test_the_view_needs_the_link_column_pseudonymized(tables):
         session.release_inputs()
 
 
-def test_offered_aggregates_are_the_count_and_the_first_year_of_each_date(tables):
+def test_offered_aggregates_are_the_count_the_first_years_and_the_sets_of_codes(tables):
     offered = [a.name for a in offered_aggregates("admissions", tables[1], LINK_COLUMN)]
     assert offered == ["admissions:count", "admissions:first-year:Admission date",
-                       "admissions:first-year:Discharge date"]
+                       "admissions:first-year:Discharge date", "admissions:set:Diagnosis"]
 
 
 def test_the_release_report_names_the_linked_tables_but_no_identifier(tables):

@@ -33,7 +33,7 @@ LINKED_NOTE = (
     "The privacy models judged one row per patient: the patient table's attributes and "
     "the aggregates of linked tables. A suppressed patient is left out of every table. "
     "Columns of linked tables that no aggregate summarizes are released as they are and "
-    "were not judged; a column a first-year aggregate summarizes is left out.")
+    "were not judged; a column a first-year or set aggregate summarizes is left out.")
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@ identifier, judged together on a patient-level view. Qt-free.
 
 The privacy models see one row per patient: the patient table's attributes plus the
 aggregates of event tables the user chooses (:class:`EventAggregate`: the number of events,
-the year of the earliest date of a column). :mod:`arxpy.workflows.linked_release`
-runs a method on that view and projects its release back onto every table.
+the year of the earliest date of a column, the set of a column's codes).
+:mod:`arxpy.workflows.linked_release` runs a method on that view and projects its release
+back onto every table.
 ``docs/linked-tables.md`` says what is released for each table.
 """
 
@@ -23,46 +24,58 @@ from arxpy.data.definition import (
     DataKind,
     DataType,
 )
+from arxpy.data.transactions import DEFAULT_CODE_DELIMITER
 from arxpy.data.types import is_missing, parse_values
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers.dates import date_format_of
 
-COUNT, FIRST_YEAR = "count", "first-year"
-AGGREGATE_HELP = ("TABLE:count (events per patient) or TABLE:first-year:DATE (year of the "
-                  "patient's earliest DATE in TABLE)")
-#: How a patient without a date in an event table reads in a first-year aggregate.
-NO_DATE = "NA"
+COUNT, FIRST_YEAR, CODE_SET = "count", "first-year", "set"
+#: The kinds that summarize a column of the event table (named after the kind).
+OF_COLUMN = (FIRST_YEAR, CODE_SET)
+AGGREGATE_HELP = ("TABLE:count (events per patient), TABLE:first-year:DATE (year of the "
+                  "patient's earliest DATE in TABLE) or TABLE:set:ATTR (the set of the "
+                  "patient's ATTR codes in TABLE)")
+#: How a patient without a date (first-year) or a code (set) in an event table reads.
+NO_DATE = NO_CODES = "NA"
 #: Width of the year bands of a first-year aggregate's default hierarchy.
 YEAR_BAND = 5
+#: Characters of a code kept by a set's middle level: the category of an ICD-9 or
+#: ICD-10 code ("250.01" -> "250", "E11.9" -> "E11").
+CODE_CATEGORY = 3
 
 
 @dataclass(frozen=True)
 class EventAggregate:
     """A quasi-identifier of the patient view computed from the event table ``table``:
-    ``count`` (its rows per patient) or ``first-year`` of the date column ``attribute``."""
+    ``count`` (its rows per patient), ``first-year`` of the date column ``attribute``, or
+    ``set``: the patient's codes in column ``attribute`` (a set-valued attribute, codes
+    sorted and joined by ``;``, judged as one value: the attacker knows them all)."""
 
     table: str
     kind: str
     attribute: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in (COUNT, FIRST_YEAR) or \
-                (self.kind == FIRST_YEAR) != bool(self.attribute):
+        if self.kind not in (COUNT, *OF_COLUMN) or \
+                (self.kind in OF_COLUMN) != bool(self.attribute):
             raise ConfigurationError(
                 f"Cannot read the aggregate '{self.name}'; write {AGGREGATE_HELP}.")
 
     @property
     def name(self) -> str:
-        """The view's column: ``TABLE:count`` or ``TABLE:first-year:DATE``."""
+        """The view's column: ``TABLE:count``, ``TABLE:first-year:DATE`` or
+        ``TABLE:set:ATTR``."""
         return ":".join(p for p in (self.table, self.kind, self.attribute) if p)
 
     @property
     def label(self) -> str:
         """The aggregate in words: "admissions per patient", "first year of Admission
-        date" (listed under its table's count, which names the table)."""
+        date", "set of Diagnosis" (listed under its table's count, which names the table)."""
         if self.kind == COUNT:
             return f"{self.table} per patient"
+        if self.kind == CODE_SET:
+            return f"set of {self.attribute}"
         return f"first year of {self.attribute}"
 
     @classmethod
@@ -81,8 +94,8 @@ class EventAggregate:
     def definition(self) -> AttributeDefinition:
         # The released rows show every patient's number of events, so a count is judged
         # as it is: its level stays 0 whatever its hierarchy.
-        return AttributeDefinition(self.name, AttributeType.QUASI_IDENTIFYING,
-                                   DataType(DataKind.INTEGER),
+        kind = DataKind.SET if self.kind == CODE_SET else DataKind.INTEGER
+        return AttributeDefinition(self.name, AttributeType.QUASI_IDENTIFYING, DataType(kind),
                                    max_level=0 if self.kind == COUNT else None)
 
     def values(self, events: pd.DataFrame, link: str, patients: pd.Series) -> pd.Series:
@@ -94,6 +107,8 @@ class EventAggregate:
         if self.attribute not in events.columns:
             raise ConfigurationError(
                 f"The aggregate '{self.name}' names no column of '{self.table}'.")
+        if self.kind == CODE_SET:
+            return self._code_sets(events, link, patients)
         column = events[self.attribute]
         try:
             date_type = DataType(DataKind.DATE, date_format_of(column, None, self.attribute))
@@ -110,9 +125,30 @@ class EventAggregate:
         return pd.Series([NO_DATE if pd.isna(y) else str(int(y)) for y in patients.map(first)],
                          dtype=object)
 
+    def _code_sets(self, events: pd.DataFrame, link: str, patients: pd.Series) -> pd.Series:
+        """Each patient's codes of :attr:`attribute`, sorted, without repeats, joined by
+        ``;`` (a cell holding several codes joined by ``;`` gives each)."""
+        if self.attribute == link:
+            raise ConfigurationError(
+                f"The aggregate '{self.name}' would release each patient's identifier; "
+                "choose another column.")
+        column = events[self.attribute].astype(str)
+        present = ~is_missing(column)
+        codes = pd.DataFrame({"patient": events[link].astype(str)[present],
+                              "code": column[present].str.split(DEFAULT_CODE_DELIMITER)})
+        codes = codes.explode("code")
+        codes["code"] = codes["code"].str.strip()
+        codes = codes[codes["code"] != ""].drop_duplicates().sort_values(["patient", "code"])
+        sets = codes.groupby("patient")["code"].agg(DEFAULT_CODE_DELIMITER.join)
+        return pd.Series([NO_CODES if pd.isna(s) else s for s in patients.map(sets)],
+                         dtype=object)
+
     def hierarchy(self, values: pd.Series) -> Hierarchy:
-        """The default hierarchy: a count as it is, a year then its band of
-        :data:`YEAR_BAND` years, then ``*``."""
+        """The default hierarchy: a count as it is; a year, then its band of
+        :data:`YEAR_BAND` years, then ``*``; a set of codes, then the set of their
+        categories (first :data:`CODE_CATEGORY` characters), then ``*``."""
+        if self.kind == CODE_SET:
+            return _code_set_hierarchy(values)
         numbers = sorted({int(v) for v in values if v != NO_DATE})
         if self.kind == COUNT:
             return Hierarchy((str(n), "*") for n in numbers)
@@ -121,6 +157,15 @@ class EventAggregate:
         if NO_DATE in set(values):
             rows.append((NO_DATE, NO_DATE, "*"))
         return Hierarchy(rows)
+
+
+def _code_set_hierarchy(values: pd.Series) -> Hierarchy:
+    rows = []
+    for codes in sorted(set(values)):
+        categories = codes if codes == NO_CODES else DEFAULT_CODE_DELIMITER.join(
+            sorted({c[:CODE_CATEGORY] for c in codes.split(DEFAULT_CODE_DELIMITER)}))
+        rows.append((codes, categories, "*"))
+    return Hierarchy(rows)
 
 
 @dataclass(frozen=True)
@@ -198,10 +243,11 @@ def patient_view(tables: LinkedTables, definition: DataDefinition,
 
 
 def left_out(aggregates: tuple[EventAggregate, ...]) -> dict[str, list[str]]:
-    """The event columns a release leaves out, by table: those a first-year aggregate
-    summarizes (their values would tell more than the judged aggregate)."""
+    """The event columns a release leaves out, by table: those a first-year or a set
+    aggregate summarizes (their values would tell more than the judged aggregate: the
+    date of every event, the codes of every event)."""
     out: dict[str, list[str]] = {}
     for aggregate in aggregates:
-        if aggregate.kind == FIRST_YEAR and aggregate.attribute not in out.get(aggregate.table, []):
+        if aggregate.kind in OF_COLUMN and aggregate.attribute not in out.get(aggregate.table, []):
             out.setdefault(aggregate.table, []).append(aggregate.attribute)
     return out
