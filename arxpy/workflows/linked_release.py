@@ -63,6 +63,20 @@ class LinkedRelease:
                              "suppressed": self.view.suppressed_records},
                 "note": LINKED_NOTE}
 
+    def report(self, files: Mapping[str, str], output_order: Mapping[str, Any],
+               search: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The JSON report of this release, as ``--report`` and the desktop export write
+        it: the view's release (its keys, the patient-level verdict), ``identifiers``,
+        ``output_order`` (``shuffled``, ``seed``) and :meth:`record` as ``linked``. With
+        ``search`` (a lattice search's own report) its keys come first and the view's
+        release goes under ``release``."""
+        view = self.view.to_dict()
+        report = {**search, "release": view} if search is not None else view
+        if self.identifiers is not None:
+            report["identifiers"] = self.identifiers
+        report.update(output_order=dict(output_order), linked=self.record(files))
+        return report
+
     def write(self, directory: str | Path, files: Mapping[str, str], *,
               shuffle_seed: int | None = None, delimiter: str | None = None,
               neutralize_formulas: bool = False) -> dict[str, Path]:
@@ -80,6 +94,18 @@ class LinkedRelease:
             written[name] = export_table(frame, directory / files[name], delimiter=delimiter,
                                          neutralize_formulas=neutralize_formulas)
         return written
+
+
+def write_report(path: str | Path, report: Mapping[str, Any]) -> Path:
+    """Write a report of :meth:`LinkedRelease.report` as strict JSON (all or nothing)."""
+    import json
+
+    from arxpy.data.atomic import atomic_write
+
+    with atomic_write(path) as handle:
+        json.dump(report, handle, indent=2, allow_nan=False)
+        handle.write("\n")
+    return Path(path)
 
 
 def release_linked(tables: LinkedTables, definition: DataDefinition,
