@@ -71,6 +71,7 @@ def _import(window, monkeypatch, folder) -> None:
         assert wizard.currentPage() is wizard.linked_page
         wizard.linked_page.add_files([str(folder / "admissions.csv")])
         wizard.linked_page.link_column.setCurrentText(LINK_COLUMN)
+        _tick(wizard.linked_page.aggregates, "set of Diagnosis")  # Configure adds the count
         wizard.button(QWizard.WizardButton.FinishButton).click()
         return wizard.result()
 
@@ -91,6 +92,7 @@ def test_a_custodian_releases_linked_tables_5_anonymous_per_patient(
     _import(window, monkeypatch, tmp_path)
     state = window.state
     assert list(state.events) == ["admissions"] and state.linked.link_column == LINK_COLUMN
+    assert [a.name for a in state.linked.aggregates] == [CODES]  # ticked in the wizard
     assert state.definition[LINK_COLUMN].type is AttributeType.IDENTIFYING  # pseudonymised
     assert [t.kind for t in state.identifier_plan.treatments] == ["keyed-pseudonym"]
     assert not window.actions_by_name["linked_tables"].isEnabled()  # Export writes them
@@ -169,6 +171,9 @@ def test_the_wizard_links_other_tables_of_a_sqlite_database(qtbot, tmp_path):
     offered = [page.database_tables.item(i).text() for i in range(page.database_tables.count())]
     assert offered == ["labs", "visits"] and page.link_column.currentText() == "pid"
     page.database_tables.item(1).setCheckState(Qt.CheckState.Checked)
+    judged = [page.aggregates.item(i).text() for i in range(page.aggregates.count())]
+    assert judged == ["visits per patient", "first year of day"]
+    _tick(page.aggregates, "first year of day")
     page.link_column.setCurrentText("age")  # no table of events holds it
     assert not page.validatePage() and "no column 'age'" in page.error.text()
     page.link_column.setCurrentText("pid")
@@ -176,6 +181,7 @@ def test_the_wizard_links_other_tables_of_a_sqlite_database(qtbot, tmp_path):
     project = wizard.project
     assert list(project.events) == ["visits"] and len(project.events["visits"]) == 3
     assert project.settings["linked"]["link_column"] == "pid"
+    assert project.settings["linked"]["aggregates"] == ["visits:first-year:day"]
     assert project.definition["pid"].type is AttributeType.IDENTIFYING
 
 
