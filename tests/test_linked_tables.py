@@ -349,3 +349,28 @@ def test_a_set_of_codes_is_judged_as_one_value_and_released_as_judged():
     verdict = release.view.verify()
     assert verdict.anonymous and "stays:set:dx" in verdict.attacker.quasi_identifiers
     assert release.view.definition["stays:set:dx"].data_type.kind.value == "set"
+
+
+def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys):
+    import sqlite3
+
+    ids = [f"P{i}" for i in range(6)]
+    (tmp_path / "people.csv").write_text(
+        "Patient ID;sex\n" + "".join(f"{p};{'FM'[i % 2]}\n" for i, p in enumerate(ids)))
+    (tmp_path / "sex.csv").write_text("F;*\nM;*\n")
+    with sqlite3.connect(tmp_path / "clinic.db") as connection:
+        connection.execute("CREATE TABLE visits (\"Patient ID\" TEXT, ward TEXT)")
+        connection.executemany("INSERT INTO visits VALUES (?, ?)",
+                               [(p, w) for p in ids for w in ("A", "B")[:1 + ids.index(p) % 2]])
+    assert main(["keygen", "--pseudonym", str(tmp_path / "k.key")]) == 0
+    common = ["anonymize", "--data", str(tmp_path / "people.csv"), "--hierarchy",
+              f"sex={tmp_path / 'sex.csv'}", "--k", "3", "--link-column", PID,
+              "--pseudonymize", PID, "--key-file", str(tmp_path / "k.key"),
+              "--link-aggregate", "visits:set:ward", "--output-dir", str(tmp_path / "out")]
+    assert main([*common, "--link", f"visits={tmp_path / 'clinic.db'}"]) == 2
+    assert "write NAME=FILE.sqlite:TABLE" in capsys.readouterr().err
+    assert main([*common, "--link", f"visits={tmp_path / 'clinic.db'}:visits"]) == 0
+    people, visits = read(tmp_path / "out" / "people.csv"), read(tmp_path / "out" / "visits.csv")
+    assert sorted(people["visits:set:ward"]) == ["A"] * 3 + ["A;B"] * 3  # every set as it is
+    assert list(visits.columns) == [PID] and len(visits) == 9  # the ward: the judged set
+    assert set(visits[PID]) == set(people[PID])
