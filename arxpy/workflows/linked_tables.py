@@ -40,9 +40,10 @@ AGGREGATE_HELP = ("TABLE:count (events per patient), TABLE:first-year:DATE (year
 NO_DATE = NO_CODES = "NA"
 #: Width of the year bands of a first-year aggregate's default hierarchy.
 YEAR_BAND = 5
-#: Characters of a code kept by a set's middle level: the category of an ICD-9 or
-#: ICD-10 code ("250.01" -> "250", "E11.9" -> "E11").
-CODE_CATEGORY = 3
+#: Characters of a code kept by the levels of a set's default hierarchy: the category
+#: of an ICD-9 or ICD-10 code ("250.01" -> "250", "E11.9" -> "E11"), then its first
+#: character (the chapter letter of an ICD-10 code: "E").
+CODE_PREFIXES = (3, 1)
 
 
 @dataclass(frozen=True)
@@ -145,8 +146,8 @@ class EventAggregate:
 
     def hierarchy(self, values: pd.Series) -> Hierarchy:
         """The default hierarchy: a count as it is; a year, then its band of
-        :data:`YEAR_BAND` years, then ``*``; a set of codes, then the set of their
-        categories (first :data:`CODE_CATEGORY` characters), then ``*``."""
+        :data:`YEAR_BAND` years, then ``*``; a set of codes, then the sets of their
+        prefixes of :data:`CODE_PREFIXES` characters (categories, chapters), then ``*``."""
         if self.kind == CODE_SET:
             return _code_set_hierarchy(values)
         numbers = sorted({int(v) for v in values if v != NO_DATE})
@@ -162,9 +163,10 @@ class EventAggregate:
 def _code_set_hierarchy(values: pd.Series) -> Hierarchy:
     rows = []
     for codes in sorted(set(values)):
-        categories = codes if codes == NO_CODES else DEFAULT_CODE_DELIMITER.join(
-            sorted({c[:CODE_CATEGORY] for c in codes.split(DEFAULT_CODE_DELIMITER)}))
-        rows.append((codes, categories, "*"))
+        members = codes.split(DEFAULT_CODE_DELIMITER)
+        prefixes = [codes if codes == NO_CODES else DEFAULT_CODE_DELIMITER.join(
+            sorted({c[:n] for c in members})) for n in CODE_PREFIXES]
+        rows.append((codes, *prefixes, "*"))
     return Hierarchy(rows)
 
 
