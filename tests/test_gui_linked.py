@@ -4,6 +4,8 @@ the session's key; the exported tables are audited by the independent checker.""
 
 from __future__ import annotations
 
+import json
+
 import audit as anonymity
 import pandas as pd
 from PySide6.QtCore import Qt
@@ -66,3 +68,7 @@ def test_the_dialog_releases_both_tables_5_anonymous_per_patient(qtbot, tmp_path
     assert set(events[LINK_COLUMN]) <= set(patients[LINK_COLUMN])
     assert not set(events[LINK_COLUMN]) & set(source[LINK_COLUMN])
     assert not set(events["Admission date"]) <= set(source["Admission date"])  # shifted
+    report = json.loads((tmp_path / "release" / "report.json").read_text())
+    assert report["linked"]["patients"]["suppressed"] == PATIENTS - len(patients)
+    assert report["linked"]["tables"][1]["released_records"] == len(events)
+    assert "report.json" in dialog.status.text()

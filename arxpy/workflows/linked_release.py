@@ -27,6 +27,9 @@ from arxpy.identifiers import PSEUDONYM, DateShift, IdentifierPlan, PseudonymKey
 from arxpy.release import Release
 from arxpy.workflows.linked_tables import EventAggregate, LinkedTables, left_out, patient_view
 
+#: The report the desktop writes beside the released tables (File › Export, File ›
+#: Release linked tables…): :meth:`LinkedRelease.report`, as ``--report`` writes it.
+REPORT_FILE = "report.json"
 #: A method judging the view: ``(frame, definition, hierarchies) -> Release``.
 ViewMethod = Callable[[pd.DataFrame, DataDefinition, Mapping[str, Hierarchy]], Release]
 LINKED_NOTE = (
@@ -289,7 +292,8 @@ class LinkedFilesRequest:
 def release_linked_files(request: LinkedFilesRequest, progress: Any = None,
                          cancel: Any = None) -> tuple[LinkedRelease, dict[str, Path]]:
     """Read the event tables, release the linked tables with the lattice search and
-    write them, rows shuffled, to ``request.output_dir``. Runs as a job."""
+    write them, rows shuffled, and the report (:data:`REPORT_FILE`) to
+    ``request.output_dir``. Runs as a job."""
     import secrets
 
     from arxpy.data.csv_io import read_csv
@@ -302,6 +306,8 @@ def release_linked_files(request: LinkedFilesRequest, progress: Any = None,
                                AnonymizationConfig.from_dict(dict(request.settings)),
                                request.aggregates, request.plan, request.key,
                                progress=progress, cancel=cancel)
-    written = release.write(request.output_dir, request.files,
-                            shuffle_seed=secrets.randbelow(2**32))
+    seed = secrets.randbelow(2**32)
+    written = release.write(request.output_dir, request.files, shuffle_seed=seed)
+    written["report"] = write_report(request.output_dir / REPORT_FILE, release.report(
+        request.files, {"shuffled": True, "seed": seed}))
     return release, written
