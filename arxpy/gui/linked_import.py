@@ -52,10 +52,10 @@ class LinkedTablesPage(QWizardPage):
         self.owner = wizard
         self.setTitle("Link event tables (optional)")
         self.setSubTitle(
-            "The imported table holds one row per patient. Event tables (admissions, "
-            "diagnoses, labs) name their patient in the link column; the privacy models "
-            "then judge one row per patient, and the link column becomes a keyed pseudonym. "
-            "Finish without tables to import the data alone.")
+            # Two lines at the wizard's width: a third would be clipped.
+            "The imported table holds one row per patient; event tables name their patient "
+            "in the link column, which becomes a keyed pseudonym. The privacy models judge "
+            "one row per patient. Finish without tables to import the data alone.")
         self.events: dict[str, pd.DataFrame] = {}
         self.tables = QListWidget()  # plain text items: names stay text
         add_files = QPushButton("Add CSV files…")
