@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import distinct
 from arxpy.data.definition import (
     AttributeDefinition,
     AttributeType,
@@ -133,16 +134,20 @@ class EventAggregate:
             raise ConfigurationError(
                 f"The aggregate '{self.name}' would release each patient's identifier; "
                 "choose another column.")
-        column = events[self.attribute].astype(str)
-        present = ~is_missing(column)
-        codes = pd.DataFrame({"patient": events[link].astype(str)[present],
-                              "code": column[present].str.split(DEFAULT_CODE_DELIMITER)})
-        codes = codes.explode("code")
-        codes["code"] = codes["code"].str.strip()
-        codes = codes[codes["code"] != ""].drop_duplicates().sort_values(["patient", "code"])
-        sets = codes.groupby("patient")["code"].agg(DEFAULT_CODE_DELIMITER.join)
-        return pd.Series([NO_CODES if pd.isna(s) else s for s in patients.map(sets)],
-                         dtype=object)
+        owners, codes = _codes_by_patient(events[link], events[self.attribute])
+        # Integers in place of strings: distinct (patient, code) pairs, sorted, give
+        # every patient's codes in order with one sort.
+        patient_of, patient_ids = pd.factorize(owners)
+        code_of, vocabulary = pd.factorize(codes, sort=True)
+        width = max(len(vocabulary), 1)
+        pairs = distinct(patient_of.astype(np.int64) * width + code_of)
+        owner, labels = pairs // width, np.asarray(vocabulary)[pairs % width].tolist()
+        starts = np.flatnonzero(np.diff(owner, prepend=-1))  # each patient's first pair
+        bounds = [*starts.tolist(), len(labels)]
+        sets = pd.Series([DEFAULT_CODE_DELIMITER.join(labels[a:b])
+                          for a, b in zip(bounds[:-1], bounds[1:], strict=True)],
+                         index=np.asarray(patient_ids)[owner[starts]], dtype=object)
+        return pd.Series(patients.map(sets).fillna(NO_CODES).to_numpy(), dtype=object)
 
     def hierarchy(self, values: pd.Series) -> Hierarchy:
         """The default hierarchy: a count as it is; a year, then its band of
@@ -158,6 +163,21 @@ class EventAggregate:
         if NO_DATE in set(values):
             rows.append((NO_DATE, NO_DATE, "*"))
         return Hierarchy(rows)
+
+
+def _codes_by_patient(link: pd.Series, column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(patient, code) of every code present in ``column``, a cell of several codes
+    joined by ``;`` split into each (stripped; empty and missing cells give none)."""
+    column = column.astype(str)
+    present = ~is_missing(column)
+    owners, codes = link.astype(str).to_numpy()[present], column.to_numpy()[present]
+    if column[present].str.contains(DEFAULT_CODE_DELIMITER, regex=False).any():
+        pairs = pd.DataFrame({"patient": owners, "code": pd.Series(codes).str.split(
+            DEFAULT_CODE_DELIMITER)}).explode("code")
+        owners, codes = pairs["patient"].to_numpy(), pairs["code"].to_numpy()
+    codes = pd.Series(codes, dtype=object).str.strip().to_numpy()
+    kept = codes != ""
+    return owners[kept], codes[kept]
 
 
 def _code_set_hierarchy(values: pd.Series) -> Hierarchy:
