@@ -225,3 +225,7 @@ def test_the_panel_follows_undo_and_adds_and_removes_tables(qtbot, tmp_path):
     panel.remove_table("labs")
     assert list(state.events) == ["admissions"]
     assert state.undo_stack.undoText() == "Remove linked table 'labs'"
+    _tick(panel.aggregates, "set of Diagnosis")  # a set is undone as the others are
+    assert [a.name for a in state.linked.aggregates] == [CODES]
+    state.undo_stack.undo()
+    assert state.linked.aggregates == ()
