@@ -364,14 +364,25 @@ def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys):
         connection.executemany("INSERT INTO visits VALUES (?, ?)",
                                [(p, w) for p in ids for w in ("A", "B")[:1 + ids.index(p) % 2]])
     assert main(["keygen", "--pseudonym", str(tmp_path / "k.key")]) == 0
-    common = ["anonymize", "--data", str(tmp_path / "people.csv"), "--hierarchy",
-              f"sex={tmp_path / 'sex.csv'}", "--k", "3", "--link-column", PID,
-              "--pseudonymize", PID, "--key-file", str(tmp_path / "k.key"),
-              "--link-aggregate", "visits:set:ward", "--output-dir", str(tmp_path / "out")]
-    assert main([*common, "--link", f"visits={tmp_path / 'clinic.db'}"]) == 2
+    linked = ["--data", str(tmp_path / "people.csv"), "--hierarchy",
+              f"sex={tmp_path / 'sex.csv'}", "--link-column", PID, "--pseudonymize", PID,
+              "--key-file", str(tmp_path / "k.key"), "--link-aggregate", "visits:set:ward",
+              "--link", f"visits={tmp_path / 'clinic.db'}:visits"]
+    anonymize = ["anonymize", *linked, "--k", "3", "--output-dir", str(tmp_path / "out")]
+    no_table = [a.removesuffix(":visits") for a in anonymize]
+    assert main(no_table) == 2
     assert "write NAME=FILE.sqlite:TABLE" in capsys.readouterr().err
-    assert main([*common, "--link", f"visits={tmp_path / 'clinic.db'}:visits"]) == 0
+    assert main(anonymize) == 0
     people, visits = read(tmp_path / "out" / "people.csv"), read(tmp_path / "out" / "visits.csv")
     assert sorted(people["visits:set:ward"]) == ["A"] * 3 + ["A;B"] * 3  # every set as it is
     assert list(visits.columns) == [PID] and len(visits) == 9  # the ward: the judged set
     assert set(visits[PID]) == set(people[PID])
+    # `run` judges the same view with any method and writes the same report.
+    assert main(["run", "generalization", *linked, "--privacy-models",
+                 '[{"kind": "k-anonymity", "k": 3}]', "--output-dir", str(tmp_path / "run"),
+                 "--report", str(tmp_path / "run.json")]) == 0
+    report = json.loads((tmp_path / "run.json").read_text())
+    assert report["verification"]["anonymous"] and report["identifiers"]["key_fingerprint"]
+    assert report["linked"]["tables"][1] == {
+        "name": "visits", "role": "events", "file": "visits.csv", "records": 9,
+        "released_records": 9, "left_out": ["ward"]}
