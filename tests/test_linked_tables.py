@@ -260,6 +260,19 @@ def test_linked_options_that_would_be_ignored_are_refused(tmp_path, capsys, extr
     assert code == 2 and message in capsys.readouterr().err
 
 
+def test_a_reidentification_table_is_refused_not_left_unwritten(tmp_path, capsys):
+    (tmp_path / "p.csv").write_text("Patient ID,age\nP1,30\n")
+    (tmp_path / "pass.txt").write_text("a passphrase long enough\n")
+    assert main(["keygen", "--pseudonym", str(tmp_path / "k.key")]) == 0
+    code = main(["anonymize", "--data", str(tmp_path / "p.csv"), "--hierarchy",
+                 f"age={tmp_path / 'p.csv'}", "--k", "2", "--link", "a=a.csv",
+                 "--link-column", PID, "--output-dir", str(tmp_path / "o"),
+                 "--pseudonymize", PID, "--key-file", str(tmp_path / "k.key"),
+                 "--reidentification-table", str(tmp_path / "r.bin"),
+                 "--passphrase-file", str(tmp_path / "pass.txt")])
+    assert code == 2 and "leave --reidentification-table out" in capsys.readouterr().err
+
+
 def test_the_linked_example_is_deterministic_and_links(tmp_path):
     from arxpy.linked_example import generate_linked_example
 
