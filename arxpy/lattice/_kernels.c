@@ -161,6 +161,39 @@ static Py_ssize_t group_hash(const Keys *keys, Py_ssize_t n, const int64_t *weig
 static int64_t *value_acc = NULL, *value_touched = NULL;
 static size_t value_len = 0;
 
+/* The radices of a tuple of Python ints, each at least 1. */
+static int read_radices(PyObject *tuple, int64_t *radix) {
+    for (Py_ssize_t j = 0, n = PyTuple_GET_SIZE(tuple); j < n; j++) {
+        radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, j));
+        if (PyErr_Occurred()) return -1;
+        if (radix[j] < 1) {
+            PyErr_SetString(PyExc_ValueError, "radices must be positive");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The digits of a packed key (mixed radix, the first digit most significant); sets the
+   error when the key is negative or exceeds the radices' span. */
+static inline int split_key(int64_t k, const int64_t *radix, Py_ssize_t digits,
+                            int64_t *digit) {
+    if (k < 0) {
+        PyErr_SetString(PyExc_ValueError, "keys must not be negative");
+        return -1;
+    }
+    for (Py_ssize_t j = digits - 1; j > 0; j--) {
+        digit[j] = k % radix[j];
+        k /= radix[j];
+    }
+    if (k >= radix[0]) {
+        PyErr_SetString(PyExc_ValueError, "a key exceeds the radices' span");
+        return -1;
+    }
+    digit[0] = k;
+    return 0;
+}
+
 static int reserve_value_scratch(int64_t width) {
     if ((size_t)width <= value_len) return 0;
     free(value_acc);
@@ -446,15 +479,7 @@ static PyObject *rewrite(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer key, out;
     PyObject *result = NULL;
     Py_ssize_t mapped = 0;
-    for (Py_ssize_t j = 0; j < digits; j++) {
-        old_radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(old_o, j));
-        new_radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(new_o, j));
-        if (PyErr_Occurred()) return NULL;
-        if (old_radix[j] < 1 || new_radix[j] < 1) {
-            PyErr_SetString(PyExc_ValueError, "radices must be positive");
-            return NULL;
-        }
-    }
+    if (read_radices(old_o, old_radix) < 0 || read_radices(new_o, new_radix) < 0) return NULL;
     for (; mapped < digits; mapped++) {
         PyObject *m = PyTuple_GET_ITEM(maps_o, mapped);
         map[mapped] = NULL;
@@ -476,6 +501,7 @@ static PyObject *rewrite(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         int64_t below = k % place;
         k /= place;
+        /* The digits above the middle, if any, stay in k and lead the new key. */
         for (Py_ssize_t j = digits - 1; j >= 0; j--) {
             digit[j] = k % old_radix[j];
             k /= old_radix[j];
@@ -582,14 +608,7 @@ static PyObject *digit_sums(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer table_view[MAX_DIGITS], key, out;
     PyObject *result = NULL;
     Py_ssize_t got = 0;
-    for (Py_ssize_t j = 0; j < digits; j++) {
-        radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(radices_o, j));
-        if (PyErr_Occurred()) return NULL;
-        if (radix[j] < 1) {
-            PyErr_SetString(PyExc_ValueError, "radices must be positive");
-            return NULL;
-        }
-    }
+    if (read_radices(radices_o, radix) < 0) return NULL;
     for (; got < digits; got++) {
         if (get_floats(PyTuple_GET_ITEM(tables_o, got), &table_view[got], 0, radix[got],
                        "a table") < 0)
@@ -602,20 +621,7 @@ static PyObject *digit_sums(PyObject *Py_UNUSED(self), PyObject *args) {
     double *res = out.buf;
     int64_t digit[MAX_DIGITS];
     for (Py_ssize_t i = 0, n = key.shape[0]; i < n; i++) {
-        int64_t k = in[i];
-        if (k < 0) {
-            PyErr_SetString(PyExc_ValueError, "keys must not be negative");
-            goto release_out;
-        }
-        for (Py_ssize_t j = digits - 1; j > 0; j--) {
-            digit[j] = k % radix[j];
-            k /= radix[j];
-        }
-        if (k >= radix[0]) {
-            PyErr_SetString(PyExc_ValueError, "a key exceeds the radices' span");
-            goto release_out;
-        }
-        digit[0] = k;
+        if (split_key(in[i], radix, digits, digit) < 0) goto release_out;
         double sum = 0.0;
         for (Py_ssize_t j = 0; j < digits; j++) sum += table[j][digit[j]];
         res[i] = sum;
