@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from arxpy.data.codes import KEY_LIMIT, combine_codes
+from arxpy.data.codes import KEY_LIMIT, combine_codes, decode_codes
 from arxpy.lattice.classes import (
     Distribution,
     EquivalenceClasses,
@@ -128,7 +128,7 @@ def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.nd
 
 
 #: Memory for the roll-up root's key columns at other levels and the keys of runs of
-#: them (:meth:`Grouper._root_key`).
+#: them (:class:`_KeptKeys`).
 LEVEL_COLUMNS_BYTES = 64 << 20
 
 
@@ -155,10 +155,14 @@ class Grouper:
         #: roll-up root) and their key columns mapped up to other levels, kept while they
         #: fit ``LEVEL_COLUMNS_BYTES``: rolling up from the root then takes no lookups.
         self._root: EquivalenceClasses | None = None
-        self._root_columns: dict[tuple[int, ...], np.ndarray] = {}
+        self._root_keys: _KeptKeys | None = None
+        #: Per population table, the same for the root's population classes without
+        #: records (``uncovered``), made on the first roll-up from the root that needs it.
+        self._root_uncovered: dict[str, _KeptKeys] = {}
         #: The first row of each of the root's classes (see :meth:`first_rows`).
         self._root_first = np.zeros(0, dtype=np.int64)
-        self._root_bytes = 0
+        #: Bytes the kept columns and keys of the root's tables hold, together.
+        self.level_columns_bytes = 0
         #: Number of transformations computed by roll-up.
         self.rollups = 0
 
@@ -196,11 +200,11 @@ class Grouper:
         root = self._root
         if root is not None and all(a <= b for a, b in zip(root.levels, levels, strict=True)):
             first = self._root_first
+            kept = self._kept_root_keys()
             if classes.packed is not None and _span(radices) < KEY_LIMIT:
-                high, place, low = self._root_key(levels, radices)  # kept halves: cheap
-                held = high if low is None else high * place + low
+                held = kept.packed(levels, radices)  # kept halves: cheap
                 return _first_of(classes.packed.values[which], held, first)
-            codes = [self._key_column(root, q, level) for q, level in enumerate(levels)]
+            codes = [kept.column(q, level) for q, level in enumerate(levels)]
         else:
             codes, first = self.record_codes(levels), self._row_numbers()
         keys = classes.keys_of(which)
@@ -237,7 +241,8 @@ class Grouper:
             self._group_populations(levels, merged.packed)
         classes = EquivalenceClasses(levels, keys, sizes, distributions, sums, merged.packed,
                                      populations)
-        self._root, self._root_columns, self._root_bytes = classes, {}, 0
+        self.forget_level_columns()
+        self._root = classes
         rows = self._row_numbers()
         self._root_first = np.full(merged.n_classes, len(rows), dtype=np.int64)
         np.minimum.at(self._root_first, merged.inverse, rows)
@@ -272,9 +277,15 @@ class Grouper:
         for name, population in source.populations.items():
             people = np.rint(np.bincount(inverse, weights=population.people,
                                          minlength=len(classes.values))).astype(np.int64)
-            uncovered, _ = self._rewrite_digits(
-                PackedKeys(population.uncovered, source.packed.radices), source.levels,
-                levels, changed)
+            if source is self._root:
+                # The root's population classes are most of the population, and roll-ups
+                # from the root change many digits: their keys come from kept halves.
+                uncovered = self._kept_uncovered(name, population).packed(
+                    levels, classes.radices)
+            else:
+                uncovered, _ = self._rewrite_digits(
+                    PackedKeys(population.uncovered, source.packed.radices), source.levels,
+                    levels, changed)
             out[name] = _beside(classes, people, uncovered, population.uncovered_people)
         return out
 
@@ -350,7 +361,7 @@ class Grouper:
         attributes change and the columns are at hand)."""
         radices = self.radices(levels)
         if source is self._root and _span(radices) < KEY_LIMIT:
-            high, place, low = self._root_key(levels, radices)
+            high, place, low = self._kept_root_keys().key(levels, radices)
             inverse, distinct, sizes = group_keys(high, _span(radices), source.sizes, low, place)
             return self._summed(source, levels, inverse, sizes, None,
                                 PackedKeys(distinct, tuple(radices)))
@@ -359,62 +370,41 @@ class Grouper:
         return self._summed(source, levels, merged.inverse, merged.sizes, merged.keys,
                             merged.packed)
 
-    def _root_key(self, levels: tuple[int, ...], radices: Sequence[int]
-                  ) -> tuple[np.ndarray, int, np.ndarray | None]:
-        """The root's classes' exact key at ``levels`` (whose span fits an int64), as
-        (high, place, low): key = high * place + low (or high, when low is None).
-
-        High and low are the keys of the first and second half of the quasi-identifiers,
-        each kept once built (while it fits ``LEVEL_COLUMNS_BYTES``) and built the same
-        way from its own halves: a search's roll-ups from the root share few distinct
-        halves (adult-dm's 575 share 151 first and 52 second halves), so most combine
-        two kept arrays (in the grouping kernel, without writing the key out).
-        """
-        if len(levels) == 1:
-            return self._root_part(0, 1, levels, radices), 1, None
-        middle = (len(levels) + 1) // 2
-        return (self._root_part(0, middle, levels, radices), _span(radices[middle:]),
-                self._root_part(middle, len(levels), levels, radices))
-
-    def _root_part(self, first: int, last: int, levels: tuple[int, ...],
-                   radices: Sequence[int]) -> np.ndarray:
-        """The root's classes' key over quasi-identifiers ``first``..``last - 1``."""
-        assert self._root is not None
-        if last - first == 1:
-            return self._key_column(self._root, first, levels[first])
-        name = (first, last) + levels[first:last]
-        part = self._root_columns.get(name)
-        if part is None:
-            part = pack_columns([self._key_column(self._root, q, levels[q])
-                                 for q in range(first, last)], radices[first:last])
-            if part is None:  # numpy: from the halves, kept too
-                middle = (first + last + 1) // 2
-                part = self._root_part(first, middle, levels, radices) * \
-                    _span(radices[middle:last]) + self._root_part(middle, last, levels, radices)
-            self._keep_root_column(name, part)
-        return part
-
     def _key_column(self, source: EquivalenceClasses, q: int, level: int) -> np.ndarray:
         """Quasi-identifier ``q``'s code at ``level`` for each class of ``source``."""
+        if source is self._root:
+            return self._kept_root_keys().column(q, level)
         low = source.levels[q]
         if low == level:
             return source.keys[:, q]
-        if source is not self._root:
-            return self.up_map(q, low, level).take(source.keys[:, q])
-        column = self._root_columns.get((q, level))
-        if column is None:
-            column = self.up_map(q, low, level).take(source.keys[:, q])
-            self._keep_root_column((q, level), column)
-        return column
+        return self.up_map(q, low, level).take(source.keys[:, q])
+
+    def _kept_root_keys(self) -> _KeptKeys:
+        assert self._root is not None
+        if self._root_keys is None:
+            self._root_keys = _KeptKeys(self, self._root.keys, self._root.levels)
+        return self._root_keys
+
+    def _kept_uncovered(self, name: str, population: PopulationClasses) -> _KeptKeys:
+        """The kept keys of the root's population classes without records in ``name``."""
+        kept = self._root_uncovered.get(name)
+        if kept is None:
+            assert self._root is not None and self._root.packed is not None
+            codes = decode_codes(population.uncovered, self._root.packed.radices)
+            kept = self._root_uncovered[name] = _KeptKeys(self, codes, self._root.levels)
+        return kept
 
     def forget_level_columns(self) -> None:
         """Free the root's columns kept for roll-up (they come back when needed)."""
-        self._root_columns, self._root_bytes = {}, 0
+        self._root_keys, self._root_uncovered = None, {}
+        self.level_columns_bytes = 0
 
-    def _keep_root_column(self, name: tuple[int, ...], column: np.ndarray) -> None:
-        if self._root_bytes + column.nbytes <= LEVEL_COLUMNS_BYTES:
-            self._root_columns[name] = column
-            self._root_bytes += column.nbytes
+    def may_keep(self, nbytes: int) -> bool:
+        """Is there room for ``nbytes`` more of kept root columns? Takes it if so."""
+        if self.level_columns_bytes + nbytes > LEVEL_COLUMNS_BYTES:
+            return False
+        self.level_columns_bytes += nbytes
+        return True
 
     def _summed(self, source: EquivalenceClasses, levels: tuple[int, ...], inverse: np.ndarray,
                 sizes: np.ndarray, keys: np.ndarray | None,
@@ -432,6 +422,71 @@ class Grouper:
         self.rollups += 1
         return EquivalenceClasses(levels, keys, sizes, distributions, sums, packed,
                                   self._rolled_populations(source, levels, inverse, packed))
+
+
+class _KeptKeys:
+    """One table's keys at the root's levels (the root's classes, or a population's
+    classes without records), with its key columns mapped up to other levels and the keys
+    of runs of them kept while the grouper's ``LEVEL_COLUMNS_BYTES`` allow.
+
+    Keys at other levels come as (high, place, low), key = high * place + low: high and
+    low are the keys of the first and second half of the quasi-identifiers, each kept
+    once built and built the same way from its own halves. A search's roll-ups from the
+    root share few distinct halves (adult-dm's 575 share 151 first and 52 second halves),
+    so most combine two kept arrays (in the grouping kernel, without writing the key out).
+    """
+
+    def __init__(self, grouper: Grouper, codes: np.ndarray, levels: tuple[int, ...]) -> None:
+        self._grouper = grouper
+        self._codes = codes  # (rows, n_qi) codes at ``levels``
+        self._levels = levels
+        self._kept: dict[tuple[int, ...], np.ndarray] = {}
+
+    def column(self, q: int, level: int) -> np.ndarray:
+        """Quasi-identifier ``q``'s code at ``level`` for each row."""
+        if self._levels[q] == level:
+            return self._codes[:, q]
+        column = self._kept.get((q, level))
+        if column is None:
+            column = self._grouper.up_map(q, self._levels[q], level).take(self._codes[:, q])
+            self._keep((q, level), column)
+        return column
+
+    def key(self, levels: tuple[int, ...], radices: Sequence[int]
+            ) -> tuple[np.ndarray, int, np.ndarray | None]:
+        """The rows' exact key at ``levels`` (whose span fits an int64) as (high, place,
+        low): key = high * place + low (or high, when low is None)."""
+        if len(levels) == 1:
+            return self._part(0, 1, levels, radices), 1, None
+        middle = (len(levels) + 1) // 2
+        return (self._part(0, middle, levels, radices), _span(radices[middle:]),
+                self._part(middle, len(levels), levels, radices))
+
+    def packed(self, levels: tuple[int, ...], radices: Sequence[int]) -> np.ndarray:
+        """The rows' exact key at ``levels``, written out."""
+        high, place, low = self.key(levels, radices)
+        return high if low is None else high * place + low
+
+    def _part(self, first: int, last: int, levels: tuple[int, ...],
+              radices: Sequence[int]) -> np.ndarray:
+        """The rows' key over quasi-identifiers ``first``..``last - 1``."""
+        if last - first == 1:
+            return self.column(first, levels[first])
+        name = (first, last) + levels[first:last]
+        part = self._kept.get(name)
+        if part is None:
+            part = pack_columns([self.column(q, levels[q]) for q in range(first, last)],
+                                radices[first:last])
+            if part is None:  # numpy: from the halves, kept too
+                middle = (first + last + 1) // 2
+                part = self._part(first, middle, levels, radices) * \
+                    _span(radices[middle:last]) + self._part(middle, last, levels, radices)
+            self._keep(name, part)
+        return part
+
+    def _keep(self, name: tuple[int, ...], array: np.ndarray) -> None:
+        if self._grouper.may_keep(array.nbytes):
+            self._kept[name] = array
 
 
 def classes_nbytes(classes: EquivalenceClasses) -> int:
