@@ -84,16 +84,45 @@ def test_rolled_up_population_counts_are_a_recount(tmp_path, monkeypatch, seed, 
         below = [snapshots[b] for b in LEVELS if b != levels and b <= levels
                  and b[1] <= levels[1]]
         for classes in [grouped] + [grouper.roll_up(b, levels) for b in below]:
-            (carried,) = classes.populations.values()
-            wanted = population_matches(subset, population, HIERARCHIES,
-                                        dict(zip(HIERARCHIES, levels, strict=True)))
-            assert carried.people.tolist() == [wanted[k] for k in labels_of(data, classes)]
-            everyone = presence(subset, population, HIERARCHIES,
-                                dict(zip(HIERARCHIES, levels, strict=True)))
-            assert len(carried.uncovered) == len(everyone) - classes.n_classes, levels
-            assert carried.uncovered_people.sum() + carried.people.sum() == len(population)
+            _assert_recount(classes, data, subset, population)
         # Keep a roll-up as the next source when there is one: roll-ups of roll-ups.
         snapshots[levels] = classes
+
+
+def _assert_recount(classes, data, subset, population):
+    """The population counts ``classes`` carry equal a recount of the population table."""
+    (carried,) = classes.populations.values()
+    at = dict(zip(HIERARCHIES, classes.levels, strict=True))
+    wanted = population_matches(subset, population, HIERARCHIES, at)
+    assert carried.people.tolist() == [wanted[k] for k in labels_of(data, classes)]
+    everyone = presence(subset, population, HIERARCHIES, at)
+    assert len(carried.uncovered) == len(everyone) - classes.n_classes, classes.levels
+    assert carried.uncovered_people.sum() + carried.people.sum() == len(population)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_population_counts_rolled_up_from_the_root_follow_a_new_root(tmp_path, monkeypatch,
+                                                                      compiled):
+    """Roll-ups from the root take the uncovered population keys from kept halves: they
+    are a recount at every level, twice (the second from kept arrays), and after another
+    transformation was grouped from the records (a new root) none of the old root's kept
+    keys serve it."""
+    if compiled and not kernels.compiled_available():
+        pytest.skip("the compiled kernel is not built")
+    monkeypatch.setattr(kernels, "USE_COMPILED", compiled)
+    population, subset = _drawn(np.random.default_rng(5), 120, 0.3)
+    path = tmp_path / "population.csv"
+    population.to_csv(path, index=False)
+    definition, hierarchies = setting(subset)
+    data, config = prepare(subset, definition, hierarchies,
+                           AnonymizationConfig([DeltaPresence(0.0, 1.0, str(path))]))
+    grouper = Grouper(data, populations=config.privacy_models[0].population_rows())
+    for root_levels in [(0, 0), (1, 0), (0, 1)]:
+        root, _ = grouper.group_records(root_levels)
+        for levels in LEVELS:
+            if levels != root_levels and all(map(int.__le__, root_levels, levels)):
+                for _ in range(2):
+                    _assert_recount(grouper.roll_up(root, levels), data, subset, population)
 
 
 def test_search_release_holds_and_a_lie_is_caught(tmp_path):
