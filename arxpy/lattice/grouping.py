@@ -30,7 +30,7 @@ from arxpy.lattice.classes import (
     PopulationClasses,
 )
 from arxpy.lattice.encoding import EncodedData, weighted_counts
-from arxpy.lattice.kernels import group_keys, pack_columns, rewrite_keys, sum_pairs
+from arxpy.lattice.kernels import dense_keys, group_keys, pack_columns, rewrite_keys, sum_pairs
 
 
 @dataclass(frozen=True)
@@ -156,9 +156,6 @@ class Grouper:
         #: fit ``LEVEL_COLUMNS_BYTES``: rolling up from the root then takes no lookups.
         self._root: EquivalenceClasses | None = None
         self._root_keys: _KeptKeys | None = None
-        #: Per population table, the same for the root's population classes without
-        #: records (``uncovered``), made on the first roll-up from the root that needs it.
-        self._root_uncovered: dict[str, _KeptKeys] = {}
         #: The first row of each of the root's classes (see :meth:`first_rows`).
         self._root_first = np.zeros(0, dtype=np.int64)
         #: Bytes the kept columns and keys of the root's tables hold, together.
@@ -201,10 +198,12 @@ class Grouper:
         if root is not None and all(a <= b for a, b in zip(root.levels, levels, strict=True)):
             first = self._root_first
             kept = self._kept_root_keys()
+            n = root.n_classes
             if classes.packed is not None and _span(radices) < KEY_LIMIT:
-                held = kept.packed(levels, radices)  # kept halves: cheap
+                high, place, low = kept.key(levels, radices)  # kept halves: cheap
+                held = high[:n] if low is None else high[:n] * place + low[:n]
                 return _first_of(classes.packed.values[which], held, first)
-            codes = [kept.column(q, level) for q, level in enumerate(levels)]
+            codes = [kept.column(q, level)[:n] for q, level in enumerate(levels)]
         else:
             codes, first = self.record_codes(levels), self._row_numbers()
         keys = classes.keys_of(which)
@@ -268,7 +267,8 @@ class Grouper:
                             inverse: np.ndarray, classes: PackedKeys | None
                             ) -> dict[str, PopulationClasses]:
         """``source``'s population counts rolled up to the classes ``classes`` (``inverse``:
-        source class -> class): people summed, the uncovered keys' digits rewritten."""
+        source class -> class): people summed, the uncovered keys' digits rewritten (for
+        more than one table; one rolls up with the classes, :meth:`_grouped_beside`)."""
         if classes is None or source.packed is None:
             return {}
         changed = [q for q, (a, b) in enumerate(zip(source.levels, levels, strict=True))
@@ -277,15 +277,9 @@ class Grouper:
         for name, population in source.populations.items():
             people = np.rint(np.bincount(inverse, weights=population.people,
                                          minlength=len(classes.values))).astype(np.int64)
-            if source is self._root:
-                # The root's population classes are most of the population, and roll-ups
-                # from the root change many digits: their keys come from kept halves.
-                uncovered = self._kept_uncovered(name, population).packed(
-                    levels, classes.radices)
-            else:
-                uncovered, _ = self._rewrite_digits(
-                    PackedKeys(population.uncovered, source.packed.radices), source.levels,
-                    levels, changed)
+            uncovered, _ = self._rewrite_digits(
+                PackedKeys(population.uncovered, source.packed.radices), source.levels,
+                levels, changed)
             out[name] = _beside(classes, people, uncovered, population.uncovered_people)
         return out
 
@@ -299,9 +293,52 @@ class Grouper:
         # two per attribute: with columns at hand and many changes, recombine.
         if source.packed is None or (source.keys_decoded and 6 * len(changed) > 2 * len(levels)):
             return self._roll_up_columns(source, levels)
+        carried = _one_population(source)
+        if carried is not None:
+            # One rewrite and one grouping for the classes and the population classes
+            # without records (per roll-up, two of each cost about three times one).
+            both = PackedKeys(np.concatenate((source.packed.values, carried[1].uncovered)),
+                              source.packed.radices)
+            key, radices = self._rewrite_digits(both, low, levels, changed)
+            return self._grouped_beside(source, levels, radices, carried, key)
         key, radices = self._rewrite_digits(source.packed, low, levels, changed)
         inverse, distinct, sizes = group_keys(key, _span(radices), source.sizes)
         return self._summed(source, levels, inverse, sizes, None, PackedKeys(distinct, radices))
+
+    def _grouped_beside(self, source: EquivalenceClasses, levels: tuple[int, ...],
+                        radices: Sequence[int], carried: tuple[str, PopulationClasses],
+                        key: np.ndarray, low: np.ndarray | None = None, place: int = 1
+                        ) -> EquivalenceClasses:
+        """Classes of ``levels`` with their one population table's counts, from one
+        grouping of ``source``'s class keys at ``levels`` followed by the keys of its
+        population classes without records (``key``, or ``key * place + low``).
+
+        The classes come numbered as grouping their keys alone numbers them: ascending
+        where that is dense (the same table), else by first appearance, which the class
+        keys, coming first, settle before any population key."""
+        name, population = carried
+        n, span = source.n_classes, _span(radices)
+        dense = dense_keys(span, n)
+        weights = np.zeros(len(key), dtype=np.int64)
+        weights[:n] = source.sizes
+        inverse, distinct, sizes = group_keys(key, span, weights, low, place, dense)
+        everyone = np.concatenate((population.people, population.uncovered_people))
+        # Sums of integers below 2**53 are exact in float64.
+        people = np.bincount(inverse, weights=everyone, minlength=len(distinct)
+                             ).astype(np.int64)
+        of_classes = inverse[:n]
+        if dense:
+            own = np.zeros(len(distinct), dtype=bool)
+            own[of_classes] = True
+            other = ~own
+            of_classes = (np.cumsum(own) - 1)[of_classes]
+        else:
+            m = int(of_classes.max()) + 1 if n else 0
+            own, other = slice(0, m), slice(m, None)  # type: ignore[assignment]
+        counted = PopulationClasses(people[own].copy(), distinct[other].copy(),
+                                    people[other].copy())
+        return self._summed(source, levels, of_classes, sizes[own].copy(), None,
+                            PackedKeys(distinct[own].copy(), tuple(radices)), {name: counted})
 
     def _rewrite_digits(self, packed: PackedKeys, low: tuple[int, ...], high: tuple[int, ...],
                         changed: list[int]) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -362,6 +399,9 @@ class Grouper:
         radices = self.radices(levels)
         if source is self._root and _span(radices) < KEY_LIMIT:
             high, place, low = self._kept_root_keys().key(levels, radices)
+            carried = _one_population(source)
+            if carried is not None:  # the kept keys hold its classes without records too
+                return self._grouped_beside(source, levels, radices, carried, high, low, place)
             inverse, distinct, sizes = group_keys(high, _span(radices), source.sizes, low, place)
             return self._summed(source, levels, inverse, sizes, None,
                                 PackedKeys(distinct, tuple(radices)))
@@ -373,30 +413,30 @@ class Grouper:
     def _key_column(self, source: EquivalenceClasses, q: int, level: int) -> np.ndarray:
         """Quasi-identifier ``q``'s code at ``level`` for each class of ``source``."""
         if source is self._root:
-            return self._kept_root_keys().column(q, level)
+            return self._kept_root_keys().column(q, level)[:source.n_classes]
         low = source.levels[q]
         if low == level:
             return source.keys[:, q]
         return self.up_map(q, low, level).take(source.keys[:, q])
 
     def _kept_root_keys(self) -> _KeptKeys:
-        assert self._root is not None
+        """The root's kept keys: its classes', then (with one population table) those of
+        the population's classes without records, rolled up together."""
+        root = self._root
+        assert root is not None
         if self._root_keys is None:
-            self._root_keys = _KeptKeys(self, self._root.keys, self._root.levels)
+            codes = root.keys
+            carried = _one_population(root)
+            if carried is not None:
+                assert root.packed is not None
+                codes = np.asfortranarray(np.concatenate(
+                    (codes, decode_codes(carried[1].uncovered, root.packed.radices))))
+            self._root_keys = _KeptKeys(self, codes, root.levels)
         return self._root_keys
-
-    def _kept_uncovered(self, name: str, population: PopulationClasses) -> _KeptKeys:
-        """The kept keys of the root's population classes without records in ``name``."""
-        kept = self._root_uncovered.get(name)
-        if kept is None:
-            assert self._root is not None and self._root.packed is not None
-            codes = decode_codes(population.uncovered, self._root.packed.radices)
-            kept = self._root_uncovered[name] = _KeptKeys(self, codes, self._root.levels)
-        return kept
 
     def forget_level_columns(self) -> None:
         """Free the root's columns kept for roll-up (they come back when needed)."""
-        self._root_keys, self._root_uncovered = None, {}
+        self._root_keys = None
         self.level_columns_bytes = 0
 
     def may_keep(self, nbytes: int) -> bool:
@@ -407,10 +447,12 @@ class Grouper:
         return True
 
     def _summed(self, source: EquivalenceClasses, levels: tuple[int, ...], inverse: np.ndarray,
-                sizes: np.ndarray, keys: np.ndarray | None,
-                packed: PackedKeys | None) -> EquivalenceClasses:
+                sizes: np.ndarray, keys: np.ndarray | None, packed: PackedKeys | None,
+                populations: dict[str, PopulationClasses] | None = None
+                ) -> EquivalenceClasses:
         """Classes of ``levels`` (of ``sizes``, summed already): ``source``'s
-        distributions and sums added up by ``inverse`` (source class -> new class)."""
+        distributions and sums added up by ``inverse`` (source class -> new class), and
+        its populations unless given."""
         n_classes = len(sizes)
         distributions = {
             name: _merge_distribution(d.class_index, d.value, d.count, d.n_values, n_classes,
@@ -420,8 +462,9 @@ class Grouper:
         sums = {name: np.bincount(inverse, weights=values, minlength=n_classes)
                 for name, values in source.sums.items()}
         self.rollups += 1
-        return EquivalenceClasses(levels, keys, sizes, distributions, sums, packed,
-                                  self._rolled_populations(source, levels, inverse, packed))
+        if populations is None:
+            populations = self._rolled_populations(source, levels, inverse, packed)
+        return EquivalenceClasses(levels, keys, sizes, distributions, sums, packed, populations)
 
 
 class _KeptKeys:
@@ -503,6 +546,14 @@ def classes_nbytes(classes: EquivalenceClasses) -> int:
     total += sum(p.people.nbytes + p.uncovered.nbytes + p.uncovered_people.nbytes
                  for p in classes.populations.values())
     return int(total)
+
+
+def _one_population(classes: EquivalenceClasses) -> tuple[str, PopulationClasses] | None:
+    """The population table ``classes`` carry, when there is exactly one and their keys
+    are packed: it then rolls up with them in one grouping."""
+    if len(classes.populations) != 1 or classes.packed is None:
+        return None
+    return next(iter(classes.populations.items()))
 
 
 def _beside(classes: PackedKeys, people: np.ndarray, others: np.ndarray,
