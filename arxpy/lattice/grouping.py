@@ -297,8 +297,7 @@ class Grouper:
         if carried is not None:
             # One rewrite and one grouping for the classes and the population classes
             # without records (per roll-up, two of each cost about three times one).
-            both = PackedKeys(np.concatenate((source.packed.values, carried[1].uncovered)),
-                              source.packed.radices)
+            both = PackedKeys(_joint(carried[1], source)[0], source.packed.radices)
             key, radices = self._rewrite_digits(both, low, levels, changed)
             return self._grouped_beside(source, levels, radices, carried, key)
         key, radices = self._rewrite_digits(source.packed, low, levels, changed)
@@ -313,32 +312,27 @@ class Grouper:
         grouping of ``source``'s class keys at ``levels`` followed by the keys of its
         population classes without records (``key``, or ``key * place + low``).
 
-        The classes come numbered as grouping their keys alone numbers them: ascending
-        where that is dense (the same table), else by first appearance, which the class
-        keys, coming first, settle before any population key."""
+        The classes come numbered as grouping their keys alone numbers them: hashed, the
+        class keys (first) are numbered by first appearance before any population key;
+        where their own grouping would be dense, they are then listed ascending."""
         name, population = carried
         n, span = source.n_classes, _span(radices)
-        dense = dense_keys(span, n)
-        weights = np.zeros(len(key), dtype=np.int64)
-        weights[:n] = source.sizes
-        inverse, distinct, sizes = group_keys(key, span, weights, low, place, dense)
-        everyone = np.concatenate((population.people, population.uncovered_people))
-        # Sums of integers below 2**53 are exact in float64.
-        people = np.bincount(inverse, weights=everyone, minlength=len(distinct)
-                             ).astype(np.int64)
+        inverse, distinct, people = group_keys(key, span, _joint(population, source)[1], low,
+                                               place, dense=False)
         of_classes = inverse[:n]
-        if dense:
-            own = np.zeros(len(distinct), dtype=bool)
-            own[of_classes] = True
-            other = ~own
-            of_classes = (np.cumsum(own) - 1)[of_classes]
-        else:
-            m = int(of_classes.max()) + 1 if n else 0
-            own, other = slice(0, m), slice(m, None)  # type: ignore[assignment]
-        counted = PopulationClasses(people[own].copy(), distinct[other].copy(),
-                                    people[other].copy())
-        return self._summed(source, levels, of_classes, sizes[own].copy(), None,
-                            PackedKeys(distinct[own].copy(), tuple(radices)), {name: counted})
+        m = int(of_classes.max()) + 1 if n else 0
+        if dense_keys(span, n):
+            order = np.argsort(distinct[:m])
+            rank = np.empty(m, dtype=np.int64)
+            rank[order] = np.arange(m, dtype=np.int64)
+            of_classes = rank[of_classes]
+            distinct = np.concatenate((distinct[order], distinct[m:]))
+            people = np.concatenate((people[order], people[m:]))
+        # Sums of integers below 2**53 are exact in float64.
+        sizes = np.bincount(of_classes, weights=source.sizes, minlength=m).astype(np.int64)
+        counted = PopulationClasses(people[:m], distinct[m:], people[m:], (distinct, people))
+        return self._summed(source, levels, of_classes, sizes, None,
+                            PackedKeys(distinct[:m], tuple(radices)), {name: counted})
 
     def _rewrite_digits(self, packed: PackedKeys, low: tuple[int, ...], high: tuple[int, ...],
                         changed: list[int]) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -554,6 +548,17 @@ def _one_population(classes: EquivalenceClasses) -> tuple[str, PopulationClasses
     if len(classes.populations) != 1 or classes.packed is None:
         return None
     return next(iter(classes.populations.items()))
+
+
+def _joint(population: PopulationClasses, classes: EquivalenceClasses
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The keys of ``classes`` followed by the population's classes without records, and
+    their people likewise: kept by the roll-up that made them, else concatenated."""
+    if population.joint is not None:
+        return population.joint
+    assert classes.packed is not None
+    return (np.concatenate((classes.packed.values, population.uncovered)),
+            np.concatenate((population.people, population.uncovered_people)))
 
 
 def _beside(classes: PackedKeys, people: np.ndarray, others: np.ndarray,
