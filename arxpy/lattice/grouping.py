@@ -14,6 +14,7 @@ go through :mod:`arxpy.lattice.kernels` (compiled where built, else numpy). A bo
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from collections.abc import Mapping, Sequence
@@ -260,7 +261,9 @@ class Grouper:
             if not exact:
                 return {}
             zero = np.zeros(len(classes.values), dtype=np.int64)
-            out[name] = _beside(classes, zero, key, people)
+            counted = _beside(classes, zero, key, people)
+            # The root is rolled up from many times: keep its joint arrays (see _joint).
+            out[name] = dataclasses.replace(counted, joint=_joint(counted, classes))
         return out
 
     def _rolled_populations(self, source: EquivalenceClasses, levels: tuple[int, ...],
@@ -297,7 +300,7 @@ class Grouper:
         if carried is not None:
             # One rewrite and one grouping for the classes and the population classes
             # without records (per roll-up, two of each cost about three times one).
-            both = PackedKeys(_joint(carried[1], source)[0], source.packed.radices)
+            both = PackedKeys(_joint(carried[1], source.packed)[0], source.packed.radices)
             key, radices = self._rewrite_digits(both, low, levels, changed)
             return self._grouped_beside(source, levels, radices, carried, key)
         key, radices = self._rewrite_digits(source.packed, low, levels, changed)
@@ -317,8 +320,9 @@ class Grouper:
         where their own grouping would be dense, they are then listed ascending."""
         name, population = carried
         n, span = source.n_classes, _span(radices)
-        inverse, distinct, people = group_keys(key, span, _joint(population, source)[1], low,
-                                               place, dense=False)
+        assert source.packed is not None
+        everyone = _joint(population, source.packed)[1]
+        inverse, distinct, people = group_keys(key, span, everyone, low, place, dense=False)
         of_classes = inverse[:n]
         m = int(of_classes.max()) + 1 if n else 0
         if dense_keys(span, n):
@@ -550,14 +554,13 @@ def _one_population(classes: EquivalenceClasses) -> tuple[str, PopulationClasses
     return next(iter(classes.populations.items()))
 
 
-def _joint(population: PopulationClasses, classes: EquivalenceClasses
+def _joint(population: PopulationClasses, classes: PackedKeys
            ) -> tuple[np.ndarray, np.ndarray]:
     """The keys of ``classes`` followed by the population's classes without records, and
     their people likewise: kept by the roll-up that made them, else concatenated."""
     if population.joint is not None:
         return population.joint
-    assert classes.packed is not None
-    return (np.concatenate((classes.packed.values, population.uncovered)),
+    return (np.concatenate((classes.values, population.uncovered)),
             np.concatenate((population.people, population.uncovered_people)))
 
 
