@@ -18,7 +18,12 @@ from arxpy.search.exhaustive import search_exhaustive
 from arxpy.search.flash import arx_choice
 from arxpy.search.genetic import search_genetic
 from arxpy.search.lightning import search_lightning
-from arxpy.search.optimal import check_lattice_size, search_optimal
+from arxpy.search.optimal import (
+    check_lattice_size,
+    replays_first,
+    search_after_replay,
+    search_optimal,
+)
 
 STRATEGIES: dict[str, Callable[[SearchContext], SearchOutcome]] = {
     "optimal": search_optimal,
@@ -37,6 +42,10 @@ def run_search(ctx: SearchContext, strategy: str) -> SearchOutcome:
         raise ConfigurationError(
             f"Unknown search strategy '{strategy}'; use one of {', '.join(STRATEGIES)}."
         ) from None
+    if function is search_optimal and replays_first(ctx):
+        replayed = search_after_replay(ctx)
+        if replayed is not None:  # ARX's choice, and nothing beats it
+            return replayed
     outcome = function(ctx)
     if outcome.optimal and outcome.optimum is not None:
         # Among equally good transformations, the one ARX's Flash returns.
