@@ -54,10 +54,11 @@ def test_ranks_refuse_criteria_that_are_no_order():
     assert _ranks(criteria) is None
 
 
-def _context(seed: int, k: int, metric: str) -> SearchContext:
+def _context(seed: int, k: int, metric: str, progress=None) -> SearchContext:
     config = AnonymizationConfig([KAnonymity(k)], quality_model_from_dict({"name": metric}))
     data, config = prepare(table(seed, 80), definition(), HIERARCHIES, config)
-    return SearchContext(data, config.privacy_models, config.quality_model, 0.0)
+    return SearchContext(data, config.privacy_models, config.quality_model, 0.0,
+                         progress=progress)
 
 
 @pytest.mark.parametrize(("seed", "k", "metric"), [
@@ -68,9 +69,11 @@ def test_replayed_first_answers_as_replayed_after(monkeypatch, seed, k, metric):
     best to beat) gives the transformation and score that the search followed by the
     replay gives, with fewer checks. Small tables and the height metric tie often (with
     seeds 2 and 9 ARX's choice is not the search's own first optimum)."""
-    ctx = _context(seed, k, metric)
+    seen = []
+    ctx = _context(seed, k, metric, lambda fraction, message: seen.append(fraction))
     assert replays_first(ctx)
     first = run_search(ctx, "optimal")
+    assert seen == sorted(seen) and seen[-1] == 1.0  # the replay's share, then the search's
     monkeypatch.setattr(search, "replays_first", lambda ctx: False)
     after = run_search(before := _context(seed, k, metric), "optimal")
     assert (first.optimum.levels, first.optimum.score) == \
@@ -85,7 +88,7 @@ def test_a_replayed_choice_that_is_beaten_is_not_taken(monkeypatch):
     optimum = run_search(ctx, "optimal").optimum
     worse = next(c for c in ctx.checks.values() if c.anonymous and c.key > optimum.key
                  and c.levels != tuple(ctx.lattice.top))
-    monkeypatch.setattr(FlashReplay, "run", lambda self: worse)
+    monkeypatch.setattr(FlashReplay, "run", lambda self, progress=None: worse)
     fresh = _context(6, 2, "loss")
     assert search_after_replay(fresh) is None
     assert run_search(_context(6, 2, "loss"), "optimal").optimum.levels != worse.levels

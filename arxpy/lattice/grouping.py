@@ -466,9 +466,9 @@ class Grouper:
 
 
 class _KeptKeys:
-    """One table's keys at the root's levels (the root's classes, or a population's
-    classes without records), with its key columns mapped up to other levels and the keys
-    of runs of them kept while the grouper's ``LEVEL_COLUMNS_BYTES`` allow.
+    """Keys at the root's levels (the root's classes, followed by its one population
+    table's classes without records), with their columns mapped up to other levels and the
+    keys of runs of them kept while the grouper's ``LEVEL_COLUMNS_BYTES`` allow.
 
     Keys at other levels come as (high, place, low), key = high * place + low: high and
     low are the keys of the first and second half of the quasi-identifiers, each kept
@@ -502,11 +502,6 @@ class _KeptKeys:
         middle = (len(levels) + 1) // 2
         return (self._part(0, middle, levels, radices), _span(radices[middle:]),
                 self._part(middle, len(levels), levels, radices))
-
-    def packed(self, levels: tuple[int, ...], radices: Sequence[int]) -> np.ndarray:
-        """The rows' exact key at ``levels``, written out."""
-        high, place, low = self.key(levels, radices)
-        return high if low is None else high * place + low
 
     def _part(self, first: int, last: int, levels: tuple[int, ...],
               radices: Sequence[int]) -> np.ndarray:

@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from arxpy.arrays import count_distinct, distinct
+from arxpy.jobs import Progress
 from arxpy.lattice.lattice import Lattice
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.ldiversity import EntropyLDiversity, _LDiversity
@@ -464,8 +465,9 @@ class FlashReplay:
 
     # --- FLASHAlgorithmImpl -------------------------------------------------------------
 
-    def run(self) -> Check | None:
-        """Replay the traversal; ARX's optimum (None if nothing is anonymous)."""
+    def run(self, progress: Progress | None = None) -> Check | None:
+        """Replay the traversal; ARX's optimum (None if nothing is anonymous).
+        ``progress`` hears the share of the levels done (when the replay comes first)."""
         outer = self.binary if self.binary is not None else self.linear
         assert outer is not None
         order = np.lexsort((self.arx_id, self.level))
@@ -473,6 +475,8 @@ class FlashReplay:
         bounds = list(starts[1:]) + [len(order)]
         for start, end in zip(starts, bounds, strict=True):
             self.ctx.cancel.raise_if_cancelled()
+            if progress is not None:
+                progress(start / len(order), f"Checked {len(self.ctx.checks)} transformations")
             # A level's nodes are incomparable, so the skip of one (which tags only its
             # up-set) never changes another's trigger: read the triggers all at once.
             level = order[start:end]

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from arxpy.errors import ConfigurationError
+from arxpy.jobs import ThrottledProgress
 from arxpy.lattice.classes import EquivalenceClasses
 from arxpy.search.base import (
     ANONYMOUS,
@@ -401,19 +402,30 @@ def replays_first(ctx: SearchContext) -> bool:
             and privacy_monotonicity(ctx) == FULL and utility_monotonic(ctx))
 
 
+#: Share of the progress bar for the replay when it comes first (the search after it
+#: checks little).
+_REPLAY_SHARE = 0.9
+
+
 def search_after_replay(ctx: SearchContext) -> SearchOutcome | None:
     """The optimal search with ARX's choice replayed first (:func:`replays_first`): the
     replay's checks tag the lattice as the search's own would, and its choice is the best
     to beat. Its optimum is ARX's choice when nothing beats it; None when something does
     (ARX's Flash stopped short of the optimum), when nothing is anonymous or ARX chose the
     top (whose ties below need the search's own rules): the caller searches as usual."""
-    choice = FlashReplay(ctx).run()
+    report = ctx.progress
+    choice = FlashReplay(ctx).run(lambda f, message: report(_REPLAY_SHARE * f, message))
     if choice is None or choice.levels == tuple(ctx.lattice.top):
         return None
     search = _OptimalSearch(ctx, best=choice)
     for check in list(ctx.checks.values()):
         search.tag(check.levels, check)
-    outcome = search.run()
+    ctx.progress = ThrottledProgress(
+        lambda f, message: report(_REPLAY_SHARE + (1.0 - _REPLAY_SHARE) * f, message))
+    try:
+        outcome = search.run()
+    finally:
+        ctx.progress = report
     if outcome.optimum is None or outcome.optimum.key != choice.key:
         return None
     outcome.optimum = choice
