@@ -313,7 +313,7 @@ class FlashReplay:
             fulfilled = int(sizes[sizes < self.min_group].sum()) <= ctx.max_suppressed
             self.put("k_anonymous" if fulfilled else "not_k_anonymous", index)
         self.loss[index] = check.key
-        if self.level_bounds is None:
+        if self.level_bounds is None and self.prune_enabled:  # else no bound is read
             self.bounds[index] = self._checked_bound(check, levels)
 
     def _checked_bound(self, check: Check, levels: tuple[int, ...]) -> tuple[float, ...] | None:
