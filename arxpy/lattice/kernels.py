@@ -49,21 +49,24 @@ def dense_keys(span: int, n: int) -> bool:
 
 
 def group_keys(key: np.ndarray, span: int, weights: np.ndarray | None = None,
-               low: np.ndarray | None = None, place: int = 1
+               low: np.ndarray | None = None, place: int = 1, dense: bool | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each key's group index, the distinct keys, and the summed ``weights`` per group
     (the count of keys when None), for exact int64 keys in [0, ``span``): ``key``, or
     ``key * place + low`` when ``low`` is given (not written out by the kernel).
 
-    Distinct keys come in ascending order when ``dense_keys(span, len(key))``, else in
-    order of first appearance.
+    Distinct keys come in ascending order when ``dense`` (by default
+    ``dense_keys(span, len(key))``; a table of ``span`` entries), else in order of first
+    appearance.
     """
     n = len(key)
+    if dense is None:
+        dense = dense_keys(span, n)
     if USE_COMPILED and 0 < n < _COMPILED_MAX_KEYS:
-        return _grouped_compiled(key, span, weights, low, place)
+        return _grouped_compiled(key, span, weights, low, place, dense)
     if low is not None:
         key = key * place + low
-    inverse, distinct = _group_numpy(key, span)
+    inverse, distinct = _group_numpy(key, span, dense)
     return inverse, distinct, weighted_counts(inverse, weights, len(distinct))
 
 
@@ -115,7 +118,7 @@ def digit_sums(key: np.ndarray, radices: Sequence[int], tables: Sequence[np.ndar
 
 
 def _grouped_compiled(key: np.ndarray, span: int, weights: np.ndarray | None,
-                      low: np.ndarray | None = None, place: int = 1
+                      low: np.ndarray | None, place: int, dense: bool
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     assert _kernels is not None
     n = len(key)
@@ -127,16 +130,16 @@ def _grouped_compiled(key: np.ndarray, span: int, weights: np.ndarray | None,
     inverse = np.empty(n, dtype=np.int64)
     distinct = np.empty(n, dtype=np.int64)
     sizes = np.empty(n, dtype=np.int64)
-    m = _kernels.group(key, int(span) if dense_keys(span, n) else 0, weights, inverse,
+    m = _kernels.group(key, int(span) if dense else 0, weights, inverse,
                        distinct, sizes, low, int(place))
     if m < n:  # hold only what the classes need
         distinct, sizes = distinct[:m].copy(), sizes[:m].copy()
     return inverse, distinct, sizes
 
 
-def _group_numpy(key: np.ndarray, span: int) -> tuple[np.ndarray, np.ndarray]:
+def _group_numpy(key: np.ndarray, span: int, dense: bool) -> tuple[np.ndarray, np.ndarray]:
     """:func:`group_keys` without the sums, in numpy."""
-    if dense_keys(span, len(key)):
+    if dense:
         # Small key space: a dense table beats hashing (and lists the keys sorted).
         if span > 32 * len(key) and len(key):
             # Few keys in a large table: sorting them is cheaper than scanning the table.
