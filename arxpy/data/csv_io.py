@@ -309,6 +309,12 @@ def _read_with_arrow(file: Path, fmt: CsvFormat, columns: Sequence[str] | None
     first = _first_record(file, fmt)
     names = make_unique_names(first) if fmt.has_header else \
         [f"Column {i}" for i in range(1, len(first) + 1)]
+    from arxpy.data.csv_codes import read_plain_codes
+
+    frame = read_plain_codes(file, fmt.delimiter, fmt.quotechar, fmt.encoding, first, names,
+                             fmt.has_header)
+    if frame is not None:  # a plain file: read as codes on every core
+        return frame[list(columns)] if columns is not None else frame
     text = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pa_csv.read_csv(
