@@ -1,14 +1,19 @@
 """The pieces that make a large file's run fast (issue 31) give today's answers.
 
 The shuffle's permutation is the stable argsort of the shuffle keys whichever path
-sorts them (compiled or numpy): the written file for a seed never depends on it.
+sorts them (compiled or numpy): the written file for a seed never depends on it. A plain
+CSV file read as codes (compiled, on threads) is the table the general reader gives;
+a file that is not plain is left to the general reader.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from arxpy.data import csv_codes
+from arxpy.data.csv_io import CsvFormat, _first_record, make_unique_names, read_csv, sniff_csv
 from arxpy.engine.backends.base import shuffle_keys, shuffle_order
 from arxpy.lattice import kernels
 
@@ -62,3 +67,105 @@ def test_shuffle_order_is_the_sorted_shuffle_keys(kernel_path, seed):
     rows = 50_000
     expected = np.argsort(shuffle_keys(np.arange(rows), seed), kind="stable")
     np.testing.assert_array_equal(shuffle_order(rows, seed), expected)
+
+
+# -- reading a plain file as codes -------------------------------------------------------
+
+needs_reader = pytest.mark.skipif(csv_codes._csv_codes is None,
+                                  reason="the compiled CSV reader was not built here")
+
+
+def _general(path, fmt, monkeypatch) -> pd.DataFrame:
+    """The table the general reader (pyarrow's, else pandas') gives."""
+    with monkeypatch.context() as patch:
+        patch.setattr(csv_codes, "_csv_codes", None)
+        return read_csv(path, fmt, categories=True)
+
+
+def _plain(path, fmt, parts=None, first=None) -> pd.DataFrame | None:
+    first = first or _first_record(path, fmt)
+    names = make_unique_names(first) if fmt.has_header else \
+        [f"Column {i}" for i in range(1, len(first) + 1)]
+    return csv_codes.read_plain_codes(path, fmt.delimiter, fmt.quotechar, fmt.encoding,
+                                      first, names, fmt.has_header, parts=parts)
+
+
+def _many_values(rows: int, distinct: int) -> str:
+    rng = np.random.default_rng(distinct)
+    lines = [f"v{rng.integers(distinct)};{i % 3};é{i % 5}" for i in range(rows)]
+    return "x;y;z\n" + "\n".join(lines) + "\n"
+
+
+@needs_reader
+@pytest.mark.parametrize("text", [
+    "a;b\n1;2\n3;4\n",
+    "a;b\r\n1;2\r\n3;4",  # CRLF; no line end after the last record
+    "\ufeffa;b\n1;2\n1;2\n3;4\n",  # a byte order mark before the header
+    "a;a;b\nä;€;\n 1 ; 2 ;\n;;\n",  # repeated names; non-ASCII; spaces kept; empty cells
+    "k;v\n" + "".join(f"{i % 7};{'w' * (i % 40)}\n" for i in range(300)),  # long values
+    _many_values(3000, 200),  # more than 127 values: int16 codes
+    _many_values(40_000, 35_000),  # more than 32,767 values: int32 codes
+])
+@pytest.mark.parametrize("parts", [1, 3])
+def test_a_plain_file_reads_as_the_general_reader_reads_it(tmp_path, monkeypatch, text,
+                                                            parts):
+    path = tmp_path / "data.csv"
+    path.write_text(text, encoding="utf-8", newline="")
+    fmt = sniff_csv(path) if text.startswith("x;") else CsvFormat(delimiter=";")
+    frame = _plain(path, fmt, parts)
+    assert frame is not None
+    pd.testing.assert_frame_equal(frame, _general(path, fmt, monkeypatch))
+
+
+@needs_reader
+def test_a_line_longer_than_the_read_buffer(tmp_path, monkeypatch):
+    path = tmp_path / "data.csv"
+    path.write_text("a;b\n1;" + "x" * (5 << 20) + "\n2;y\n", encoding="utf-8")
+    fmt = CsvFormat(delimiter=";")
+    pd.testing.assert_frame_equal(_plain(path, fmt), _general(path, fmt, monkeypatch))
+
+
+@needs_reader
+def test_without_a_header(tmp_path, monkeypatch):
+    path = tmp_path / "data.csv"
+    path.write_text("1;2\n3;4\n1;4\n", encoding="utf-8")
+    fmt = CsvFormat(delimiter=";", has_header=False)
+    frame = _plain(path, fmt, parts=2)
+    assert list(frame.columns) == ["Column 1", "Column 2"]
+    pd.testing.assert_frame_equal(frame, _general(path, fmt, monkeypatch))
+
+
+@needs_reader
+@pytest.mark.parametrize("data", [
+    b'a;b\n"1";2\n',  # the quote character
+    b"a;b\n1;2\n\n3;4\n",  # a blank line
+    b"a;b\n1;2\n3\n",  # a short record
+    b"a;b\n1;2;3\n",  # a long record
+    b"a;b\n1;2\x00\n",  # a NUL byte
+    b"a;b\n1\r;2\n",  # a lone carriage return
+    b"a;b\n1;\xff\n",  # not UTF-8
+    b"a\n1\n2\n",  # one column (a line of spaces would be a record)
+    b"a;b\n",  # no records
+])
+def test_what_is_not_plain_goes_to_the_general_reader(tmp_path, data):
+    path = tmp_path / "data.csv"
+    path.write_bytes(data)
+    header = data.split(b"\n")[0].decode().split(";")
+    assert _plain(path, CsvFormat(delimiter=";"), first=header) is None
+
+
+@needs_reader
+def test_a_bom_without_a_header_goes_to_the_general_reader(tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_bytes(b"\xef\xbb\xbf1;2\n3;4\n")
+    assert _plain(path, CsvFormat(delimiter=";", has_header=False)) is None
+
+
+def test_ranges_start_at_line_starts(tmp_path):
+    path = tmp_path / "data.csv"
+    text = b"h\n" + b"".join(b"%d\n" % (10 ** (i % 6)) for i in range(200))
+    path.write_bytes(text)
+    ranges = csv_codes._ranges(path, 2, len(text), 7)
+    assert ranges[0][0] == 2 and ranges[-1][1] == len(text)
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+    assert all(text[start - 1:start] == b"\n" for start, _ in ranges)
