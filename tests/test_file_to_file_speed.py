@@ -3,18 +3,24 @@
 The shuffle's permutation is the stable argsort of the shuffle keys whichever path
 sorts them (compiled or numpy): the written file for a seed never depends on it. A plain
 CSV file read as codes (compiled, on threads) is the table the general reader gives;
-a file that is not plain is left to the general reader.
+a file that is not plain is left to the general reader. Lines written from codes by the
+compiled formatter are the text path's bytes.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from arxpy.data import csv_codes
+from arxpy.data import export as export_module
 from arxpy.data.csv_io import CsvFormat, _first_record, make_unique_names, read_csv, sniff_csv
+from arxpy.data.export import csv_text, export_table
 from arxpy.engine.backends.base import shuffle_keys, shuffle_order
+from arxpy.errors import DataExportError
 from arxpy.lattice import kernels
 
 needs_kernels = pytest.mark.skipif(not kernels.compiled_available(),
@@ -169,3 +175,77 @@ def test_ranges_start_at_line_starts(tmp_path):
     assert ranges[0][0] == 2 and ranges[-1][1] == len(text)
     assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
     assert all(text[start - 1:start] == b"\n" for start, _ in ranges)
+
+
+# -- writing lines from codes ------------------------------------------------------------
+
+def _table(rows: int) -> pd.DataFrame:
+    rng = np.random.default_rng(rows)
+    cells = np.array(["a", 'say "hi"', "x;y", " lead", "ä€", "", "=1+2", "tab\tin"], dtype=object)
+    return pd.DataFrame({
+        "text": cells[rng.integers(0, len(cells), rows)],
+        "code": pd.Categorical(cells[rng.integers(0, 3, rows)]),
+        "number": rng.integers(0, 50, rows).astype(float),
+        "missing": np.where(rng.random(rows) < 0.3, None, "v"),
+    })
+
+
+@needs_reader
+@pytest.mark.parametrize("delimiter", [";", "\t", ","])
+@pytest.mark.parametrize("neutralize", [False, True])
+def test_lines_from_codes_are_the_text_path_s_bytes(tmp_path, monkeypatch, delimiter,
+                                                     neutralize):
+    frame = _table(1000)
+    monkeypatch.setattr(export_module, "FORMAT_CHUNK_ROWS", 97)  # several blocks
+    compiled, text = tmp_path / "compiled.csv", tmp_path / "text.csv"
+    export_table(frame, compiled, delimiter=delimiter, neutralize_formulas=neutralize)
+    monkeypatch.setattr(export_module, "encoded_cells", lambda cells, encoding: None)
+    export_table(frame, text, delimiter=delimiter, neutralize_formulas=neutralize)
+    assert compiled.read_bytes() == text.read_bytes()
+    assert compiled.read_bytes() == csv_text(
+        [str(c) for c in frame.columns], [frame[c] for c in frame.columns], delimiter,
+        neutralize).encode()
+
+
+@needs_reader
+def test_a_one_column_table_and_the_digest(tmp_path):
+    frame = pd.DataFrame({"only": ["", "x", "", "y y "]})
+    digest = hashlib.sha256()
+    path = export_table(frame, tmp_path / "one.csv", delimiter=";", digest=digest)
+    assert path.read_bytes() == b'only\n""\nx\n""\n"y y "\n'
+    assert digest.hexdigest() == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_an_unencodable_cell_is_named_as_before(tmp_path):
+    frame = pd.DataFrame({"price": ["5", "5 €"], "n": ["1", "2"]})
+    with pytest.raises(DataExportError, match=r"'€' \(in '5;1 5 €;2 '\)"):
+        export_table(frame, tmp_path / "out.csv", delimiter=";", encoding="latin-1")
+
+
+class _Handle:
+    def __init__(self, fail_at: int) -> None:
+        self.pieces: list[bytes] = []
+        self.fail_at = fail_at
+
+    def write(self, data: bytes) -> None:
+        if len(self.pieces) == self.fail_at:
+            raise OSError(28, "No space left on device")
+        self.pieces.append(data)
+
+
+def test_a_write_error_on_the_writer_thread_reaches_the_caller():
+    handle = _Handle(fail_at=1)
+    with pytest.raises(OSError, match="No space"):
+        with export_module._BackgroundWrites(handle, None) as sink:
+            for i in range(50):
+                sink.write(b"%d" % i)
+    assert handle.pieces == [b"0"]
+
+
+def test_the_caller_s_error_stops_the_writer_thread():
+    handle = _Handle(fail_at=-1)
+    sink = export_module._BackgroundWrites(handle, hashlib.sha256())
+    with pytest.raises(KeyError), sink:
+        sink.write(b"a")
+        raise KeyError("stop")
+    assert not sink._thread.is_alive() and handle.pieces == [b"a"]

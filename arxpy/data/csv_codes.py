@@ -1,4 +1,5 @@
-"""Plain CSV files read as codes on every core (issue 31: a large file's read).
+"""Plain CSV files read as codes on every core, and lines written from codes (issue 31:
+a large file's read and write).
 
 The compiled reader (``arxpy.data._csv_codes``) splits a file into byte ranges at line
 ends and reads them on threads, the GIL released: each range gives per column a code per
@@ -7,6 +8,10 @@ merged here, so the table is the one pyarrow's reader gives (each column a categ
 categories in order of first appearance). A file that is not plain (quotes, a blank
 line, a record of another length, a NUL byte, a lone carriage return, bytes that are not
 UTF-8) gives None, and the general reader reads it with its rules and messages.
+
+Writing, the exporter hands over each column's codes and its distinct cells as written;
+the compiled formatter copies each record's cells into the block's bytes (no Python
+string per line), which the exporter's own text path gives byte for byte.
 """
 
 from __future__ import annotations
@@ -129,3 +134,31 @@ def _code_type(n: int) -> type[np.signedinteger]:
         if n < np.iinfo(kind).max:
             return kind
     return np.int64
+
+
+def encoded_cells(cells: Sequence[np.ndarray], encoding: str
+                  ) -> list[tuple[bytes, np.ndarray]] | None:
+    """Per column, its cells (str) encoded one after another and their int64 offsets,
+    for :func:`format_rows`; None when the formatter was not built or a cell does not
+    encode (the caller's text path then says which)."""
+    if _csv_codes is None:
+        return None
+    encoded = []
+    for texts in cells:
+        try:
+            pieces = [text.encode(encoding) for text in texts]
+        except UnicodeEncodeError:
+            return None
+        offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
+        np.cumsum([len(p) for p in pieces], out=offsets[1:])
+        encoded.append((b"".join(pieces), offsets))
+    return encoded
+
+
+def format_rows(codes: Sequence[np.ndarray], cells: Sequence[tuple[bytes, np.ndarray]],
+                delimiter: str) -> bytes:
+    """The lines of the records whose cells in column j are ``cells[j]``'s by
+    ``codes[j]``, joined by ``delimiter`` (ASCII), each ending in a line feed."""
+    assert _csv_codes is not None
+    return _csv_codes.format_rows(
+        tuple(np.ascontiguousarray(c, dtype=np.int32) for c in codes), tuple(cells), delimiter)
