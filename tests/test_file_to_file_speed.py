@@ -20,6 +20,7 @@ from arxpy.data import export as export_module
 from arxpy.data.csv_io import CsvFormat, _first_record, make_unique_names, read_csv, sniff_csv
 from arxpy.data.export import csv_text, export_table
 from arxpy.engine.backends.base import shuffle_keys, shuffle_order
+from arxpy.engine.backends.memory import histogram_of_frame, rows_in_order
 from arxpy.errors import DataExportError
 from arxpy.lattice import kernels
 
@@ -110,7 +111,6 @@ def _many_values(rows: int, distinct: int) -> str:
     "a;a;b\nä;€;\n 1 ; 2 ;\n;;\n",  # repeated names; non-ASCII; spaces kept; empty cells
     "k;v\n" + "".join(f"{i % 7};{'w' * (i % 40)}\n" for i in range(300)),  # long values
     _many_values(3000, 200),  # more than 127 values: int16 codes
-    _many_values(40_000, 35_000),  # more than 32,767 values: int32 codes
 ])
 @pytest.mark.parametrize("parts", [1, 3])
 def test_a_plain_file_reads_as_the_general_reader_reads_it(tmp_path, monkeypatch, text,
@@ -120,6 +120,16 @@ def test_a_plain_file_reads_as_the_general_reader_reads_it(tmp_path, monkeypatch
     fmt = sniff_csv(path) if text.startswith("x;") else CsvFormat(delimiter=";")
     frame = _plain(path, fmt, parts)
     assert frame is not None
+    pd.testing.assert_frame_equal(frame, _general(path, fmt, monkeypatch))
+
+
+@needs_reader
+def test_more_values_than_int16_codes_hold(tmp_path, monkeypatch):
+    path = tmp_path / "data.csv"
+    path.write_text(_many_values(36_000, 34_000), encoding="utf-8")
+    fmt = sniff_csv(path)
+    frame = _plain(path, fmt, parts=3)
+    assert frame["x"].cat.codes.dtype == np.int32
     pd.testing.assert_frame_equal(frame, _general(path, fmt, monkeypatch))
 
 
@@ -249,3 +259,27 @@ def test_the_caller_s_error_stops_the_writer_thread():
         sink.write(b"a")
         raise KeyError("stop")
     assert not sink._thread.is_alive() and handle.pieces == [b"a"]
+
+
+# -- the memory engine's shuffle and histogram -------------------------------------------
+
+def test_rows_in_order_is_pandas_row_take():
+    frame = pd.DataFrame({"a": pd.Categorical(["x", "y", "x", "z", None]),
+                          "b": [1.5, 2, None, 4, 5],
+                          "c": ["p", None, "q", "r", "s"],
+                          "d": pd.array([1, None, 3, 4, 5], dtype="Int64")})
+    frame.columns = ["a", "a", "c", "d"]  # names need not be unique
+    order = np.array([3, 1, 4, 0, 2])
+    pd.testing.assert_frame_equal(rows_in_order(frame, order),
+                                  frame.iloc[order].reset_index(drop=True))
+
+
+@pytest.mark.parametrize("columns", [3, 40])  # 40 columns: the key is renumbered
+def test_the_histogram_does_not_depend_on_the_grouping_path(kernel_path, columns):
+    rng = np.random.default_rng(columns)
+    frame = pd.DataFrame({f"q{j}": pd.Categorical(rng.choice(["a", "b", "c", "dd"], 500))
+                          for j in range(columns)})
+    histogram = histogram_of_frame(frame, list(frame.columns))
+    expected = frame.value_counts(sort=False).sort_index()
+    assert histogram.counts.tolist() == expected.to_numpy().tolist()
+    assert [tuple(row) for row in histogram.frame.to_numpy()] == list(expected.index)
