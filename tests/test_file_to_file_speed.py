@@ -10,6 +10,8 @@ compiled formatter are the text path's bytes.
 from __future__ import annotations
 
 import hashlib
+import shutil
+import sysconfig
 
 import numpy as np
 import pandas as pd
@@ -126,7 +128,8 @@ def test_a_plain_file_reads_as_the_general_reader_reads_it(tmp_path, monkeypatch
 @needs_reader
 def test_more_values_than_int16_codes_hold(tmp_path, monkeypatch):
     path = tmp_path / "data.csv"
-    path.write_text(_many_values(36_000, 34_000), encoding="utf-8")
+    values = np.random.default_rng(3).permutation(36_000) % 34_000  # 34,000 distinct
+    path.write_text("x;y\n" + "".join(f"v{v};{v % 3}\n" for v in values), encoding="utf-8")
     fmt = sniff_csv(path)
     frame = _plain(path, fmt, parts=3)
     assert frame["x"].cat.codes.dtype == np.int32
@@ -283,3 +286,12 @@ def test_the_histogram_does_not_depend_on_the_grouping_path(kernel_path, columns
     expected = frame.value_counts(sort=False).sort_index()
     assert histogram.counts.tolist() == expected.to_numpy().tolist()
     assert [tuple(row) for row in histogram.frame.to_numpy()] == list(expected.index)
+
+
+def test_the_csv_extension_is_built_where_a_compiler_is():
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}) here: arxpy reads and writes CSV in Python")
+    assert csv_codes._csv_codes is not None, (
+        "a C compiler is here but arxpy.data._csv_codes was not built: reinstall arxpy "
+        "(pip install -e .) to build it")

@@ -49,13 +49,11 @@ def histogram_of_frame(frame: pd.DataFrame, attributes: Sequence[str],
     Grouped on integer codes (a categorical column's own), never on the strings."""
     started = time.perf_counter()
     attributes = list(dict.fromkeys(attributes))
-    columns = [coded(frame[name]) for name in attributes]
-    inverse, distinct, counts = _grouped([codes for codes, _ in columns],
-                                         [max(len(values), 1) for _, values in columns])
-    table = pd.DataFrame({name: values[codes]
-                          for name, (codes, (_, values)) in zip(attributes, zip(
-                              distinct, columns, strict=True), strict=True)},
-                         columns=attributes)
+    codes, values = zip(*(coded(frame[name]) for name in attributes), strict=True) \
+        if attributes else ((), ())
+    inverse, distinct, counts = _grouped(codes, [max(len(v), 1) for v in values])
+    table = pd.DataFrame({name: value[group] for name, value, group
+                          in zip(attributes, values, distinct, strict=True)}, columns=attributes)
     # distinct combinations sort without ties: the order does not depend on the grouping's
     order = table.sort_values(attributes, kind="stable").index.to_numpy() \
         if len(table) else np.zeros(0, dtype=np.intp)
