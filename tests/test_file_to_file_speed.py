@@ -295,3 +295,21 @@ def test_the_csv_extension_is_built_where_a_compiler_is():
     assert csv_codes._csv_codes is not None, (
         "a C compiler is here but arxpy.data._csv_codes was not built: reinstall arxpy "
         "(pip install -e .) to build it")
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("categorical", [True, False])
+def test_a_row_order_writes_the_reordered_table_s_bytes(tmp_path, monkeypatch, compiled,
+                                                        categorical):
+    frame = _table(700)
+    if categorical:
+        frame = frame.astype("category")
+    if not compiled:
+        monkeypatch.setattr(export_module, "encoded_cells", lambda cells, encoding: None)
+    monkeypatch.setattr(export_module, "FORMAT_CHUNK_ROWS", 64)
+    monkeypatch.setattr(export_module, "CSV_CHUNK_ROWS", 100)
+    order = np.random.default_rng(5).permutation(len(frame))
+    ordered, reordered = tmp_path / "ordered.csv", tmp_path / "reordered.csv"
+    export_table(frame, ordered, delimiter=";", row_order=order)
+    export_table(frame.iloc[order].reset_index(drop=True), reordered, delimiter=";")
+    assert ordered.read_bytes() == reordered.read_bytes()

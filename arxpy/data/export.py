@@ -60,6 +60,7 @@ def export_table(
     sheet_name: str = "Data",
     neutralize_formulas: bool = False,
     digest: Any = None,
+    row_order: np.ndarray | None = None,
 ) -> Path:
     """Write ``frame`` (header plus one row per record) to ``path`` and return the path.
 
@@ -74,11 +75,16 @@ def export_table(
     without it they are written as they are and a :class:`FormulaWarning` says where.
     Excel output always stores them as text cells, which Excel never evaluates.
     A ``digest`` (a :mod:`hashlib` object) is updated with every CSV byte written.
+    ``row_order`` (positions) writes the rows as ``frame.iloc[row_order]`` would, the
+    file's blocks gathered as they are written (no reordered copy of the table first).
     """
     target = Path(path)
     kind = _choose_format(target, format)
     if frame.shape[1] == 0:
         raise DataExportError(f"Cannot write '{target}': the table has no columns.")
+    if row_order is not None and (kind != "csv" or not _all_categorical(frame)):
+        # the formula check's examples follow the row order outside categoricals
+        frame, row_order = frame.iloc[row_order].reset_index(drop=True), None
     columns = [frame.iloc[:, j] for j in range(frame.shape[1])]
     names = [format_value(name) for name in frame.columns]
     if kind == "csv":
@@ -86,7 +92,8 @@ def export_table(
             delimiter = "\t" if target.suffix.lower() == ".tsv" else ","
         if neutralize_formulas:
             names = [neutralize(name) for name in names]
-        _write_csv(target, names, columns, delimiter, encoding, neutralize_formulas, digest)
+        _write_csv(target, names, columns, delimiter, encoding, neutralize_formulas, digest,
+                   row_order)
         if not neutralize_formulas:
             _warn_about_formulas(target, names, columns)
     else:
@@ -142,17 +149,29 @@ def _coded_cells(columns: Sequence[pd.Series], pattern: str, neutralize_formulas
     return coded
 
 
-def _text_blocks(coded: Sequence[tuple[np.ndarray, np.ndarray]], delimiter: str
-                 ) -> Iterator[str]:
-    rows = len(coded[0][0]) if coded else 0
-    for start in range(0, rows, CSV_CHUNK_ROWS):
-        lines = _distinct_lines([(codes[start:start + CSV_CHUNK_ROWS], cells)
-                                 for codes, cells in coded], delimiter)
+def _text_blocks(coded: Sequence[tuple[np.ndarray, np.ndarray]], delimiter: str,
+                 row_order: np.ndarray | None = None) -> Iterator[str]:
+    for rows in _blocks(coded, CSV_CHUNK_ROWS, row_order):
+        lines = _distinct_lines([(codes[rows], cells) for codes, cells in coded], delimiter)
         yield "\n".join(lines.tolist()) + "\n"
 
 
+def _blocks(coded: Sequence[tuple[np.ndarray, np.ndarray]], size: int,
+            row_order: np.ndarray | None) -> Iterator[slice | np.ndarray]:
+    """The rows of each block of ``size`` records: a slice, or positions in ``row_order``."""
+    rows = len(coded[0][0]) if coded else 0
+    for start in range(0, rows, size):
+        block = slice(start, start + size)
+        yield block if row_order is None else row_order[block]
+
+
+def _all_categorical(frame: pd.DataFrame) -> bool:
+    return all(isinstance(dtype, pd.CategoricalDtype) for dtype in frame.dtypes)
+
+
 def _csv_bytes(target: Path, names: Sequence[str], columns: Sequence[pd.Series],
-               delimiter: str, encoding: str, neutralize_formulas: bool) -> Iterator[bytes]:
+               delimiter: str, encoding: str, neutralize_formulas: bool,
+               row_order: np.ndarray | None = None) -> Iterator[bytes]:
     """The bytes :func:`csv_pieces` gives encoded, in pieces: each block's lines copied
     from the encoded cells by the compiled formatter where it was built and every cell
     encodes (else the text pieces encoded, which also names a character that does not)."""
@@ -161,13 +180,11 @@ def _csv_bytes(target: Path, names: Sequence[str], columns: Sequence[pd.Series],
     coded = _coded_cells(columns, pattern, neutralize_formulas)
     cells = encoded_cells([texts for _, texts in coded], encoding)
     if cells is None or not delimiter.isascii():
-        for text in _text_blocks(coded, delimiter):
+        for text in _text_blocks(coded, delimiter, row_order):
             yield _encoded(target, text, encoding)
         return
-    rows = len(coded[0][0]) if coded else 0
-    for start in range(0, rows, FORMAT_CHUNK_ROWS):
-        yield format_rows([codes[start:start + FORMAT_CHUNK_ROWS] for codes, _ in coded],
-                          cells, delimiter)
+    for rows in _blocks(coded, FORMAT_CHUNK_ROWS, row_order):
+        yield format_rows([codes[rows] for codes, _ in coded], cells, delimiter)
 
 
 def _distinct_lines(coded: Sequence[tuple[np.ndarray, np.ndarray]], delimiter: str
@@ -245,7 +262,7 @@ def _warn_about_formulas(target: Path, names: list[str], columns: list[pd.Series
 
 def _write_csv(
     target: Path, names: list[str], columns: list[pd.Series], delimiter: str, encoding: str,
-    neutralize_formulas: bool = False, digest: Any = None,
+    neutralize_formulas: bool = False, digest: Any = None, row_order: np.ndarray | None = None,
 ) -> None:
     try:
         codecs.lookup(encoding)
@@ -255,7 +272,7 @@ def _write_csv(
         ) from None
     with atomic_write(target, "wb") as handle, _BackgroundWrites(handle, digest) as sink:
         for data in _csv_bytes(target, names, columns, delimiter, encoding,
-                               neutralize_formulas):
+                               neutralize_formulas, row_order):
             sink.write(data)
 
 

@@ -232,16 +232,18 @@ def timed_write(frame: pd.DataFrame, plan: OutputPlan, path: Path, delimiter: st
     from arxpy.data.export import export_table
 
     started = time.perf_counter()
-    table, suppressed = apply_plan(frame, plan)
-    digest = None
     if is_parquet_path(path):
+        table, suppressed = apply_plan(frame, plan)
         from arxpy.data.atomic import atomic_path
 
         with atomic_path(path) as temporary:
             # plain strings, as the other engines write them (not Parquet dictionaries)
             table.astype(object).to_parquet(temporary, index=False)
-    else:
-        digest = hashlib.sha256()  # of the bytes as written: no second read of the file
-        export_table(table, path, delimiter=delimiter, digest=digest)
+        return WriteSummary(path, len(table), suppressed, time.perf_counter() - started, None)
+    # the rows are gathered in the seed's order block by block as the exporter writes
+    table, suppressed = apply_plan(frame, replace(plan, shuffle_seed=None))
+    order = None if plan.shuffle_seed is None else shuffle_order(len(table), plan.shuffle_seed)
+    digest = hashlib.sha256()  # of the bytes as written: no second read of the file
+    export_table(table, path, delimiter=delimiter, digest=digest, row_order=order)
     return WriteSummary(path, len(table), suppressed, time.perf_counter() - started,
-                        digest.hexdigest() if digest is not None else None)
+                        digest.hexdigest())
