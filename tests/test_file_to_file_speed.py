@@ -313,3 +313,14 @@ def test_a_row_order_writes_the_reordered_table_s_bytes(tmp_path, monkeypatch, c
     export_table(frame, ordered, delimiter=";", row_order=order)
     export_table(frame.iloc[order].reset_index(drop=True), reordered, delimiter=";")
     assert ordered.read_bytes() == reordered.read_bytes()
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig", "cp1252"])
+def test_other_encodings_write_the_text_path_s_bytes(tmp_path, monkeypatch, encoding):
+    frame = pd.DataFrame({"a": ["x", "é", "x"] * 40, "b": ["1", "2", "3"] * 40})
+    monkeypatch.setattr(export_module, "FORMAT_CHUNK_ROWS", 16)
+    monkeypatch.setattr(export_module, "CSV_CHUNK_ROWS", 16)
+    written = export_table(frame, tmp_path / "a.csv", delimiter=";", encoding=encoding)
+    monkeypatch.setattr(export_module, "encoded_cells", lambda cells, encoding: None)
+    text = export_table(frame, tmp_path / "b.csv", delimiter=";", encoding=encoding)
+    assert written.read_bytes() == text.read_bytes()

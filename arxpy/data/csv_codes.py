@@ -38,6 +38,9 @@ MAX_PARTS = 4
 
 _CODE_TYPES = {1: np.int8, 2: np.int16, 4: np.int32}
 
+#: Encodings in which a text's bytes are its pieces' bytes, ASCII one byte a character.
+_PIECEWISE_ENCODINGS = frozenset({"utf-8", "ascii", "latin-1", "iso8859-1", "cp1252"})
+
 
 def read_plain_codes(file: Path, delimiter: str, quotechar: str, encoding: str,
                      first: Sequence[str], names: Sequence[str], has_header: bool,
@@ -139,9 +142,11 @@ def _code_type(n: int) -> type[np.signedinteger]:
 def encoded_cells(cells: Sequence[np.ndarray], encoding: str
                   ) -> list[tuple[bytes, np.ndarray]] | None:
     """Per column, its cells (str) encoded one after another and their int64 offsets,
-    for :func:`format_rows`; None when the formatter was not built or a cell does not
-    encode (the caller's text path then says which)."""
-    if _csv_codes is None:
+    for :func:`format_rows`; None when the formatter was not built, the encoding is not
+    one where text encodes piece by piece with ASCII as one byte each (UTF-16 and
+    UTF-8 with a byte order mark are not), or a cell does not encode (the caller's text
+    path then says which)."""
+    if _csv_codes is None or codecs.lookup(encoding).name not in _PIECEWISE_ENCODINGS:
         return None
     encoded = []
     for texts in cells:
