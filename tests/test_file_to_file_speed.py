@@ -184,10 +184,12 @@ def test_ranges_start_at_line_starts(tmp_path):
     path = tmp_path / "data.csv"
     text = b"h\n" + b"".join(b"%d\n" % (10 ** (i % 6)) for i in range(200))
     path.write_bytes(text)
-    ranges = csv_codes._ranges(path, 2, len(text), 7)
-    assert ranges[0][0] == 2 and ranges[-1][1] == len(text)
-    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
-    assert all(text[start - 1:start] == b"\n" for start, _ in ranges)
+    for start, parts in ((2, 7), (0, 7), (0, 400)):
+        ranges = csv_codes._ranges(path, start, len(text), parts)
+        assert ranges[0][0] == start and ranges[-1][1] == len(text)
+        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+        assert all(text[at - 1:at] == b"\n" for at, _ in ranges[1:])
+    assert len(csv_codes._ranges(path, 2, len(text), 7)) == 7
 
 
 # -- writing lines from codes ------------------------------------------------------------

@@ -100,7 +100,8 @@ def _ranges(file: Path, start: int, size: int, parts: int) -> list[tuple[int, in
     cuts = [start]
     with open(file, "rb") as handle:
         for i in range(1, parts):
-            at = max(start + (size - start) * i // parts, cuts[-1]) - 1
+            # from the byte before the cut: a cut at a line's start stays there
+            at = max(start + (size - start) * i // parts - 1, cuts[-1] - 1, 0)
             handle.seek(at)
             while (chunk := handle.read(1 << 16)) and (found := chunk.find(b"\n")) == -1:
                 at += len(chunk)
