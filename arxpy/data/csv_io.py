@@ -287,8 +287,9 @@ def _parse(source: Path, fmt: CsvFormat, names: list[str],
 
 def _read_with_arrow(file: Path, fmt: CsvFormat, columns: Sequence[str] | None
                      ) -> pd.DataFrame | None:
-    """The table as categories through pyarrow's multi-threaded reader, or None when
-    this file needs pandas' reader (which then gives the errors and messages).
+    """The table as categories, or None when this file needs pandas' reader (which then
+    gives the errors and messages): a plain file by the compiled reader
+    (:mod:`arxpy.data.csv_codes`), anything else by pyarrow's multi-threaded reader.
 
     Only a UTF-8 file that starts with its first record: pyarrow checks every record's
     field count itself and refuses what pandas would read differently (a line of only
