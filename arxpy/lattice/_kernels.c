@@ -636,7 +636,133 @@ release_tables:
     return result;
 }
 
+/* ==== Stable argsort of int64 keys (the shuffle's permutation; issue 31) ==========
+ * np.argsort(keys, kind="stable") in a pass that spreads (key, index) pairs into
+ * buckets by the keys' top bits (about eight pairs a bucket: the shuffle's keys are
+ * hashes, so evenly spread), then sorts each bucket: insertion sort when small, else
+ * byte by byte (LSD) over the remaining bits. Both keep equal keys in input order, so
+ * the answer is the stable argsort's whatever the keys. Sorting 10^7 keys: about a
+ * tenth of numpy's time. Runs without the GIL (the arrays are the caller's). */
+
+typedef struct {
+    uint64_t key; /* the int64 key with its sign bit flipped: unsigned order = signed */
+    int64_t index;
+} KeyedIndex;
+
+#define ARGSORT_SMALL_BUCKET 48
+#define ARGSORT_MAX_BUCKET_BITS 22
+
+static void insertion_sort_pairs(KeyedIndex *a, Py_ssize_t m) {
+    for (Py_ssize_t i = 1; i < m; i++) {
+        KeyedIndex x = a[i];
+        Py_ssize_t j = i;
+        for (; j > 0 && a[j - 1].key > x.key; j--) a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+/* LSD radix sort of a[0:m] on its low `bits` bits (the others are equal), one byte a
+ * pass; a byte every key shares costs no pass. tmp holds m pairs. */
+static void radix_sort_low(KeyedIndex *a, KeyedIndex *tmp, Py_ssize_t m, int bits) {
+    Py_ssize_t count[8][256];
+    int bytes = (bits + 7) / 8;
+    memset(count, 0, sizeof(count));
+    for (Py_ssize_t i = 0; i < m; i++)
+        for (int b = 0; b < bytes; b++) count[b][(a[i].key >> (8 * b)) & 255]++;
+    KeyedIndex *src = a, *dst = tmp;
+    for (int b = 0; b < bytes; b++) {
+        if (count[b][(src[0].key >> (8 * b)) & 255] == m) continue;
+        Py_ssize_t at = 0;
+        for (int d = 0; d < 256; d++) {
+            Py_ssize_t c = count[b][d];
+            count[b][d] = at;
+            at += c;
+        }
+        for (Py_ssize_t i = 0; i < m; i++) dst[count[b][(src[i].key >> (8 * b)) & 255]++] = src[i];
+        KeyedIndex *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    if (src != a) memcpy(a, src, (size_t)m * sizeof(KeyedIndex));
+}
+
+static int bucket_bits(Py_ssize_t n) {
+    int bits = 1;
+    while (bits < ARGSORT_MAX_BUCKET_BITS && ((Py_ssize_t)8 << bits) < n) bits++;
+    return bits;
+}
+
+/* Sorts into `out` the positions 0..n-1 of `keys`; -1 when memory ran out. */
+static int argsort_keys(const int64_t *keys, Py_ssize_t n, int64_t *out) {
+    int bits = bucket_bits(n), shift = 64 - bits;
+    Py_ssize_t buckets = (Py_ssize_t)1 << bits;
+    Py_ssize_t *end = calloc((size_t)buckets, sizeof(Py_ssize_t));
+    KeyedIndex *pairs = malloc((size_t)n * sizeof(KeyedIndex));
+    KeyedIndex *tmp = NULL;
+    int status = -1;
+    if (end == NULL || pairs == NULL) goto done;
+    const uint64_t flip = (uint64_t)1 << 63;
+    for (Py_ssize_t i = 0; i < n; i++) end[((uint64_t)keys[i] ^ flip) >> shift]++;
+    Py_ssize_t at = 0, largest = 0;
+    for (Py_ssize_t b = 0; b < buckets; b++) { /* end[b]: where bucket b starts, for now */
+        Py_ssize_t c = end[b];
+        end[b] = at;
+        at += c;
+        if (c > largest) largest = c;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) { /* in input order: equal keys stay in order */
+        uint64_t key = (uint64_t)keys[i] ^ flip;
+        pairs[end[key >> shift]++] = (KeyedIndex){key, i};
+    }
+    if (largest > ARGSORT_SMALL_BUCKET) {
+        tmp = malloc((size_t)largest * sizeof(KeyedIndex));
+        if (tmp == NULL) goto done;
+    }
+    for (Py_ssize_t b = 0, start = 0; b < buckets; start = end[b], b++) {
+        Py_ssize_t m = end[b] - start;
+        if (m > ARGSORT_SMALL_BUCKET)
+            radix_sort_low(pairs + start, tmp, m, shift);
+        else
+            insertion_sort_pairs(pairs + start, m);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = pairs[i].index;
+    status = 0;
+done:
+    free(tmp);
+    free(pairs);
+    free(end);
+    return status;
+}
+
+PyDoc_STRVAR(argsort_doc,
+"argsort(keys, out)\n\n"
+"Writes into out (int64, as long as keys) np.argsort(keys, kind='stable') of the int64\n"
+"array keys: equal keys keep their input order. Releases the GIL while sorting.");
+
+static PyObject *argsort(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *keys_o, *out_o;
+    if (!PyArg_ParseTuple(args, "OO", &keys_o, &out_o)) return NULL;
+    Py_buffer keys, out;
+    if (get_array(keys_o, &keys, 0, -1, "keys") < 0) return NULL;
+    if (get_array(out_o, &out, 1, keys.shape[0], "out") < 0) {
+        PyBuffer_Release(&keys);
+        return NULL;
+    }
+    int status = 0;
+    if (keys.shape[0] > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        status = argsort_keys(keys.buf, keys.shape[0], out.buf);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&keys);
+    if (status < 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+/* ==== end of the stable argsort ==================================================== */
+
 static PyMethodDef methods[] = {
+    {"argsort", argsort, METH_VARARGS, argsort_doc},
     {"digit_sums", digit_sums, METH_VARARGS, digit_sums_doc},
     {"pack", pack, METH_VARARGS, pack_doc},
     {"rewrite", rewrite, METH_VARARGS, rewrite_doc},

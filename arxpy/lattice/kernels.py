@@ -180,3 +180,16 @@ def sum_pairs(class_index: np.ndarray, value: np.ndarray, count: np.ndarray | No
     out = [np.empty(n + 1, dtype=np.int64) for _ in range(3)]  # written without branches
     m = _kernels.sum_pairs(*arrays, int(width), int(n_classes), *out)
     return tuple(a[:m].copy() for a in out)  # type: ignore[return-value]
+
+
+def stable_argsort(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` of int64 ``keys`` (equal keys in input order):
+    by the compiled kernel (a bucket and radix sort, several times faster on the
+    shuffle's 10^7 hashed keys, without the GIL) where it was built, else by numpy."""
+    keys = np.ascontiguousarray(keys, dtype=np.int64)
+    if not (USE_COMPILED and len(keys)):
+        return np.argsort(keys, kind="stable")
+    assert _kernels is not None
+    order = np.empty(len(keys), dtype=np.int64)
+    _kernels.argsort(keys, order)
+    return order
