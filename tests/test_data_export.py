@@ -219,3 +219,14 @@ def test_excel_refuses_control_characters_and_bad_sheet_names(tmp_path):
 
 def test_csv_text_of_an_empty_table_is_its_header():
     assert csv_text(["a", "b;c"], [pd.Series([], dtype=object)] * 2) == 'a,"b;c"\n'
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig"])
+def test_a_byte_order_mark_starts_the_file_and_nowhere_else(tmp_path, monkeypatch, encoding):
+    # The file is encoded block by block; each block encoded on its own got a BOM.
+    frame = pd.DataFrame({"a": ["x", "é"] * 30, "b": [str(i) for i in range(60)]})
+    monkeypatch.setattr(export_module, "CSV_CHUNK_ROWS", 7)
+    written = export_table(frame, tmp_path / "a.csv", delimiter=";", encoding=encoding)
+    text = written.read_bytes().decode(encoding)  # the codec takes the leading BOM off
+    assert "\ufeff" not in text
+    assert text == csv_text(list(frame.columns), [frame[c] for c in frame], delimiter=";")

@@ -176,12 +176,14 @@ def _csv_bytes(target: Path, names: Sequence[str], columns: Sequence[pd.Series],
     from the encoded cells by the compiled formatter where it was built and every cell
     encodes (else the text pieces encoded, which also names a character that does not)."""
     pattern = _checked_pattern(delimiter, names)
-    yield _encoded(target, _header(names, pattern, delimiter), encoding)
+    # One encoder for the whole file: a byte order mark (UTF-16, UTF-8 with BOM) once.
+    encoder = codecs.getincrementalencoder(encoding)()
+    yield _encoded(target, _header(names, pattern, delimiter), encoding, encoder)
     coded = _coded_cells(columns, pattern, neutralize_formulas)
     cells = encoded_cells([texts for _, texts in coded], encoding)
     if cells is None or not delimiter.isascii():
         for text in _text_blocks(coded, delimiter, row_order):
-            yield _encoded(target, text, encoding)
+            yield _encoded(target, text, encoding, encoder)
         return
     for rows in _blocks(coded, FORMAT_CHUNK_ROWS, row_order):
         yield format_rows([codes[rows] for codes, _ in coded], cells, delimiter)
@@ -320,9 +322,10 @@ class _BackgroundWrites:
             raise self._error
 
 
-def _encoded(target: Path, text: str, encoding: str) -> bytes:
+def _encoded(target: Path, text: str, encoding: str,
+             encoder: codecs.IncrementalEncoder) -> bytes:
     try:
-        return text.encode(encoding)
+        return encoder.encode(text)
     except UnicodeEncodeError as exc:
         snippet = text[max(exc.start - 15, 0) : exc.end + 15].replace("\n", " ")
         raise DataExportError(
