@@ -12,10 +12,14 @@ from __future__ import annotations
 import hashlib
 import shutil
 import sysconfig
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arxpy.data import csv_codes
 from arxpy.data import export as export_module
@@ -326,3 +330,31 @@ def test_other_encodings_write_the_text_path_s_bytes(tmp_path, monkeypatch, enco
     monkeypatch.setattr(export_module, "encoded_cells", lambda cells, encoding: None)
     text = export_table(frame, tmp_path / "b.csv", delimiter=";", encoding=encoding)
     assert written.read_bytes() == text.read_bytes()
+
+
+# Cells of mostly plain bytes with now and then what makes a file not plain (quotes,
+# NUL, a lone CR, bytes that are not UTF-8), in records of mostly two fields.
+_CELL_PIECES = [b"a", b"7", b" ", b"x" * 20, "é".encode(), "€".encode(), b"", b"",
+                b'"', b"\x00", b"\r", b"\xff", b"\xe2\x82"]
+_cells = st.lists(st.sampled_from(_CELL_PIECES), max_size=3).map(b"".join)
+_records = st.lists(st.one_of(st.just(2), st.integers(0, 3)).flatmap(
+    lambda n: st.lists(_cells, min_size=n, max_size=n)), max_size=12)
+_line_ends = st.sampled_from([b"\n", b"\n", b"\r\n", b""])
+
+
+@needs_reader
+@settings(max_examples=80, deadline=None)
+@given(records=_records, ends=st.lists(_line_ends, min_size=12, max_size=12),
+       parts=st.integers(1, 3))
+def test_any_bytes_read_as_the_general_reader_reads_them_or_not_at_all(records, ends, parts):
+    """Fuzzed files: the compiled reader either declines or gives the general reader's
+    table; it never gives a table where the general reader refuses the file."""
+    body = b"".join(b";".join(cells) + end for cells, end in zip(records, ends, strict=False))
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        path = Path(folder) / "data.csv"
+        path.write_bytes(b"a;b\n" + body)
+        fmt = CsvFormat(delimiter=";")
+        frame = _plain(path, fmt, parts=parts, first=["a", "b"])
+        if frame is None:
+            return
+        pd.testing.assert_frame_equal(frame, _general(path, fmt, patch))
