@@ -42,6 +42,7 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition, DataType
 from arxpy.data.types import MISSING_VALUES, is_missing
+from arxpy.engine.backends import keyed_digests
 from arxpy.errors import ArxpyError, ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers.dates import (
@@ -311,12 +312,22 @@ class _Query:
         self.patient = ""  # the column of each record's patient's position, if looked up
 
     def mac(self, key: PseudonymKey, label: str, text: str) -> str:
-        """A column of the hex digest of HMAC(key, label NUL text); its quoted name."""
-        inner, outer = key.padded_blocks(label)
+        """A column of the hex digest of HMAC(key, label NUL text); its quoted name. The
+        compiled kernel's Arrow function where built (a fifth of SQL's CPU), else SQL."""
         i = len(self.macs)
+        name = self.unused(f"arxpy_mac_{i}")
+        if keyed_digests.COMPILED:
+            from duckdb.sqltypes import VARCHAR
+
+            digests = keyed_digests.KeyedDigests(key, label)
+            self.connection.create_function(
+                f"arxpy_hmac_{i}", lambda values: keyed_digests.hex_digests(digests(values)),
+                [VARCHAR], VARCHAR, type="arrow")
+            self.macs[name] = f"arxpy_hmac_{i}({text})"
+            return _identifier(name)
+        inner, outer = key.padded_blocks(label)
         self.connection.execute(f"SET VARIABLE arxpy_inner_{i} = ?", [inner])
         self.connection.execute(f"SET VARIABLE arxpy_outer_{i} = ?", [outer])
-        name = self.unused(f"arxpy_mac_{i}")
         self.macs[name] = (f"sha256(getvariable('arxpy_outer_{i}') || unhex(sha256("
                            f"getvariable('arxpy_inner_{i}') || encode({text}))))")
         return _identifier(name)
