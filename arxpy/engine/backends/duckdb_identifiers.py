@@ -12,7 +12,7 @@ and the work is SQL on every core, not Python per value:
 - ``hex:N`` is the digest's first N hex digits; ``prefix:P:N`` and ``digits`` are the MAC
   modulo 10^N (or 9 * 10^(L-1)) by eight 32-bit limbs in ``HUGEINT``, up to
   :data:`SQL_DIGITS` digits (longer numbers are rendered by Python from the digest).
-- A patient's offset is drawn from its MAC as in :func:`patient_offsets`; dates are
+- A patient's offset is drawn from its MAC as in :func:`offsets_drawn`; dates are
   looked up in the table :class:`_DateTable` wrote from the distinct dates read first.
 - ``keep-first``/``keep-last`` masks of ASCII values are ``translate``; a regular
   expression's groups (Python's ``re``, whose classes differ from RE2's) and non-ASCII
@@ -49,7 +49,7 @@ from arxpy.identifiers.dates import (
     SHIFT_LABEL,
     _shift_column,
     date_format_of,
-    patient_offsets,
+    offsets_drawn,
 )
 from arxpy.identifiers.formats import DIGITS, HEX, PREFIX, PseudonymFormat
 from arxpy.identifiers.keys import PseudonymKey
@@ -197,7 +197,7 @@ class DuckDBTreatment:
             query.derived[offset] = f"{looked_up}({_identifier(query.patient)})"
         else:
             mac = query.mac(self.key, SHIFT_LABEL, patient)
-            # patient_offsets: the MAC's first 64 bits modulo 2N onto -N..-1, 1..N
+            # offsets_drawn: the MAC's first 64 bits modulo 2N onto -N..-1, 1..N
             drawn = f"(('0x' || left({mac}, 16))::UBIGINT % {2 * shift.days})::BIGINT"
             query.derived[offset] = f"{drawn} - {shift.days} + ({drawn} >= {shift.days})" \
                                     "::BIGINT"
@@ -481,15 +481,17 @@ class _Patients:
         if index is None:
             return None
         values = np.asarray(patients, dtype=object)
-        offsets = pa.array(patient_offsets(key, list(values), days), type=pa.int64())
+        # a million patients' MACs: the batch kernel's seconds against Python's minutes
+        macs = keyed_digests.KeyedDigests(key, SHIFT_LABEL)(pa.array(values, pa.string()))
+        offsets = pa.array(offsets_drawn(macs, days), type=pa.int64())
         shown = None
         if pseudonym is not None:
             t, _, label, identities, names = pseudonym
             missing = is_missing(pd.Series(values, dtype=object))
             present = values[~missing]
             t.format.check_values(present, names)
-            macs = key.digests(label, present)
-            rendered = t.format.render(macs, present)
+            macs = keyed_digests.KeyedDigests(key, label)(pa.array(present, pa.string()))
+            rendered = _rendered_in_python(t.format, macs, present)
             identities.add(_identity_rows(t.format, macs, rendered))
             whole = values.copy()
             whole[~missing] = rendered
@@ -538,13 +540,24 @@ def _positions(index: pd.Index, hashes: Any, what: str) -> np.ndarray:
     return at
 
 
-def _identity_rows(fmt: PseudonymFormat, macs: list[bytes], shown: np.ndarray
+def _rendered_in_python(fmt: PseudonymFormat, macs: np.ndarray, values: np.ndarray
+                        ) -> np.ndarray:
+    """:meth:`PseudonymFormat.render` of (n, 32) MACs; ``hex:N`` by Arrow's kernels."""
+    if fmt.kind != HEX:
+        return fmt.render([bytes(m) for m in macs], values)
+    import pyarrow.compute as pc
+
+    texts = pc.utf8_slice_codeunits(keyed_digests.hex_digests(macs), 0, fmt.length)
+    return texts.to_numpy(zero_copy_only=False).astype(object)
+
+
+def _identity_rows(fmt: PseudonymFormat, macs: np.ndarray, shown: np.ndarray
                    ) -> np.ndarray:
-    """What :func:`_identity` computes in SQL, from MACs and pseudonyms in Python."""
+    """What :func:`_identity` computes in SQL, from (n, 32) MACs and pseudonyms."""
     rows = np.zeros((len(macs), 3), dtype=np.uint64)
-    if not macs:
+    if not len(macs):
         return rows
-    words = np.frombuffer(b"".join(macs), dtype=">u8").reshape(len(macs), 4)
+    words = np.ascontiguousarray(macs).view(">u8").reshape(len(macs), 4)
     rows[:, 0] = words[:, 1]
     if fmt.kind == HEX:
         for column, word, digits in ((1, 0, min(fmt.length, 16)),

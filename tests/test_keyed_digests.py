@@ -1,0 +1,104 @@
+"""The batch HMAC-SHA-256 (issue 32): the compiled kernel, with and without the SHA
+extensions, and its Python fallback give Python's ``hmac`` bytes for every value; the
+DuckDB engine releases the memory engine's output through either."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+
+import numpy as np
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+
+from arxpy.engine.backends import keyed_digests  # noqa: E402
+from arxpy.identifiers import PseudonymKey  # noqa: E402
+
+SECRET = bytes(range(7, 39))
+# characters of one to four UTF-8 bytes, NUL included
+ALPHABET = "aZ09 -_\0\u00e9\u00df\u20ac\u3000\U0001f600"
+
+
+def _values(count: int = 3000) -> list[str]:
+    rng = random.Random(5)
+    lengths = [0, 1, 55, 56, 63, 64, 65, 119, 120, 200]  # around the padding's edges
+    lengths += [rng.randrange(0, 90) for _ in range(count - len(lengths))]
+    return ["".join(rng.choice(ALPHABET) for _ in range(n)) for n in lengths]
+
+
+def _expected(secret: bytes, label: str, values: list[str]) -> np.ndarray:
+    prefix = label.encode() + b"\0"
+    return np.frombuffer(b"".join(hmac.new(secret, prefix + v.encode(), hashlib.sha256)
+                                  .digest() for v in values), np.uint8).reshape(-1, 32)
+
+
+needs_kernel = pytest.mark.skipif(not keyed_digests.COMPILED,
+                                  reason="the compiled kernel was not built")
+
+
+@needs_kernel
+@pytest.mark.parametrize("portable", [False, True], ids=["best", "portable"])
+@pytest.mark.parametrize("label", ["arxpy pseudonym v1\0records", "L" * 70, ""])
+def test_the_kernel_gives_pythons_hmac_for_every_value(portable, label):
+    values = _values()
+    # a key longer than a block is hashed first (RFC 2104), as PseudonymKey does
+    for secret in (SECRET, bytes(range(100))):
+        digests = keyed_digests.KeyedDigests(PseudonymKey(secret), label, portable)
+        expected = _expected(secret, label, values)
+        assert (digests(pa.array(values)) == expected).all()
+        # a slice starts at an offset; large strings have 64-bit offsets
+        assert (digests(pa.array(values).slice(17, 100)) == expected[17:117]).all()
+        assert (digests(pa.array(values, pa.large_string())) == expected).all()
+        assert digests(pa.array([], pa.string())).shape == (0, 32)
+
+
+def test_the_fallback_gives_the_same_bytes(monkeypatch):
+    monkeypatch.setattr(keyed_digests, "COMPILED", False)
+    values = _values(200)
+    digests = keyed_digests.KeyedDigests(PseudonymKey(SECRET), "a label")
+    assert (digests(pa.chunked_array([values[:50], values[50:]])) ==
+            _expected(SECRET, "a label", values)).all()
+
+
+def test_hex_digests_are_the_hex_text_of_each_digest():
+    digests = np.frombuffer(bytes(range(256)) * 2, np.uint8).reshape(16, 32)
+    assert keyed_digests.hex_digests(digests).to_pylist() == [bytes(d).hex() for d in digests]
+
+
+@needs_kernel
+def test_the_kernel_refuses_offsets_outside_the_data():
+    from arxpy.lattice import _kernels
+
+    out = np.empty((2, 32), np.uint8)
+    with pytest.raises(ValueError, match="ascending within data"):
+        _kernels.hmac_sha256(b"\0" * 64, b"\0" * 64, np.array([0, 5, 9]), b"12345678", out)
+    with pytest.raises(ValueError, match="ascending within data"):
+        _kernels.hmac_sha256(b"\0" * 64, b"\0" * 64, np.array([0, 5, 3]), b"12345678", out)
+    with pytest.raises(ValueError, match="n \\* 32 bytes"):
+        _kernels.hmac_sha256(b"\0" * 64, b"\0" * 64, np.array([0, 1, 2, 3]), b"123", out)
+    with pytest.raises(TypeError, match="int64"):
+        _kernels.hmac_sha256(b"\0" * 64, b"\0" * 64, np.array([0, 1], np.int32), b"1", out)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["kernel", "sql"])
+def test_duckdb_pseudonyms_and_shifts_are_the_memory_engines_through_either_hmac(
+        compiled, monkeypatch):
+    pytest.importorskip("duckdb")
+    if compiled and not keyed_digests.COMPILED:
+        pytest.skip("the compiled kernel was not built")
+    from test_duckdb_identifiers import _plan, _table, _through_duckdb
+
+    from arxpy.data.definition import DataDefinition
+
+    monkeypatch.setattr(keyed_digests, "COMPILED", compiled)
+    key, frame, plan = PseudonymKey(SECRET), _table(), _plan("h20")
+    memory = plan.apply(frame, DataDefinition.for_columns(frame.columns), key).frame
+    treatment, sql, duck = _through_duckdb(plan, frame, key)
+    treatment.check()
+    for name in frame.columns.drop("r"):
+        assert duck[name].tolist() == memory[name].tolist(), name
+    assert ("arxpy_hmac_" in sql) == compiled and ("sha256" in sql) != compiled
+    for spelling in (SECRET.hex(), SECRET.hex().upper(), SECRET.decode("latin-1")):
+        assert spelling not in sql
