@@ -64,7 +64,9 @@ def test_the_fallback_gives_the_same_bytes(monkeypatch):
 
 def test_hex_digests_are_the_hex_text_of_each_digest():
     digests = np.frombuffer(bytes(range(256)) * 2, np.uint8).reshape(16, 32)
-    assert keyed_digests.hex_digests(digests).to_pylist() == [bytes(d).hex() for d in digests]
+    for digits in (64, 16, 5, 1):
+        assert keyed_digests.hex_digests(digests, digits).to_pylist() == [
+            bytes(d).hex()[:digits] for d in digests]
 
 
 @needs_kernel

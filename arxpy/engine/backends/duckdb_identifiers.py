@@ -225,6 +225,14 @@ class DuckDBTreatment:
                                            self._patients.pseudonyms, ["BIGINT"], "VARCHAR")
                 query.final[t.attribute] = f"{looked_up}({_identifier(query.patient)})"
                 continue
+            if keyed_digests.COMPILED and t.format.kind == HEX:  # no MAC text in SQL
+                digests = keyed_digests.KeyedDigests(key, label)
+                shown = self._register(connection, f"arxpy_hex_pseudonym_{i}",
+                                       _HexPseudonyms(digests, t.format, identities),
+                                       ["VARCHAR"], "VARCHAR")
+                query.final[t.attribute] = f"CASE WHEN {_missing(text)} THEN {text} " \
+                                           f"ELSE {shown}({text}) END"
+                continue
             mac = query.mac(key, label, text)
             long = self._register(connection, f"arxpy_long_{i}", _LongNumbers(t.format, names),
                                   ["VARCHAR", "VARCHAR"], "VARCHAR")
@@ -422,6 +430,21 @@ class _Seen:
         return pa.array(np.ones(len(rows), dtype=bool))
 
 
+class _HexPseudonyms:
+    """An Arrow function: values (none missing: SQL keeps those) -> their ``hex:N``
+    pseudonyms from the batch kernel's MACs; hands their identities to the namespace,
+    as :class:`_Seen` does for the SQL's."""
+
+    def __init__(self, digests: keyed_digests.KeyedDigests, fmt: PseudonymFormat,
+                 identities: _Identities) -> None:
+        self.digests, self.fmt, self.identities = digests, fmt, identities
+
+    def __call__(self, values: Any) -> Any:
+        macs = self.digests(values)
+        self.identities.add(_identity_rows(self.fmt, macs, None))
+        return keyed_digests.hex_digests(macs, self.fmt.length)
+
+
 class _LongNumbers:
     """An Arrow function: (hex digests, values) -> numbers longer than :data:`SQL_DIGITS`
     digits, rendered by :meth:`PseudonymFormat.render` (rare: ``prefix:P:N`` with a large
@@ -545,13 +568,11 @@ def _rendered_in_python(fmt: PseudonymFormat, macs: np.ndarray, values: np.ndarr
     """:meth:`PseudonymFormat.render` of (n, 32) MACs; ``hex:N`` by Arrow's kernels."""
     if fmt.kind != HEX:
         return fmt.render([bytes(m) for m in macs], values)
-    import pyarrow.compute as pc
-
-    texts = pc.utf8_slice_codeunits(keyed_digests.hex_digests(macs), 0, fmt.length)
+    texts = keyed_digests.hex_digests(macs, fmt.length)
     return texts.to_numpy(zero_copy_only=False).astype(object)
 
 
-def _identity_rows(fmt: PseudonymFormat, macs: np.ndarray, shown: np.ndarray
+def _identity_rows(fmt: PseudonymFormat, macs: np.ndarray, shown: np.ndarray | None
                    ) -> np.ndarray:
     """What :func:`_identity` computes in SQL, from (n, 32) MACs and pseudonyms."""
     rows = np.zeros((len(macs), 3), dtype=np.uint64)

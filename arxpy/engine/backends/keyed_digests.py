@@ -70,14 +70,15 @@ class KeyedDigests:
         raise TypeError("Keyed digests hold the key; they are never pickled.")
 
 
-def hex_digests(digests: np.ndarray) -> Any:
-    """The digests as an Arrow string array of lowercase hex (64 characters each), as
-    ``sha256`` in SQL and ``bytes.hex`` write them."""
+def hex_digests(digests: np.ndarray, digits: int = 64) -> Any:
+    """The first ``digits`` (1 to 64) lowercase hex digits of each digest as an Arrow
+    string array, as ``sha256`` in SQL and ``bytes.hex`` write them."""
     import pyarrow as pa
 
     n = len(digests)
-    text = _HEX_PAIRS[digests.reshape(-1)]
-    small = 64 * n < 2**31
-    offsets = np.arange(0, 64 * n + 1, 64, dtype=np.int32 if small else np.int64)
+    pairs = _HEX_PAIRS[digests[:, :(digits + 1) // 2]].view(np.uint8).reshape(n, -1)
+    text = np.ascontiguousarray(pairs[:, :digits])
+    small = digits * n < 2**31
+    offsets = np.arange(0, digits * n + 1, digits, dtype=np.int32 if small else np.int64)
     return pa.Array.from_buffers(pa.string() if small else pa.large_string(), n,
                                  [None, pa.py_buffer(offsets), pa.py_buffer(text)])
