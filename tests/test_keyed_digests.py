@@ -84,9 +84,11 @@ def test_the_kernel_refuses_offsets_outside_the_data():
         _kernels.hmac_sha256(b"\0" * 64, b"\0" * 64, np.array([0, 1], np.int32), b"1", out)
 
 
-@pytest.mark.parametrize("compiled", [True, False], ids=["kernel", "sql"])
+@pytest.mark.parametrize(("compiled", "patient_format"),
+                         [(True, "h20"), (True, "p"), (False, "h20")],
+                         ids=["kernel-hex", "kernel-prefix", "sql"])
 def test_duckdb_pseudonyms_and_shifts_are_the_memory_engines_through_either_hmac(
-        compiled, monkeypatch):
+        compiled, patient_format, monkeypatch):
     pytest.importorskip("duckdb")
     if compiled and not keyed_digests.COMPILED:
         pytest.skip("the compiled kernel was not built")
@@ -95,12 +97,36 @@ def test_duckdb_pseudonyms_and_shifts_are_the_memory_engines_through_either_hmac
     from arxpy.data.definition import DataDefinition
 
     monkeypatch.setattr(keyed_digests, "COMPILED", compiled)
-    key, frame, plan = PseudonymKey(SECRET), _table(), _plan("h20")
+    key, frame, plan = PseudonymKey(SECRET), _table(), _plan(patient_format)
     memory = plan.apply(frame, DataDefinition.for_columns(frame.columns), key).frame
     treatment, sql, duck = _through_duckdb(plan, frame, key)
-    treatment.check()
+    treatment.check()  # the patient's pseudonyms meet their namesakes' in one namespace
+    assert (treatment._patients is None) == compiled  # each record's offset by the kernel
     for name in frame.columns.drop("r"):
         assert duck[name].tolist() == memory[name].tolist(), name
     assert ("arxpy_hmac_" in sql) == compiled and ("sha256" in sql) != compiled
     for spelling in (SECRET.hex(), SECRET.hex().upper(), SECRET.decode("latin-1")):
         assert spelling not in sql
+
+
+@needs_kernel
+def test_patients_pseudonyms_that_meet_are_refused_when_counted_once_a_patient():
+    pytest.importorskip("duckdb")
+    import pandas as pd
+    from test_duckdb_identifiers import _through_duckdb
+
+    from arxpy.errors import ConfigurationError
+    from arxpy.identifiers import PSEUDONYM, DateShift, IdentifierPlan, PseudonymFormat, Treatment
+
+    frame = pd.DataFrame({"pid": [f"P{i % 40}" for i in range(80)],
+                          "day": ["2021-03-01"] * 80})
+    for digits, refused in ((1, True), (16, False)):
+        plan = IdentifierPlan((Treatment("pid", PSEUDONYM, PseudonymFormat.parse(
+            f"hex:{digits}")),), DateShift(("day",), "pid", 5))
+        treatment, _, duck = _through_duckdb(plan, frame, PseudonymKey(SECRET))
+        assert treatment._patients_seen and duck["pid"].str.len().eq(digits).all()
+        if refused:  # 40 patients in 16 pseudonyms
+            with pytest.raises(ConfigurationError, match="share their pseudonym"):
+                treatment.check()
+        else:
+            treatment.check()

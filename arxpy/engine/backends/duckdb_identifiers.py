@@ -131,6 +131,7 @@ class DuckDBTreatment:
                        for t in plan.of_kind(MASK)}
         self._dates: dict[str, _DateTable] = {}
         self._patients: _Patients | None = None
+        self._patients_seen = False  # the distinct patients' pseudonyms are in identities
         self.failure: ArxpyError | None = None
 
     # -- reading the dates first --------------------------------------------------------
@@ -151,7 +152,12 @@ class DuckDBTreatment:
         if len(patients) <= _MOST_PATIENTS:
             pseudonym = next((k for k in self._keyed() if k[0].attribute == shift.patient),
                              None)
-            self._patients = _Patients.of(patients, self.key, shift.days, pseudonym)
+            if not keyed_digests.COMPILED:
+                self._patients = _Patients.of(patients, self.key, shift.days, pseudonym)
+            elif pseudonym is not None and pseudonym[0].format.kind == HEX:
+                # each record's pseudonym by the kernel, the identities once a patient
+                _patient_pseudonyms(patients, self.key, pseudonym)
+                self._patients_seen = True
 
     def refuse_uncovered(self, frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]
                          ) -> None:
@@ -195,6 +201,11 @@ class DuckDBTreatment:
             looked_up = self._register(query.connection, "arxpy_offset",
                                        self._patients.offsets, ["BIGINT"], "BIGINT")
             query.derived[offset] = f"{looked_up}({_identifier(query.patient)})"
+        elif keyed_digests.COMPILED:  # two compressions a record beat a look-up
+            drawn = self._register(query.connection, "arxpy_offset", _Offsets(
+                keyed_digests.KeyedDigests(self.key, SHIFT_LABEL), shift.days),
+                ["VARCHAR"], "BIGINT")
+            query.derived[offset] = f"{drawn}({patient})"
         else:
             mac = query.mac(self.key, SHIFT_LABEL, patient)
             # offsets_drawn: the MAC's first 64 bits modulo 2N onto -N..-1, 1..N
@@ -227,8 +238,11 @@ class DuckDBTreatment:
                 continue
             if keyed_digests.COMPILED and t.format.kind == HEX:  # no MAC text in SQL
                 digests = keyed_digests.KeyedDigests(key, label)
+                seen = shift is not None and t.attribute == shift.patient \
+                    and self._patients_seen
                 shown = self._register(connection, f"arxpy_hex_pseudonym_{i}",
-                                       _HexPseudonyms(digests, t.format, identities),
+                                       _HexPseudonyms(digests, t.format,
+                                                      None if seen else identities),
                                        ["VARCHAR"], "VARCHAR")
                 query.final[t.attribute] = f"CASE WHEN {_missing(text)} THEN {text} " \
                                            f"ELSE {shown}({text}) END"
@@ -436,13 +450,27 @@ class _HexPseudonyms:
     as :class:`_Seen` does for the SQL's."""
 
     def __init__(self, digests: keyed_digests.KeyedDigests, fmt: PseudonymFormat,
-                 identities: _Identities) -> None:
+                 identities: _Identities | None) -> None:
         self.digests, self.fmt, self.identities = digests, fmt, identities
 
     def __call__(self, values: Any) -> Any:
         macs = self.digests(values)
-        self.identities.add(_identity_rows(self.fmt, macs, None))
+        if self.identities is not None:
+            self.identities.add(_identity_rows(self.fmt, macs, None))
         return keyed_digests.hex_digests(macs, self.fmt.length)
+
+
+class _Offsets:
+    """An Arrow function: patient identifiers -> their offsets in days, drawn from the
+    batch kernel's MACs as :func:`offsets_drawn` draws them."""
+
+    def __init__(self, digests: keyed_digests.KeyedDigests, days: int) -> None:
+        self.digests, self.days = digests, days
+
+    def __call__(self, patients: Any) -> Any:
+        import pyarrow as pa
+
+        return pa.array(offsets_drawn(self.digests(patients), self.days), type=pa.int64())
 
 
 class _LongNumbers:
@@ -509,16 +537,7 @@ class _Patients:
         offsets = pa.array(offsets_drawn(macs, days), type=pa.int64())
         shown = None
         if pseudonym is not None:
-            t, _, label, identities, names = pseudonym
-            missing = is_missing(pd.Series(values, dtype=object))
-            present = values[~missing]
-            t.format.check_values(present, names)
-            macs = keyed_digests.KeyedDigests(key, label)(pa.array(present, pa.string()))
-            rendered = _rendered_in_python(t.format, macs, present)
-            identities.add(_identity_rows(t.format, macs, rendered))
-            whole = values.copy()
-            whole[~missing] = rendered
-            shown = pa.array(whole, type=pa.string())
+            shown = pa.array(_patient_pseudonyms(values, key, pseudonym), type=pa.string())
         return cls(index, offsets, shown)
 
     def positions(self, hashes: Any) -> Any:
@@ -535,6 +554,26 @@ class _Patients:
     def pseudonyms(self, positions: Any) -> Any:
         """An Arrow function: patients' positions -> their pseudonyms."""
         return self._pseudonyms.take(_combined(positions))
+
+
+def _patient_pseudonyms(patients: Sequence[str], key: PseudonymKey,
+                        pseudonym: tuple[Treatment, PseudonymKey, str, _Identities, str]
+                        ) -> np.ndarray:
+    """The distinct patients' pseudonyms (missing ones kept), their identities handed to
+    the namespace: each once, whatever the records repeat."""
+    import pyarrow as pa
+
+    t, _, label, identities, names = pseudonym
+    values = np.asarray(patients, dtype=object)
+    missing = is_missing(pd.Series(values, dtype=object))
+    present = values[~missing]
+    t.format.check_values(present, names)
+    macs = keyed_digests.KeyedDigests(key, label)(pa.array(present, pa.string()))
+    rendered = _rendered_in_python(t.format, macs, present)
+    identities.add(_identity_rows(t.format, macs, rendered))
+    whole = values.copy()
+    whole[~missing] = rendered
+    return whole
 
 
 def _hash_index(texts: Sequence[str]) -> pd.Index | None:
