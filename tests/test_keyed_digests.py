@@ -130,3 +130,18 @@ def test_patients_pseudonyms_that_meet_are_refused_when_counted_once_a_patient()
                 treatment.check()
         else:
             treatment.check()
+
+
+def test_two_word_identities_that_meet_are_refused_and_repeats_are_not():
+    from arxpy.engine.backends.duckdb_identifiers import _Identities
+    from arxpy.errors import ConfigurationError
+    from arxpy.identifiers import PseudonymFormat
+
+    # (value word, identity high, low): values 1 and 2 repeat; 3 meets 1 in one identity
+    rows = np.array([[1, 7, 9], [2, 7, 8], [1, 7, 9], [2, 7, 8]], dtype=np.uint64)
+    identities = _Identities(PseudonymFormat.parse("hex:20"))
+    identities.add(rows)
+    identities.refuse_collisions("'x'")
+    identities.add(np.array([[3, 7, 9]], dtype=np.uint64))
+    with pytest.raises(ConfigurationError, match="2 of the 3 distinct values of 'x'"):
+        identities.refuse_collisions("'x'")

@@ -717,6 +717,8 @@ class _DateTable:
         low = int(day[present].min()) - days if present.any() else 0
         high = int(day[present].max()) + days if present.any() else 0
         self._first = low
+        # days after the table's first, below any offset's reach where a date is missing
+        self._from_first = np.where(present, self._day - low, -4 * days - 1)
         span = np.arange(low, high + 1, dtype=np.int64).astype("datetime64[D]")
         import pyarrow as pa
 
@@ -730,10 +732,10 @@ class _DateTable:
         import pyarrow as pa
 
         rows = _positions(self.hashes, hashes, "A date of a shifted attribute")
-        present = self._present[rows]
-        offsets = _combined(offsets).to_numpy(zero_copy_only=False)
-        shifted = np.where(present, self._day[rows] + offsets - self._first, 0)
-        return self._written.take(pa.array(shifted, mask=~present))
+        shifted = self._from_first[rows] + _combined(offsets).to_numpy(zero_copy_only=False)
+        if shifted.min(initial=0) >= 0:  # no date missing: no mask to build
+            return self._written.take(shifted)
+        return self._written.take(pa.array(np.maximum(shifted, 0), mask=shifted < 0))
 
     def __call__(self, offsets: Any, dates: Any) -> Any:
         import pyarrow as pa
