@@ -145,3 +145,16 @@ def test_two_word_identities_that_meet_are_refused_and_repeats_are_not():
     identities.add(np.array([[3, 7, 9]], dtype=np.uint64))
     with pytest.raises(ConfigurationError, match="2 of the 3 distinct values of 'x'"):
         identities.refuse_collisions("'x'")
+
+
+def test_a_date_the_first_pass_did_not_read_is_refused_not_passed():
+    import pandas as pd
+
+    from arxpy.engine.backends.duckdb_identifiers import _DateTable
+    from arxpy.errors import ConfigurationError
+
+    table = _DateTable(pd.Series(["2021-03-01", "", "2021-03-03"]), "%Y-%m-%d", 2)
+    shifted = table.by_code(pa.array([1, 2, -2]), pa.array([0, 1, 2], pa.int32()))
+    assert shifted.to_pylist() == ["2021-03-02", None, "2021-03-01"]  # missing: kept by SQL
+    with pytest.raises(ConfigurationError, match="data changed during the run"):
+        table.by_code(pa.array([1]), pa.array([None], pa.int32()))

@@ -216,11 +216,13 @@ class DuckDBTreatment:
         offset = _identifier(offset)
         for i, name in enumerate(shift.attributes):
             dates, text = self._dates[name], _text(name)
-            if dates.hashes is not None:  # null where a date is missing: its text stays
+            if dates.by_day:  # null where a date is missing: its text stays
                 shifted = self._register(query.connection, f"arxpy_shift_{i}",
-                                         dates.by_hash, ["BIGINT", "UBIGINT"], "VARCHAR",
+                                         dates.by_code, ["BIGINT", "INTEGER"], "VARCHAR",
                                          nulls=True)
-                query.final[name] = f"COALESCE({shifted}({offset}, hash({text})), {text})"
+                dates.enum_into(query.connection, f"arxpy_dates_{i}")
+                code = f"enum_code(TRY_CAST({text} AS arxpy_dates_{i}))::INTEGER"
+                query.final[name] = f"COALESCE({shifted}({offset}, {code}), {text})"
             else:
                 shifted = self._register(query.connection, f"arxpy_shift_{i}", dates,
                                          ["BIGINT", "VARCHAR"], "VARCHAR")
@@ -690,21 +692,22 @@ def _first_rows(words: np.ndarray) -> np.ndarray:
 
 
 class _DateTable:
-    """An Arrow function: (offsets, dates) -> shifted dates in the column's format.
+    """Arrow functions shifting dates in the column's format.
 
-    Dates without a time of day are looked up: every day from the earliest date minus
-    the widest shift to the latest plus it is written once, as the memory engine writes
-    it. Dates with a time are shifted per batch by the memory engine's own function.
+    Dates without a time of day are looked up (:meth:`by_code`): DuckDB finds each
+    date's position among the distinct dates (an ``ENUM`` of them, :meth:`enum_into`),
+    and every day from the earliest date minus the widest shift to the latest plus it
+    is written once, as the memory engine writes it. Dates with a time are shifted per
+    batch by the memory engine's own function (:meth:`__call__`).
     """
 
     def __init__(self, distinct: pd.Series, date_format: str, days: int) -> None:
         self.date_format = date_format
         # validates every distinct value, as the memory engine does (refused with a count)
         _shift_column(distinct, np.ones(len(distinct), np.int64), date_format)
-        self._texts = pd.Index(distinct.to_numpy(dtype=object))
-        self._by_day = not any(d in date_format for d in _TIME_DIRECTIVES)
-        self.hashes: pd.Index | None = None
-        if not self._by_day:
+        self._texts = distinct.to_numpy(dtype=object)
+        self.by_day = not any(d in date_format for d in _TIME_DIRECTIVES)
+        if not self.by_day:
             return
         from arxpy.data.definition import DataKind
         from arxpy.data.types import parse_values
@@ -712,52 +715,52 @@ class _DateTable:
         parsed = parse_values(distinct, DataType(DataKind.DATE, date_format))
         present = ~np.isnat(parsed)
         day = parsed.astype("datetime64[D]").astype(np.int64)
-        self._day = np.where(present, day, 0)
-        self._present = present
         low = int(day[present].min()) - days if present.any() else 0
         high = int(day[present].max()) + days if present.any() else 0
-        self._first = low
         # days after the table's first, below any offset's reach where a date is missing
-        self._from_first = np.where(present, self._day - low, -4 * days - 1)
+        self._from_first = np.where(present, day - low, -4 * days - 1)
         span = np.arange(low, high + 1, dtype=np.int64).astype("datetime64[D]")
         import pyarrow as pa
 
         self._written = pa.array(pd.Series(span.astype("datetime64[s]")).dt.strftime(
             date_format).to_numpy(dtype=object), type=pa.string())
-        self.hashes = _hash_index(distinct.tolist())  # None: looked up by text
 
-    def by_hash(self, offsets: Any, hashes: Any) -> Any:
-        """An Arrow function: (offsets, DuckDB's hashes of the dates) -> shifted dates,
-        null where a date is missing (the SQL keeps the text there); no text crosses."""
+    def enum_into(self, connection: Any, name: str) -> None:
+        """Create the ``ENUM`` type ``name`` of the distinct dates in their order, from a
+        registered table (no value in SQL text): a cast gives each date's position."""
         import pyarrow as pa
 
-        rows = _positions(self.hashes, hashes, "A date of a shifted attribute")
-        shifted = self._from_first[rows] + _combined(offsets).to_numpy(zero_copy_only=False)
+        connection.register(f"{name}_values", pa.table({
+            "p": np.arange(len(self._texts)), "v": pa.array(self._texts, pa.string())}))
+        connection.execute(f"CREATE TYPE {name} AS ENUM "
+                           f"(SELECT v FROM {name}_values ORDER BY p)")
+        connection.unregister(f"{name}_values")
+
+    def by_code(self, offsets: Any, codes: Any) -> Any:
+        """An Arrow function: (offsets, the dates' positions among the distinct dates,
+        null for a date not among them) -> shifted dates, null where a date is missing
+        (the SQL keeps the text there); no text crosses."""
+        import pyarrow as pa
+
+        codes = _combined(codes)
+        if codes.null_count:  # the data changed since the dates were read
+            raise ConfigurationError(
+                "A date of a shifted attribute was not there when the dates were read: the "
+                "data changed during the run. Run it again.")
+        shifted = self._from_first[codes.to_numpy(zero_copy_only=False)] + \
+            _combined(offsets).to_numpy(zero_copy_only=False)
         if shifted.min(initial=0) >= 0:  # no date missing: no mask to build
             return self._written.take(shifted)
         return self._written.take(pa.array(np.maximum(shifted, 0), mask=shifted < 0))
 
     def __call__(self, offsets: Any, dates: Any) -> Any:
+        """An Arrow function: (offsets, dates with a time of day) -> shifted dates."""
         import pyarrow as pa
 
         offsets = _combined(offsets).to_numpy(zero_copy_only=False)
-        dates = _combined(dates)
-        if not self._by_day:
-            values = pd.Series(dates.to_numpy(zero_copy_only=False), dtype=object)
-            return pa.array(_shift_column(values, offsets, self.date_format).to_numpy(),
-                            type=pa.string())
-        import pyarrow.compute as pc
-
-        encoded = dates.dictionary_encode()
-        at = self._texts.get_indexer(encoded.dictionary.to_numpy(zero_copy_only=False))
-        if (at < 0).any():  # the data changed since the dates were read
-            raise ConfigurationError(
-                "A date of a shifted attribute was not there when the dates were read: the "
-                "data changed during the run. Run it again.")
-        rows = at[encoded.indices.to_numpy(zero_copy_only=False)]
-        present = self._present[rows]
-        shifted = np.where(present, self._day[rows] + offsets - self._first, 0)
-        return pc.if_else(pa.array(present), self._written.take(pa.array(shifted)), dates)
+        values = pd.Series(_combined(dates).to_numpy(zero_copy_only=False), dtype=object)
+        return pa.array(_shift_column(values, offsets, self.date_format).to_numpy(),
+                        type=pa.string())
 
 
 def _combined(array: Any) -> Any:
