@@ -3,17 +3,20 @@ pseudonyms, per-patient date shifts, masks and random replacement, out of core, 
 memory engine's output byte for byte (random replacements aside: no run repeats them).
 
 The treated columns are a projection over the source (a join would reorder the records),
-and the work is SQL on every core, not Python per value:
+and the work is SQL on every core, or vectorized Arrow functions, not Python per value:
 
-- HMAC-SHA-256 (RFC 2104) is ``sha256(K^opad || unhex(sha256(K^ipad || label NUL
-  value)))``; the padded key blocks reach DuckDB only as prepared parameters of session
-  variables of the step's own connection, never in SQL text (DuckDB echoes queries in its
-  errors) or a message.
+- HMAC-SHA-256 (RFC 2104) is the batch kernel's (:mod:`keyed_digests`: the GIL released,
+  the key's blocks kept in this process); a ``hex:N`` pseudonym, a patient's offset and
+  their identities come from its MACs in one Arrow function each. Without the kernel it
+  is ``sha256(K^opad || unhex(sha256(K^ipad || label NUL value)))`` in SQL; the padded
+  key blocks reach DuckDB only as prepared parameters of session variables of the step's
+  own connection, never in SQL text (DuckDB echoes queries in its errors) or a message.
 - ``hex:N`` is the digest's first N hex digits; ``prefix:P:N`` and ``digits`` are the MAC
   modulo 10^N (or 9 * 10^(L-1)) by eight 32-bit limbs in ``HUGEINT``, up to
   :data:`SQL_DIGITS` digits (longer numbers are rendered by Python from the digest).
 - A patient's offset is drawn from its MAC as in :func:`offsets_drawn`; dates are
-  looked up in the table :class:`_DateTable` wrote from the distinct dates read first.
+  looked up in the table :class:`_DateTable` wrote from the distinct dates read first,
+  at the position a cast to an ``ENUM`` of those dates gives.
 - ``keep-first``/``keep-last`` masks of ASCII values are ``translate``; a regular
   expression's groups (Python's ``re``, whose classes differ from RE2's) and non-ASCII
   values go through the memory engine's :func:`mask_values`, per batch's distinct values.
@@ -338,7 +341,7 @@ class _Query:
 
     def mac(self, key: PseudonymKey, label: str, text: str) -> str:
         """A column of the hex digest of HMAC(key, label NUL text); its quoted name. The
-        compiled kernel's Arrow function where built (a fifth of SQL's CPU), else SQL."""
+        compiled kernel's Arrow function where built (a tenth of SQL's CPU), else SQL."""
         i = len(self.macs)
         name = self.unused(f"arxpy_mac_{i}")
         if keyed_digests.COMPILED:
