@@ -6,7 +6,10 @@ ethnicity, race, ZIP code, county, hospital) with a made-up identifier. Each pat
 has 1 to :data:`MOST_ADMISSIONS` admissions (geometric, mean about 1.7); the first is
 admitted uniformly over 2013-2014, each later one a geometric number of days (mean
 :data:`MEAN_GAP_DAYS`) after the previous discharge; stays follow the example's length
-of stay. Deterministic for a given ``(patients, seed)`` and numpy version.
+of stay; each admission has a principal diagnosis (an ICD-10 code of
+:data:`DIAGNOSES`, the common ones more often), drawn from its own stream so the other
+columns do not depend on it. Deterministic for a given ``(patients, seed)`` and numpy
+version.
 """
 
 from __future__ import annotations
@@ -23,7 +26,11 @@ from arxpy.example import DEFAULT_SEED, HIERARCHY_FOLDER, example_hierarchies, g
 LINK_COLUMN = "Patient ID"
 PATIENT_COLUMNS = (LINK_COLUMN, "Age", "Sex", "Ethnicity", "Race", "ZIP code", "County")
 ADMISSION_COLUMNS = (LINK_COLUMN, "Admission date", "Discharge date", "Hospital ID",
-                     "Length of stay")
+                     "Length of stay", "Diagnosis")
+#: Principal diagnoses of admissions, most frequent first (ICD-10 codes; a category
+#: such as E11 or J44 holds several).
+DIAGNOSES = ("I10", "E11.9", "J44.1", "I50.9", "J18.9", "E11.6", "N39.0", "I48.9",
+             "J44.9", "K80.2", "I21.4", "S72.0")
 #: Quasi-identifiers of the patient table in the linked example.
 QUASI_IDENTIFIERS = ("Age", "Sex", "ZIP code")
 PATIENTS_FILE, ADMISSIONS_FILE = "patients.csv", "admissions.csv"
@@ -68,8 +75,18 @@ def _linked(records: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFram
         "Discharge date": discharged.astype(str).astype(object),
         "Hospital ID": records["Hospital ID"].to_numpy()[owner],
         "Length of stay": stays.astype(str).astype(object),
+        "Diagnosis": _diagnoses(len(owner), seed),
     })
     return table, admissions
+
+
+def _diagnoses(admissions: int, seed: int) -> np.ndarray:
+    """A principal diagnosis per admission, the i-th code of :data:`DIAGNOSES` with
+    weight 1/(i+1), from a stream apart from the other columns."""
+    weights = 1 / np.arange(1, len(DIAGNOSES) + 1)
+    rng = np.random.default_rng([seed, 33])
+    return np.array(DIAGNOSES, dtype=object)[
+        rng.choice(len(DIAGNOSES), size=admissions, p=weights / weights.sum())]
 
 
 def _within(steps: np.ndarray, count: np.ndarray) -> np.ndarray:

@@ -13,7 +13,8 @@ suppression, Loss. Each round runs arxpy as a user does (``python -m arxpy anony
 route for a file this large) and ARX 3.9.2 through ``benchmarks/arx/ArxDriver.java``
 with ``direct=true out=...`` (ARX reads the CSV itself and writes the optimum's output),
 alternating which goes first. Reported per run: wall seconds from process start to exit
-and peak resident memory of the process (``ru_maxrss`` from ``wait4``), and whether
+CPU seconds (user + system) and peak resident memory of the process (``ru_utime``,
+``ru_stime`` and ``ru_maxrss`` from ``wait4``), the load average, and whether
 both found the same optimum and suppressed count. ARX's heap limit is ``--arx-heap``
 (default 8g; its peak grows with the limit it is given). Data and outputs are deleted
 at the end unless ``--keep``.
@@ -54,8 +55,9 @@ def generate(adult: Path, size: int, folder: Path) -> Path:
     return path
 
 
-def measured(command: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak resident GB and standard output of ``command``."""
+def measured(command: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds, peak resident GB, CPU seconds (user + system) and standard output
+    of ``command``."""
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                text=True)
@@ -65,31 +67,31 @@ def measured(command: list[str]) -> tuple[float, float, str]:
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode:
         raise RuntimeError(f"{command[0]} failed ({process.returncode}): {' '.join(command)}")
-    return seconds, usage.ru_maxrss / 2**20, output
+    return seconds, usage.ru_maxrss / 2**20, usage.ru_utime + usage.ru_stime, output
 
 
 def run_arxpy(adult: Path, data: Path, out: Path) -> dict:
     report = out.with_suffix(".json")
     hierarchies = [a for q in QUASI
                    for a in ("--hierarchy", f"{q}={adult / f'adult_hierarchy_{q}.csv'}")]
-    seconds, peak, _ = measured([
+    seconds, peak, cpu, _ = measured([
         sys.executable, "-m", "arxpy", "anonymize", "--data", str(data), *hierarchies,
         "--k", "5", "--suppression", "0.02", "--metric", "loss", "--output", str(out),
         "--report", str(report)])
     result = json.loads(report.read_text())
-    return {"seconds": seconds, "peak_gb": peak,
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_gb": peak,
             "optimum": [result["transformation"][q] for q in QUASI],
             "suppressed": result["suppressed_records"],
             "route": (result.get("engine") or {}).get("name", "table")}
 
 
 def run_arx(classpath: str, heap: str, adult: Path, data: Path, out: Path) -> dict:
-    seconds, peak, output = measured([
+    seconds, peak, cpu, output = measured([
         "java", f"-Xmx{heap}", "-cp", classpath, "ArxDriver", "run", f"data={data}",
         f"hier={adult}/adult_hierarchy_{{}}.csv", f"qis={','.join(QUASI)}", "models=k:5",
         "supp=0.02", "metric=loss", "direct=true", f"out={out}"])
     result = json.loads(output.strip().splitlines()[-1])
-    return {"seconds": seconds, "peak_gb": peak,
+    return {"seconds": seconds, "cpu_seconds": cpu, "peak_gb": peak,
             "optimum": [int(v) for v in result["optimum"].split(",")],
             "suppressed": int(result["outliers"])}
 
@@ -143,19 +145,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _print_table(rows: list[dict]) -> None:
     """Per size and round: both tools' figures and arxpy's share of ARX's."""
-    print("| records | round | arxpy s | ARX s | time ratio | arxpy GB | ARX GB | memory ratio "
-          "| same optimum, suppressed | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| records | round | arxpy s | ARX s | time ratio | arxpy CPU s | ARX CPU s | arxpy GB "
+          "| ARX GB | memory ratio | same optimum, suppressed | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (size, round_), pair in pd.DataFrame(rows).groupby(["records", "round"]):
         by = {row.tool: row for row in pair.itertuples()}
         mine, arx = by["arxpy"], by.get("arx")
         if arx is None:
-            print(f"| {size:,} | {round_} | {mine.seconds:.1f} | | | {mine.peak_gb:.2f} | | | | "
-                  f"{mine.load:.1f} |")
+            print(f"| {size:,} | {round_} | {mine.seconds:.1f} | | | {mine.cpu_seconds:.1f} | | "
+                  f"{mine.peak_gb:.2f} | | | | {mine.load:.1f} |")
             continue
         same = mine.optimum == arx.optimum and mine.suppressed == arx.suppressed
         print(f"| {size:,} | {round_} | {mine.seconds:.1f} | {arx.seconds:.1f} | "
-              f"{mine.seconds / arx.seconds:.2f} | {mine.peak_gb:.2f} | {arx.peak_gb:.2f} | "
+              f"{mine.seconds / arx.seconds:.2f} | {mine.cpu_seconds:.1f} | "
+              f"{arx.cpu_seconds:.1f} | {mine.peak_gb:.2f} | {arx.peak_gb:.2f} | "
               f"{mine.peak_gb / arx.peak_gb:.2f} | {'yes' if same else 'NO'} | "
               f"{(mine.load + arx.load) / 2:.1f} |")
 

@@ -4,7 +4,8 @@
 (default DIR /tmp/arxpy-shots) at 1280x720 and 1920x1080 (``-1080p``): the import
 wizard's linked-tables page over the window, Configure with the linked tables panel,
 and Explore and Risk judging the patient-level view of the linked example (800
-patients, their admissions, 5-anonymity with the number of admissions).
+patients, their admissions, 5-anonymity with the number of admissions and the set of
+diagnoses, ticked on the wizard's page).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def render(output: Path, size: tuple[int, int], suffix: str) -> list[Path]:
     wizard.next()
     wizard.linked_page.add_files([str(scratch / "admissions.csv")])
     wizard.linked_page.link_column.setCurrentText(LINK_COLUMN)
+    _tick(wizard.linked_page.aggregates, "set of Diagnosis")
     app.processEvents()
     written = [dialogs_over_window(window, size, [(wizard, QPoint(0, 0))],
                                    output / f"linked-import{suffix}.png")]
@@ -58,7 +60,8 @@ def render(output: Path, size: tuple[int, int], suffix: str) -> list[Path]:
 
 
 def _configure(window, scratch: Path) -> None:
-    """Roles, hierarchies, a key, the count judged, both dates shifted, 5-anonymity."""
+    """Roles, hierarchies, a key, the count and the diagnoses judged, both dates shifted,
+    5-anonymity."""
     from arxpy.data.definition import AttributeType
     from arxpy.hierarchy.io import read_hierarchy
     from arxpy.linked_example import QUASI_IDENTIFIERS
@@ -72,11 +75,20 @@ def _configure(window, scratch: Path) -> None:
         state.set_hierarchy(name, read_hierarchy(scratch / "hierarchies" / f"{name}.csv"))
     linked = state.linked
     state.set_linked(type(linked)(linked.link_column,
-                                  (EventAggregate("admissions", "count"),),
+                                  (EventAggregate("admissions", "count"),
+                                   EventAggregate("admissions", "set", "Diagnosis")),
                                   ("Admission date", "Discharge date"), 30))
     state.update_settings(privacy_models=[{"kind": "k-anonymity", "k": 5}],
                           suppression_limit=0.05)
     window.configure.select_attribute("Age")
+
+
+def _tick(items, text: str) -> None:
+    from PySide6.QtCore import Qt
+
+    for i in range(items.count()):
+        if items.item(i).text() == text:
+            items.item(i).setCheckState(Qt.CheckState.Checked)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from contextlib import contextmanager
@@ -34,6 +35,21 @@ def load_adult(quasi_identifiers=None):
         for c in frame.columns
     )
     return frame, definition, hierarchies
+
+
+@pytest.fixture
+def gc_paused():
+    """No automatic collection while a test presses Ctrl-C in its own process.
+
+    Python runs the SIGINT handler at the next bytecode, which may be inside a gc
+    callback (hypothesis installs one); an exception there is swallowed as
+    "unraisable", and a test waiting for the KeyboardInterrupt would never see it.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    yield
+    if enabled:
+        gc.enable()
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,8 @@ from arxpy import cli
 from arxpy.commands.options import ProgressBar
 from arxpy.methods.condensation.devdata import cancer_registry
 
+# Each test here raises SIGINT in the test process (see the fixture).
+pytestmark = pytest.mark.usefixtures("gc_paused")
 REPO = Path(__file__).resolve().parent.parent
 ANALYSES = [{"type": "cox", "covariates": ["DiagAge", "Gender"], "time": "SurvInterval",
              "event": "VitalStat"}]

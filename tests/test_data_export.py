@@ -160,7 +160,7 @@ def test_failure_while_writing_leaves_the_old_export(tmp_path, monkeypatch):
         calls.append(args)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(export_module, "csv_pieces", failing_text)
+    monkeypatch.setattr(export_module, "_csv_bytes", failing_text)
     with pytest.raises(DataExportError, match="disk is full"):
         export_table(pd.DataFrame({"a": ["1"]}), target)
     assert calls and target.read_text() == "previous export"

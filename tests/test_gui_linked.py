@@ -4,6 +4,8 @@ the session's key; the exported tables are audited by the independent checker.""
 
 from __future__ import annotations
 
+import json
+
 import audit as anonymity
 import pandas as pd
 from PySide6.QtCore import Qt
@@ -48,7 +50,7 @@ def test_the_dialog_releases_both_tables_5_anonymous_per_patient(qtbot, tmp_path
     dialog.link_column.setCurrentText(LINK_COLUMN)
     offered = [dialog.aggregates.item(i).text() for i in range(dialog.aggregates.count())]
     assert offered == ["admissions:count", "admissions:first-year:Admission date",
-                       "admissions:first-year:Discharge date"]
+                       "admissions:first-year:Discharge date", "admissions:set:Diagnosis"]
     dialog.aggregates.item(0).setCheckState(Qt.CheckState.Checked)
     for i in range(dialog.shifted.count()):  # both date columns
         dialog.shifted.item(i).setCheckState(Qt.CheckState.Checked)
@@ -66,3 +68,7 @@ def test_the_dialog_releases_both_tables_5_anonymous_per_patient(qtbot, tmp_path
     assert set(events[LINK_COLUMN]) <= set(patients[LINK_COLUMN])
     assert not set(events[LINK_COLUMN]) & set(source[LINK_COLUMN])
     assert not set(events["Admission date"]) <= set(source["Admission date"])  # shifted
+    report = json.loads((tmp_path / "release" / "report.json").read_text())
+    assert report["linked"]["patients"]["suppressed"] == PATIENTS - len(patients)
+    assert report["linked"]["tables"][1]["released_records"] == len(events)
+    assert "report.json" in dialog.status.text()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import sqlite3
 
 import audit as anonymity
@@ -32,6 +33,7 @@ from arxpy.workflows.risk_jobs import input_table
 PATIENTS = 200
 DATES = ("Admission date", "Discharge date")
 SHIFT_DAYS = 30
+CODES = "admissions:set:Diagnosis"
 
 
 def _offsets(events: pd.DataFrame, source: pd.DataFrame, secret: bytes) -> pd.Series:
@@ -69,6 +71,7 @@ def _import(window, monkeypatch, folder) -> None:
         assert wizard.currentPage() is wizard.linked_page
         wizard.linked_page.add_files([str(folder / "admissions.csv")])
         wizard.linked_page.link_column.setCurrentText(LINK_COLUMN)
+        _tick(wizard.linked_page.aggregates, "set of Diagnosis")  # Configure adds the count
         wizard.button(QWizard.WizardButton.FinishButton).click()
         return wizard.result()
 
@@ -89,6 +92,7 @@ def test_a_custodian_releases_linked_tables_5_anonymous_per_patient(
     _import(window, monkeypatch, tmp_path)
     state = window.state
     assert list(state.events) == ["admissions"] and state.linked.link_column == LINK_COLUMN
+    assert [a.name for a in state.linked.aggregates] == [CODES]  # ticked in the wizard
     assert state.definition[LINK_COLUMN].type is AttributeType.IDENTIFYING  # pseudonymised
     assert [t.kind for t in state.identifier_plan.treatments] == ["keyed-pseudonym"]
     assert not window.actions_by_name["linked_tables"].isEnabled()  # Export writes them
@@ -102,14 +106,14 @@ def test_a_custodian_releases_linked_tables_5_anonymous_per_patient(
     window.resize(1280, 720)  # the panel keeps the window within a laptop screen
     qtbot.wait(10)
     assert window.size().toTuple() == (1280, 720), window.minimumSizeHint().toTuple()
-    _tick(panel.aggregates, "admissions per patient")
+    _tick(panel.aggregates, "admissions per patient", "set of Diagnosis")
     _tick(panel.shifted, *DATES)  # the panel's range: ± SHIFT_DAYS
     assert state.linked.shifted == DATES and [a.name for a in state.linked.aggregates] == \
-        ["admissions:count"]
+        ["admissions:count", CODES]
     state.update_settings(privacy_models=[{"kind": "k-anonymity", "k": 5}],
                           suppression_limit=0.1)
     frame, quasi = input_table(state)  # Risk's input: one row per patient
-    assert len(frame) == PATIENTS and "admissions:count" in quasi
+    assert len(frame) == PATIENTS and "admissions:count" in quasi and CODES in quasi
 
     assert window.anonymize() is not None
     qtbot.waitUntil(lambda: window.worker is None, timeout=60_000)
@@ -123,13 +127,24 @@ def test_a_custodian_releases_linked_tables_5_anonymous_per_patient(
     source = pd.read_csv(tmp_path / "admissions.csv", dtype=str, sep=None, engine="python")
     view = patients.assign(events=patients[LINK_COLUMN].map(
         events.groupby(LINK_COLUMN).size()).fillna(0))
-    assert anonymity.k_anonymity(view, [*QUASI_IDENTIFIERS, "events"]) >= 5
+    assert anonymity.k_anonymity(view, [*QUASI_IDENTIFIERS, "events", CODES]) >= 5
+    assert "Diagnosis" not in events.columns  # released as the judged set only
     assert set(events[LINK_COLUMN]) <= set(patients[LINK_COLUMN])  # every event links
     assert not set(events[LINK_COLUMN]) & set(source[LINK_COLUMN])  # pseudonyms only
     assert "County" not in patients.columns
     offsets = _offsets(events, source, (tmp_path / "ward.key").read_bytes())
     assert len(offsets) == events[LINK_COLUMN].nunique()
     assert all(len(o) == 1 and 0 < abs(o[0]) <= SHIFT_DAYS for o in offsets)  # one each
+    text = (tmp_path / "release" / "report.json").read_text()  # as --report writes it
+    report = json.loads(text)
+    assert report["verification"]["anonymous"] and report["output_order"]["shuffled"]
+    assert report["linked"]["tables"][1] == {
+        "name": "admissions", "role": "events", "file": "admissions.csv", "records": len(source),
+        "released_records": len(events), "left_out": ["Diagnosis"]}
+    assert report["linked"]["patients"]["suppressed"] == PATIENTS - len(patients)
+    assert report["identifiers"]["key_fingerprint"] == state.settings["identifiers"][
+        "key_fingerprint"]
+    assert not any(p in text for p in source[LINK_COLUMN])
 
     window.projects.save_to(tmp_path / "ward.arxpy")  # the tables are part of the project
     reopened = Project.load(tmp_path / "ward.arxpy")
@@ -156,6 +171,9 @@ def test_the_wizard_links_other_tables_of_a_sqlite_database(qtbot, tmp_path):
     offered = [page.database_tables.item(i).text() for i in range(page.database_tables.count())]
     assert offered == ["labs", "visits"] and page.link_column.currentText() == "pid"
     page.database_tables.item(1).setCheckState(Qt.CheckState.Checked)
+    judged = [page.aggregates.item(i).text() for i in range(page.aggregates.count())]
+    assert judged == ["visits per patient", "first year of day"]
+    _tick(page.aggregates, "first year of day")
     page.link_column.setCurrentText("age")  # no table of events holds it
     assert not page.validatePage() and "no column 'age'" in page.error.text()
     page.link_column.setCurrentText("pid")
@@ -163,6 +181,7 @@ def test_the_wizard_links_other_tables_of_a_sqlite_database(qtbot, tmp_path):
     project = wizard.project
     assert list(project.events) == ["visits"] and len(project.events["visits"]) == 3
     assert project.settings["linked"]["link_column"] == "pid"
+    assert project.settings["linked"]["aggregates"] == ["visits:first-year:day"]
     assert project.definition["pid"].type is AttributeType.IDENTIFYING
 
 
@@ -206,3 +225,7 @@ def test_the_panel_follows_undo_and_adds_and_removes_tables(qtbot, tmp_path):
     panel.remove_table("labs")
     assert list(state.events) == ["admissions"]
     assert state.undo_stack.undoText() == "Remove linked table 'labs'"
+    _tick(panel.aggregates, "set of Diagnosis")  # a set is undone as the others are
+    assert [a.name for a in state.linked.aggregates] == [CODES]
+    state.undo_stack.undo()
+    assert state.linked.aggregates == ()

@@ -16,6 +16,8 @@ from arxpy import cli
 from arxpy.data.csv_io import read_csv, sniff_csv
 from arxpy.jobs import INTERRUPTED, noting_interrupts
 
+# Each test here raises SIGINT in the test process (see the fixture).
+pytestmark = pytest.mark.usefixtures("gc_paused")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -80,7 +80,7 @@ def test_grouping_keys_matches_numpy(data, n, span, weighted):
 @needs_kernels
 def test_grouping_hash_mode_takes_any_int64_keys():
     key = np.array([2**62 + 5, -3, 7, 2**62 + 5, -3, 0], dtype=np.int64)
-    inverse, distinct, sizes = kernels._grouped_compiled(key, 2**63 - 1, None)
+    inverse, distinct, sizes = kernels._grouped_compiled(key, 2**63 - 1, None, None, 1, False)
     np.testing.assert_array_equal(distinct, [2**62 + 5, -3, 7, 0])
     np.testing.assert_array_equal(inverse, [0, 1, 2, 0, 1, 3])
     np.testing.assert_array_equal(sizes, [2, 2, 1, 1])

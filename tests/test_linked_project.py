@@ -27,6 +27,7 @@ from arxpy.workflows.session import Session, default_settings
 
 PATIENTS = 150
 COUNT = EventAggregate("admissions", "count")
+CODES = EventAggregate("admissions", "set", "Diagnosis")
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def _session(tables) -> Session:
 def test_event_tables_and_their_choices_round_trip_through_the_project_file(tables, tmp_path):
     project = _project(tables)
     project.events = {"admissions": tables[1]}
-    linked = LinkedSettings(LINK_COLUMN, (COUNT,), ("Admission date",), 20)
+    linked = LinkedSettings(LINK_COLUMN, (COUNT, CODES), ("Admission date",), 20)
     project.settings["linked"] = linked.to_dict()
     loaded = Project.load(project.save(tmp_path / "ward.arxpy"))
     assert loaded == project and loaded.events["admissions"].equals(tables[1])
@@ -103,19 +104,21 @@ def test_adding_linked_tables_is_one_undoable_step(tables):
 
 def test_the_session_judges_the_patient_view_and_releases_every_table(tables):
     session = _session(tables)
-    linked = LinkedSettings(LINK_COLUMN, (COUNT,), ("Admission date", "Discharge date"))
+    linked = LinkedSettings(LINK_COLUMN, (COUNT, CODES), ("Admission date", "Discharge date"))
     session.set_linked_tables({"admissions": tables[1]}, linked, "Add linked table")
     frame, definition = session.release_inputs()
     hierarchies = session.release_hierarchies()
     assert len(frame) == PATIENTS and "admissions:count" in definition.quasi_identifiers
-    assert "admissions:count" in hierarchies
+    assert "admissions:count" in hierarchies and CODES.name in hierarchies
+    assert definition[CODES.name].data_type.kind.value == "set"
     result = anonymize(frame, definition, hierarchies, session.config())
     session.set_result(result, frame)
     released = session.linked_release(session.current_release())
     patients, events = released.tables["ward"], released.tables["admissions"]
     view = patients.assign(events=patients[LINK_COLUMN].map(
         events.groupby(LINK_COLUMN).size()).fillna(0))
-    assert anonymity.k_anonymity(view, [*QUASI_IDENTIFIERS, "events"]) >= 5
+    assert anonymity.k_anonymity(view, [*QUASI_IDENTIFIERS, "events", CODES.name]) >= 5
+    assert "Diagnosis" not in events.columns  # released as the judged set only
     assert set(events[LINK_COLUMN]) <= set(patients[LINK_COLUMN])
     assert not set(events[LINK_COLUMN]) & set(tables[1][LINK_COLUMN])  # pseudonyms
     assert not set(events["Admission date"]) <= set(tables[1]["Admission date"])  # shifted
@@ -144,10 +147,10 @@ def test_the_view_needs_the_link_column_pseudonymized(tables):
         session.release_inputs()
 
 
-def test_offered_aggregates_are_the_count_and_the_first_year_of_each_date(tables):
+def test_offered_aggregates_are_the_count_the_first_years_and_the_sets_of_codes(tables):
     offered = [a.name for a in offered_aggregates("admissions", tables[1], LINK_COLUMN)]
     assert offered == ["admissions:count", "admissions:first-year:Admission date",
-                       "admissions:first-year:Discharge date"]
+                       "admissions:first-year:Discharge date", "admissions:set:Diagnosis"]
 
 
 def test_the_release_report_names_the_linked_tables_but_no_identifier(tables):

@@ -22,6 +22,7 @@ import pytest
 from arxpy.cli import main
 from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.errors import ConfigurationError
+from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers import PSEUDONYM, DateShift, IdentifierPlan, PseudonymKey, Treatment
 from arxpy.workflows.linked_release import release_linked
 from arxpy.workflows.linked_tables import EventAggregate, LinkedTables
@@ -29,6 +30,8 @@ from arxpy.workflows.linked_tables import EventAggregate, LinkedTables
 PID = "Patient ID"
 QIS = ["Age", "Sex", "ZIP code"]
 SHIFT_DAYS = 30
+DIAGNOSIS = "Diagnosis"
+CODES = f"admissions:set:{DIAGNOSIS}"
 
 
 def read(path):
@@ -43,7 +46,7 @@ def pseudonym(secret: bytes, value: str) -> str:
 @pytest.fixture(scope="module")
 def linked(tmp_path_factory):
     """The linked example (300 patients) released by ``anonymize`` under 5-anonymity of
-    the patient view (patient QIs and the number of admissions)."""
+    the patient view (patient QIs, the number of admissions and the set of diagnoses)."""
     folder = tmp_path_factory.mktemp("linked")
     assert main(["example", "--linked", "-o", str(folder), "--records", "300"]) == 0
     assert main(["keygen", "--pseudonym", str(folder / "k.key")]) == 0
@@ -52,7 +55,8 @@ def linked(tmp_path_factory):
                  "--k", "5", "--suppression", "0.1", "--identifying", "County",
                  "--identifying", "Hospital ID",  # of the admissions only
                  "--link", f"admissions={folder / 'admissions.csv'}", "--link-column", PID,
-                 "--link-aggregate", "admissions:count", "--pseudonymize", PID,
+                 "--link-aggregate", "admissions:count",
+                 "--link-aggregate", f"admissions:set:{DIAGNOSIS}", "--pseudonymize", PID,
                  "--key-file", str(folder / "k.key"),
                  "--date-shift", "Admission date,Discharge date",
                  "--shift-days", str(SHIFT_DAYS), "--patient", PID,
@@ -66,11 +70,45 @@ def test_the_rebuilt_patient_view_is_5_anonymous(linked):
     admissions = read(linked / "out" / "admissions.csv")
     counts = admissions.groupby(PID).size()
     view = patients.assign(events=patients[PID].map(counts).fillna(0).astype(int))
-    assert anonymity.k_anonymity(view, [*QIS, "events"]) >= 5
+    assert anonymity.k_anonymity(view, [*QIS, "events", CODES]) >= 5
+    assert smallest_class(view, [*QIS, "events"], CODES) >= 5
     assert (view["events"].astype(str) == view["admissions:count"]).all()
     assert "County" not in patients.columns and patients[PID].is_unique
+    # The diagnoses are released as the judged set only (left out of the admissions).
     assert list(admissions.columns) == [PID, "Admission date", "Discharge date",
                                         "Length of stay"]
+
+
+def smallest_class(view, columns, codes):
+    """The smallest class of ``view`` over ``columns`` and the set in ``codes``, read as
+    a set of codes (brute force, apart from arxpy and audit.py)."""
+    classes = {}
+    for _, row in view.iterrows():
+        key = (*row[columns], frozenset(row[codes].split(";")))
+        classes[key] = classes.get(key, 0) + 1
+    return min(classes.values())
+
+
+def categories(codes, characters=3):
+    return {c[:characters] for c in codes}
+
+
+def test_the_released_set_of_diagnoses_is_each_patients_generalized_to_one_level(linked):
+    secret = (linked / "k.key").read_bytes()
+    events = pd.read_csv(linked / "admissions.csv", dtype=str, keep_default_na=False)
+    truth = {pseudonym(secret, p): set(group) for p, group in
+             events.groupby(PID)[DIAGNOSIS]}
+    patients = read(linked / "out" / "patients.csv")
+    released = [set(cell.split(";")) for cell in patients[CODES]]
+    codes = [truth[p] for p in patients[PID]]
+    levels = {"codes": released == codes,
+              "categories": released == [categories(c) for c in codes],
+              "chapters": released == [categories(c, 1) for c in codes],
+              "hidden": all(cell == {"*"} for cell in released)}
+    assert sum(levels.values()) == 1  # one level for every patient (global recoding)
+    report = json.loads((linked / "report.json").read_text())
+    assert report["linked"]["tables"][1]["left_out"] == [DIAGNOSIS]
+    assert CODES in report["release"]["verification"]["attacker"]["quasi_identifiers"]
 
 
 def test_the_link_holds_and_suppressed_patients_leave_every_table(linked):
@@ -200,7 +238,8 @@ def test_a_link_column_that_is_not_pseudonymized_is_refused():
         release_linked(tables, _definition(tables), {}, _unchanged)
 
 
-@pytest.mark.parametrize("text", ["stays", "stays:sum", "stays:first-year", "stays:count:x"])
+@pytest.mark.parametrize("text", ["stays", "stays:sum", "stays:first-year", "stays:count:x",
+                                  "stays:set"])
 def test_an_unreadable_aggregate_is_refused(text):
     with pytest.raises(ConfigurationError, match="TABLE:count"):
         EventAggregate.parse(text)
@@ -219,6 +258,19 @@ def test_linked_options_that_would_be_ignored_are_refused(tmp_path, capsys, extr
     code = main(["anonymize", "--data", str(tmp_path / "p.csv"), "--hierarchy",
                  f"age={tmp_path / 'p.csv'}", "--k", "2", *extra])
     assert code == 2 and message in capsys.readouterr().err
+
+
+def test_a_reidentification_table_is_refused_not_left_unwritten(tmp_path, capsys):
+    (tmp_path / "p.csv").write_text("Patient ID,age\nP1,30\n")
+    (tmp_path / "pass.txt").write_text("a passphrase long enough\n")
+    assert main(["keygen", "--pseudonym", str(tmp_path / "k.key")]) == 0
+    code = main(["anonymize", "--data", str(tmp_path / "p.csv"), "--hierarchy",
+                 f"age={tmp_path / 'p.csv'}", "--k", "2", "--link", "a=a.csv",
+                 "--link-column", PID, "--output-dir", str(tmp_path / "o"),
+                 "--pseudonymize", PID, "--key-file", str(tmp_path / "k.key"),
+                 "--reidentification-table", str(tmp_path / "r.bin"),
+                 "--passphrase-file", str(tmp_path / "pass.txt")])
+    assert code == 2 and "leave --reidentification-table out" in capsys.readouterr().err
 
 
 def test_the_linked_example_is_deterministic_and_links(tmp_path):
@@ -246,7 +298,6 @@ def test_a_count_is_judged_as_the_released_rows_show_it():
     people = pd.DataFrame({PID: ids, "sex": "F"}, dtype=object)
     events = pd.DataFrame({PID: np.repeat(ids, counts), "ward": "A"}, dtype=object)
     tables = LinkedTables(people, {"stays": events}, PID)
-    from arxpy.hierarchy.model import Hierarchy
 
     def release(suppression_limit):
         config = AnonymizationConfig.from_dict({
@@ -270,9 +321,81 @@ def test_a_count_is_judged_as_the_released_rows_show_it():
     ("stays:first-year:ward", "names no column of 'stays'"),
     ("stays:first-year:" + PID, "takes dates"),
     ("visits:count", "names no linked table"),
+    ("stays:set:" + PID, "would release each patient's identifier"),
+    ("stays:set:dx", "names no column of 'stays'"),
 ])
 def test_an_aggregate_the_tables_cannot_give_is_refused(aggregate, message):
     tables = _tables()
     with pytest.raises(ConfigurationError, match=message):
         release_linked(tables, _definition(tables), {}, _unchanged,
                        (EventAggregate.parse(aggregate),), PLAN, PseudonymKey(b"k" * 32))
+
+
+def test_a_set_of_codes_is_judged_as_one_value_and_released_as_judged():
+    """Codes per patient, where only their categories (E11, J44) form classes of 2: the
+    view releases the categories, leaves the codes out of the events, and the
+    independent brute force finds every patient in a class of 2 on the released set."""
+    import arxpy.privacy  # noqa: F401  (registers k-anonymity)
+    from arxpy.engine import AnonymizationConfig
+    from arxpy.workflows.linked_release import anonymize_linked
+
+    codes = [["I10"], ["I10"], ["I10"], ["E11.9"], ["E11.6"], ["E11.9", "I10"],
+             ["E11.6;I10"], ["J44.1"], ["J44.9"], [], []]  # one cell holds two codes
+    ids = [f"P{i:02d}" for i in range(len(codes))]
+    people = pd.DataFrame({PID: ids, "sex": "F"}, dtype=object)
+    rows = [(p, c) for p, cells in zip(ids, codes, strict=True) for c in cells]
+    events = pd.DataFrame(rows + [(ids[-1], "NA")], columns=[PID, "dx"], dtype=object)
+    tables = LinkedTables(people, {"stays": events}, PID)
+    config = AnonymizationConfig.from_dict({"privacy_models": [{"kind": "k-anonymity",
+                                                                "k": 2}]})
+    release = anonymize_linked(tables, _definition(tables), {"sex": Hierarchy([("F", "*")])},
+                               config, (EventAggregate.parse("stays:set:dx"),),
+                               IdentifierPlan((Treatment(PID, PSEUDONYM),)),
+                               PseudonymKey(b"k" * 32))
+    out = release.tables["patients"]
+    assert len(out) == len(ids) and list(release.tables["stays"].columns) == [PID]
+    original = {pseudonym(b"k" * 32, p): {code for cell in cells for code in cell.split(";")}
+                for p, cells in zip(ids, codes, strict=True)}
+    released = {p: set(cell.split(";")) for p, cell in zip(out[PID], out["stays:set:dx"],
+                                                             strict=True)}
+    assert released == {p: categories(c) if c else {"NA"} for p, c in original.items()}
+    assert smallest_class(out, ["sex"], "stays:set:dx") >= 2
+    verdict = release.view.verify()
+    assert verdict.anonymous and "stays:set:dx" in verdict.attacker.quasi_identifiers
+    assert release.view.definition["stays:set:dx"].data_type.kind.value == "set"
+
+
+def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys):
+    import sqlite3
+
+    ids = [f"P{i}" for i in range(6)]
+    (tmp_path / "people.csv").write_text(
+        "Patient ID;sex\n" + "".join(f"{p};{'FM'[i % 2]}\n" for i, p in enumerate(ids)))
+    (tmp_path / "sex.csv").write_text("F;*\nM;*\n")
+    with sqlite3.connect(tmp_path / "clinic.db") as connection:
+        connection.execute("CREATE TABLE visits (\"Patient ID\" TEXT, ward TEXT)")
+        connection.executemany("INSERT INTO visits VALUES (?, ?)",
+                               [(p, w) for p in ids for w in ("A", "B")[:1 + ids.index(p) % 2]])
+    assert main(["keygen", "--pseudonym", str(tmp_path / "k.key")]) == 0
+    linked = ["--data", str(tmp_path / "people.csv"), "--hierarchy",
+              f"sex={tmp_path / 'sex.csv'}", "--link-column", PID, "--pseudonymize", PID,
+              "--key-file", str(tmp_path / "k.key"), "--link-aggregate", "visits:set:ward",
+              "--link", f"visits={tmp_path / 'clinic.db'}:visits"]
+    anonymize = ["anonymize", *linked, "--k", "3", "--output-dir", str(tmp_path / "out")]
+    no_table = [a.removesuffix(":visits") for a in anonymize]
+    assert main(no_table) == 2
+    assert "write NAME=FILE.sqlite:TABLE" in capsys.readouterr().err
+    assert main(anonymize) == 0
+    people, visits = read(tmp_path / "out" / "people.csv"), read(tmp_path / "out" / "visits.csv")
+    assert sorted(people["visits:set:ward"]) == ["A"] * 3 + ["A;B"] * 3  # every set as it is
+    assert list(visits.columns) == [PID] and len(visits) == 9  # the ward: the judged set
+    assert set(visits[PID]) == set(people[PID])
+    # `run` judges the same view with any method and writes the same report.
+    assert main(["run", "generalization", *linked, "--privacy-models",
+                 '[{"kind": "k-anonymity", "k": 3}]', "--output-dir", str(tmp_path / "run"),
+                 "--report", str(tmp_path / "run.json")]) == 0
+    report = json.loads((tmp_path / "run.json").read_text())
+    assert report["verification"]["anonymous"] and report["identifiers"]["key_fingerprint"]
+    assert report["linked"]["tables"][1] == {
+        "name": "visits", "role": "events", "file": "visits.csv", "records": 9,
+        "released_records": 9, "left_out": ["ward"]}

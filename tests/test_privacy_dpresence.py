@@ -19,12 +19,18 @@ from population_reference import population_matches, presence
 from test_privacy_kmap import HIERARCHIES, classes_at, labels_of, setting, table
 
 from arxpy.cli import main
+from arxpy.data.definition import AttributeType
 from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.engine.prepare import prepare
 from arxpy.errors import ConfigurationError
-from arxpy.lattice import kernels
+from arxpy.lattice import grouping, kernels
 from arxpy.lattice.grouping import Grouper
-from arxpy.privacy import DeltaPresence, KAnonymity, privacy_model_from_dict
+from arxpy.privacy import (
+    DeltaPresence,
+    DistinctLDiversity,
+    KAnonymity,
+    privacy_model_from_dict,
+)
 from arxpy.privacy.dpresence import subset_mask
 from arxpy.project import Project
 from arxpy.release import check_claim
@@ -84,16 +90,45 @@ def test_rolled_up_population_counts_are_a_recount(tmp_path, monkeypatch, seed, 
         below = [snapshots[b] for b in LEVELS if b != levels and b <= levels
                  and b[1] <= levels[1]]
         for classes in [grouped] + [grouper.roll_up(b, levels) for b in below]:
-            (carried,) = classes.populations.values()
-            wanted = population_matches(subset, population, HIERARCHIES,
-                                        dict(zip(HIERARCHIES, levels, strict=True)))
-            assert carried.people.tolist() == [wanted[k] for k in labels_of(data, classes)]
-            everyone = presence(subset, population, HIERARCHIES,
-                                dict(zip(HIERARCHIES, levels, strict=True)))
-            assert len(carried.uncovered) == len(everyone) - classes.n_classes, levels
-            assert carried.uncovered_people.sum() + carried.people.sum() == len(population)
+            _assert_recount(classes, data, subset, population)
         # Keep a roll-up as the next source when there is one: roll-ups of roll-ups.
         snapshots[levels] = classes
+
+
+def _assert_recount(classes, data, subset, population):
+    """The population counts ``classes`` carry equal a recount of the population table."""
+    (carried,) = classes.populations.values()
+    at = dict(zip(HIERARCHIES, classes.levels, strict=True))
+    wanted = population_matches(subset, population, HIERARCHIES, at)
+    assert carried.people.tolist() == [wanted[k] for k in labels_of(data, classes)]
+    everyone = presence(subset, population, HIERARCHIES, at)
+    assert len(carried.uncovered) == len(everyone) - classes.n_classes, classes.levels
+    assert carried.uncovered_people.sum() + carried.people.sum() == len(population)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_population_counts_rolled_up_from_the_root_follow_a_new_root(tmp_path, monkeypatch,
+                                                                      compiled):
+    """Roll-ups from the root take the uncovered population keys from kept halves: they
+    are a recount at every level, twice (the second from kept arrays), and after another
+    transformation was grouped from the records (a new root) none of the old root's kept
+    keys serve it."""
+    if compiled and not kernels.compiled_available():
+        pytest.skip("the compiled kernel is not built")
+    monkeypatch.setattr(kernels, "USE_COMPILED", compiled)
+    population, subset = _drawn(np.random.default_rng(5), 120, 0.3)
+    path = tmp_path / "population.csv"
+    population.to_csv(path, index=False)
+    definition, hierarchies = setting(subset)
+    data, config = prepare(subset, definition, hierarchies,
+                           AnonymizationConfig([DeltaPresence(0.0, 1.0, str(path))]))
+    grouper = Grouper(data, populations=config.privacy_models[0].population_rows())
+    for root_levels in [(0, 0), (1, 0), (0, 1)]:
+        root, _ = grouper.group_records(root_levels)
+        for levels in LEVELS:
+            if levels != root_levels and all(map(int.__le__, root_levels, levels)):
+                for _ in range(2):
+                    _assert_recount(grouper.roll_up(root, levels), data, subset, population)
 
 
 def test_search_release_holds_and_a_lie_is_caught(tmp_path):
@@ -252,3 +287,52 @@ def test_help_topic_says_what_the_model_guarantees():
     assert "research subset with a probability between δmin and δmax" in text
     assert "Highest presence (δmax)" in text and "between 0 and 1" in text
     assert DeltaPresence(0.05, 0.5, "p.csv").describe() == "(0.05, 0.5)-presence"
+
+
+@pytest.mark.parametrize(("compiled", "dense"), [(True, True), (True, False), (False, True),
+                                                 (False, False)])
+def test_classes_rolled_up_with_a_population_are_numbered_as_alone(tmp_path, monkeypatch,
+                                                                   compiled, dense):
+    """One population table rolls up in one grouping with the classes (its classes without
+    records after theirs): the classes come out exactly as a grouper without it numbers
+    them (order, sizes, keys, distributions), whether their own grouping lists them
+    ascending (dense) or by first appearance, from the root and from roll-ups of roll-ups
+    (which read the kept joint arrays), and the population counts stay a recount."""
+    if compiled and not kernels.compiled_available():
+        pytest.skip("the compiled kernel is not built")
+    monkeypatch.setattr(kernels, "USE_COMPILED", compiled)
+    for module in (kernels, grouping):  # the classes' own order, wherever it is decided
+        monkeypatch.setattr(module, "dense_keys", lambda span, n: dense)
+    population, subset = _drawn(np.random.default_rng(7), 100, 0.4)
+    path = tmp_path / "population.csv"
+    population.to_csv(path, index=False)
+    definition, hierarchies = setting(subset)
+    definition = definition.with_attribute("disease", type=AttributeType.SENSITIVE)
+    data, config = prepare(subset, definition, hierarchies, AnonymizationConfig(
+        [DeltaPresence(0.0, 1.0, str(path)), DistinctLDiversity("disease", 1)]))
+    alone = Grouper(data, ["disease"])
+    joint = Grouper(data, ["disease"], populations=config.privacy_models[0].population_rows())
+    snapshots = {LEVELS[0]: (alone.group_records(LEVELS[0])[0],
+                             joint.group_records(LEVELS[0])[0])}
+    kept_joint = 0
+    for levels in LEVELS[1:]:
+        for below in [b for b in snapshots if all(map(int.__le__, b, levels))]:
+            ours, theirs = (g.roll_up(s, levels) for g, s in
+                            zip((joint, alone), snapshots[below][::-1], strict=True))
+            assert ours.sizes.tolist() == theirs.sizes.tolist(), (below, levels)
+            assert ours.packed.values.tolist() == theirs.packed.values.tolist()
+            for a, b in zip(dataclasses.astuple(ours.distributions["disease"]),
+                            dataclasses.astuple(theirs.distributions["disease"]), strict=True):
+                assert np.array_equal(a, b)
+            (carried,) = ours.populations.values()
+            if carried.joint is not None:  # rolled up jointly: what the next one reads
+                kept_joint += 1
+                keys, people = carried.joint
+                assert keys.tolist() == ours.packed.values.tolist() + carried.uncovered.tolist()
+                assert people.tolist() == \
+                    carried.people.tolist() + carried.uncovered_people.tolist()
+            _assert_recount(ours, data, subset, population)  # decodes the keys
+        # Sources for roll-ups of roll-ups, their keys not decoded (as in a search).
+        snapshots[levels] = (alone.roll_up(snapshots[below][0], levels),
+                             joint.roll_up(snapshots[below][1], levels))
+    assert kept_joint > len(LEVELS)

@@ -277,3 +277,33 @@ def test_compare_recounts_class_size_claims_from_the_methods_groups():
     assert "FAILS (smallest class 1 records" in compare_releases({"x": broken}).loc["claims", "x"]
     split = dataclasses.replace(condensed, groups=np.arange(60))  # clusters of one
     assert compare_releases({"x": split}).loc["anonymous", "x"] is False
+
+
+def _digest_as_pandas_hashes_objects(frame: pd.DataFrame) -> str:
+    """The digest's definition, written the slow, obvious way (every cell as an object)."""
+    import hashlib
+
+    digest = hashlib.sha256("\x1f".join(map(str, frame.columns)).encode("utf-8"))
+    rows = pd.util.hash_pandas_object(frame.astype(object), index=False)
+    digest.update(rows.to_numpy(dtype=np.uint64).tobytes())
+    return digest.hexdigest()
+
+
+def test_table_digest_turns_numbers_into_text_as_pandas_would():
+    # Saved results store these digests: the fast path must hash every kind of cell
+    # exactly as hashing the cells as Python objects does.
+    rng = np.random.default_rng(7)
+    n = 500
+    frame = pd.DataFrame({
+        "float": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n) * 1e17),
+        "zeros": rng.choice([0.0, -0.0, np.inf, -np.inf, 1e-300, 0.1], n),
+        "int": rng.integers(-2**62, 2**62, n),
+        "small": rng.integers(0, 3, n).astype(np.int8),
+        "bool": rng.random(n) < 0.5,
+        "text": rng.choice(["a", "", "é", "1.0"], n),
+        "mixed": pd.Series(rng.choice([1, "1", 1.5, None], n), dtype=object),
+        "category": pd.Categorical(rng.choice(["x", "y"], n)),
+    })
+    frame.columns = ["float", "zeros", "int", "small", "bool", "text", "mixed", "float"]
+    assert table_sha256(frame) == _digest_as_pandas_hashes_objects(frame)
+    assert table_sha256(frame.iloc[:0]) == _digest_as_pandas_hashes_objects(frame.iloc[:0])

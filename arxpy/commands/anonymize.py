@@ -209,13 +209,11 @@ def _run_linked(args: argparse.Namespace, identifiers: IdentifierOptions,
     release = release_linked(linked.tables(args, frame), given, hierarchies, search,
                              linked.aggregates, identifiers.plan, identifiers.key,
                              event_identifying)
-    report = searched[0].to_dict()
-    identifiers.record = release.identifiers
-    identifiers.add_to(report)
     order = output_order(args)
     linked.write(args, release, order["seed"])
-    report.update(output_order=order, release=release.view.to_dict(),
-                  linked=release.record(file_names(args)))
+    report = release.report(file_names(args), order, search=searched[0].to_dict())
+    identifiers.record = release.identifiers
+    identifiers.add_to(report)  # with the re-identification table, if written
     if args.report:
         write_json(args.report, report)
     _print_summary(searched[0], report, config)

@@ -1,10 +1,11 @@
 """The linked-table options of ``anonymize`` and ``run`` (issue 32), in one place.
 
-``--data`` is the patient table (one row per patient); ``--link NAME=FILE``
-(repeatable) adds an event table, ``--link-column ATTR`` names the patient identifier
-every table holds, ``--link-aggregate TABLE:KIND[:ATTR]`` adds a quasi-identifier of the
-patient-level view, and ``--output-dir DIR`` receives one file per table under its
-input's file name. ``--identifying ATTR`` removes ATTR from every table holding it.
+``--data`` is the patient table (one row per patient); ``--link NAME=FILE`` (repeatable)
+adds an event table from a CSV file or, as ``NAME=FILE.sqlite:TABLE``, from a table of a
+SQLite database; ``--link-column ATTR`` names the patient identifier every table holds,
+``--link-aggregate TABLE:KIND[:ATTR]`` adds a quasi-identifier of the patient-level view,
+and ``--output-dir DIR`` receives one file per table under its input's file name
+(``NAME.csv`` for a SQLite table). ``--identifying ATTR`` removes ATTR from every table holding it.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ def add_linked_arguments(parser: argparse.ArgumentParser) -> None:
         "per patient and a suppressed patient leaves every table; see "
         "docs/linked-tables.md")
     add_input_option(group, "--link", action="append", default=[], metavar="NAME=FILE",
-                     paths=assignment_paths,
-                     help="an event table (admissions, diagnoses, ...) linked to the patients")
+                     paths=_link_files,
+                     help="an event table (admissions, diagnoses, ...) linked to the "
+                          "patients: a CSV file, or FILE.sqlite:TABLE (also .db, .sqlite3)")
     group.add_argument("--link-column", metavar="ATTR",
                        help="the patient identifier in every table (must be pseudonymized)")
     group.add_argument("--link-aggregate", action="append", default=[],
@@ -46,10 +48,11 @@ def _written(value: Any, args: argparse.Namespace) -> list[Path]:
 
 
 def file_names(args: argparse.Namespace) -> dict[str, str]:
-    """Each table's output file name by table name, the patient table first."""
+    """Each table's output file name by table name, the patient table first: a CSV
+    input's file name, ``NAME.csv`` for a SQLite table."""
     names = {patient_table(args): args.data.name}
-    for name, path in _links(args).items():
-        names[name] = path.name
+    for name, source in _links(args).items():
+        names[name] = source.path.name if source.table is None else f"{name}.csv"
     return names
 
 
@@ -57,23 +60,68 @@ def patient_table(args: argparse.Namespace) -> str:
     return args.data.stem
 
 
-def _links(args: argparse.Namespace) -> dict[str, Path]:
-    links: dict[str, Path] = {}
+@dataclass(frozen=True)
+class LinkSource:
+    """Where an event table is read: a CSV file, or ``table`` of a SQLite database."""
+
+    path: Path
+    table: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> LinkSource:
+        """``FILE`` (CSV) or ``FILE.sqlite:TABLE`` (also ``.db``, ``.sqlite3``)."""
+        from arxpy.data.sql_io import SQLITE_SUFFIXES
+
+        database, sep, table = text.rpartition(":")
+        if sep and Path(database).suffix.lower() in SQLITE_SUFFIXES and table:
+            return cls(Path(database), table)
+        if Path(text).suffix.lower() in SQLITE_SUFFIXES:
+            raise ConfigurationError(
+                f"--link names the SQLite database '{Path(text).name}' without a table; "
+                "write NAME=FILE.sqlite:TABLE.")
+        return cls(Path(text))
+
+    def read(self, args: argparse.Namespace) -> Any:
+        """The table as strings (a CSV file with ``--delimiter`` and ``--encoding``)."""
+        if self.table is not None:
+            from arxpy.data.sql_io import read_sqlite
+
+            return read_sqlite(self.path, self.table)
+        from arxpy.commands.options import read_data_option
+
+        return read_data_option(self.path, args.delimiter, getattr(args, "encoding", None))
+
+
+def _links(args: argparse.Namespace) -> dict[str, LinkSource]:
+    links: dict[str, LinkSource] = {}
     for item in args.link:
-        name, sep, path = item.partition("=")
-        if not (sep and name and path):
-            raise ConfigurationError(f"Cannot read --link '{item}'; write NAME=FILE.")
+        name, sep, source = item.partition("=")
+        if not (sep and name and source):
+            raise ConfigurationError(
+                f"Cannot read --link '{item}'; write NAME=FILE or NAME=FILE.sqlite:TABLE.")
         if name in links:
             raise ConfigurationError(f"The linked table '{name}' is given twice.")
-        links[name] = Path(path)
+        links[name] = LinkSource.parse(source)
     return links
+
+
+def _link_files(value: Any, args: argparse.Namespace) -> list[Path]:
+    """The files ``--link`` reads, a database without its table (for the overwrite
+    guard; an unreadable item is refused later, by :func:`_links`)."""
+    files = []
+    for path in assignment_paths(value, args):
+        try:
+            files.append(LinkSource.parse(str(path)).path)
+        except ConfigurationError:
+            files.append(path)
+    return files
 
 
 @dataclass(frozen=True)
 class LinkedOptions:
     """What the options ask for, checked together before anything is read."""
 
-    links: dict[str, Path]
+    links: dict[str, LinkSource]
     column: str
     aggregates: tuple[Any, ...]
 
@@ -96,6 +144,10 @@ class LinkedOptions:
                 raise ConfigurationError(
                     f"Linked tables are written with --output-dir DIR and configured by "
                     f"their options; leave {option} out.")
+        if getattr(args, "reidentification_table", None) is not None:
+            raise ConfigurationError(
+                "A re-identification table is not written for linked tables yet; leave "
+                "--reidentification-table out (the pseudonyms repeat with the same key).")
         if args.link_column is None or args.output_dir is None:
             raise ConfigurationError(
                 "--link needs --link-column ATTR (the patient identifier of every table) "
@@ -124,11 +176,9 @@ class LinkedOptions:
 
     def tables(self, args: argparse.Namespace, patients: Any):
         """The linked tables: ``patients`` and each ``--link`` file."""
-        from arxpy.commands.options import read_data_option
         from arxpy.workflows.linked_tables import LinkedTables
 
-        events = {name: read_data_option(path, args.delimiter, getattr(args, "encoding", None))
-                  for name, path in self.links.items()}
+        events = {name: source.read(args) for name, source in self.links.items()}
         return LinkedTables(patients, events, self.column, patient_table(args))
 
     def write(self, args: argparse.Namespace, release: Any, seed: int | None) -> None:

@@ -191,9 +191,8 @@ def _run_linked(args: argparse.Namespace, method, identifiers: IdentifierOptions
     order = output_order(args, release.view.seed)
     linked.write(args, release, order["seed"])
     identifiers.record = release.identifiers
-    report: dict[str, Any] = {**release.view.to_dict(), "output_order": order,
-                              "linked": release.record(file_names(args))}
-    identifiers.add_to(report)
+    report = release.report(file_names(args), order)
+    identifiers.add_to(report)  # with the re-identification table, if written
     if args.report:
         write_json(args.report, report)
     view = release.view

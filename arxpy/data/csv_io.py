@@ -287,8 +287,9 @@ def _parse(source: Path, fmt: CsvFormat, names: list[str],
 
 def _read_with_arrow(file: Path, fmt: CsvFormat, columns: Sequence[str] | None
                      ) -> pd.DataFrame | None:
-    """The table as categories through pyarrow's multi-threaded reader, or None when
-    this file needs pandas' reader (which then gives the errors and messages).
+    """The table as categories, or None when this file needs pandas' reader (which then
+    gives the errors and messages): a plain file by the compiled reader
+    (:mod:`arxpy.data.csv_codes`), anything else by pyarrow's multi-threaded reader.
 
     Only a UTF-8 file that starts with its first record: pyarrow checks every record's
     field count itself and refuses what pandas would read differently (a line of only
@@ -309,6 +310,12 @@ def _read_with_arrow(file: Path, fmt: CsvFormat, columns: Sequence[str] | None
     first = _first_record(file, fmt)
     names = make_unique_names(first) if fmt.has_header else \
         [f"Column {i}" for i in range(1, len(first) + 1)]
+    from arxpy.data.csv_codes import read_plain_codes
+
+    frame = read_plain_codes(file, fmt.delimiter, fmt.quotechar, fmt.encoding, first, names,
+                             fmt.has_header)
+    if frame is not None:  # a plain file: read as codes on every core
+        return frame[list(columns)] if columns is not None else frame
     text = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pa_csv.read_csv(

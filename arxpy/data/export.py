@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import codecs
 import os
+import queue
 import re
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import suppress
@@ -27,6 +29,7 @@ import pandas as pd
 from arxpy.arrays import first_appearances
 from arxpy.data.atomic import atomic_write
 from arxpy.data.codes import combine_codes
+from arxpy.data.csv_codes import encoded_cells, format_rows
 from arxpy.data.csv_io import CANDIDATE_DELIMITERS, CANDIDATE_QUOTES
 from arxpy.data.excel_io import EXCEL_DIGITS
 from arxpy.data.formulas import (
@@ -57,6 +60,7 @@ def export_table(
     sheet_name: str = "Data",
     neutralize_formulas: bool = False,
     digest: Any = None,
+    row_order: np.ndarray | None = None,
 ) -> Path:
     """Write ``frame`` (header plus one row per record) to ``path`` and return the path.
 
@@ -71,11 +75,16 @@ def export_table(
     without it they are written as they are and a :class:`FormulaWarning` says where.
     Excel output always stores them as text cells, which Excel never evaluates.
     A ``digest`` (a :mod:`hashlib` object) is updated with every CSV byte written.
+    ``row_order`` (positions) writes the rows as ``frame.iloc[row_order]`` would, the
+    file's blocks gathered as they are written (no reordered copy of the table first).
     """
     target = Path(path)
     kind = _choose_format(target, format)
     if frame.shape[1] == 0:
         raise DataExportError(f"Cannot write '{target}': the table has no columns.")
+    if row_order is not None and (kind != "csv" or not _all_categorical(frame)):
+        # the formula check's examples follow the row order outside categoricals
+        frame, row_order = frame.iloc[row_order].reset_index(drop=True), None
     columns = [frame.iloc[:, j] for j in range(frame.shape[1])]
     names = [format_value(name) for name in frame.columns]
     if kind == "csv":
@@ -83,7 +92,8 @@ def export_table(
             delimiter = "\t" if target.suffix.lower() == ".tsv" else ","
         if neutralize_formulas:
             names = [neutralize(name) for name in names]
-        _write_csv(target, names, columns, delimiter, encoding, neutralize_formulas, digest)
+        _write_csv(target, names, columns, delimiter, encoding, neutralize_formulas, digest,
+                   row_order)
         if not neutralize_formulas:
             _warn_about_formulas(target, names, columns)
     else:
@@ -93,6 +103,10 @@ def export_table(
 
 #: Records per piece of CSV text: the text of a table is built and written in pieces.
 CSV_CHUNK_ROWS = 1 << 19
+
+#: Records per block of bytes from the compiled formatter: small enough (a few MB) for
+#: the allocator to reuse a block's memory for the next instead of mapping fresh pages.
+FORMAT_CHUNK_ROWS = 1 << 14
 
 
 def csv_text(names: Sequence[str], columns: Sequence[pd.Series], delimiter: str = ",",
@@ -106,23 +120,71 @@ def csv_pieces(names: Sequence[str], columns: Sequence[pd.Series], delimiter: st
                neutralize_formulas: bool = False) -> Iterator[str]:
     """:func:`csv_text` in pieces of at most :data:`CSV_CHUNK_ROWS` records (the header
     first), so that a large table is never whole in memory as text."""
+    pattern = _checked_pattern(delimiter, names)
+    yield _header(names, pattern, delimiter)
+    yield from _text_blocks(_coded_cells(columns, pattern, neutralize_formulas), delimiter)
+
+
+def _checked_pattern(delimiter: str, names: Sequence[str]) -> str:
     if len(delimiter) != 1 or delimiter in "\r\n" + "".join(CANDIDATE_QUOTES):
         raise DataExportError(
             f"Delimiter {delimiter!r} cannot be used; choose one character such as , ; | or tab."
         )
-    pattern = quoting_pattern(delimiter, single_column=len(names) == 1)
-    yield delimiter.join(quote_cells(np.array(names, dtype=object), pattern)) + "\n"
+    return quoting_pattern(delimiter, single_column=len(names) == 1)
+
+
+def _header(names: Sequence[str], pattern: str, delimiter: str) -> str:
+    return delimiter.join(quote_cells(np.array(names, dtype=object), pattern)) + "\n"
+
+
+def _coded_cells(columns: Sequence[pd.Series], pattern: str, neutralize_formulas: bool
+                 ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per column: codes, and the distinct cells as written (formatted, quoted)."""
     coded = []
     for column in columns:
         codes, texts = _distinct_texts(column)
         if neutralize_formulas:
             texts = np.array([neutralize(t) for t in texts], dtype=object)
         coded.append((codes, quote_cells(texts, pattern)))
-    rows = len(coded[0][0]) if coded else 0
-    for start in range(0, rows, CSV_CHUNK_ROWS):
-        lines = _distinct_lines([(codes[start:start + CSV_CHUNK_ROWS], cells)
-                                 for codes, cells in coded], delimiter)
+    return coded
+
+
+def _text_blocks(coded: Sequence[tuple[np.ndarray, np.ndarray]], delimiter: str,
+                 row_order: np.ndarray | None = None) -> Iterator[str]:
+    for rows in _blocks(coded, CSV_CHUNK_ROWS, row_order):
+        lines = _distinct_lines([(codes[rows], cells) for codes, cells in coded], delimiter)
         yield "\n".join(lines.tolist()) + "\n"
+
+
+def _blocks(coded: Sequence[tuple[np.ndarray, np.ndarray]], size: int,
+            row_order: np.ndarray | None) -> Iterator[slice | np.ndarray]:
+    """The rows of each block of ``size`` records: a slice, or positions in ``row_order``."""
+    rows = len(coded[0][0]) if coded else 0
+    for start in range(0, rows, size):
+        block = slice(start, start + size)
+        yield block if row_order is None else row_order[block]
+
+
+def _all_categorical(frame: pd.DataFrame) -> bool:
+    return all(isinstance(dtype, pd.CategoricalDtype) for dtype in frame.dtypes)
+
+
+def _csv_bytes(target: Path, names: Sequence[str], columns: Sequence[pd.Series],
+               delimiter: str, encoding: str, neutralize_formulas: bool,
+               row_order: np.ndarray | None = None) -> Iterator[bytes]:
+    """The bytes :func:`csv_pieces` gives encoded, in pieces: each block's lines copied
+    from the encoded cells by the compiled formatter where it was built and every cell
+    encodes (else the text pieces encoded, which also names a character that does not)."""
+    pattern = _checked_pattern(delimiter, names)
+    yield _encoded(target, _header(names, pattern, delimiter), encoding)
+    coded = _coded_cells(columns, pattern, neutralize_formulas)
+    cells = encoded_cells([texts for _, texts in coded], encoding)
+    if cells is None or not delimiter.isascii():
+        for text in _text_blocks(coded, delimiter, row_order):
+            yield _encoded(target, text, encoding)
+        return
+    for rows in _blocks(coded, FORMAT_CHUNK_ROWS, row_order):
+        yield format_rows([codes[rows] for codes, _ in coded], cells, delimiter)
 
 
 def _distinct_lines(coded: Sequence[tuple[np.ndarray, np.ndarray]], delimiter: str
@@ -200,7 +262,7 @@ def _warn_about_formulas(target: Path, names: list[str], columns: list[pd.Series
 
 def _write_csv(
     target: Path, names: list[str], columns: list[pd.Series], delimiter: str, encoding: str,
-    neutralize_formulas: bool = False, digest: Any = None,
+    neutralize_formulas: bool = False, digest: Any = None, row_order: np.ndarray | None = None,
 ) -> None:
     try:
         codecs.lookup(encoding)
@@ -208,12 +270,54 @@ def _write_csv(
         raise DataExportError(
             f"Cannot write '{target}': unknown encoding '{encoding}'; use for example utf-8."
         ) from None
-    with atomic_write(target, "wb") as handle:
-        for text in csv_pieces(names, columns, delimiter, neutralize_formulas):
-            data = _encoded(target, text, encoding)
-            handle.write(data)
-            if digest is not None:
-                digest.update(data)
+    with atomic_write(target, "wb") as handle, _BackgroundWrites(handle, digest) as sink:
+        for data in _csv_bytes(target, names, columns, delimiter, encoding,
+                               neutralize_formulas, row_order):
+            sink.write(data)
+
+
+class _BackgroundWrites:
+    """Writes (and hashes) byte pieces on a thread while the caller builds the next:
+    file writes and SHA-256 updates release the GIL, so they overlap the text building
+    of a large export. At most four pieces wait; the writer's error is raised in the
+    caller, and the caller's error stops the writer before the file is discarded."""
+
+    _DONE = None
+
+    def __init__(self, handle: Any, digest: Any) -> None:
+        self._handle, self._digest = handle, digest
+        self._pieces: queue.Queue[bytes | None] = queue.Queue(maxsize=4)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="arxpy-csv-writer", daemon=True)
+
+    def __enter__(self) -> _BackgroundWrites:
+        self._thread.start()
+        return self
+
+    def write(self, data: bytes) -> None:
+        self._raise_error()
+        self._pieces.put(data)
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._pieces.put(self._DONE)
+        self._thread.join()
+        if exc_info[0] is None:
+            self._raise_error()
+
+    def _run(self) -> None:
+        while (data := self._pieces.get()) is not self._DONE:
+            if self._error is not None:
+                continue  # drain: the caller stops at its next write
+            try:
+                self._handle.write(data)
+                if self._digest is not None:
+                    self._digest.update(data)
+            except BaseException as exc:  # raised again in the caller's thread
+                self._error = exc
+
+    def _raise_error(self) -> None:
+        if self._error is not None:
+            raise self._error
 
 
 def _encoded(target: Path, text: str, encoding: str) -> bytes:

@@ -23,6 +23,8 @@ from arxpy.errors import DataImportError
 
 #: The text a SQL NULL becomes.
 NULL_TEXT = "NULL"
+#: File name endings read as SQLite databases (the import wizard and ``--link``).
+SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
 def list_tables(path: str | os.PathLike[str]) -> list[str]:

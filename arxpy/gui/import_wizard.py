@@ -41,7 +41,7 @@ from arxpy.data.csv_io import DELIMITER_NAMES, CsvFormat, preview_csv, read_csv,
 from arxpy.data.definition import AttributeDefinition, DataDefinition, DataKind, DataType
 from arxpy.data.delimiter_check import delimiter_warning
 from arxpy.data.excel_io import list_sheets, read_excel
-from arxpy.data.sql_io import list_tables, read_sqlite
+from arxpy.data.sql_io import SQLITE_SUFFIXES, list_tables, read_sqlite
 from arxpy.data.types import DATE_FORMATS, infer_data_type
 from arxpy.data.value_checks import DataWarning, codes_warning, variants_warning
 from arxpy.errors import ArxpyError, DataImportError
@@ -60,8 +60,7 @@ from arxpy.workflows.session import default_settings
 
 PREVIEW_ROWS = 20
 SOURCES = {"csv": "CSV file", "excel": "Excel sheet", "sqlite": "SQLite table"}
-SUFFIXES = {".xlsx": "excel", ".xlsm": "excel", ".db": "sqlite", ".sqlite": "sqlite",
-            ".sqlite3": "sqlite"}
+SUFFIXES = {".xlsx": "excel", ".xlsm": "excel", **dict.fromkeys(SQLITE_SUFFIXES, "sqlite")}
 ENCODINGS = ("utf-8", "utf-8-sig", "cp1252", "latin-1", "utf-16")
 IMPORT_KINDS = (DataKind.STRING, DataKind.INTEGER, DataKind.DECIMAL, DataKind.DATE)
 _ERROR_STYLE = "color: #a61b1b"

@@ -32,7 +32,11 @@ from arxpy.gui.workers import JobDialog, JobProgressBar, JobWorker
 from arxpy.identifiers import DateShift, IdentifierPlan
 from arxpy.identifiers.dates import MAX_SHIFT_DAYS
 from arxpy.workflows.linked_project import SAMPLE_ROWS, date_columns, offered_aggregates
-from arxpy.workflows.linked_release import LinkedFilesRequest, release_linked_files
+from arxpy.workflows.linked_release import (
+    REPORT_FILE,
+    LinkedFilesRequest,
+    release_linked_files,
+)
 from arxpy.workflows.linked_tables import EventAggregate
 
 
@@ -178,7 +182,8 @@ class LinkedTablesDialog(JobDialog):
             state.data, state.definition, state.hierarchies, state.settings, dict(self.events),
             self.link_column.currentText(), Path(output), self.checked_aggregates(),
             self._patient_file(), self.plan(), state.pseudonym_key)
-        existing = [n for n in request.files.values() if (Path(output) / n).exists()]
+        existing = [n for n in (*request.files.values(), REPORT_FILE)
+                    if (Path(output) / n).exists()]
         if existing:  # an input, or an earlier release: never replaced from here
             return f"The output folder already holds {existing[0]}; choose another folder."
         return request

@@ -2,10 +2,12 @@
 
 Optional: Finish on the columns page imports the table alone. Here the imported table
 is the patient table (one row per patient); event tables come from CSV files or from
-the other tables of the SQLite database being imported, and the link column is chosen
-among the imported columns. The link column becomes identifying with a keyed pseudonym
-(docs/linked-tables.md: removed, it would break the link); how tables link and what the
-patient-level view judges is kept in the settings (:mod:`arxpy.workflows.linked_project`).
+the other tables of the SQLite database being imported, the link column is chosen
+among the imported columns, and the aggregates the patient-level view judges are
+ticked (as in Configure, where they can be changed later). The link column becomes
+identifying with a keyed pseudonym (docs/linked-tables.md: removed, it would break the
+link); how tables link and what the patient-level view judges is kept in the settings
+(:mod:`arxpy.workflows.linked_project`).
 """
 
 from __future__ import annotations
@@ -32,11 +34,12 @@ from arxpy.data.definition import AttributeType
 from arxpy.data.sql_io import list_tables, read_sqlite
 from arxpy.errors import ArxpyError, DataImportError
 from arxpy.gui.folders import pick_paths
-from arxpy.gui.plain_text import plain_label
+from arxpy.gui.plain_text import plain_label, tooltip
 from arxpy.identifiers import PSEUDONYM, Treatment
 from arxpy.project import Project
 from arxpy.workflows.identifier_settings import IDENTIFIERS, plan_of, plan_record, with_treatment
-from arxpy.workflows.linked_project import LINKED, LinkedSettings
+from arxpy.workflows.linked_project import LINKED, LinkedSettings, offered_aggregates
+from arxpy.workflows.linked_tables import EventAggregate
 
 CSV_FILTER = "CSV files (*.csv *.txt *.tsv);;All files (*)"
 
@@ -49,10 +52,10 @@ class LinkedTablesPage(QWizardPage):
         self.owner = wizard
         self.setTitle("Link event tables (optional)")
         self.setSubTitle(
-            "The imported table holds one row per patient. Event tables (admissions, "
-            "diagnoses, labs) name their patient in the link column; the privacy models "
-            "then judge one row per patient, and the link column becomes a keyed pseudonym. "
-            "Finish without tables to import the data alone.")
+            # Two lines at the wizard's width: a third would be clipped.
+            "The imported table holds one row per patient; event tables name their patient "
+            "in the link column, which becomes a keyed pseudonym. The privacy models judge "
+            "one row per patient. Finish without tables to import the data alone.")
         self.events: dict[str, pd.DataFrame] = {}
         self.tables = QListWidget()  # plain text items: names stay text
         add_files = QPushButton("Add CSV files…")
@@ -70,6 +73,8 @@ class LinkedTablesPage(QWizardPage):
         self.database_tables.itemChanged.connect(self._database_table_ticked)
         self.database_label = QLabel("Tables of the database:")
         self.link_column = QComboBox()
+        self.link_column.currentTextChanged.connect(self._offer_aggregates)
+        self.aggregates = names_list()
         self.error = plain_label(QLabel(wordWrap=True))
         self.error.setStyleSheet("color: #a61b1b")
         form = QFormLayout(self)
@@ -77,6 +82,7 @@ class LinkedTablesPage(QWizardPage):
         form.addRow("", buttons)
         form.addRow(self.database_label, self.database_tables)
         form.addRow("Link column:", self.link_column)
+        form.addRow("Aggregates judged:", self.aggregates)
         form.addRow(self.error)
 
     def initializePage(self) -> None:  # noqa: N802 - Qt's name
@@ -129,6 +135,7 @@ class LinkedTablesPage(QWizardPage):
             return
         records, columns = self.events[name].shape
         self.tables.addItem(f"{name}  ({records:,} rows, {columns} columns)")
+        self._offer_aggregates()
 
     def _remove(self) -> None:
         row = self.tables.currentRow()
@@ -138,6 +145,16 @@ class LinkedTablesPage(QWizardPage):
     def _drop(self, name: str) -> None:
         self.tables.takeItem(list(self.events).index(name))
         del self.events[name]
+        self._offer_aggregates()
+
+    def _offer_aggregates(self, *_: object) -> None:
+        """Each table's aggregates (its count, first years, sets of codes), the ticks
+        kept for those still offered."""
+        link = self.link_column.currentText()
+        ticked = set(checked_names(self.aggregates))
+        fill_checkable(self.aggregates, [
+            (a.label, a.name in ticked, a.name) for name, frame in self.events.items()
+            for a in offered_aggregates(name, frame, link)])
 
     # -- the project -------------------------------------------------------------------
 
@@ -165,7 +182,8 @@ class LinkedTablesPage(QWizardPage):
             link, type=AttributeType.IDENTIFYING)
         plan = with_treatment(plan_of(project.settings), link, Treatment(link, PSEUDONYM))
         project.settings[IDENTIFIERS] = plan_record(plan, None)
-        project.settings[LINKED] = LinkedSettings(link).to_dict()
+        aggregates = tuple(EventAggregate.parse(n) for n in checked_names(self.aggregates))
+        project.settings[LINKED] = LinkedSettings(link, aggregates).to_dict()
 
 
 def id_like(columns: list[str]) -> int:
@@ -176,3 +194,40 @@ def id_like(columns: list[str]) -> int:
             return index
     return 0
 
+
+def fill_checkable(items: QListWidget, entries: list[tuple[str, bool, str]]) -> None:
+    """Show ``entries`` (text, ticked, name); the list is left alone when it shows them
+    already (a tick's own edit comes back as a settings change while its signal runs)."""
+    shown = [(items.item(i).text(), items.item(i).checkState() == Qt.CheckState.Checked,
+              items.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(items.count())]
+    if shown == entries:
+        return
+    items.clear()
+    for text, ticked, name in entries:
+        items.addItem(checkable(text, ticked, name))
+
+
+def names_list() -> QListWidget:
+    # Long names ("admissions:first-year:Admission date") elide in the middle, whole in
+    # the tooltip, rather than scrolling sideways in a narrow column.
+    names = QListWidget()
+    names.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    names.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    return names
+
+
+def checkable(text: str, checked: bool, name: str | None = None) -> QListWidgetItem:
+    """A ticked or unticked ``text``, standing for ``name`` (the text if None)."""
+    item = QListWidgetItem(text)
+    item.setData(Qt.ItemDataRole.UserRole, name or text)
+    item.setToolTip(tooltip(f"{text}: the view's column '{name}'" if name and name != text
+                            else text))
+    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+    item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+    return item
+
+
+def checked_names(items: QListWidget) -> list[str]:
+    """The names of the ticked items."""
+    return [items.item(i).data(Qt.ItemDataRole.UserRole) for i in range(items.count())
+            if items.item(i).checkState() == Qt.CheckState.Checked]

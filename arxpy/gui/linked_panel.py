@@ -10,15 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QSpinBox,
     QTableWidget,
@@ -30,8 +27,14 @@ from PySide6.QtWidgets import (
 from arxpy.data.csv_io import read_csv
 from arxpy.errors import ArxpyError
 from arxpy.gui.folders import pick_paths
-from arxpy.gui.linked_import import CSV_FILTER, id_like
-from arxpy.gui.plain_text import plain_label, tooltip
+from arxpy.gui.linked_import import (
+    CSV_FILTER,
+    checked_names,
+    fill_checkable,
+    id_like,
+    names_list,
+)
+from arxpy.gui.plain_text import plain_label
 from arxpy.gui.state import AppState
 from arxpy.identifiers.dates import MAX_SHIFT_DAYS
 from arxpy.workflows.linked_project import (
@@ -69,7 +72,7 @@ class LinkedTablesPanel(QWidget):
         self.remove.clicked.connect(self._remove_selected)
         self.link_column = QComboBox()
         self.link_column.currentTextChanged.connect(self._commit)
-        self.aggregates, self.shifted = _names_list(), _names_list()
+        self.aggregates, self.shifted = names_list(), names_list()
         self.aggregates.itemChanged.connect(self._commit)
         self.shifted.itemChanged.connect(self._commit)
         self.shift_days = QSpinBox(minimum=1, maximum=MAX_SHIFT_DAYS, suffix=" days")
@@ -131,12 +134,12 @@ class LinkedTablesPanel(QWidget):
                 self.link_column.addItems(common)
             self.link_column.setCurrentText(linked.link_column)
             chosen = {a.name for a in linked.aggregates}
-            _fill(self.aggregates, [
+            fill_checkable(self.aggregates, [
                 (a.label, a.name in chosen, a.name) for name, frame in events.items()
                 for a in offered_aggregates(name, frame, linked.link_column)])
             dates = dict.fromkeys(c for frame in events.values()
                                   for c in date_columns(frame, linked.link_column))
-            _fill(self.shifted, [(c, c in linked.shifted, c) for c in dates])
+            fill_checkable(self.shifted, [(c, c in linked.shifted, c) for c in dates])
             self.shift_days.setValue(linked.shift_days)
         finally:
             self._filling = False
@@ -155,8 +158,8 @@ class LinkedTablesPanel(QWidget):
         """The choices the widgets show."""
         return LinkedSettings(
             self.link_column.currentText(),
-            tuple(EventAggregate.parse(t) for t in _checked(self.aggregates)),
-            tuple(_checked(self.shifted)), self.shift_days.value())
+            tuple(EventAggregate.parse(t) for t in checked_names(self.aggregates)),
+            tuple(checked_names(self.shifted)), self.shift_days.value())
 
     def _commit(self, *_: object) -> None:
         if self._filling or not self.state.has_project or not self.state.events:
@@ -215,41 +218,3 @@ class LinkedTablesPanel(QWidget):
             self.message.clear()
         except ArxpyError as exc:
             self.message.setText(str(exc))
-
-
-def _fill(items: QListWidget, entries: list[tuple[str, bool, str]]) -> None:
-    """Show ``entries`` (text, ticked, name); the list is left alone when it shows them
-    already (a tick's own edit comes back as a settings change while its signal runs)."""
-    shown = [(items.item(i).text(), items.item(i).checkState() == Qt.CheckState.Checked,
-              items.item(i).data(Qt.ItemDataRole.UserRole)) for i in range(items.count())]
-    if shown == entries:
-        return
-    items.clear()
-    for text, ticked, name in entries:
-        items.addItem(_checkable(text, ticked, name))
-
-
-def _names_list() -> QListWidget:
-    # Long names ("admissions:first-year:Admission date") elide in the middle, whole in
-    # the tooltip, rather than scrolling sideways in a narrow column.
-    names = QListWidget()
-    names.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    names.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-    return names
-
-
-def _checkable(text: str, checked: bool, name: str | None = None) -> QListWidgetItem:
-    """A ticked or unticked ``text``, standing for ``name`` (the text if None)."""
-    item = QListWidgetItem(text)
-    item.setData(Qt.ItemDataRole.UserRole, name or text)
-    item.setToolTip(tooltip(f"{text}: the view's column '{name}'" if name and name != text
-                            else text))
-    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-    item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
-    return item
-
-
-def _checked(items: QListWidget) -> list[str]:
-    """The names of the ticked items."""
-    return [items.item(i).data(Qt.ItemDataRole.UserRole) for i in range(items.count())
-            if items.item(i).checkState() == Qt.CheckState.Checked]

@@ -250,15 +250,19 @@ class ProjectActions:
     def export_linked(self, folder: str | Path | None = None) -> bool:
         """Write every table of the current release of a patient-level view into
         ``folder`` (asked for without it): ``<project>.csv`` and one file per event
-        table, rows shuffled; a folder holding one of them already is refused."""
+        table, rows shuffled, and the JSON report the command line's ``--report`` writes
+        (:data:`~arxpy.workflows.linked_release.REPORT_FILE`); a folder holding one of them
+        already is refused."""
         from arxpy.gui.folders import pick_folder
+        from arxpy.workflows.linked_release import REPORT_FILE, write_report
 
         folder = folder or pick_folder(self.window, "exports", "Folder for the released tables")
         if not folder:
             return False
         state = self.state
         files = {name: f"{name}.csv" for name in (state.patient_table, *state.events)}
-        existing = [n for n in files.values() if (Path(folder) / n).exists()]
+        existing = [n for n in (*files.values(), REPORT_FILE)
+                    if (Path(folder) / n).exists()]
         if existing:  # an input, or an earlier release: never replaced from here
             self.window.error("Export failed", f"The folder already holds {existing[0]}; "
                               "choose another folder.")
@@ -270,13 +274,16 @@ class ProjectActions:
             if release is None:
                 raise ArxpyError("Anonymize again: the release is not of the project's "
                                  "linked tables.")
-            written.update(release.write(folder, files, shuffle_seed=drawn_seed()))
+            seed = drawn_seed()
+            written.update(release.write(folder, files, shuffle_seed=seed))
+            report = release.report(files, {"shuffled": True, "seed": seed})
+            written["report"] = write_report(Path(folder) / REPORT_FILE, report)
 
         if not self._guarded(write):
             return False
         names = ", ".join(path.name for path in written.values())
         self.window.statusBar().showMessage(f"Exported {names} to {folder}", 5000)
-        log.info("Exported %d linked tables to %s", len(written), folder)
+        log.info("Exported %d linked tables and their report to %s", len(files), folder)
         return True
 
     # --- recent projects and recovery ----------------------------------------------------

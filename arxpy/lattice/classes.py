@@ -9,7 +9,7 @@ a classification model's class attribute), the frequency of each value per class
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -74,6 +74,11 @@ class PopulationClasses:
     people: np.ndarray  # (n_classes,) int64 population records of each data class
     uncovered: np.ndarray  # packed keys (the classes' radices) of the other classes
     uncovered_people: np.ndarray  # their population records (int64, > 0)
+    #: The classes' packed keys followed by ``uncovered``, and ``people`` followed by
+    #: ``uncovered_people``, each one array (of which a roll-up's four are views): what
+    #: the next roll-up groups, without concatenating. None when not kept.
+    joint: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False,
+                                                        compare=False)
 
 
 class EquivalenceClasses:

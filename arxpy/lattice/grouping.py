@@ -14,6 +14,7 @@ go through :mod:`arxpy.lattice.kernels` (compiled where built, else numpy). A bo
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from collections.abc import Mapping, Sequence
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from arxpy.data.codes import KEY_LIMIT, combine_codes
+from arxpy.data.codes import KEY_LIMIT, combine_codes, decode_codes
 from arxpy.lattice.classes import (
     Distribution,
     EquivalenceClasses,
@@ -30,7 +31,7 @@ from arxpy.lattice.classes import (
     PopulationClasses,
 )
 from arxpy.lattice.encoding import EncodedData, weighted_counts
-from arxpy.lattice.kernels import group_keys, pack_columns, rewrite_keys, sum_pairs
+from arxpy.lattice.kernels import dense_keys, group_keys, pack_columns, rewrite_keys, sum_pairs
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def _merge_distribution(class_index: np.ndarray, value: np.ndarray, count: np.nd
 
 
 #: Memory for the roll-up root's key columns at other levels and the keys of runs of
-#: them (:meth:`Grouper._root_key`).
+#: them (:class:`_KeptKeys`).
 LEVEL_COLUMNS_BYTES = 64 << 20
 
 
@@ -155,10 +156,11 @@ class Grouper:
         #: roll-up root) and their key columns mapped up to other levels, kept while they
         #: fit ``LEVEL_COLUMNS_BYTES``: rolling up from the root then takes no lookups.
         self._root: EquivalenceClasses | None = None
-        self._root_columns: dict[tuple[int, ...], np.ndarray] = {}
+        self._root_keys: _KeptKeys | None = None
         #: The first row of each of the root's classes (see :meth:`first_rows`).
         self._root_first = np.zeros(0, dtype=np.int64)
-        self._root_bytes = 0
+        #: Bytes the kept columns and keys of the root's tables hold, together.
+        self.level_columns_bytes = 0
         #: Number of transformations computed by roll-up.
         self.rollups = 0
 
@@ -196,11 +198,13 @@ class Grouper:
         root = self._root
         if root is not None and all(a <= b for a, b in zip(root.levels, levels, strict=True)):
             first = self._root_first
+            kept = self._kept_root_keys()
+            n = root.n_classes
             if classes.packed is not None and _span(radices) < KEY_LIMIT:
-                high, place, low = self._root_key(levels, radices)  # kept halves: cheap
-                held = high if low is None else high * place + low
+                high, place, low = kept.key(levels, radices)  # kept halves: cheap
+                held = high[:n] if low is None else high[:n] * place + low[:n]
                 return _first_of(classes.packed.values[which], held, first)
-            codes = [self._key_column(root, q, level) for q, level in enumerate(levels)]
+            codes = [kept.column(q, level)[:n] for q, level in enumerate(levels)]
         else:
             codes, first = self.record_codes(levels), self._row_numbers()
         keys = classes.keys_of(which)
@@ -237,7 +241,8 @@ class Grouper:
             self._group_populations(levels, merged.packed)
         classes = EquivalenceClasses(levels, keys, sizes, distributions, sums, merged.packed,
                                      populations)
-        self._root, self._root_columns, self._root_bytes = classes, {}, 0
+        self.forget_level_columns()
+        self._root = classes
         rows = self._row_numbers()
         self._root_first = np.full(merged.n_classes, len(rows), dtype=np.int64)
         np.minimum.at(self._root_first, merged.inverse, rows)
@@ -256,14 +261,17 @@ class Grouper:
             if not exact:
                 return {}
             zero = np.zeros(len(classes.values), dtype=np.int64)
-            out[name] = _beside(classes, zero, key, people)
+            counted = _beside(classes, zero, key, people)
+            # The root is rolled up from many times: keep its joint arrays (see _joint).
+            out[name] = dataclasses.replace(counted, joint=_joint(counted, classes))
         return out
 
     def _rolled_populations(self, source: EquivalenceClasses, levels: tuple[int, ...],
                             inverse: np.ndarray, classes: PackedKeys | None
                             ) -> dict[str, PopulationClasses]:
         """``source``'s population counts rolled up to the classes ``classes`` (``inverse``:
-        source class -> class): people summed, the uncovered keys' digits rewritten."""
+        source class -> class): people summed, the uncovered keys' digits rewritten (for
+        more than one table; one rolls up with the classes, :meth:`_grouped_beside`)."""
         if classes is None or source.packed is None:
             return {}
         changed = [q for q, (a, b) in enumerate(zip(source.levels, levels, strict=True))
@@ -288,9 +296,47 @@ class Grouper:
         # two per attribute: with columns at hand and many changes, recombine.
         if source.packed is None or (source.keys_decoded and 6 * len(changed) > 2 * len(levels)):
             return self._roll_up_columns(source, levels)
+        carried = _one_population(source)
+        if carried is not None:
+            # One rewrite and one grouping for the classes and the population classes
+            # without records (per roll-up, two of each cost about three times one).
+            both = PackedKeys(_joint(carried[1], source.packed)[0], source.packed.radices)
+            key, radices = self._rewrite_digits(both, low, levels, changed)
+            return self._grouped_beside(source, levels, radices, carried, key)
         key, radices = self._rewrite_digits(source.packed, low, levels, changed)
         inverse, distinct, sizes = group_keys(key, _span(radices), source.sizes)
         return self._summed(source, levels, inverse, sizes, None, PackedKeys(distinct, radices))
+
+    def _grouped_beside(self, source: EquivalenceClasses, levels: tuple[int, ...],
+                        radices: Sequence[int], carried: tuple[str, PopulationClasses],
+                        key: np.ndarray, low: np.ndarray | None = None, place: int = 1
+                        ) -> EquivalenceClasses:
+        """Classes of ``levels`` with their one population table's counts, from one
+        grouping of ``source``'s class keys at ``levels`` followed by the keys of its
+        population classes without records (``key``, or ``key * place + low``).
+
+        The classes come numbered as grouping their keys alone numbers them: hashed, the
+        class keys (first) are numbered by first appearance before any population key;
+        where their own grouping would be dense, they are then listed ascending."""
+        name, population = carried
+        n, span = source.n_classes, _span(radices)
+        assert source.packed is not None
+        everyone = _joint(population, source.packed)[1]
+        inverse, distinct, people = group_keys(key, span, everyone, low, place, dense=False)
+        of_classes = inverse[:n]
+        m = int(of_classes.max()) + 1 if n else 0
+        if dense_keys(span, n):
+            order = np.argsort(distinct[:m])
+            rank = np.empty(m, dtype=np.int64)
+            rank[order] = np.arange(m, dtype=np.int64)
+            of_classes = rank[of_classes]
+            distinct = np.concatenate((distinct[order], distinct[m:]))
+            people = np.concatenate((people[order], people[m:]))
+        # Sums of integers below 2**53 are exact in float64.
+        sizes = np.bincount(of_classes, weights=source.sizes, minlength=m).astype(np.int64)
+        counted = PopulationClasses(people[:m], distinct[m:], people[m:], (distinct, people))
+        return self._summed(source, levels, of_classes, sizes, None,
+                            PackedKeys(distinct[:m], tuple(radices)), {name: counted})
 
     def _rewrite_digits(self, packed: PackedKeys, low: tuple[int, ...], high: tuple[int, ...],
                         changed: list[int]) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -350,7 +396,10 @@ class Grouper:
         attributes change and the columns are at hand)."""
         radices = self.radices(levels)
         if source is self._root and _span(radices) < KEY_LIMIT:
-            high, place, low = self._root_key(levels, radices)
+            high, place, low = self._kept_root_keys().key(levels, radices)
+            carried = _one_population(source)
+            if carried is not None:  # the kept keys hold its classes without records too
+                return self._grouped_beside(source, levels, radices, carried, high, low, place)
             inverse, distinct, sizes = group_keys(high, _span(radices), source.sizes, low, place)
             return self._summed(source, levels, inverse, sizes, None,
                                 PackedKeys(distinct, tuple(radices)))
@@ -359,68 +408,49 @@ class Grouper:
         return self._summed(source, levels, merged.inverse, merged.sizes, merged.keys,
                             merged.packed)
 
-    def _root_key(self, levels: tuple[int, ...], radices: Sequence[int]
-                  ) -> tuple[np.ndarray, int, np.ndarray | None]:
-        """The root's classes' exact key at ``levels`` (whose span fits an int64), as
-        (high, place, low): key = high * place + low (or high, when low is None).
-
-        High and low are the keys of the first and second half of the quasi-identifiers,
-        each kept once built (while it fits ``LEVEL_COLUMNS_BYTES``) and built the same
-        way from its own halves: a search's roll-ups from the root share few distinct
-        halves (adult-dm's 575 share 151 first and 52 second halves), so most combine
-        two kept arrays (in the grouping kernel, without writing the key out).
-        """
-        if len(levels) == 1:
-            return self._root_part(0, 1, levels, radices), 1, None
-        middle = (len(levels) + 1) // 2
-        return (self._root_part(0, middle, levels, radices), _span(radices[middle:]),
-                self._root_part(middle, len(levels), levels, radices))
-
-    def _root_part(self, first: int, last: int, levels: tuple[int, ...],
-                   radices: Sequence[int]) -> np.ndarray:
-        """The root's classes' key over quasi-identifiers ``first``..``last - 1``."""
-        assert self._root is not None
-        if last - first == 1:
-            return self._key_column(self._root, first, levels[first])
-        name = (first, last) + levels[first:last]
-        part = self._root_columns.get(name)
-        if part is None:
-            part = pack_columns([self._key_column(self._root, q, levels[q])
-                                 for q in range(first, last)], radices[first:last])
-            if part is None:  # numpy: from the halves, kept too
-                middle = (first + last + 1) // 2
-                part = self._root_part(first, middle, levels, radices) * \
-                    _span(radices[middle:last]) + self._root_part(middle, last, levels, radices)
-            self._keep_root_column(name, part)
-        return part
-
     def _key_column(self, source: EquivalenceClasses, q: int, level: int) -> np.ndarray:
         """Quasi-identifier ``q``'s code at ``level`` for each class of ``source``."""
+        if source is self._root:
+            return self._kept_root_keys().column(q, level)[:source.n_classes]
         low = source.levels[q]
         if low == level:
             return source.keys[:, q]
-        if source is not self._root:
-            return self.up_map(q, low, level).take(source.keys[:, q])
-        column = self._root_columns.get((q, level))
-        if column is None:
-            column = self.up_map(q, low, level).take(source.keys[:, q])
-            self._keep_root_column((q, level), column)
-        return column
+        return self.up_map(q, low, level).take(source.keys[:, q])
+
+    def _kept_root_keys(self) -> _KeptKeys:
+        """The root's kept keys: its classes', then (with one population table) those of
+        the population's classes without records, rolled up together."""
+        root = self._root
+        assert root is not None
+        if self._root_keys is None:
+            codes = root.keys
+            carried = _one_population(root)
+            if carried is not None:
+                assert root.packed is not None
+                codes = np.asfortranarray(np.concatenate(
+                    (codes, decode_codes(carried[1].uncovered, root.packed.radices))))
+            self._root_keys = _KeptKeys(self, codes, root.levels)
+        return self._root_keys
 
     def forget_level_columns(self) -> None:
         """Free the root's columns kept for roll-up (they come back when needed)."""
-        self._root_columns, self._root_bytes = {}, 0
+        self._root_keys = None
+        self.level_columns_bytes = 0
 
-    def _keep_root_column(self, name: tuple[int, ...], column: np.ndarray) -> None:
-        if self._root_bytes + column.nbytes <= LEVEL_COLUMNS_BYTES:
-            self._root_columns[name] = column
-            self._root_bytes += column.nbytes
+    def may_keep(self, nbytes: int) -> bool:
+        """Is there room for ``nbytes`` more of kept root columns? Takes it if so."""
+        if self.level_columns_bytes + nbytes > LEVEL_COLUMNS_BYTES:
+            return False
+        self.level_columns_bytes += nbytes
+        return True
 
     def _summed(self, source: EquivalenceClasses, levels: tuple[int, ...], inverse: np.ndarray,
-                sizes: np.ndarray, keys: np.ndarray | None,
-                packed: PackedKeys | None) -> EquivalenceClasses:
+                sizes: np.ndarray, keys: np.ndarray | None, packed: PackedKeys | None,
+                populations: dict[str, PopulationClasses] | None = None
+                ) -> EquivalenceClasses:
         """Classes of ``levels`` (of ``sizes``, summed already): ``source``'s
-        distributions and sums added up by ``inverse`` (source class -> new class)."""
+        distributions and sums added up by ``inverse`` (source class -> new class), and
+        its populations unless given."""
         n_classes = len(sizes)
         distributions = {
             name: _merge_distribution(d.class_index, d.value, d.count, d.n_values, n_classes,
@@ -430,8 +460,69 @@ class Grouper:
         sums = {name: np.bincount(inverse, weights=values, minlength=n_classes)
                 for name, values in source.sums.items()}
         self.rollups += 1
-        return EquivalenceClasses(levels, keys, sizes, distributions, sums, packed,
-                                  self._rolled_populations(source, levels, inverse, packed))
+        if populations is None:
+            populations = self._rolled_populations(source, levels, inverse, packed)
+        return EquivalenceClasses(levels, keys, sizes, distributions, sums, packed, populations)
+
+
+class _KeptKeys:
+    """Keys at the root's levels (the root's classes, followed by its one population
+    table's classes without records), with their columns mapped up to other levels and the
+    keys of runs of them kept while the grouper's ``LEVEL_COLUMNS_BYTES`` allow.
+
+    Keys at other levels come as (high, place, low), key = high * place + low: high and
+    low are the keys of the first and second half of the quasi-identifiers, each kept
+    once built and built the same way from its own halves. A search's roll-ups from the
+    root share few distinct halves (adult-dm's 575 share 151 first and 52 second halves),
+    so most combine two kept arrays (in the grouping kernel, without writing the key out).
+    """
+
+    def __init__(self, grouper: Grouper, codes: np.ndarray, levels: tuple[int, ...]) -> None:
+        self._grouper = grouper
+        self._codes = codes  # (rows, n_qi) codes at ``levels``
+        self._levels = levels
+        self._kept: dict[tuple[int, ...], np.ndarray] = {}
+
+    def column(self, q: int, level: int) -> np.ndarray:
+        """Quasi-identifier ``q``'s code at ``level`` for each row."""
+        if self._levels[q] == level:
+            return self._codes[:, q]
+        column = self._kept.get((q, level))
+        if column is None:
+            column = self._grouper.up_map(q, self._levels[q], level).take(self._codes[:, q])
+            self._keep((q, level), column)
+        return column
+
+    def key(self, levels: tuple[int, ...], radices: Sequence[int]
+            ) -> tuple[np.ndarray, int, np.ndarray | None]:
+        """The rows' exact key at ``levels`` (whose span fits an int64) as (high, place,
+        low): key = high * place + low (or high, when low is None)."""
+        if len(levels) == 1:
+            return self._part(0, 1, levels, radices), 1, None
+        middle = (len(levels) + 1) // 2
+        return (self._part(0, middle, levels, radices), _span(radices[middle:]),
+                self._part(middle, len(levels), levels, radices))
+
+    def _part(self, first: int, last: int, levels: tuple[int, ...],
+              radices: Sequence[int]) -> np.ndarray:
+        """The rows' key over quasi-identifiers ``first``..``last - 1``."""
+        if last - first == 1:
+            return self.column(first, levels[first])
+        name = (first, last) + levels[first:last]
+        part = self._kept.get(name)
+        if part is None:
+            part = pack_columns([self.column(q, levels[q]) for q in range(first, last)],
+                                radices[first:last])
+            if part is None:  # numpy: from the halves, kept too
+                middle = (first + last + 1) // 2
+                part = self._part(first, middle, levels, radices) * \
+                    _span(radices[middle:last]) + self._part(middle, last, levels, radices)
+            self._keep(name, part)
+        return part
+
+    def _keep(self, name: tuple[int, ...], array: np.ndarray) -> None:
+        if self._grouper.may_keep(array.nbytes):
+            self._kept[name] = array
 
 
 def classes_nbytes(classes: EquivalenceClasses) -> int:
@@ -448,6 +539,24 @@ def classes_nbytes(classes: EquivalenceClasses) -> int:
     total += sum(p.people.nbytes + p.uncovered.nbytes + p.uncovered_people.nbytes
                  for p in classes.populations.values())
     return int(total)
+
+
+def _one_population(classes: EquivalenceClasses) -> tuple[str, PopulationClasses] | None:
+    """The population table ``classes`` carry, when there is exactly one and their keys
+    are packed: it then rolls up with them in one grouping."""
+    if len(classes.populations) != 1 or classes.packed is None:
+        return None
+    return next(iter(classes.populations.items()))
+
+
+def _joint(population: PopulationClasses, classes: PackedKeys
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The keys of ``classes`` followed by the population's classes without records, and
+    their people likewise: kept by the roll-up that made them, else concatenated."""
+    if population.joint is not None:
+        return population.joint
+    return (np.concatenate((classes.values, population.uncovered)),
+            np.concatenate((population.people, population.uncovered_people)))
 
 
 def _beside(classes: PackedKeys, people: np.ndarray, others: np.ndarray,

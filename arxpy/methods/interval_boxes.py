@@ -17,11 +17,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy.spatial import cKDTree
 
 from arxpy.arrays import distinct
 from arxpy.data.definition import AttributeType, DataDefinition
@@ -44,6 +43,17 @@ CONSTANT_TARGETS = ("standardized", "uniform", "mean", "weights")
 _WHOLE_TABLE_TARGETS = ("standardized", "uniform")
 #: How often the loops look at the cancel token (iterations).
 _CHECK_EVERY = 256
+
+if TYPE_CHECKING:
+    from scipy.spatial import cKDTree
+
+
+def _kd_tree(points: np.ndarray) -> cKDTree:
+    """scipy's k-d tree of ``points`` (scipy.spatial imported here: a tenth of a second
+    that a run without interval boxes need not pay at start-up)."""
+    from scipy.spatial import cKDTree
+
+    return cKDTree(points)
 
 
 # --- target statistic -------------------------------------------------------------------
@@ -198,7 +208,7 @@ class _KdNeighbours:
     def __init__(self, scaled: np.ndarray, k: int) -> None:
         self.scaled = scaled
         self.k = k
-        self.tree = cKDTree(scaled)
+        self.tree = _kd_tree(scaled)
 
     def batch(self, queries: np.ndarray, own: np.ndarray | None) -> _NeighbourBatch:
         """The k nearest points to each query row; tied rows are re-ranked on demand."""
@@ -313,7 +323,7 @@ class _GradientNeighbours:
             if len(rows) < _TREE_MIN_QUERIES and len(points) > _TREE_MIN_QUERIES:
                 self.pending[rows] = True
                 continue
-            tree = cKDTree(points * w)
+            tree = _kd_tree(points * w)
             for start in range(0, len(rows), _CHUNK):
                 _check(cancel)
                 self._from_tree(tree, w, rows[start:start + _CHUNK],
@@ -554,7 +564,7 @@ def _nearest_seed_by_seed_gradients(seed_values: np.ndarray, seed_a: np.ndarray,
     searches = []
     for members, w in zip(members_of, weights, strict=True):
         _check(cancel)
-        search = _BucketNearest(cKDTree(seed_values[members] * w), seed_values[members],
+        search = _BucketNearest(_kd_tree(seed_values[members] * w), seed_values[members],
                                 seed_a[members], w, queries)
         search.find(every, 1, complete=False)  # an upper bound from every bucket
         _keep_nearest(best, target, search, members, every)

@@ -157,7 +157,10 @@ class Loss(QualityModel):
         sizes = classes.sizes[picked]
         starts = np.array([self._starts[q][level] for q, level in enumerate(classes.levels)],
                           dtype=np.int64)
-        summed = sizes @ self._row_counts[classes.keys_of(picked) + starts]
+        if len(picked):
+            summed = sizes @ self._row_counts[classes.keys_of(picked) + starts]
+        else:  # nothing suppressed (most anonymous checks): no keys to decode
+            summed = np.zeros(len(starts), dtype=np.result_type(sizes, self._row_counts))
         lost = summed if few else everything - summed
         n_lost = int(sizes.sum()) if few else classes.n_records - int(sizes.sum())
         loss = self.g_factor * (everything - lost)

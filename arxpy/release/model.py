@@ -70,10 +70,35 @@ def table_sha256(frame: pd.DataFrame, cancel: CancelToken | None = None) -> str:
     for start in range(0, len(frame), HASH_STEP):
         if cancel is not None:
             cancel.raise_if_cancelled()
-        rows = pd.util.hash_pandas_object(frame.iloc[start:start + HASH_STEP].astype(object),
+        rows = pd.util.hash_pandas_object(_as_text_objects(frame.iloc[start:start + HASH_STEP]),
                                           index=False)
         digest.update(np.ascontiguousarray(rows.to_numpy(dtype=np.uint64)).tobytes())
     return digest.hexdigest()
+
+
+def _as_text_objects(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame.astype(object)`` as pandas hashes it, with numbers already turned into text.
+
+    pandas hashes a cell that is not a string as ``str(cell)``, converting every distinct
+    value through numpy's unicode arrays (0.8 s for 2*10^5 distinct floats). Doing the same
+    ``str`` here on the distinct values only gives identical row hashes in a tenth of it.
+    """
+    columns = {}
+    for position in range(frame.shape[1]):
+        column = frame.iloc[:, position]
+        columns[position] = (_numbers_as_text(column) if column.dtype.kind in "biuf"
+                             else column.astype(object))
+    text = pd.DataFrame(columns, index=frame.index)
+    text.columns = frame.columns
+    return text
+
+
+def _numbers_as_text(column: pd.Series) -> pd.Series:
+    """Each number as ``str`` of the Python object ``astype(object)`` makes; NaN stays."""
+    codes, distinct = pd.factorize(column.to_numpy(), use_na_sentinel=True)
+    labels = np.array([str(value) for value in distinct.astype(object)] + [np.nan],
+                      dtype=object)
+    return pd.Series(labels[codes], index=column.index, dtype=object)
 
 
 def software_versions() -> dict[str, str]:

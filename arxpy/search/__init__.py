@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arxpy.errors import ConfigurationError
+from arxpy.jobs import ThrottledProgress
 from arxpy.search.base import (
     ANONYMOUS,
     NOT_ANONYMOUS,
@@ -18,7 +19,12 @@ from arxpy.search.exhaustive import search_exhaustive
 from arxpy.search.flash import arx_choice
 from arxpy.search.genetic import search_genetic
 from arxpy.search.lightning import search_lightning
-from arxpy.search.optimal import check_lattice_size, search_optimal
+from arxpy.search.optimal import (
+    check_lattice_size,
+    replays_first,
+    search_after_replay,
+    search_optimal,
+)
 
 STRATEGIES: dict[str, Callable[[SearchContext], SearchOutcome]] = {
     "optimal": search_optimal,
@@ -37,7 +43,22 @@ def run_search(ctx: SearchContext, strategy: str) -> SearchOutcome:
         raise ConfigurationError(
             f"Unknown search strategy '{strategy}'; use one of {', '.join(STRATEGIES)}."
         ) from None
-    outcome = function(ctx)
+    if function is search_optimal and replays_first(ctx):
+        report = ctx.progress
+        try:
+            replayed = search_after_replay(ctx)
+            if replayed is not None:  # ARX's choice, and nothing beats it
+                return replayed
+            # The usual search and replay decide; progress went as far as it goes.
+            ctx.progress = ThrottledProgress(None)
+            return _with_arx_choice(ctx, function(ctx))
+        finally:
+            ctx.progress = report
+    return _with_arx_choice(ctx, function(ctx))
+
+
+def _with_arx_choice(ctx: SearchContext, outcome: SearchOutcome) -> SearchOutcome:
+    """``outcome`` with ARX's choice among the optimum's ties, when it is optimal."""
     if outcome.optimal and outcome.optimum is not None:
         # Among equally good transformations, the one ARX's Flash returns.
         choice = arx_choice(ctx, outcome.optimum, outcome.unchecked_ties)

@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from arxpy.arrays import count_distinct, distinct
+from arxpy.jobs import Progress
 from arxpy.lattice.lattice import Lattice
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.ldiversity import EntropyLDiversity, _LDiversity
@@ -168,6 +169,22 @@ class _JavaPriorityQueue:
         return result
 
 
+def _ranks(criteria: np.ndarray) -> list[int] | None:
+    """Each row's rank in the lexicographic order of ``criteria`` (equal rows, equal
+    rank), or None when a column is NaN for some rows only. A column NaN throughout
+    compares equal everywhere (Java's ``<`` and ``>`` are both false), as a constant."""
+    missing = np.isnan(criteria)
+    if (missing.any(axis=0) & ~missing.all(axis=0)).any():
+        return None
+    columns = np.where(missing, 0.0, criteria)
+    order = np.lexsort(columns.T[::-1])
+    ordered = columns[order]
+    step = np.concatenate(([False], (ordered[1:] != ordered[:-1]).any(axis=1)))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.cumsum(step)
+    return rank.tolist()
+
+
 class FlashReplay:
     """ARX's Flash traversal over ``ctx``'s lattice; :meth:`run` returns its optimum."""
 
@@ -186,6 +203,10 @@ class FlashReplay:
         self._places = [int(p) for p in lattice.place_values]
         self.level = self.nodes.sum(axis=1)
         self.criteria = self._strategy_criteria()
+        #: The strategy's order as one integer per node (equal criteria, equal rank), so
+        #: sorting and the queue compare integers; None when the criteria are not a total
+        #: order (a column NaN for some nodes only: Java's comparison is then not one).
+        self._rank = _ranks(self.criteria)
         self.flags = {name: np.zeros(size, dtype=bool) for name in (
             "anonymous", "not_anonymous", "k_anonymous", "not_k_anonymous", "checked",
             "visited", "successors_pruned", "insufficient_utility")}
@@ -226,7 +247,14 @@ class FlashReplay:
         n = float(len(top))
         return np.column_stack([level, prec / n, 1.0 - kept / n])
 
+    def levels_of(self, index: int) -> tuple[int, ...]:
+        """The levels of the node at ``index`` (a few hundred nodes per replay: not all)."""
+        return tuple(self.nodes[index].tolist())
+
     def compare(self, a: int, b: int) -> int:
+        if self._rank is not None:
+            x, y = self._rank[a], self._rank[b]
+            return (x > y) - (x < y)
         for x, y in zip(self.criteria[a], self.criteria[b], strict=True):
             if x < y:
                 return -1
@@ -236,6 +264,8 @@ class FlashReplay:
 
     def sort(self, indices: list[int]) -> list[int]:
         """Stable sort by the strategy (colt's ``GenericSorting.mergeSort``)."""
+        if self._rank is not None:
+            return sorted(indices, key=self._rank.__getitem__)
         return sorted(indices, key=functools.cmp_to_key(self.compare))
 
     def successors(self, index: int) -> list[int]:
@@ -243,7 +273,7 @@ class FlashReplay:
         if cached is None:
             # Successors in ARX's identifier order (Transformation.getSuccessors()): the
             # first attribute is least significant there, so by attribute.
-            levels, top = self.nodes[index], self.lattice.top
+            levels, top = self.levels_of(index), self.lattice.top
             found = [index + self._places[q] for q in range(len(top)) if levels[q] < top[q]]
             cached = self._sorted_successors[index] = self.sort(found)
         return cached
@@ -273,7 +303,7 @@ class FlashReplay:
 
     def check(self, index: int) -> None:
         """``TransformationChecker.check`` + ``Transformation.setChecked``."""
-        levels = tuple(int(v) for v in self.nodes[index])
+        levels = self.levels_of(index)
         ctx = self.ctx
         check = ctx.check(levels)
         self.put("checked", index)
@@ -283,7 +313,7 @@ class FlashReplay:
             fulfilled = int(sizes[sizes < self.min_group].sum()) <= ctx.max_suppressed
             self.put("k_anonymous" if fulfilled else "not_k_anonymous", index)
         self.loss[index] = check.key
-        if self.level_bounds is None:
+        if self.level_bounds is None and self.prune_enabled:  # else no bound is read
             self.bounds[index] = self._checked_bound(check, levels)
 
     def _checked_bound(self, check: Check, levels: tuple[int, ...]) -> tuple[float, ...] | None:
@@ -435,8 +465,9 @@ class FlashReplay:
 
     # --- FLASHAlgorithmImpl -------------------------------------------------------------
 
-    def run(self) -> Check | None:
-        """Replay the traversal; ARX's optimum (None if nothing is anonymous)."""
+    def run(self, progress: Progress | None = None) -> Check | None:
+        """Replay the traversal; ARX's optimum (None if nothing is anonymous).
+        ``progress`` hears the share of the levels done (when the replay comes first)."""
         outer = self.binary if self.binary is not None else self.linear
         assert outer is not None
         order = np.lexsort((self.arx_id, self.level))
@@ -444,6 +475,8 @@ class FlashReplay:
         bounds = list(starts[1:]) + [len(order)]
         for start, end in zip(starts, bounds, strict=True):
             self.ctx.cancel.raise_if_cancelled()
+            if progress is not None:
+                progress(start / len(order), f"Checked {len(self.ctx.checks)} transformations")
             # A level's nodes are incomparable, so the skip of one (which tags only its
             # up-set) never changes another's trigger: read the triggers all at once.
             level = order[start:end]
@@ -456,7 +489,7 @@ class FlashReplay:
                     self.linear_search(index)
         if self.best is None:
             return None
-        return self.ctx.checks[tuple(int(v) for v in self.nodes[self.best])]
+        return self.ctx.checks[self.levels_of(self.best)]
 
     def binary_search(self, start: int) -> None:
         phase = self.binary

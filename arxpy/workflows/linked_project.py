@@ -23,7 +23,13 @@ from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers import DateShift, IdentifierPlan, PseudonymKey
 from arxpy.workflows.identifier_settings import KEY_MENU, check_key, plan_of
 from arxpy.workflows.linked_release import JudgedView, judged_view
-from arxpy.workflows.linked_tables import COUNT, FIRST_YEAR, EventAggregate, LinkedTables
+from arxpy.workflows.linked_tables import (
+    CODE_SET,
+    COUNT,
+    FIRST_YEAR,
+    EventAggregate,
+    LinkedTables,
+)
 
 #: The settings key of the linked tables' choices.
 LINKED = "linked"
@@ -91,12 +97,21 @@ def date_columns(frame: pd.DataFrame, link_column: str | None = None) -> list[st
             and infer_data_type(sample[c]).kind is DataKind.DATE]
 
 
+def code_columns(frame: pd.DataFrame, link_column: str | None = None) -> list[str]:
+    """The columns of an event table whose first values read as text or sets of codes
+    (diagnoses, procedures): those a set aggregate may gather per patient."""
+    sample = frame.head(SAMPLE_ROWS)
+    return [c for c in sample.columns if c != link_column
+            and infer_data_type(sample[c]).kind in (DataKind.STRING, DataKind.SET)]
+
+
 def offered_aggregates(name: str, frame: pd.DataFrame,
                        link_column: str | None = None) -> list[EventAggregate]:
-    """What the view may judge of event table ``name``: its count, and the first year
-    of each column that reads as dates."""
+    """What the view may judge of event table ``name``: its count, the first year of
+    each column that reads as dates, and the set of each column of codes."""
     return [EventAggregate(name, COUNT)] + [
-        EventAggregate(name, FIRST_YEAR, c) for c in date_columns(frame, link_column)]
+        EventAggregate(name, FIRST_YEAR, c) for c in date_columns(frame, link_column)] + [
+        EventAggregate(name, CODE_SET, c) for c in code_columns(frame, link_column)]
 
 
 def without_table(linked: LinkedSettings, name: str,

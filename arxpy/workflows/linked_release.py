@@ -27,13 +27,16 @@ from arxpy.identifiers import PSEUDONYM, DateShift, IdentifierPlan, PseudonymKey
 from arxpy.release import Release
 from arxpy.workflows.linked_tables import EventAggregate, LinkedTables, left_out, patient_view
 
+#: The report the desktop writes beside the released tables (File › Export, File ›
+#: Release linked tables…): :meth:`LinkedRelease.report`, as ``--report`` writes it.
+REPORT_FILE = "report.json"
 #: A method judging the view: ``(frame, definition, hierarchies) -> Release``.
 ViewMethod = Callable[[pd.DataFrame, DataDefinition, Mapping[str, Hierarchy]], Release]
 LINKED_NOTE = (
     "The privacy models judged one row per patient: the patient table's attributes and "
     "the aggregates of linked tables. A suppressed patient is left out of every table. "
     "Columns of linked tables that no aggregate summarizes are released as they are and "
-    "were not judged; a column a first-year aggregate summarizes is left out.")
+    "were not judged; a column a first-year or set aggregate summarizes is left out.")
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,20 @@ class LinkedRelease:
                              "suppressed": self.view.suppressed_records},
                 "note": LINKED_NOTE}
 
+    def report(self, files: Mapping[str, str], output_order: Mapping[str, Any],
+               search: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The JSON report of this release, as ``--report`` and the desktop export write
+        it: the view's release (its keys, the patient-level verdict), ``identifiers``,
+        ``output_order`` (``shuffled``, ``seed``) and :meth:`record` as ``linked``. With
+        ``search`` (a lattice search's own report) its keys come first and the view's
+        release goes under ``release``."""
+        view = self.view.to_dict()
+        report = {**search, "release": view} if search is not None else view
+        if self.identifiers is not None:
+            report["identifiers"] = self.identifiers
+        report.update(output_order=dict(output_order), linked=self.record(files))
+        return report
+
     def write(self, directory: str | Path, files: Mapping[str, str], *,
               shuffle_seed: int | None = None, delimiter: str | None = None,
               neutralize_formulas: bool = False) -> dict[str, Path]:
@@ -80,6 +97,18 @@ class LinkedRelease:
             written[name] = export_table(frame, directory / files[name], delimiter=delimiter,
                                          neutralize_formulas=neutralize_formulas)
         return written
+
+
+def write_report(path: str | Path, report: Mapping[str, Any]) -> Path:
+    """Write a report of :meth:`LinkedRelease.report` as strict JSON (all or nothing)."""
+    import json
+
+    from arxpy.data.atomic import atomic_write
+
+    with atomic_write(path) as handle:
+        json.dump(report, handle, indent=2, allow_nan=False)
+        handle.write("\n")
+    return Path(path)
 
 
 def release_linked(tables: LinkedTables, definition: DataDefinition,
@@ -263,7 +292,8 @@ class LinkedFilesRequest:
 def release_linked_files(request: LinkedFilesRequest, progress: Any = None,
                          cancel: Any = None) -> tuple[LinkedRelease, dict[str, Path]]:
     """Read the event tables, release the linked tables with the lattice search and
-    write them, rows shuffled, to ``request.output_dir``. Runs as a job."""
+    write them, rows shuffled, and the report (:data:`REPORT_FILE`) to
+    ``request.output_dir``. Runs as a job."""
     import secrets
 
     from arxpy.data.csv_io import read_csv
@@ -276,6 +306,8 @@ def release_linked_files(request: LinkedFilesRequest, progress: Any = None,
                                AnonymizationConfig.from_dict(dict(request.settings)),
                                request.aggregates, request.plan, request.key,
                                progress=progress, cancel=cancel)
-    written = release.write(request.output_dir, request.files,
-                            shuffle_seed=secrets.randbelow(2**32))
+    seed = secrets.randbelow(2**32)
+    written = release.write(request.output_dir, request.files, shuffle_seed=seed)
+    written["report"] = write_report(request.output_dir / REPORT_FILE, release.report(
+        request.files, {"shuffled": True, "seed": seed}))
     return release, written

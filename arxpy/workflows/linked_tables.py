@@ -3,8 +3,9 @@ identifier, judged together on a patient-level view. Qt-free.
 
 The privacy models see one row per patient: the patient table's attributes plus the
 aggregates of event tables the user chooses (:class:`EventAggregate`: the number of events,
-the year of the earliest date of a column). :mod:`arxpy.workflows.linked_release`
-runs a method on that view and projects its release back onto every table.
+the year of the earliest date of a column, the set of a column's codes).
+:mod:`arxpy.workflows.linked_release` runs a method on that view and projects its release
+back onto every table.
 ``docs/linked-tables.md`` says what is released for each table.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from arxpy.arrays import distinct
 from arxpy.data.definition import (
     AttributeDefinition,
     AttributeType,
@@ -23,46 +25,59 @@ from arxpy.data.definition import (
     DataKind,
     DataType,
 )
+from arxpy.data.transactions import DEFAULT_CODE_DELIMITER
 from arxpy.data.types import is_missing, parse_values
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers.dates import date_format_of
 
-COUNT, FIRST_YEAR = "count", "first-year"
-AGGREGATE_HELP = ("TABLE:count (events per patient) or TABLE:first-year:DATE (year of the "
-                  "patient's earliest DATE in TABLE)")
-#: How a patient without a date in an event table reads in a first-year aggregate.
-NO_DATE = "NA"
+COUNT, FIRST_YEAR, CODE_SET = "count", "first-year", "set"
+#: The kinds that summarize a column of the event table (named after the kind).
+OF_COLUMN = (FIRST_YEAR, CODE_SET)
+AGGREGATE_HELP = ("TABLE:count (events per patient), TABLE:first-year:DATE (year of the "
+                  "patient's earliest DATE in TABLE) or TABLE:set:ATTR (the set of the "
+                  "patient's ATTR codes in TABLE)")
+#: How a patient without a date (first-year) or a code (set) in an event table reads.
+NO_DATE = NO_CODES = "NA"
 #: Width of the year bands of a first-year aggregate's default hierarchy.
 YEAR_BAND = 5
+#: Characters of a code kept by the levels of a set's default hierarchy: the category
+#: of an ICD-9 or ICD-10 code ("250.01" -> "250", "E11.9" -> "E11"), then its first
+#: character (the chapter letter of an ICD-10 code: "E").
+CODE_PREFIXES = (3, 1)
 
 
 @dataclass(frozen=True)
 class EventAggregate:
     """A quasi-identifier of the patient view computed from the event table ``table``:
-    ``count`` (its rows per patient) or ``first-year`` of the date column ``attribute``."""
+    ``count`` (its rows per patient), ``first-year`` of the date column ``attribute``, or
+    ``set``: the patient's codes in column ``attribute`` (a set-valued attribute, codes
+    sorted and joined by ``;``, judged as one value: the attacker knows them all)."""
 
     table: str
     kind: str
     attribute: str | None = None
 
     def __post_init__(self) -> None:
-        if self.kind not in (COUNT, FIRST_YEAR) or \
-                (self.kind == FIRST_YEAR) != bool(self.attribute):
+        if self.kind not in (COUNT, *OF_COLUMN) or \
+                (self.kind in OF_COLUMN) != bool(self.attribute):
             raise ConfigurationError(
                 f"Cannot read the aggregate '{self.name}'; write {AGGREGATE_HELP}.")
 
     @property
     def name(self) -> str:
-        """The view's column: ``TABLE:count`` or ``TABLE:first-year:DATE``."""
+        """The view's column: ``TABLE:count``, ``TABLE:first-year:DATE`` or
+        ``TABLE:set:ATTR``."""
         return ":".join(p for p in (self.table, self.kind, self.attribute) if p)
 
     @property
     def label(self) -> str:
         """The aggregate in words: "admissions per patient", "first year of Admission
-        date" (listed under its table's count, which names the table)."""
+        date", "set of Diagnosis" (listed under its table's count, which names the table)."""
         if self.kind == COUNT:
             return f"{self.table} per patient"
+        if self.kind == CODE_SET:
+            return f"set of {self.attribute}"
         return f"first year of {self.attribute}"
 
     @classmethod
@@ -81,8 +96,8 @@ class EventAggregate:
     def definition(self) -> AttributeDefinition:
         # The released rows show every patient's number of events, so a count is judged
         # as it is: its level stays 0 whatever its hierarchy.
-        return AttributeDefinition(self.name, AttributeType.QUASI_IDENTIFYING,
-                                   DataType(DataKind.INTEGER),
+        kind = DataKind.SET if self.kind == CODE_SET else DataKind.INTEGER
+        return AttributeDefinition(self.name, AttributeType.QUASI_IDENTIFYING, DataType(kind),
                                    max_level=0 if self.kind == COUNT else None)
 
     def values(self, events: pd.DataFrame, link: str, patients: pd.Series) -> pd.Series:
@@ -94,6 +109,8 @@ class EventAggregate:
         if self.attribute not in events.columns:
             raise ConfigurationError(
                 f"The aggregate '{self.name}' names no column of '{self.table}'.")
+        if self.kind == CODE_SET:
+            return self._code_sets(events, link, patients)
         column = events[self.attribute]
         try:
             date_type = DataType(DataKind.DATE, date_format_of(column, None, self.attribute))
@@ -110,9 +127,34 @@ class EventAggregate:
         return pd.Series([NO_DATE if pd.isna(y) else str(int(y)) for y in patients.map(first)],
                          dtype=object)
 
+    def _code_sets(self, events: pd.DataFrame, link: str, patients: pd.Series) -> pd.Series:
+        """Each patient's codes of :attr:`attribute`, sorted, without repeats, joined by
+        ``;`` (a cell holding several codes joined by ``;`` gives each)."""
+        if self.attribute == link:
+            raise ConfigurationError(
+                f"The aggregate '{self.name}' would release each patient's identifier; "
+                "choose another column.")
+        owners, codes = _codes_by_patient(events[link], events[self.attribute])
+        # Integers in place of strings: distinct (patient, code) pairs, sorted, give
+        # every patient's codes in order with one sort.
+        patient_of, patient_ids = pd.factorize(owners)
+        code_of, vocabulary = pd.factorize(codes, sort=True)
+        width = max(len(vocabulary), 1)
+        pairs = distinct(patient_of.astype(np.int64) * width + code_of)
+        owner, labels = pairs // width, np.asarray(vocabulary)[pairs % width].tolist()
+        starts = np.flatnonzero(np.diff(owner, prepend=-1))  # each patient's first pair
+        bounds = [*starts.tolist(), len(labels)]
+        sets = pd.Series([DEFAULT_CODE_DELIMITER.join(labels[a:b])
+                          for a, b in zip(bounds[:-1], bounds[1:], strict=True)],
+                         index=np.asarray(patient_ids)[owner[starts]], dtype=object)
+        return pd.Series(patients.map(sets).fillna(NO_CODES).to_numpy(), dtype=object)
+
     def hierarchy(self, values: pd.Series) -> Hierarchy:
-        """The default hierarchy: a count as it is, a year then its band of
-        :data:`YEAR_BAND` years, then ``*``."""
+        """The default hierarchy: a count as it is; a year, then its band of
+        :data:`YEAR_BAND` years, then ``*``; a set of codes, then the sets of their
+        prefixes of :data:`CODE_PREFIXES` characters (categories, chapters), then ``*``."""
+        if self.kind == CODE_SET:
+            return _code_set_hierarchy(values)
         numbers = sorted({int(v) for v in values if v != NO_DATE})
         if self.kind == COUNT:
             return Hierarchy((str(n), "*") for n in numbers)
@@ -121,6 +163,31 @@ class EventAggregate:
         if NO_DATE in set(values):
             rows.append((NO_DATE, NO_DATE, "*"))
         return Hierarchy(rows)
+
+
+def _codes_by_patient(link: pd.Series, column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(patient, code) of every code present in ``column``, a cell of several codes
+    joined by ``;`` split into each (stripped; empty and missing cells give none)."""
+    column = column.astype(str)
+    present = ~is_missing(column)
+    owners, codes = link.astype(str).to_numpy()[present], column.to_numpy()[present]
+    if column[present].str.contains(DEFAULT_CODE_DELIMITER, regex=False).any():
+        pairs = pd.DataFrame({"patient": owners, "code": pd.Series(codes).str.split(
+            DEFAULT_CODE_DELIMITER)}).explode("code")
+        owners, codes = pairs["patient"].to_numpy(), pairs["code"].to_numpy()
+    codes = pd.Series(codes, dtype=object).str.strip().to_numpy()
+    kept = codes != ""
+    return owners[kept], codes[kept]
+
+
+def _code_set_hierarchy(values: pd.Series) -> Hierarchy:
+    rows = []
+    for codes in sorted(set(values)):
+        members = codes.split(DEFAULT_CODE_DELIMITER)
+        prefixes = [codes if codes == NO_CODES else DEFAULT_CODE_DELIMITER.join(
+            sorted({c[:n] for c in members})) for n in CODE_PREFIXES]
+        rows.append((codes, *prefixes, "*"))
+    return Hierarchy(rows)
 
 
 @dataclass(frozen=True)
@@ -198,10 +265,11 @@ def patient_view(tables: LinkedTables, definition: DataDefinition,
 
 
 def left_out(aggregates: tuple[EventAggregate, ...]) -> dict[str, list[str]]:
-    """The event columns a release leaves out, by table: those a first-year aggregate
-    summarizes (their values would tell more than the judged aggregate)."""
+    """The event columns a release leaves out, by table: those a first-year or a set
+    aggregate summarizes (their values would tell more than the judged aggregate: the
+    date of every event, the codes of every event)."""
     out: dict[str, list[str]] = {}
     for aggregate in aggregates:
-        if aggregate.kind == FIRST_YEAR and aggregate.attribute not in out.get(aggregate.table, []):
+        if aggregate.kind in OF_COLUMN and aggregate.attribute not in out.get(aggregate.table, []):
             out.setdefault(aggregate.table, []).append(aggregate.attribute)
     return out

@@ -30,6 +30,7 @@ import pandas as pd
 from arxpy.data.csv_io import CsvFormat, sniff_csv
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import CancelToken, Progress
+from arxpy.lattice.kernels import stable_argsort
 
 SourceFormat = Literal["csv", "parquet"]
 
@@ -76,8 +77,8 @@ _KEY_BLOCK = 1 << 16
 
 def shuffle_order(rows: int, seed: int) -> np.ndarray:
     """Positions of ``rows`` keep-order rows in the order ``seed`` writes them."""
-    # the keys are distinct (a bijection of the position): no stable sort is needed
-    return np.argsort(shuffle_keys(np.arange(rows), seed))
+    # the keys are distinct (a bijection of the position): any sort gives this order
+    return stable_argsort(shuffle_keys(np.arange(rows), seed))
 
 
 @dataclass(frozen=True)
