@@ -61,9 +61,15 @@ class DateShift:
 def patient_offsets(key: PseudonymKey, patients: list[str], days: int) -> np.ndarray:
     """The offset in days (int64, ±1..±``days``) of each patient identifier."""
     macs = key.digests(SHIFT_LABEL, patients)
-    if not macs:
+    return offsets_drawn(np.frombuffer(b"".join(macs), dtype=np.uint8).reshape(-1, 32), days)
+
+
+def offsets_drawn(macs: np.ndarray, days: int) -> np.ndarray:
+    """The offsets (int64, ±1..±``days``) drawn from patients' MACs under
+    :data:`SHIFT_LABEL`, an (n, 32) uint8 array: the first 64 bits modulo 2N."""
+    if not len(macs):
         return np.zeros(0, np.int64)
-    draws = np.frombuffer(b"".join(m[:8] for m in macs), dtype=">u8") % np.uint64(2 * days)
+    draws = np.ascontiguousarray(macs[:, :8]).view(">u8")[:, 0] % np.uint64(2 * days)
     draws = draws.astype(np.int64)  # 2^64 mod 2N leaves a bias below 2^-50: negligible
     return np.where(draws < days, draws - days, draws - days + 1)
 

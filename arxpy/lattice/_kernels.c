@@ -761,6 +761,230 @@ static PyObject *argsort(PyObject *Py_UNUSED(self), PyObject *args) {
 }
 /* ==== end of the stable argsort ==================================================== */
 
+/* ---- Batch HMAC-SHA-256 (issue 32: identifier treatments in the DuckDB engine) ------
+ *
+ * hmac_sha256(inner, outer, offsets, data, out[, portable]) writes the 32-byte
+ * HMAC-SHA-256 (RFC 2104) of every value of an Arrow string array into out (n * 32
+ * bytes): inner is key XOR ipad followed by whatever prefixes every value (arxpy's label
+ * and NUL), outer is key XOR opad (64 bytes). Both are hashed once per call, so a short
+ * value costs two compressions. SHA-256 is FIPS 180-4 section 6.2; where the processor
+ * has the SHA extensions (x86-64) the compression uses them, else the portable one
+ * (portable=1 forces it, for the tests). The GIL is released while hashing, so DuckDB's
+ * threads hash their chunks in parallel; nothing here is shared between calls.
+ */
+
+static const uint32_t sha256_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2,
+};
+
+static const uint32_t sha256_h0[8] = {
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+    0x5be0cd19,
+};
+
+#define ROTR32(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static uint32_t load_be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* FIPS 180-4 6.2.2: one 64-byte block into the state. */
+static void sha256_block_portable(uint32_t state[8], const uint8_t *block) {
+    uint32_t w[64];
+    for (int t = 0; t < 16; t++) w[t] = load_be32(block + 4 * t);
+    for (int t = 16; t < 64; t++) {
+        uint32_t s0 = ROTR32(w[t - 15], 7) ^ ROTR32(w[t - 15], 18) ^ (w[t - 15] >> 3);
+        uint32_t s1 = ROTR32(w[t - 2], 17) ^ ROTR32(w[t - 2], 19) ^ (w[t - 2] >> 10);
+        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+    }
+    uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+    uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+    for (int t = 0; t < 64; t++) {
+        uint32_t t1 = h + (ROTR32(e, 6) ^ ROTR32(e, 11) ^ ROTR32(e, 25)) +
+                      ((e & f) ^ (~e & g)) + sha256_k[t] + w[t];
+        uint32_t t2 = (ROTR32(a, 2) ^ ROTR32(a, 13) ^ ROTR32(a, 22)) +
+                      ((a & b) ^ (a & c) ^ (b & c));
+        h = g; g = f; f = e; e = d + t1;
+        d = c; c = b; b = a; a = t1 + t2;
+    }
+    state[0] += a; state[1] += b; state[2] += c; state[3] += d;
+    state[4] += e; state[5] += f; state[6] += g; state[7] += h;
+}
+
+typedef void (*sha256_block_fn)(uint32_t state[8], const uint8_t *block);
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define HAVE_SHA_EXTENSIONS 1
+
+/* The same block with the SHA extensions: the state as (ABEF, CDGH) vectors, four
+ * rounds per message vector, the schedule by sha256msg1/msg2. */
+__attribute__((target("sha,sse4.1")))
+static void sha256_block_shani(uint32_t state[8], const uint8_t *block) {
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i dcba = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)state), 0xB1);
+    __m128i hgfe = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(state + 4)), 0x1B);
+    __m128i abef = _mm_alignr_epi8(dcba, hgfe, 8), cdgh = _mm_blend_epi16(hgfe, dcba, 0xF0);
+    const __m128i abef_in = abef, cdgh_in = cdgh;
+    __m128i w[4];
+#pragma GCC unroll 16  /* the vectors stay in registers */
+    for (int i = 0; i < 16; i++) {
+        __m128i x;
+        if (i < 4) {
+            x = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(block + 16 * i)), bswap);
+        } else {  /* w[i & 3] is words 4i-16.., the others follow */
+            x = _mm_add_epi32(_mm_sha256msg1_epu32(w[i & 3], w[(i + 1) & 3]),
+                              _mm_alignr_epi8(w[(i + 3) & 3], w[(i + 2) & 3], 4));
+            x = _mm_sha256msg2_epu32(x, w[(i + 3) & 3]);
+        }
+        w[i & 3] = x;
+        __m128i m = _mm_add_epi32(x, _mm_loadu_si128((const __m128i *)(sha256_k + 4 * i)));
+        cdgh = _mm_sha256rnds2_epu32(cdgh, abef, m);
+        abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(m, 0x0E));
+    }
+    abef = _mm_add_epi32(abef, abef_in);
+    cdgh = _mm_add_epi32(cdgh, cdgh_in);
+    __m128i feba = _mm_shuffle_epi32(abef, 0x1B), dchg = _mm_shuffle_epi32(cdgh, 0xB1);
+    _mm_storeu_si128((__m128i *)state, _mm_blend_epi16(feba, dchg, 0xF0));
+    _mm_storeu_si128((__m128i *)(state + 4), _mm_alignr_epi8(dchg, feba, 8));
+}
+
+static int has_sha_extensions(void) {
+    unsigned int a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1) || !(c & bit_SSSE3)) return 0;
+    if (__get_cpuid_max(0, NULL) < 7) return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (b & (1u << 29)) != 0;
+}
+#endif
+
+static sha256_block_fn sha256_block_best(void) {
+#ifdef HAVE_SHA_EXTENSIONS
+    if (has_sha_extensions()) return sha256_block_shani;
+#endif
+    return sha256_block_portable;
+}
+
+/* A SHA-256 computation under way: the state, the bytes of a partial block, the length. */
+typedef struct {
+    uint32_t state[8];
+    uint8_t tail[64];
+    size_t tail_len;
+    uint64_t length;
+} Sha256;
+
+static void sha256_update(Sha256 *s, const uint8_t *data, size_t len, sha256_block_fn block) {
+    s->length += len;
+    if (s->tail_len) {
+        size_t take = 64 - s->tail_len < len ? 64 - s->tail_len : len;
+        memcpy(s->tail + s->tail_len, data, take);
+        s->tail_len += take;
+        data += take;
+        len -= take;
+        if (s->tail_len < 64) return;
+        block(s->state, s->tail);
+        s->tail_len = 0;
+    }
+    for (; len >= 64; data += 64, len -= 64) block(s->state, data);
+    memcpy(s->tail, data, len);
+    s->tail_len = len;
+}
+
+/* FIPS 180-4 5.1.1 padding, then the digest big-endian. */
+static void sha256_final(Sha256 *s, uint8_t digest[32], sha256_block_fn block) {
+    uint64_t bits = s->length * 8;
+    s->tail[s->tail_len++] = 0x80;
+    if (s->tail_len > 56) {
+        memset(s->tail + s->tail_len, 0, 64 - s->tail_len);
+        block(s->state, s->tail);
+        s->tail_len = 0;
+    }
+    memset(s->tail + s->tail_len, 0, 56 - s->tail_len);
+    for (int i = 0; i < 8; i++) s->tail[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
+    block(s->state, s->tail);
+    for (int i = 0; i < 8; i++) {
+        digest[4 * i] = (uint8_t)(s->state[i] >> 24);
+        digest[4 * i + 1] = (uint8_t)(s->state[i] >> 16);
+        digest[4 * i + 2] = (uint8_t)(s->state[i] >> 8);
+        digest[4 * i + 3] = (uint8_t)s->state[i];
+    }
+}
+
+static void sha256_start(Sha256 *s, const uint8_t *data, size_t len, sha256_block_fn block) {
+    memcpy(s->state, sha256_h0, sizeof s->state);
+    s->tail_len = 0;
+    s->length = 0;
+    sha256_update(s, data, len, block);
+}
+
+PyDoc_STRVAR(hmac_sha256_doc,
+"hmac_sha256(inner, outer, offsets, data, out, portable=False)\n\n"
+"HMAC-SHA-256 of each value data[offsets[i]:offsets[i+1]] into out[32i:32i+32]: inner is\n"
+"key XOR ipad and a prefix of every value, outer key XOR opad (64 bytes); offsets int64\n"
+"(n + 1 of them), out writable (n * 32 bytes). portable: without the SHA extensions.");
+
+static PyObject *hmac_sha256(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer inner, outer, data, out, offsets_view;
+    PyObject *offsets_o;
+    int portable = 0;
+    if (!PyArg_ParseTuple(args, "y*y*Oy*w*|p", &inner, &outer, &offsets_o, &data, &out,
+                          &portable))
+        return NULL;
+    PyObject *result = NULL;
+    if (get_array(offsets_o, &offsets_view, 0, -1, "offsets") < 0) goto release;
+    const int64_t *offsets = offsets_view.buf;
+    Py_ssize_t n = offsets_view.shape[0] - 1;
+    if (inner.len < 64 || outer.len != 64 || n < 0 || out.len < n * 32) {
+        PyErr_SetString(PyExc_ValueError, "hmac_sha256 needs inner of 64 bytes or more, "
+                        "outer of 64, offsets of n + 1 and out of n * 32 bytes");
+        goto release_offsets;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {  /* every value inside data: no read beyond it */
+        if (offsets[i] < 0 || offsets[i + 1] < offsets[i] || offsets[i + 1] > data.len) {
+            PyErr_SetString(PyExc_ValueError, "offsets are not ascending within data");
+            goto release_offsets;
+        }
+    }
+    sha256_block_fn block = portable ? sha256_block_portable : sha256_block_best();
+    Sha256 keyed_inner, keyed_outer;
+    sha256_start(&keyed_inner, inner.buf, (size_t)inner.len, block);
+    sha256_start(&keyed_outer, outer.buf, 64, block);
+    const uint8_t *bytes = data.buf;
+    uint8_t *digests = out.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Sha256 s = keyed_inner;
+        sha256_update(&s, bytes + offsets[i], (size_t)(offsets[i + 1] - offsets[i]), block);
+        uint8_t first[32];
+        sha256_final(&s, first, block);
+        s = keyed_outer;
+        sha256_update(&s, first, 32, block);
+        sha256_final(&s, digests + 32 * i, block);
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+release_offsets:
+    PyBuffer_Release(&offsets_view);
+release:
+    PyBuffer_Release(&inner);
+    PyBuffer_Release(&outer);
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&out);
+    return result;
+}
+
+/* ---- end of batch HMAC-SHA-256 ------------------------------------------------------ */
+
 static PyMethodDef methods[] = {
     {"argsort", argsort, METH_VARARGS, argsort_doc},
     {"digit_sums", digit_sums, METH_VARARGS, digit_sums_doc},
@@ -768,6 +992,7 @@ static PyMethodDef methods[] = {
     {"rewrite", rewrite, METH_VARARGS, rewrite_doc},
     {"group", group, METH_VARARGS, group_doc},
     {"sum_pairs", sum_pairs_py, METH_VARARGS, sum_pairs_doc},
+    {"hmac_sha256", hmac_sha256, METH_VARARGS, hmac_sha256_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -3,17 +3,20 @@ pseudonyms, per-patient date shifts, masks and random replacement, out of core, 
 memory engine's output byte for byte (random replacements aside: no run repeats them).
 
 The treated columns are a projection over the source (a join would reorder the records),
-and the work is SQL on every core, not Python per value:
+and the work is SQL on every core, or vectorized Arrow functions, not Python per value:
 
-- HMAC-SHA-256 (RFC 2104) is ``sha256(K^opad || unhex(sha256(K^ipad || label NUL
-  value)))``; the padded key blocks reach DuckDB only as prepared parameters of session
-  variables of the step's own connection, never in SQL text (DuckDB echoes queries in its
-  errors) or a message.
+- HMAC-SHA-256 (RFC 2104) is the batch kernel's (:mod:`keyed_digests`: the GIL released,
+  the key's blocks kept in this process); a ``hex:N`` pseudonym, a patient's offset and
+  their identities come from its MACs in one Arrow function each. Without the kernel it
+  is ``sha256(K^opad || unhex(sha256(K^ipad || label NUL value)))`` in SQL; the padded
+  key blocks reach DuckDB only as prepared parameters of session variables of the step's
+  own connection, never in SQL text (DuckDB echoes queries in its errors) or a message.
 - ``hex:N`` is the digest's first N hex digits; ``prefix:P:N`` and ``digits`` are the MAC
   modulo 10^N (or 9 * 10^(L-1)) by eight 32-bit limbs in ``HUGEINT``, up to
   :data:`SQL_DIGITS` digits (longer numbers are rendered by Python from the digest).
-- A patient's offset is drawn from its MAC as in :func:`patient_offsets`; dates are
-  looked up in the table :class:`_DateTable` wrote from the distinct dates read first.
+- A patient's offset is drawn from its MAC as in :func:`offsets_drawn`; dates are
+  looked up in the table :class:`_DateTable` wrote from the distinct dates read first,
+  at the position a cast to an ``ENUM`` of those dates gives.
 - ``keep-first``/``keep-last`` masks of ASCII values are ``translate``; a regular
   expression's groups (Python's ``re``, whose classes differ from RE2's) and non-ASCII
   values go through the memory engine's :func:`mask_values`, per batch's distinct values.
@@ -42,13 +45,14 @@ import pandas as pd
 
 from arxpy.data.definition import DataDefinition, DataType
 from arxpy.data.types import MISSING_VALUES, is_missing
+from arxpy.engine.backends import keyed_digests
 from arxpy.errors import ArxpyError, ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers.dates import (
     SHIFT_LABEL,
     _shift_column,
     date_format_of,
-    patient_offsets,
+    offsets_drawn,
 )
 from arxpy.identifiers.formats import DIGITS, HEX, PREFIX, PseudonymFormat
 from arxpy.identifiers.keys import PseudonymKey
@@ -71,6 +75,7 @@ SQL_DIGITS = 28
 _RANDOM_LABEL = "arxpy random replacement"
 _TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R")
 _COMPACT_ROWS = 1 << 20  # identities kept before duplicates are dropped
+_ANY_WORD = 2**63 - 1  # the span that makes group_keys hash 64-bit words
 #: What ``str.strip`` strips (every character whose ``isspace()`` is true), for SQL.
 WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003" \
     "\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -130,6 +135,7 @@ class DuckDBTreatment:
                        for t in plan.of_kind(MASK)}
         self._dates: dict[str, _DateTable] = {}
         self._patients: _Patients | None = None
+        self._patients_seen = False  # the distinct patients' pseudonyms are in identities
         self.failure: ArxpyError | None = None
 
     # -- reading the dates first --------------------------------------------------------
@@ -150,7 +156,12 @@ class DuckDBTreatment:
         if len(patients) <= _MOST_PATIENTS:
             pseudonym = next((k for k in self._keyed() if k[0].attribute == shift.patient),
                              None)
-            self._patients = _Patients.of(patients, self.key, shift.days, pseudonym)
+            if not keyed_digests.COMPILED:
+                self._patients = _Patients.of(patients, self.key, shift.days, pseudonym)
+            elif pseudonym is not None and pseudonym[0].format.kind == HEX:
+                # each record's pseudonym by the kernel, the identities once a patient
+                _patient_pseudonyms(patients, self.key, pseudonym)
+                self._patients_seen = True
 
     def refuse_uncovered(self, frame: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]
                          ) -> None:
@@ -194,20 +205,27 @@ class DuckDBTreatment:
             looked_up = self._register(query.connection, "arxpy_offset",
                                        self._patients.offsets, ["BIGINT"], "BIGINT")
             query.derived[offset] = f"{looked_up}({_identifier(query.patient)})"
+        elif keyed_digests.COMPILED:  # two compressions a record beat a look-up
+            drawn = self._register(query.connection, "arxpy_offset", _Offsets(
+                keyed_digests.KeyedDigests(self.key, SHIFT_LABEL), shift.days),
+                ["VARCHAR"], "BIGINT")
+            query.derived[offset] = f"{drawn}({patient})"
         else:
             mac = query.mac(self.key, SHIFT_LABEL, patient)
-            # patient_offsets: the MAC's first 64 bits modulo 2N onto -N..-1, 1..N
+            # offsets_drawn: the MAC's first 64 bits modulo 2N onto -N..-1, 1..N
             drawn = f"(('0x' || left({mac}, 16))::UBIGINT % {2 * shift.days})::BIGINT"
             query.derived[offset] = f"{drawn} - {shift.days} + ({drawn} >= {shift.days})" \
                                     "::BIGINT"
         offset = _identifier(offset)
         for i, name in enumerate(shift.attributes):
             dates, text = self._dates[name], _text(name)
-            if dates.hashes is not None:  # null where a date is missing: its text stays
+            if dates.by_day:  # null where a date is missing: its text stays
                 shifted = self._register(query.connection, f"arxpy_shift_{i}",
-                                         dates.by_hash, ["BIGINT", "UBIGINT"], "VARCHAR",
+                                         dates.by_code, ["BIGINT", "INTEGER"], "VARCHAR",
                                          nulls=True)
-                query.final[name] = f"COALESCE({shifted}({offset}, hash({text})), {text})"
+                dates.enum_into(query.connection, f"arxpy_dates_{i}")
+                code = f"enum_code(TRY_CAST({text} AS arxpy_dates_{i}))::INTEGER"
+                query.final[name] = f"COALESCE({shifted}({offset}, {code}), {text})"
             else:
                 shifted = self._register(query.connection, f"arxpy_shift_{i}", dates,
                                          ["BIGINT", "VARCHAR"], "VARCHAR")
@@ -223,6 +241,17 @@ class DuckDBTreatment:
                 looked_up = self._register(connection, "arxpy_patient_pseudonym",
                                            self._patients.pseudonyms, ["BIGINT"], "VARCHAR")
                 query.final[t.attribute] = f"{looked_up}({_identifier(query.patient)})"
+                continue
+            if keyed_digests.COMPILED and t.format.kind == HEX:  # no MAC text in SQL
+                digests = keyed_digests.KeyedDigests(key, label)
+                seen = shift is not None and t.attribute == shift.patient \
+                    and self._patients_seen
+                shown = self._register(connection, f"arxpy_hex_pseudonym_{i}",
+                                       _HexPseudonyms(digests, t.format,
+                                                      None if seen else identities),
+                                       ["VARCHAR"], "VARCHAR")
+                query.final[t.attribute] = f"CASE WHEN {_missing(text)} THEN {text} " \
+                                           f"ELSE {shown}({text}) END"
                 continue
             mac = query.mac(key, label, text)
             long = self._register(connection, f"arxpy_long_{i}", _LongNumbers(t.format, names),
@@ -311,12 +340,22 @@ class _Query:
         self.patient = ""  # the column of each record's patient's position, if looked up
 
     def mac(self, key: PseudonymKey, label: str, text: str) -> str:
-        """A column of the hex digest of HMAC(key, label NUL text); its quoted name."""
-        inner, outer = key.padded_blocks(label)
+        """A column of the hex digest of HMAC(key, label NUL text); its quoted name. The
+        compiled kernel's Arrow function where built (a tenth of SQL's CPU), else SQL."""
         i = len(self.macs)
+        name = self.unused(f"arxpy_mac_{i}")
+        if keyed_digests.COMPILED:
+            from duckdb.sqltypes import VARCHAR
+
+            digests = keyed_digests.KeyedDigests(key, label)
+            self.connection.create_function(
+                f"arxpy_hmac_{i}", lambda values: keyed_digests.hex_digests(digests(values)),
+                [VARCHAR], VARCHAR, type="arrow")
+            self.macs[name] = f"arxpy_hmac_{i}({text})"
+            return _identifier(name)
+        inner, outer = key.padded_blocks(label)
         self.connection.execute(f"SET VARIABLE arxpy_inner_{i} = ?", [inner])
         self.connection.execute(f"SET VARIABLE arxpy_outer_{i} = ?", [outer])
-        name = self.unused(f"arxpy_mac_{i}")
         self.macs[name] = (f"sha256(getvariable('arxpy_outer_{i}') || unhex(sha256("
                            f"getvariable('arxpy_inner_{i}') || encode({text}))))")
         return _identifier(name)
@@ -411,6 +450,35 @@ class _Seen:
         return pa.array(np.ones(len(rows), dtype=bool))
 
 
+class _HexPseudonyms:
+    """An Arrow function: values (none missing: SQL keeps those) -> their ``hex:N``
+    pseudonyms from the batch kernel's MACs; hands their identities to the namespace,
+    as :class:`_Seen` does for the SQL's."""
+
+    def __init__(self, digests: keyed_digests.KeyedDigests, fmt: PseudonymFormat,
+                 identities: _Identities | None) -> None:
+        self.digests, self.fmt, self.identities = digests, fmt, identities
+
+    def __call__(self, values: Any) -> Any:
+        macs = self.digests(values)
+        if self.identities is not None:
+            self.identities.add(_identity_rows(self.fmt, macs, None))
+        return keyed_digests.hex_digests(macs, self.fmt.length)
+
+
+class _Offsets:
+    """An Arrow function: patient identifiers -> their offsets in days, drawn from the
+    batch kernel's MACs as :func:`offsets_drawn` draws them."""
+
+    def __init__(self, digests: keyed_digests.KeyedDigests, days: int) -> None:
+        self.digests, self.days = digests, days
+
+    def __call__(self, patients: Any) -> Any:
+        import pyarrow as pa
+
+        return pa.array(offsets_drawn(self.digests(patients), self.days), type=pa.int64())
+
+
 class _LongNumbers:
     """An Arrow function: (hex digests, values) -> numbers longer than :data:`SQL_DIGITS`
     digits, rendered by :meth:`PseudonymFormat.render` (rare: ``prefix:P:N`` with a large
@@ -470,19 +538,12 @@ class _Patients:
         if index is None:
             return None
         values = np.asarray(patients, dtype=object)
-        offsets = pa.array(patient_offsets(key, list(values), days), type=pa.int64())
+        # a million patients' MACs: the batch kernel's seconds against Python's minutes
+        macs = keyed_digests.KeyedDigests(key, SHIFT_LABEL)(pa.array(values, pa.string()))
+        offsets = pa.array(offsets_drawn(macs, days), type=pa.int64())
         shown = None
         if pseudonym is not None:
-            t, _, label, identities, names = pseudonym
-            missing = is_missing(pd.Series(values, dtype=object))
-            present = values[~missing]
-            t.format.check_values(present, names)
-            macs = key.digests(label, present)
-            rendered = t.format.render(macs, present)
-            identities.add(_identity_rows(t.format, macs, rendered))
-            whole = values.copy()
-            whole[~missing] = rendered
-            shown = pa.array(whole, type=pa.string())
+            shown = pa.array(_patient_pseudonyms(values, key, pseudonym), type=pa.string())
         return cls(index, offsets, shown)
 
     def positions(self, hashes: Any) -> Any:
@@ -499,6 +560,26 @@ class _Patients:
     def pseudonyms(self, positions: Any) -> Any:
         """An Arrow function: patients' positions -> their pseudonyms."""
         return self._pseudonyms.take(_combined(positions))
+
+
+def _patient_pseudonyms(patients: Sequence[str], key: PseudonymKey,
+                        pseudonym: tuple[Treatment, PseudonymKey, str, _Identities, str]
+                        ) -> np.ndarray:
+    """The distinct patients' pseudonyms (missing ones kept), their identities handed to
+    the namespace: each once, whatever the records repeat."""
+    import pyarrow as pa
+
+    t, _, label, identities, names = pseudonym
+    values = np.asarray(patients, dtype=object)
+    missing = is_missing(pd.Series(values, dtype=object))
+    present = values[~missing]
+    t.format.check_values(present, names)
+    macs = keyed_digests.KeyedDigests(key, label)(pa.array(present, pa.string()))
+    rendered = _rendered_in_python(t.format, macs, present)
+    identities.add(_identity_rows(t.format, macs, rendered))
+    whole = values.copy()
+    whole[~missing] = rendered
+    return whole
 
 
 def _hash_index(texts: Sequence[str]) -> pd.Index | None:
@@ -527,13 +608,22 @@ def _positions(index: pd.Index, hashes: Any, what: str) -> np.ndarray:
     return at
 
 
-def _identity_rows(fmt: PseudonymFormat, macs: list[bytes], shown: np.ndarray
+def _rendered_in_python(fmt: PseudonymFormat, macs: np.ndarray, values: np.ndarray
+                        ) -> np.ndarray:
+    """:meth:`PseudonymFormat.render` of (n, 32) MACs; ``hex:N`` by Arrow's kernels."""
+    if fmt.kind != HEX:
+        return fmt.render([bytes(m) for m in macs], values)
+    texts = keyed_digests.hex_digests(macs, fmt.length)
+    return texts.to_numpy(zero_copy_only=False).astype(object)
+
+
+def _identity_rows(fmt: PseudonymFormat, macs: np.ndarray, shown: np.ndarray | None
                    ) -> np.ndarray:
-    """What :func:`_identity` computes in SQL, from MACs and pseudonyms in Python."""
+    """What :func:`_identity` computes in SQL, from (n, 32) MACs and pseudonyms."""
     rows = np.zeros((len(macs), 3), dtype=np.uint64)
-    if not macs:
+    if not len(macs):
         return rows
-    words = np.frombuffer(b"".join(macs), dtype=">u8").reshape(len(macs), 4)
+    words = np.ascontiguousarray(macs).view(">u8").reshape(len(macs), 4)
     rows[:, 0] = words[:, 1]
     if fmt.kind == HEX:
         for column, word, digits in ((1, 0, min(fmt.length, 16)),
@@ -575,34 +665,52 @@ class _Identities:
 
     def _compact(self) -> None:
         whole = np.concatenate(self._parts) if self._parts else np.zeros((0, 3), np.uint64)
-        whole = whole[~pd.Series(whole[:, 0]).duplicated().to_numpy()]
+        whole = whole[_first_rows(whole[:, 0])]
         self._parts, self._rows = [whole], len(whole)
 
     def refuse_collisions(self, names: str) -> None:
         self._compact()
         (whole,) = self._parts
-        identity = pd.Series(whole[:, 1]) if not whole[:, 2].any() else \
-            pd.Series([f"{a}:{b}" for a, b in whole[:, 1:]], dtype=object)
-        if identity.duplicated().any():  # the memory engine's message, with its counts
-            _refuse_collisions(identity.to_numpy(dtype=object), self.fmt, names)
+        one_word = not whole[:, 2].any()
+        met = not _first_rows(whole[:, 1]).all() if one_word else \
+            bool(pd.DataFrame(whole[:, 1:]).duplicated().any())
+        if met:  # the memory engine's message, with its counts
+            identity = whole[:, 1] if one_word else \
+                np.array([f"{a}:{b}" for a, b in whole[:, 1:]], dtype=object)
+            _refuse_collisions(np.asarray(identity, dtype=object), self.fmt, names)
+
+
+def _first_rows(words: np.ndarray) -> np.ndarray:
+    """Whether each row is the first with its 64-bit word: the roll-up's grouping kernel
+    numbers the words in order of first appearance (a third of pandas' time at 10^7),
+    so a row that raises the running maximum is a first."""
+    from arxpy.lattice.kernels import group_keys
+
+    # a span beyond 4n hashes, and hashing takes any 64 bits (read as int64)
+    numbers, _, _ = group_keys(words.view(np.int64), _ANY_WORD)
+    highest = np.maximum.accumulate(numbers)
+    first = np.ones(len(words), dtype=bool)
+    np.greater(highest[1:], highest[:-1], out=first[1:])
+    return first
 
 
 class _DateTable:
-    """An Arrow function: (offsets, dates) -> shifted dates in the column's format.
+    """Arrow functions shifting dates in the column's format.
 
-    Dates without a time of day are looked up: every day from the earliest date minus
-    the widest shift to the latest plus it is written once, as the memory engine writes
-    it. Dates with a time are shifted per batch by the memory engine's own function.
+    Dates without a time of day are looked up (:meth:`by_code`): DuckDB finds each
+    date's position among the distinct dates (an ``ENUM`` of them, :meth:`enum_into`),
+    and every day from the earliest date minus the widest shift to the latest plus it
+    is written once, as the memory engine writes it. Dates with a time are shifted per
+    batch by the memory engine's own function (:meth:`__call__`).
     """
 
     def __init__(self, distinct: pd.Series, date_format: str, days: int) -> None:
         self.date_format = date_format
         # validates every distinct value, as the memory engine does (refused with a count)
         _shift_column(distinct, np.ones(len(distinct), np.int64), date_format)
-        self._texts = pd.Index(distinct.to_numpy(dtype=object))
-        self._by_day = not any(d in date_format for d in _TIME_DIRECTIVES)
-        self.hashes: pd.Index | None = None
-        if not self._by_day:
+        self._texts = distinct.to_numpy(dtype=object)
+        self.by_day = not any(d in date_format for d in _TIME_DIRECTIVES)
+        if not self.by_day:
             return
         from arxpy.data.definition import DataKind
         from arxpy.data.types import parse_values
@@ -610,50 +718,52 @@ class _DateTable:
         parsed = parse_values(distinct, DataType(DataKind.DATE, date_format))
         present = ~np.isnat(parsed)
         day = parsed.astype("datetime64[D]").astype(np.int64)
-        self._day = np.where(present, day, 0)
-        self._present = present
         low = int(day[present].min()) - days if present.any() else 0
         high = int(day[present].max()) + days if present.any() else 0
-        self._first = low
+        # days after the table's first, below any offset's reach where a date is missing
+        self._from_first = np.where(present, day - low, -4 * days - 1)
         span = np.arange(low, high + 1, dtype=np.int64).astype("datetime64[D]")
         import pyarrow as pa
 
         self._written = pa.array(pd.Series(span.astype("datetime64[s]")).dt.strftime(
             date_format).to_numpy(dtype=object), type=pa.string())
-        self.hashes = _hash_index(distinct.tolist())  # None: looked up by text
 
-    def by_hash(self, offsets: Any, hashes: Any) -> Any:
-        """An Arrow function: (offsets, DuckDB's hashes of the dates) -> shifted dates,
-        null where a date is missing (the SQL keeps the text there); no text crosses."""
+    def enum_into(self, connection: Any, name: str) -> None:
+        """Create the ``ENUM`` type ``name`` of the distinct dates in their order, from a
+        registered table (no value in SQL text): a cast gives each date's position."""
         import pyarrow as pa
 
-        rows = _positions(self.hashes, hashes, "A date of a shifted attribute")
-        present = self._present[rows]
-        offsets = _combined(offsets).to_numpy(zero_copy_only=False)
-        shifted = np.where(present, self._day[rows] + offsets - self._first, 0)
-        return self._written.take(pa.array(shifted, mask=~present))
+        connection.register(f"{name}_values", pa.table({
+            "p": np.arange(len(self._texts)), "v": pa.array(self._texts, pa.string())}))
+        connection.execute(f"CREATE TYPE {name} AS ENUM "
+                           f"(SELECT v FROM {name}_values ORDER BY p)")
+        connection.unregister(f"{name}_values")
 
-    def __call__(self, offsets: Any, dates: Any) -> Any:
+    def by_code(self, offsets: Any, codes: Any) -> Any:
+        """An Arrow function: (offsets, the dates' positions among the distinct dates,
+        null for a date not among them) -> shifted dates, null where a date is missing
+        (the SQL keeps the text there); no text crosses."""
         import pyarrow as pa
 
-        offsets = _combined(offsets).to_numpy(zero_copy_only=False)
-        dates = _combined(dates)
-        if not self._by_day:
-            values = pd.Series(dates.to_numpy(zero_copy_only=False), dtype=object)
-            return pa.array(_shift_column(values, offsets, self.date_format).to_numpy(),
-                            type=pa.string())
-        import pyarrow.compute as pc
-
-        encoded = dates.dictionary_encode()
-        at = self._texts.get_indexer(encoded.dictionary.to_numpy(zero_copy_only=False))
-        if (at < 0).any():  # the data changed since the dates were read
+        codes = _combined(codes)
+        if codes.null_count:  # the data changed since the dates were read
             raise ConfigurationError(
                 "A date of a shifted attribute was not there when the dates were read: the "
                 "data changed during the run. Run it again.")
-        rows = at[encoded.indices.to_numpy(zero_copy_only=False)]
-        present = self._present[rows]
-        shifted = np.where(present, self._day[rows] + offsets - self._first, 0)
-        return pc.if_else(pa.array(present), self._written.take(pa.array(shifted)), dates)
+        shifted = self._from_first[codes.to_numpy(zero_copy_only=False)] + \
+            _combined(offsets).to_numpy(zero_copy_only=False)
+        if shifted.min(initial=0) >= 0:  # no date missing: no mask to build
+            return self._written.take(shifted)
+        return self._written.take(pa.array(np.maximum(shifted, 0), mask=shifted < 0))
+
+    def __call__(self, offsets: Any, dates: Any) -> Any:
+        """An Arrow function: (offsets, dates with a time of day) -> shifted dates."""
+        import pyarrow as pa
+
+        offsets = _combined(offsets).to_numpy(zero_copy_only=False)
+        values = pd.Series(_combined(dates).to_numpy(zero_copy_only=False), dtype=object)
+        return pa.array(_shift_column(values, offsets, self.date_format).to_numpy(),
+                        type=pa.string())
 
 
 def _combined(array: Any) -> Any:
