@@ -78,12 +78,7 @@ def test_rolled_up_population_counts_are_a_recount(tmp_path, monkeypatch, seed, 
     monkeypatch.setattr(kernels, "USE_COMPILED", compiled)
     rng = np.random.default_rng(seed)
     population, subset = _drawn(rng, 120, float(rng.uniform(0.1, 0.6)))
-    path = tmp_path / "population.csv"
-    population.to_csv(path, index=False)
-    definition, hierarchies = setting(subset)
-    data, config = prepare(subset, definition, hierarchies,
-                           AnonymizationConfig([DeltaPresence(0.0, 1.0, str(path))]))
-    grouper = Grouper(data, populations=config.privacy_models[0].population_rows())
+    data, grouper = _grouper_beside(population, subset, tmp_path)
     snapshots = {}
     for levels in LEVELS:  # ascending, so each level's predecessors are at hand
         grouped, _ = grouper.group_records(levels)
@@ -93,6 +88,16 @@ def test_rolled_up_population_counts_are_a_recount(tmp_path, monkeypatch, seed, 
             _assert_recount(classes, data, subset, population)
         # Keep a roll-up as the next source when there is one: roll-ups of roll-ups.
         snapshots[levels] = classes
+
+
+def _grouper_beside(population, subset, tmp_path):
+    """The subset's encoded data and a grouper carrying the population table's counts."""
+    path = tmp_path / "population.csv"
+    population.to_csv(path, index=False)
+    definition, hierarchies = setting(subset)
+    data, config = prepare(subset, definition, hierarchies,
+                           AnonymizationConfig([DeltaPresence(0.0, 1.0, str(path))]))
+    return data, Grouper(data, populations=config.privacy_models[0].population_rows())
 
 
 def _assert_recount(classes, data, subset, population):
@@ -117,12 +122,7 @@ def test_population_counts_rolled_up_from_the_root_follow_a_new_root(tmp_path, m
         pytest.skip("the compiled kernel is not built")
     monkeypatch.setattr(kernels, "USE_COMPILED", compiled)
     population, subset = _drawn(np.random.default_rng(5), 120, 0.3)
-    path = tmp_path / "population.csv"
-    population.to_csv(path, index=False)
-    definition, hierarchies = setting(subset)
-    data, config = prepare(subset, definition, hierarchies,
-                           AnonymizationConfig([DeltaPresence(0.0, 1.0, str(path))]))
-    grouper = Grouper(data, populations=config.privacy_models[0].population_rows())
+    data, grouper = _grouper_beside(population, subset, tmp_path)
     for root_levels in [(0, 0), (1, 0), (0, 1)]:
         root, _ = grouper.group_records(root_levels)
         for levels in LEVELS:
