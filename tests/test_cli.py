@@ -36,3 +36,16 @@ def test_user_errors_are_one_line_and_exit_2(monkeypatch, capsys):
     assert cli.main(["gui", "x.arxpy"]) == 2
     err = capsys.readouterr().err
     assert err == "arxpy: error: Project file 'x.arxpy' does not exist.\n"
+
+
+def test_the_command_line_starts_without_scipy():
+    """scipy (0.2-0.3 s to import) is imported where an estimator, a test or a sparse
+    product needs it; a run that needs none of them does not pay for it at start."""
+    import subprocess
+    import sys
+
+    code = ("import sys, arxpy.cli; arxpy.cli.build_parser(); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'sklearn'}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "[]"

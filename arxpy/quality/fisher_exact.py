@@ -25,7 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gammaln
 
 #: Tables within this relative distance of the observed probability count as "as
 #: extreme" (R's fisher.test and SciPy use the same 1 + 1e-7).
@@ -33,6 +32,8 @@ RELATIVE_TOLERANCE = 1e-7
 
 
 def _log_choose(n: np.ndarray | int, k: np.ndarray | int) -> np.ndarray:
+    from scipy.special import gammaln  # here: the CLI's start need not import scipy
+
     n = np.asarray(n, dtype=float)
     k = np.asarray(k, dtype=float)
     return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import digamma
 
 from arxpy.data.codes import column_codes, group_codes
 from arxpy.data.definition import DataKind
@@ -320,6 +319,8 @@ def _entropy(counts: np.ndarray, estimator: str) -> np.ndarray:
         if estimator == "shannon":
             with np.errstate(divide="ignore"):
                 return np.where(n > 0, np.log(np.maximum(n, 1)), 0.0)
+        from scipy.special import digamma  # here: the CLI's start need not import scipy
+
         sign = np.where(n.astype(np.int64) % 2 == 0, 1.0, -1.0)
         safe = np.maximum(n, 1)
         g = digamma(safe) + 0.5 * sign * (digamma((safe + 1) / 2) - digamma(safe / 2))

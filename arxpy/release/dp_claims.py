@@ -19,7 +19,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.special import gammaln
 
 from arxpy.release.claims import (
     ROUNDING,
@@ -44,6 +43,8 @@ def _binomial_tail(n: int, above: int, beta: float) -> float:
     """P(X > above) for X ~ Binomial(n, β), the terms summed from log-factorials."""
     if above >= n:
         return 0.0
+    from scipy.special import gammaln  # here: the CLI's start need not import scipy
+
     j = np.arange(above + 1, n + 1, dtype=np.float64)
     log_terms = (gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1)
                  + j * math.log(beta) + (n - j) * math.log1p(-beta))

@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import gamma, gammaln, polygamma, psi
 
 from arxpy.jobs import CancelToken
 from arxpy.risk.histogram import ClassSizeHistogram
@@ -32,6 +31,8 @@ def _trigamma(x: np.ndarray | float) -> np.ndarray | float:
     """
     x = np.asarray(x, dtype=np.float64)
     negative = x < 0
+    from scipy.special import polygamma  # here: the CLI's start need not import scipy
+
     value = polygamma(1, np.where(negative, 1.0 - x, x))
     with np.errstate(divide="ignore"):
         reflected = (np.pi / np.sin(np.pi * (x - np.round(x)))) ** 2 - value
@@ -77,6 +78,8 @@ def pitman_estimate(histogram: ClassSizeHistogram, population_size: int,
         a = (t * (c1 - n) + (n - 1) * c1) / (n * u)
     start = (float(t), float(a))
     multi = sizes != 1
+
+    from scipy.special import psi
 
     def closed(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         t, a = x
@@ -148,6 +151,8 @@ def _pitman_iterative(histogram: ClassSizeHistogram):
 
 
 def _pitman_uniques(solution: np.ndarray, p: float) -> float:
+    from scipy.special import gamma, gammaln
+
     # numpy scalars overflow to inf (as Java's doubles do) instead of raising.
     t, a, p = np.float64(solution[0]), np.float64(solution[1]), np.float64(p)
     if np.isnan(t) or np.isnan(a) or a == 0:

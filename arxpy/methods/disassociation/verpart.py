@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy.sparse import csr_matrix
 
 from arxpy.arrays import distinct
 
@@ -50,6 +49,8 @@ class Incidence:
     def pairs(self) -> np.ndarray:
         """Records holding both codes, for every pair of columns (sparse product: the cost
         grows with the squared record lengths, not with the records times the codes)."""
+        from scipy.sparse import csr_matrix  # here: the CLI's start need not import scipy
+
         ones = np.ones(len(self.rows), dtype=np.int64)
         sparse = csr_matrix((ones, (self.rows, self.columns)),
                             shape=(self.records, len(self.codes)))
