@@ -81,6 +81,7 @@ _ANY_WORD = 2**63 - 1  # the span that makes group_keys hash 64-bit words
 WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003" \
     "\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _ALNUM = string.ascii_letters + string.digits
+_LONGEST_MISSING = max(len(v) for v in MISSING_VALUES)  # characters
 
 
 def _identifier(name: str) -> str:
@@ -249,8 +250,7 @@ class DuckDBTreatment:
                     and self._patients_seen
                 shown = query.chunk.released(_HexPseudonyms(
                     keyed_digests.KeyedDigests(key, label), t.format,
-                    None if seen else identities, query.chunk.input(text, "VARCHAR"),
-                    query.chunk.input(_missing(text), "BOOLEAN")))
+                    None if seen else identities, query.chunk.input(text, "VARCHAR")))
                 query.final[t.attribute] = f"COALESCE({shown}, {text})"
                 continue
             mac = query.mac(key, label, text)
@@ -551,21 +551,25 @@ class _HexPseudonyms:
     the namespace, as :class:`_Seen` does for the SQL's."""
 
     def __init__(self, digests: keyed_digests.KeyedDigests, fmt: PseudonymFormat,
-                 identities: _Identities | None, values: str, missing: str) -> None:
+                 identities: _Identities | None, values: str) -> None:
         self.digests, self.fmt, self.identities = digests, fmt, identities
-        self.values, self.missing = values, missing
+        self.values = values
 
     def __call__(self, fields: dict[str, Any]) -> Any:
+        import pyarrow as pa
         import pyarrow.compute as pc
 
-        macs = self.digests(fields[self.values])
-        missing = _numbers(fields[self.missing])
+        values = _combined(fields[self.values])
+        macs = self.digests(values)
+        missing = _missing_values(values)
         anything_missing = missing.any()
         if self.identities is not None:
             present = macs[~missing] if anything_missing else macs
             self.identities.add(_identity_rows(self.fmt, present, None))
         shown = keyed_digests.hex_digests(macs, self.fmt.length)
-        return pc.if_else(missing, None, shown) if anything_missing else shown
+        if not anything_missing:
+            return shown
+        return pc.if_else(pa.array(missing), pa.scalar(None, pa.string()), shown)
 
 
 class _LongNumbers:
@@ -867,6 +871,33 @@ class _DateTable:
 
 def _combined(array: Any) -> Any:
     return array.combine_chunks() if hasattr(array, "combine_chunks") else array
+
+
+def _missing_values(values: Any) -> np.ndarray:
+    """:func:`is_missing` of an Arrow string array's values, read from its buffers (the
+    SQL's regular expression cost as much as a MAC): a value longer than every missing
+    spelling that starts and ends with printable ASCII is whole after ``str.strip``, so
+    present; only the others (short ones, odd ends) are asked."""
+    import pyarrow as pa
+
+    n = len(values)
+    _, offsets, data = values.buffers()
+    width = np.dtype(np.int32 if pa.types.is_string(values.type) else np.int64)
+    offsets = np.frombuffer(offsets, dtype=width, count=n + 1,
+                            offset=values.offset * width.itemsize)
+    data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(1, np.uint8)
+    # lowering never shortens a value; beyond ASCII a character takes up to 4 bytes
+    ascii = data[offsets[0]:offsets[-1]].max(initial=0) < 0x80
+    longest = _LONGEST_MISSING if ascii else 4 * _LONGEST_MISSING
+    starts, ends = offsets[:-1], offsets[1:]
+    unsure = ends - starts <= longest
+    long = np.flatnonzero(~unsure)
+    for ends_at in (starts[long], ends[long] - 1):  # 0x21-0x7e: no space, no control
+        unsure[long] |= data[ends_at] - np.uint8(0x21) > np.uint8(0x7E - 0x21)
+    missing = np.zeros(n, dtype=bool)
+    if unsure.any():
+        missing[unsure] = is_missing(values.filter(pa.array(unsure)).to_pylist())
+    return missing
 
 
 def _numbers(array: Any) -> np.ndarray:
