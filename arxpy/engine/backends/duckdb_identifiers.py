@@ -881,6 +881,8 @@ def _missing_values(values: Any) -> np.ndarray:
     present; only the others (short ones, odd ends) are asked."""
     import pyarrow as pa
 
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        values = values.cast(pa.large_string())  # e.g. a string view: other buffers
     n = len(values)
     _, offsets, data = values.buffers()
     width = np.dtype(np.int32 if pa.types.is_string(values.type) else np.int64)
