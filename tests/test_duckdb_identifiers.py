@@ -215,6 +215,22 @@ def test_a_namespace_finds_pseudonyms_that_met_across_batches_and_compactions(mo
             identities.refuse_collisions("'x'")
 
 
+def test_missing_values_read_from_arrow_buffers_are_is_missings():
+    import pyarrow as pa
+
+    from arxpy.data.types import is_missing
+    from arxpy.engine.backends.duckdb_identifiers import _missing_values
+
+    # odd ends, control characters that str.strip strips, a sign that lowers to ASCII
+    odd = [" nan   x", "   null      ", "\x1cnull\x1f", "\u212aabcde", "n/a\t\t\t\t\t"]
+    types = [pa.large_string()] + ([pa.string_view()] if hasattr(pa, "string_view") else [])
+    for values in (VALUES + odd, [v for v in VALUES + odd if v.isascii()], []):
+        array = pa.array(values, pa.string())
+        for part, expected in ((array, values), (array.slice(3), values[3:]),
+                               *((array.cast(t), values) for t in types)):
+            assert _missing_values(part).tolist() == is_missing(expected).tolist()
+
+
 def test_whitespace_is_what_str_strip_strips():
     from arxpy.engine.backends.duckdb_identifiers import WHITESPACE
 

@@ -110,6 +110,27 @@ def test_duckdb_pseudonyms_and_shifts_are_the_memory_engines_through_either_hmac
 
 
 @needs_kernel
+def test_the_treatments_cross_into_python_once_a_record(monkeypatch):
+    # One Arrow function a chunk for the offsets, dates and hex pseudonyms: DuckDB must not
+    # call it again for each field it releases (each call moves every input into Arrow).
+    pytest.importorskip("duckdb")
+    from test_duckdb_identifiers import _plan, _table, _through_duckdb
+
+    from arxpy.engine.backends import duckdb_identifiers
+
+    rows, treated = [], duckdb_identifiers._Chunk.__call__
+
+    def counted(chunk, batch):
+        rows.append(len(batch))
+        return treated(chunk, batch)
+
+    monkeypatch.setattr(duckdb_identifiers._Chunk, "__call__", counted)
+    _, sql, duck = _through_duckdb(_plan("h20"), _table(), PseudonymKey(SECRET))
+    assert sum(rows) == len(duck) and sql.count("arxpy_treated(") == 1
+    assert "arxpy_offset" not in sql and "arxpy_shift_" not in sql
+
+
+@needs_kernel
 def test_patients_pseudonyms_that_meet_are_refused_when_counted_once_a_patient():
     pytest.importorskip("duckdb")
     import pandas as pd

@@ -6,8 +6,9 @@ The treated columns are a projection over the source (a join would reorder the r
 and the work is SQL on every core, or vectorized Arrow functions, not Python per value:
 
 - HMAC-SHA-256 (RFC 2104) is the batch kernel's (:mod:`keyed_digests`: the GIL released,
-  the key's blocks kept in this process); a ``hex:N`` pseudonym, a patient's offset and
-  their identities come from its MACs in one Arrow function each. Without the kernel it
+  the key's blocks kept in this process); ``hex:N`` pseudonyms, a patient's offset and
+  their identities come from its MACs, and the shifted dates from the offsets, in one
+  Arrow function per chunk of records (:class:`_Chunk`). Without the kernel it
   is ``sha256(K^opad || unhex(sha256(K^ipad || label NUL value)))`` in SQL; the padded
   key blocks reach DuckDB only as prepared parameters of session variables of the step's
   own connection, never in SQL text (DuckDB echoes queries in its errors) or a message.
@@ -80,6 +81,7 @@ _ANY_WORD = 2**63 - 1  # the span that makes group_keys hash 64-bit words
 WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003" \
     "\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 _ALNUM = string.ascii_letters + string.digits
+_LONGEST_MISSING = max(len(v) for v in MISSING_VALUES)  # characters
 
 
 def _identifier(name: str) -> str:
@@ -189,6 +191,11 @@ class DuckDBTreatment:
             masked = _masked(t.rule, self.plan.mask_character, text, python)
             query.final[t.attribute] = f"CASE WHEN {_missing(text)} THEN {text} " \
                                        f"ELSE {masked} END"
+        chunk = query.chunk
+        if chunk.steps:  # null where a value or date is missing: the SQL keeps its text
+            chunk.function = self._register(connection, "arxpy_treated", chunk,
+                                            [chunk.arguments(connection)],
+                                            chunk.results(connection), nulls=True)
         return query.sql(scan)
 
     def _shift_into(self, query: _Query) -> None:
@@ -196,7 +203,7 @@ class DuckDBTreatment:
         shift = self.plan.date_shift
         if shift is None:
             return
-        offset, patient = query.unused("arxpy_offset"), _text(shift.patient)
+        chunk, patient = query.chunk, _text(shift.patient)
         if self._patients is not None:  # found once by DuckDB's hash of the identifier
             found = self._register(query.connection, "arxpy_patient",
                                    self._patients.positions, ["UBIGINT"], "BIGINT")
@@ -204,32 +211,28 @@ class DuckDBTreatment:
             query.macs[query.patient] = f"{found}(hash({patient}))"
             looked_up = self._register(query.connection, "arxpy_offset",
                                        self._patients.offsets, ["BIGINT"], "BIGINT")
-            query.derived[offset] = f"{looked_up}({_identifier(query.patient)})"
+            offset = chunk.input(f"{looked_up}({_identifier(query.patient)})", "BIGINT")
         elif keyed_digests.COMPILED:  # two compressions a record beat a look-up
-            drawn = self._register(query.connection, "arxpy_offset", _Offsets(
-                keyed_digests.KeyedDigests(self.key, SHIFT_LABEL), shift.days),
-                ["VARCHAR"], "BIGINT")
-            query.derived[offset] = f"{drawn}({patient})"
+            offset = chunk.computed(_Offsets(
+                keyed_digests.KeyedDigests(self.key, SHIFT_LABEL), shift.days,
+                chunk.input(patient, "VARCHAR")))
         else:
             mac = query.mac(self.key, SHIFT_LABEL, patient)
             # offsets_drawn: the MAC's first 64 bits modulo 2N onto -N..-1, 1..N
             drawn = f"(('0x' || left({mac}, 16))::UBIGINT % {2 * shift.days})::BIGINT"
-            query.derived[offset] = f"{drawn} - {shift.days} + ({drawn} >= {shift.days})" \
-                                    "::BIGINT"
-        offset = _identifier(offset)
+            offset = chunk.input(f"{drawn} - {shift.days} + ({drawn} >= {shift.days})"
+                                 "::BIGINT", "BIGINT")
         for i, name in enumerate(shift.attributes):
             dates, text = self._dates[name], _text(name)
-            if dates.by_day:  # null where a date is missing: its text stays
-                shifted = self._register(query.connection, f"arxpy_shift_{i}",
-                                         dates.by_code, ["BIGINT", "INTEGER"], "VARCHAR",
-                                         nulls=True)
+            if dates.by_day:  # the date's position among the distinct dates: no text crosses
                 dates.enum_into(query.connection, f"arxpy_dates_{i}")
-                code = f"enum_code(TRY_CAST({text} AS arxpy_dates_{i}))::INTEGER"
-                query.final[name] = f"COALESCE({shifted}({offset}, {code}), {text})"
+                code = chunk.input(f"enum_code(TRY_CAST({text} AS arxpy_dates_{i}))::INTEGER",
+                                   "INTEGER")
+                shifted = chunk.released(_ShiftedDates(dates, offset, code))
+                query.final[name] = f"COALESCE({shifted}, {text})"
             else:
-                shifted = self._register(query.connection, f"arxpy_shift_{i}", dates,
-                                         ["BIGINT", "VARCHAR"], "VARCHAR")
-                query.final[name] = f"{shifted}({offset}, {text})"
+                query.final[name] = chunk.released(_ShiftedDates(
+                    dates, offset, chunk.input(text, "VARCHAR")))
 
     def _keyed_into(self, query: _Query) -> None:
         """Pseudonyms and random replacements: rendered from each record's MAC, or the
@@ -243,15 +246,12 @@ class DuckDBTreatment:
                 query.final[t.attribute] = f"{looked_up}({_identifier(query.patient)})"
                 continue
             if keyed_digests.COMPILED and t.format.kind == HEX:  # no MAC text in SQL
-                digests = keyed_digests.KeyedDigests(key, label)
                 seen = shift is not None and t.attribute == shift.patient \
                     and self._patients_seen
-                shown = self._register(connection, f"arxpy_hex_pseudonym_{i}",
-                                       _HexPseudonyms(digests, t.format,
-                                                      None if seen else identities),
-                                       ["VARCHAR"], "VARCHAR")
-                query.final[t.attribute] = f"CASE WHEN {_missing(text)} THEN {text} " \
-                                           f"ELSE {shown}({text}) END"
+                shown = query.chunk.released(_HexPseudonyms(
+                    keyed_digests.KeyedDigests(key, label), t.format,
+                    None if seen else identities, query.chunk.input(text, "VARCHAR")))
+                query.final[t.attribute] = f"COALESCE({shown}, {text})"
                 continue
             mac = query.mac(key, label, text)
             long = self._register(connection, f"arxpy_long_{i}", _LongNumbers(t.format, names),
@@ -278,10 +278,10 @@ class DuckDBTreatment:
                    self._random[t.attribute], f"'{t.attribute}'")
 
     def _register(self, connection: Any, name: str, function: Any,
-                  parameters: list[str], result: str, nulls: bool = False) -> str:
+                  parameters: list[Any], result: Any, nulls: bool = False) -> str:
         """Register ``function`` as an Arrow function keeping an ArxpyError it raises
-        (DuckDB would reword it); DuckDB reads the arity from the signature. ``nulls``:
-        the function returns nulls."""
+        (DuckDB would reword it); DuckDB reads the arity from the signature. Types are
+        DuckDB's, or their names; ``nulls``: the function returns nulls."""
         def call(*arrays: Any) -> Any:
             try:
                 return function(*arrays)
@@ -292,8 +292,11 @@ class DuckDBTreatment:
                  3: lambda a, b, c: call(a, b, c)}[len(parameters)]
         from duckdb import sqltypes
 
-        connection.create_function(name, arity, [getattr(sqltypes, p) for p in parameters],
-                                   getattr(sqltypes, result), type="arrow",
+        def typed(t: Any) -> Any:
+            return getattr(sqltypes, t) if isinstance(t, str) else t
+
+        connection.create_function(name, arity, [typed(p) for p in parameters],
+                                   typed(result), type="arrow",
                                    null_handling="special" if nulls else "default")
         return name
 
@@ -338,6 +341,7 @@ class _Query:
         self.derived: dict[str, str] = {}
         self.final = {name: _identifier(name) for name in columns}
         self.patient = ""  # the column of each record's patient's position, if looked up
+        self.chunk = _Chunk(self.unused("arxpy_treated"))
 
     def mac(self, key: PseudonymKey, label: str, text: str) -> str:
         """A column of the hex digest of HMAC(key, label NUL text); its quoted name. The
@@ -361,8 +365,9 @@ class _Query:
         return _identifier(name)
 
     def sql(self, scan: str) -> str:
-        inner = scan
-        for layer in (self.macs, self.derived):
+        inner, chunk = scan, self.chunk
+        treated = {chunk.column: chunk.call()} if chunk.steps else {}
+        for layer in (self.macs, self.derived, treated):
             if layer:
                 added = ", ".join(f"{sql} AS {_identifier(n)}" for n, sql in layer.items())
                 inner = f"(SELECT *, {added} FROM {inner})"
@@ -450,33 +455,121 @@ class _Seen:
         return pa.array(np.ones(len(rows), dtype=bool))
 
 
-class _HexPseudonyms:
-    """An Arrow function: values (none missing: SQL keeps those) -> their ``hex:N``
-    pseudonyms from the batch kernel's MACs; hands their identities to the namespace,
-    as :class:`_Seen` does for the SQL's."""
+class _Chunk:
+    """The treatments computed in Python as one Arrow function per chunk of records: a
+    struct of their inputs (patients, dates' positions, values and whether each is
+    missing) to a struct of their outputs (shifted dates, ``hex:N`` pseudonyms). Each
+    Arrow function call costs its columns' crossing into Arrow and a turn on the GIL,
+    about as much as the work at 10^7 records: one call a chunk, in place of five.
 
-    def __init__(self, digests: keyed_digests.KeyedDigests, fmt: PseudonymFormat,
-                 identities: _Identities | None) -> None:
-        self.digests, self.fmt, self.identities = digests, fmt, identities
+    Steps run in order on the chunk's fields; a step reads the fields it was given
+    and its result becomes a field of its own (computed, or released in the output)."""
 
-    def __call__(self, values: Any) -> Any:
-        macs = self.digests(values)
-        if self.identities is not None:
-            self.identities.add(_identity_rows(self.fmt, macs, None))
-        return keyed_digests.hex_digests(macs, self.fmt.length)
+    def __init__(self, column: str) -> None:
+        self.column = column  # the struct's column in the query
+        self.function = ""  # the registered Arrow function's name
+        self.inputs: dict[str, tuple[str, str]] = {}  # field: (SQL, DuckDB type name)
+        self.steps: list[tuple[str, Any]] = []  # (field, step)
+        self.outputs: list[str] = []
+
+    def input(self, sql: str, type_name: str) -> str:
+        """The field carrying ``sql``'s value (one field per distinct SQL)."""
+        for field, (known, _) in self.inputs.items():
+            if known == sql:
+                return field
+        field = f"i{len(self.inputs)}"
+        self.inputs[field] = (sql, type_name)
+        return field
+
+    def computed(self, step: Any) -> str:
+        """The field of ``step``'s result, for later steps."""
+        field = f"s{len(self.steps)}"
+        self.steps.append((field, step))
+        return field
+
+    def released(self, step: Any) -> str:
+        """SQL of ``step``'s result (text) in the treated table's last layer."""
+        field = self.computed(step)
+        self.outputs.append(field)
+        return f"struct_extract({_identifier(self.column)}, {_literal(field)})"
+
+    def arguments(self, connection: Any) -> Any:
+        from duckdb import sqltypes
+
+        return connection.struct_type({f: getattr(sqltypes, t)
+                                       for f, (_, t) in self.inputs.items()})
+
+    def results(self, connection: Any) -> Any:
+        from duckdb.sqltypes import VARCHAR
+
+        return connection.struct_type({f: VARCHAR for f in self.outputs})
+
+    def call(self) -> str:
+        packed = ", ".join(f"{f} := {sql}" for f, (sql, _) in self.inputs.items())
+        return f"{self.function}(struct_pack({packed}))"
+
+    def __call__(self, batch: Any) -> Any:
+        import pyarrow as pa
+
+        batch = _combined(batch)
+        fields = {f: batch.field(f) for f in self.inputs}
+        for field, step in self.steps:
+            fields[field] = step(fields)
+        return pa.StructArray.from_arrays([fields[f] for f in self.outputs],
+                                          names=self.outputs)
 
 
 class _Offsets:
-    """An Arrow function: patient identifiers -> their offsets in days, drawn from the
+    """A step: patient identifiers -> their offsets in days (int64), drawn from the
     batch kernel's MACs as :func:`offsets_drawn` draws them."""
 
-    def __init__(self, digests: keyed_digests.KeyedDigests, days: int) -> None:
-        self.digests, self.days = digests, days
+    def __init__(self, digests: keyed_digests.KeyedDigests, days: int, patients: str
+                 ) -> None:
+        self.digests, self.days, self.patients = digests, days, patients
 
-    def __call__(self, patients: Any) -> Any:
+    def __call__(self, fields: dict[str, Any]) -> np.ndarray:
+        return offsets_drawn(self.digests(fields[self.patients]), self.days)
+
+
+class _ShiftedDates:
+    """A step: (offsets, dates' positions or dates with a time of day) -> the shifted
+    dates, by :class:`_DateTable`."""
+
+    def __init__(self, dates: _DateTable, offsets: str, dated: str) -> None:
+        self.dates, self.offsets, self.dated = dates, offsets, dated
+
+    def __call__(self, fields: dict[str, Any]) -> Any:
+        offsets = _numbers(fields[self.offsets])
+        if self.dates.by_day:
+            return self.dates.by_code(offsets, fields[self.dated])
+        return self.dates(offsets, fields[self.dated])
+
+
+class _HexPseudonyms:
+    """A step: values -> their ``hex:N`` pseudonyms from the batch kernel's MACs, null
+    where a value is missing (the SQL keeps it); hands the present values' identities to
+    the namespace, as :class:`_Seen` does for the SQL's."""
+
+    def __init__(self, digests: keyed_digests.KeyedDigests, fmt: PseudonymFormat,
+                 identities: _Identities | None, values: str) -> None:
+        self.digests, self.fmt, self.identities = digests, fmt, identities
+        self.values = values
+
+    def __call__(self, fields: dict[str, Any]) -> Any:
         import pyarrow as pa
+        import pyarrow.compute as pc
 
-        return pa.array(offsets_drawn(self.digests(patients), self.days), type=pa.int64())
+        values = _combined(fields[self.values])
+        macs = self.digests(values)
+        missing = _missing_values(values)
+        anything_missing = missing.any()
+        if self.identities is not None:
+            present = macs[~missing] if anything_missing else macs
+            self.identities.add(_identity_rows(self.fmt, present, None))
+        shown = keyed_digests.hex_digests(macs, self.fmt.length)
+        if not anything_missing:
+            return shown
+        return pc.if_else(pa.array(missing), pa.scalar(None, pa.string()), shown)
 
 
 class _LongNumbers:
@@ -571,10 +664,11 @@ def _patient_pseudonyms(patients: Sequence[str], key: PseudonymKey,
 
     t, _, label, identities, names = pseudonym
     values = np.asarray(patients, dtype=object)
-    missing = is_missing(pd.Series(values, dtype=object))
+    texts = pa.array(values, pa.string())
+    missing = _missing_values(texts)  # a million patients: a tenth of is_missing's time
     present = values[~missing]
     t.format.check_values(present, names)
-    macs = keyed_digests.KeyedDigests(key, label)(pa.array(present, pa.string()))
+    macs = keyed_digests.KeyedDigests(key, label)(texts.filter(pa.array(~missing)))
     rendered = _rendered_in_python(t.format, macs, present)
     identities.add(_identity_rows(t.format, macs, rendered))
     whole = values.copy()
@@ -649,7 +743,7 @@ class _Identities:
         self.fmt = fmt
         self._parts: list[np.ndarray] = []
         self._rows = 0
-        self._compact_at = _COMPACT_ROWS  # doubles with the distinct rows: linear time
+        self._compact_at = _COMPACT_ROWS  # grows with the distinct rows: linear time
         self._lock = threading.Lock()
 
     def add(self, rows: np.ndarray) -> None:
@@ -660,15 +754,26 @@ class _Identities:
             self._parts.append(rows)
             self._rows += len(rows)
             if self._rows > self._compact_at:
+                before = self._rows
                 self._compact()
-                self._compact_at = max(_COMPACT_ROWS, 2 * self._rows)
+                # values that hardly repeat (a record's own identifier) are hashed again
+                # at each doubling for little: wait for four times as many then
+                growth = 2 if 4 * self._rows < 3 * before else 4
+                self._compact_at = max(_COMPACT_ROWS, growth * self._rows)
+
+    def _whole(self) -> np.ndarray:
+        whole = np.concatenate(self._parts) if self._parts else np.zeros((0, 3), np.uint64)
+        self._parts = [whole]
+        return whole
 
     def _compact(self) -> None:
-        whole = np.concatenate(self._parts) if self._parts else np.zeros((0, 3), np.uint64)
+        whole = self._whole()
         whole = whole[_first_rows(whole[:, 0])]
         self._parts, self._rows = [whole], len(whole)
 
     def refuse_collisions(self, names: str) -> None:
+        if _first_rows(self._whole()[:, 1]).all():  # no identity's first word twice
+            return
         self._compact()
         (whole,) = self._parts
         one_word = not whole[:, 2].any()
@@ -695,7 +800,7 @@ def _first_rows(words: np.ndarray) -> np.ndarray:
 
 
 class _DateTable:
-    """Arrow functions shifting dates in the column's format.
+    """Shifts dates in the column's format, for the chunk's Arrow function.
 
     Dates without a time of day are looked up (:meth:`by_code`): DuckDB finds each
     date's position among the distinct dates (an ``ENUM`` of them, :meth:`enum_into`),
@@ -740,8 +845,8 @@ class _DateTable:
         connection.unregister(f"{name}_values")
 
     def by_code(self, offsets: Any, codes: Any) -> Any:
-        """An Arrow function: (offsets, the dates' positions among the distinct dates,
-        null for a date not among them) -> shifted dates, null where a date is missing
+        """(offsets, the dates' positions among the distinct dates, null for a date not
+        among them) -> shifted dates, null where a date is missing
         (the SQL keeps the text there); no text crosses."""
         import pyarrow as pa
 
@@ -750,17 +855,16 @@ class _DateTable:
             raise ConfigurationError(
                 "A date of a shifted attribute was not there when the dates were read: the "
                 "data changed during the run. Run it again.")
-        shifted = self._from_first[codes.to_numpy(zero_copy_only=False)] + \
-            _combined(offsets).to_numpy(zero_copy_only=False)
+        shifted = self._from_first[codes.to_numpy(zero_copy_only=False)] + _numbers(offsets)
         if shifted.min(initial=0) >= 0:  # no date missing: no mask to build
             return self._written.take(shifted)
         return self._written.take(pa.array(np.maximum(shifted, 0), mask=shifted < 0))
 
     def __call__(self, offsets: Any, dates: Any) -> Any:
-        """An Arrow function: (offsets, dates with a time of day) -> shifted dates."""
+        """(offsets, dates with a time of day) -> shifted dates."""
         import pyarrow as pa
 
-        offsets = _combined(offsets).to_numpy(zero_copy_only=False)
+        offsets = _numbers(offsets)
         values = pd.Series(_combined(dates).to_numpy(zero_copy_only=False), dtype=object)
         return pa.array(_shift_column(values, offsets, self.date_format).to_numpy(),
                         type=pa.string())
@@ -768,6 +872,42 @@ class _DateTable:
 
 def _combined(array: Any) -> Any:
     return array.combine_chunks() if hasattr(array, "combine_chunks") else array
+
+
+def _missing_values(values: Any) -> np.ndarray:
+    """:func:`is_missing` of an Arrow string array's values, read from its buffers (the
+    SQL's regular expression cost as much as a MAC): a value longer than every missing
+    spelling that starts and ends with printable ASCII is whole after ``str.strip``, so
+    present; only the others (short ones, odd ends) are asked."""
+    import pyarrow as pa
+
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        values = values.cast(pa.large_string())  # e.g. a string view: other buffers
+    n = len(values)
+    _, offsets, data = values.buffers()
+    width = np.dtype(np.int32 if pa.types.is_string(values.type) else np.int64)
+    offsets = np.frombuffer(offsets, dtype=width, count=n + 1,
+                            offset=values.offset * width.itemsize)
+    data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(1, np.uint8)
+    # lowering never shortens a value; beyond ASCII a character takes up to 4 bytes
+    ascii = data[offsets[0]:offsets[-1]].max(initial=0) < 0x80
+    longest = _LONGEST_MISSING if ascii else 4 * _LONGEST_MISSING
+    starts, ends = offsets[:-1], offsets[1:]
+    unsure = ends - starts <= longest
+    long = np.flatnonzero(~unsure)
+    for ends_at in (starts[long], ends[long] - 1):  # 0x21-0x7e: no space, no control
+        unsure[long] |= data[ends_at] - np.uint8(0x21) > np.uint8(0x7E - 0x21)
+    missing = np.zeros(n, dtype=bool)
+    if unsure.any():
+        missing[unsure] = is_missing(values.filter(pa.array(unsure)).to_pylist())
+    return missing
+
+
+def _numbers(array: Any) -> np.ndarray:
+    """An Arrow array (or a NumPy one) as NumPy."""
+    if isinstance(array, np.ndarray):
+        return array
+    return _combined(array).to_numpy(zero_copy_only=False)
 
 
 class _Unused:
