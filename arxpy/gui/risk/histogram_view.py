@@ -86,7 +86,7 @@ class RiskHistogram(pg.GraphicsLayoutWidget):
         self.ci.addLabel("Distribution of prosecutor risk over records", row=0, col=0,
                          color="#222", size="10pt")
         self.ci.addItem(self.legend, row=1, col=0)
-        self.plot = self.ci.addPlot(row=2, col=0)
+        self.plot = self.ci.addPlot(row=2, col=0, enableMenu=False)
         plot = self.plot
         for axis in ("left", "bottom"):
             item = plot.getAxis(axis)

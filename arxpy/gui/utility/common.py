@@ -58,7 +58,7 @@ def note(text: str = "") -> QLabel:
 
 def plot_widget(title: str = "", x_label: str = "", y_label: str = "") -> pg.PlotWidget:
     """A white pyqtgraph plot with axis labels, no mouse panning (charts, not explorers)."""
-    widget = pg.PlotWidget(background="w")
+    widget = pg.PlotWidget(background="w", enableMenu=False)  # its menu is never shown
     plot = widget.getPlotItem()
     if title:
         set_title(plot, title, color="#222", size="10pt")
