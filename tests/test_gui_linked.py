@@ -8,15 +8,13 @@ import json
 
 import audit as anonymity
 import pandas as pd
+from linked_fixtures import ward_project
 from PySide6.QtCore import Qt
 
-from arxpy.data.definition import AttributeType, DataDefinition
-from arxpy.example import example_hierarchies, generate_example
 from arxpy.gui.linked_dialog import LinkedTablesDialog
 from arxpy.identifiers import PSEUDONYM, IdentifierPlan, PseudonymKey, Treatment
 from arxpy.linked_example import LINK_COLUMN, QUASI_IDENTIFIERS, write_linked_example
-from arxpy.project import Project
-from arxpy.workflows.session import Session, default_settings
+from arxpy.workflows.session import Session
 
 PATIENTS = 200
 
@@ -25,16 +23,8 @@ def _session(folder) -> Session:
     """The linked example's patients as the project, the link column pseudonymized."""
     write_linked_example(folder, patients=PATIENTS)
     data = pd.read_csv(folder / "patients.csv", dtype=str, keep_default_na=False)
-    definition = DataDefinition.for_columns(data.columns).with_attribute(
-        LINK_COLUMN, type=AttributeType.IDENTIFYING)
-    for name in QUASI_IDENTIFIERS:
-        definition = definition.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
-    hierarchies = {q: h for q, h in example_hierarchies(generate_example(PATIENTS)).items()
-                   if q in QUASI_IDENTIFIERS}
-    settings = {**default_settings(), "suppression_limit": 0.1,
-                "privacy_models": [{"kind": "k-anonymity", "k": 5}]}
     session = Session()
-    session.set_project(Project(data, definition, hierarchies, settings, name="Ward"),
+    session.set_project(ward_project(data, PATIENTS, name="Ward"),
                         folder / "patients.arxpy")
     session.set_identifier_plan(IdentifierPlan((Treatment(LINK_COLUMN, PSEUDONYM),)))
     session.use_key(PseudonymKey(b"w" * 32))

@@ -13,17 +13,16 @@ import zipfile
 
 import audit as anonymity
 import pytest
+from linked_fixtures import ward_project
 
-from arxpy.data.definition import AttributeType, DataDefinition
 from arxpy.engine import anonymize
 from arxpy.errors import ConfigurationError, ProjectError
-from arxpy.example import example_hierarchies, generate_example
 from arxpy.identifiers import PSEUDONYM, IdentifierPlan, PseudonymKey, Treatment
 from arxpy.linked_example import LINK_COLUMN, QUASI_IDENTIFIERS, generate_linked_example
 from arxpy.project import Project
 from arxpy.workflows.linked_project import LinkedSettings, linked_of, offered_aggregates
 from arxpy.workflows.linked_tables import EventAggregate
-from arxpy.workflows.session import Session, default_settings
+from arxpy.workflows.session import Session
 
 PATIENTS = 150
 COUNT = EventAggregate("admissions", "count")
@@ -36,16 +35,7 @@ def tables():
 
 
 def _project(tables) -> Project:
-    patients, admissions = tables
-    definition = DataDefinition.for_columns(patients.columns).with_attribute(
-        LINK_COLUMN, type=AttributeType.IDENTIFYING)
-    for name in QUASI_IDENTIFIERS:
-        definition = definition.with_attribute(name, type=AttributeType.QUASI_IDENTIFYING)
-    hierarchies = {q: h for q, h in example_hierarchies(generate_example(PATIENTS)).items()
-                   if q in QUASI_IDENTIFIERS}
-    settings = {**default_settings(), "suppression_limit": 0.1,
-                "privacy_models": [{"kind": "k-anonymity", "k": 5}]}
-    return Project(patients, definition, hierarchies, settings, name="ward")
+    return ward_project(tables[0], PATIENTS)
 
 
 def _session(tables) -> Session:
