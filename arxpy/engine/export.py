@@ -84,10 +84,10 @@ def export_release(
     if not overwrite:
         refuse_existing(targets)
     frame = released_frame(release, remove_suppressed)
-    if shuffle_seed is not None:
-        frame = shuffled(frame, shuffle_seed)
+    # the rows are gathered block by block as written, not copied in shuffled order first
+    order = None if shuffle_seed is None else shuffle_order(len(frame), shuffle_seed)
     written = [export_table(frame, target, delimiter=delimiter,
-                            neutralize_formulas=neutralize_formulas)]
+                            neutralize_formulas=neutralize_formulas, row_order=order)]
     for name, hierarchy in hierarchies.items():
         destination = hierarchy_path(target, name)
         try:
