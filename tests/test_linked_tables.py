@@ -365,21 +365,29 @@ def test_a_set_of_codes_is_judged_as_one_value_and_released_as_judged():
     assert release.view.definition["stays:set:dx"].data_type.kind.value == "set"
 
 
-def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys):
+def _clinic(tmp_path):
+    """The patients (CSV and a table of clinic.db), their visits (clinic.db) and a key."""
     import sqlite3
 
     ids = [f"P{i}" for i in range(6)]
+    people = [(p, "FM"[i % 2]) for i, p in enumerate(ids)]
     (tmp_path / "people.csv").write_text(
-        "Patient ID;sex\n" + "".join(f"{p};{'FM'[i % 2]}\n" for i, p in enumerate(ids)))
+        "Patient ID;sex\n" + "".join(f"{p};{s}\n" for p, s in people))
     (tmp_path / "sex.csv").write_text("F;*\nM;*\n")
     with sqlite3.connect(tmp_path / "clinic.db") as connection:
+        connection.execute("CREATE TABLE people (\"Patient ID\" TEXT, sex TEXT)")
+        connection.executemany("INSERT INTO people VALUES (?, ?)", people)
         connection.execute("CREATE TABLE visits (\"Patient ID\" TEXT, ward TEXT)")
         connection.executemany("INSERT INTO visits VALUES (?, ?)",
                                [(p, w) for p in ids for w in ("A", "B")[:1 + ids.index(p) % 2]])
     assert main(["keygen", "--pseudonym", str(tmp_path / "k.key")]) == 0
-    linked = ["--data", str(tmp_path / "people.csv"), "--hierarchy",
-              f"sex={tmp_path / 'sex.csv'}", "--link-column", PID, "--pseudonymize", PID,
-              "--key-file", str(tmp_path / "k.key"), "--link-aggregate", "visits:set:ward",
+    return ["--hierarchy", f"sex={tmp_path / 'sex.csv'}", "--pseudonymize", PID,
+            "--key-file", str(tmp_path / "k.key")]
+
+
+def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys):
+    linked = ["--data", str(tmp_path / "people.csv"), *_clinic(tmp_path), "--link-column",
+              PID, "--link-aggregate", "visits:set:ward",
               "--link", f"visits={tmp_path / 'clinic.db'}:visits"]
     anonymize = ["anonymize", *linked, "--k", "3", "--output-dir", str(tmp_path / "out")]
     no_table = [a.removesuffix(":visits") for a in anonymize]
@@ -399,3 +407,43 @@ def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys):
     assert report["linked"]["tables"][1] == {
         "name": "visits", "role": "events", "file": "visits.csv", "records": 9,
         "released_records": 9, "left_out": ["ward"]}
+
+
+def test_the_patient_table_is_read_from_a_sqlite_database(tmp_path, capsys):
+    options = [*_clinic(tmp_path), "--k", "3", "--shuffle-seed", "7"]
+    linked = [*options, "--link-column", PID, "--link-aggregate", "visits:count",
+              "--link", f"visits={tmp_path / 'clinic.db'}:visits"]
+    database = f"{tmp_path / 'clinic.db'}:people"
+    assert main(["anonymize", "--data", database, *linked,
+                 "--output-dir", str(tmp_path / "db"), "--report", str(tmp_path / "r.json")]) == 0
+    assert main(["anonymize", "--data", str(tmp_path / "people.csv"), *linked,
+                 "--output-dir", str(tmp_path / "csv")]) == 0
+    # The table is named after the SQLite table, and released as its CSV twin is.
+    for name in ("people.csv", "visits.csv"):
+        assert (tmp_path / "db" / name).read_bytes() == (tmp_path / "csv" / name).read_bytes()
+    tables = json.loads((tmp_path / "r.json").read_text())["linked"]["tables"]
+    assert [(t["name"], t["file"], t["records"]) for t in tables] == [
+        ("people", "people.csv", 6), ("visits", "visits.csv", 9)]
+    # One table alone, and `risk` (every command reading --data shares the reader).
+    assert main(["anonymize", "--data", database, *options, "--output",
+                 str(tmp_path / "one.csv")]) == 0
+    assert sorted(read(tmp_path / "one.csv")["sex"]) == ["F"] * 3 + ["M"] * 3
+    assert main(["risk", "--data", database, "--qi", "sex",
+                 "--report", str(tmp_path / "risk.json")]) == 0
+    assert json.loads((tmp_path / "risk.json").read_text())["records"] == 6
+    capsys.readouterr()
+    assert main(["anonymize", "--data", str(tmp_path / "clinic.db"), *options]) == 2
+    assert "--data names the SQLite database 'clinic.db' without a table; write --data " \
+        "FILE.sqlite:TABLE" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [
+    ["anonymize", "--hierarchy", "sex=sex.csv", "--k", "2", "--engine", "duckdb"],
+    ["disassociate", "--codes-column", "ward", "--k", "2", "--m", "2", "--output", "o.json"],
+])
+def test_commands_that_read_csv_only_refuse_a_sqlite_table_in_one_line(tmp_path, capsys,
+                                                                       command):
+    code = main([*command, "--data", f"{tmp_path / 'clinic.db'}:visits"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--data cannot name a SQLite table here" in err
+    assert len(err.strip().splitlines()) == 1
