@@ -158,6 +158,10 @@ def test_neither_the_key_nor_an_original_identifier_is_in_outputs_or_report(link
         assert not any(k in text for k in keys)
         assert not any(p in text for p in source[PID])
     report = json.loads(texts[2])
+    assert "reidentification_table" not in report["identifiers"]  # never without the flag
+    assert sorted(p.name for p in linked.rglob("*") if p.is_file()) == sorted(
+        ["patients.csv", "admissions.csv", "k.key", "report.json", "patients.csv",
+         "admissions.csv", "Age.csv", "Sex.csv", "ZIP code.csv"])
     assert report["linked"]["link_column"] == PID
     assert [t["name"] for t in report["linked"]["tables"]] == ["patients", "admissions"]
     assert [t["file"] for t in report["linked"]["tables"]] == ["patients.csv", "admissions.csv"]
@@ -258,19 +262,6 @@ def test_linked_options_that_would_be_ignored_are_refused(tmp_path, capsys, extr
     code = main(["anonymize", "--data", str(tmp_path / "p.csv"), "--hierarchy",
                  f"age={tmp_path / 'p.csv'}", "--k", "2", *extra])
     assert code == 2 and message in capsys.readouterr().err
-
-
-def test_a_reidentification_table_is_refused_not_left_unwritten(tmp_path, capsys):
-    (tmp_path / "p.csv").write_text("Patient ID,age\nP1,30\n")
-    (tmp_path / "pass.txt").write_text("a passphrase long enough\n")
-    assert main(["keygen", "--pseudonym", str(tmp_path / "k.key")]) == 0
-    code = main(["anonymize", "--data", str(tmp_path / "p.csv"), "--hierarchy",
-                 f"age={tmp_path / 'p.csv'}", "--k", "2", "--link", "a=a.csv",
-                 "--link-column", PID, "--output-dir", str(tmp_path / "o"),
-                 "--pseudonymize", PID, "--key-file", str(tmp_path / "k.key"),
-                 "--reidentification-table", str(tmp_path / "r.bin"),
-                 "--passphrase-file", str(tmp_path / "pass.txt")])
-    assert code == 2 and "leave --reidentification-table out" in capsys.readouterr().err
 
 
 def test_the_linked_example_is_deterministic_and_links(tmp_path):
@@ -447,3 +438,56 @@ def test_commands_that_read_csv_only_refuse_a_sqlite_table_in_one_line(tmp_path,
     err = capsys.readouterr().err
     assert code == 2 and "--data cannot name a SQLite table here" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_reidentification_table_reverses_every_table_and_stays_away_from_them(
+        tmp_path, capsys, monkeypatch):
+    from test_cli_identifiers import _leaks
+
+    from arxpy.identifiers import reidentification
+
+    monkeypatch.setattr(reidentification, "SCRYPT_N", 2**10)  # the same code, cheaper
+    trusted, out = tmp_path / "trusted", tmp_path / "out"
+    trusted.mkdir()
+    (trusted / "pass.txt").write_text("a passphrase long enough\n")
+    (trusted / "short.txt").write_text("too short\n")
+    args = ["anonymize", "--data", f"{tmp_path / 'clinic.db'}:people", *_clinic(tmp_path),
+            "--k", "3", "--link", f"visits={tmp_path / 'clinic.db'}:visits", "--link-column",
+            PID, "--replace-random", "ward", "--output-dir", str(out),
+            "--report", str(tmp_path / "r.json")]
+    for table, passphrase, message in [
+            (out / "keys" / "t.bin", "pass.txt", "beside the release"),  # inside the release
+            (trusted / "t.bin", "short.txt", "at least 12 characters"),
+            (trusted / "short.txt", "pass.txt", "never overwritten")]:
+        code = main([*args, "--reidentification-table", str(table),
+                     "--passphrase-file", str(trusted / passphrase)])
+        assert code == 2 and message in capsys.readouterr().err and not out.exists()
+    assert main([*args, "--reidentification-table", str(trusted / "t.bin"),
+                 "--passphrase-file", str(trusted / "pass.txt")]) == 0
+    table = reidentification.read_table(trusted / "t.bin", "a passphrase long enough")
+    # One column per attribute: the link column's pseudonyms once, though both tables
+    # hold them; every pair the key's HMAC (recomputed here) gives.
+    secret = (tmp_path / "k.key").read_bytes()
+    ids, wards = table.columns
+    assert (ids.attribute, wards.attribute) == (PID, "ward") and len(ids.pseudonyms) == 6
+    assert all(pseudonym(secret, o) == p for p, o in zip(ids.pseudonyms, ids.originals,
+                                                          strict=True))
+    assert sorted(wards.originals) == ["A", "B"]
+    # Every released pseudonym maps back to its original, in every table.
+    for name in ("people", "visits"):
+        assert main(["reidentify", str(trusted / "t.bin"), "--passphrase-file",
+                     str(trusted / "pass.txt"), "--release", str(out / f"{name}.csv"),
+                     "--output", str(trusted / f"{name}.csv")]) == 0
+    back = read(trusted / "visits.csv")
+    source = [(f"P{i}", w) for i in range(6) for w in ("A", "B")[:1 + i % 2]]
+    assert sorted(zip(back[PID], back["ward"], strict=True)) == sorted(source)
+    assert sorted(read(trusted / "people.csv")[PID]) == [f"P{i}" for i in range(6)]
+    report = json.loads((tmp_path / "r.json").read_text())["identifiers"]
+    assert report["reidentification_table"]["attributes"] == [PID, "ward"]
+    assert report["reidentification_table"]["entries"] == 8
+    # Neither the key nor an original identifier in the release, its report or output.
+    texts = [p.read_text() for p in out.iterdir()] + [(tmp_path / "r.json").read_text(),
+                                                      capsys.readouterr().out]
+    assert sorted(p.name for p in out.iterdir()) == ["people.csv", "visits.csv"]
+    assert not any(_leaks(text, secret, set(ids.originals)) for text in texts)
+    assert not any(o.encode() in (trusted / "t.bin").read_bytes() for o in ids.originals)

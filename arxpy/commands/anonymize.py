@@ -210,9 +210,11 @@ def _run_linked(args: argparse.Namespace, identifiers: IdentifierOptions,
         _refuse_no_optimum(searched[0])
         return searched[0].release()
 
-    release = release_linked(linked.tables(args, frame), given, hierarchies, search,
-                             linked.aggregates, identifiers.plan, identifiers.key,
-                             event_identifying)
+    tables = linked.tables(args, frame)
+    release = release_linked(tables, given, hierarchies, search, linked.aggregates,
+                             identifiers.plan, identifiers.key, event_identifying)
+    identifiers.reverse_linked(tables, release)
+    identifiers.write_reidentification_table()  # before the tables, as for one table
     order = output_order(args)
     linked.write(args, release, order["seed"])
     report = release.report(file_names(args), order, search=searched[0].to_dict())

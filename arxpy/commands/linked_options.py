@@ -121,10 +121,6 @@ class LinkedOptions:
                 raise ConfigurationError(
                     f"Linked tables are written with --output-dir DIR and configured by "
                     f"their options; leave {option} out.")
-        if getattr(args, "reidentification_table", None) is not None:
-            raise ConfigurationError(
-                "A re-identification table is not written for linked tables yet; leave "
-                "--reidentification-table out (the pseudonyms repeat with the same key).")
         if args.link_column is None or args.output_dir is None:
             raise ConfigurationError(
                 "--link needs --link-column ATTR (the patient identifier of every table) "
