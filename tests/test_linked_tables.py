@@ -376,7 +376,10 @@ def _clinic(tmp_path):
             "--key-file", str(tmp_path / "k.key")]
 
 
-def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys):
+def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys, monkeypatch):
+    from arxpy.identifiers import reidentification
+
+    monkeypatch.setattr(reidentification, "SCRYPT_N", 2**10)  # the same code, cheaper
     linked = ["--data", str(tmp_path / "people.csv"), *_clinic(tmp_path), "--link-column",
               PID, "--link-aggregate", "visits:set:ward",
               "--link", f"visits={tmp_path / 'clinic.db'}:visits"]
@@ -389,11 +392,17 @@ def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys):
     assert sorted(people["visits:set:ward"]) == ["A"] * 3 + ["A;B"] * 3  # every set as it is
     assert list(visits.columns) == [PID] and len(visits) == 9  # the ward: the judged set
     assert set(visits[PID]) == set(people[PID])
-    # `run` judges the same view with any method and writes the same report.
+    # `run` judges the same view with any method and writes the same report (and the
+    # same re-identification table, asked for).
+    (tmp_path / "pass.txt").write_text("a passphrase long enough\n")
     assert main(["run", "generalization", *linked, "--privacy-models",
                  '[{"kind": "k-anonymity", "k": 3}]', "--output-dir", str(tmp_path / "run"),
-                 "--report", str(tmp_path / "run.json")]) == 0
-    report = json.loads((tmp_path / "run.json").read_text())
+                 "--report", str(tmp_path / "run" / "run.json"), "--reidentification-table",
+                 str(tmp_path / "t.bin"), "--passphrase-file", str(tmp_path / "pass.txt")]) == 0
+    table = reidentification.read_table(tmp_path / "t.bin", "a passphrase long enough")
+    assert [(c.attribute, sorted(c.originals)) for c in table.columns] == [
+        (PID, [f"P{i}" for i in range(6)])]
+    report = json.loads((tmp_path / "run" / "run.json").read_text())
     assert report["verification"]["anonymous"] and report["identifiers"]["key_fingerprint"]
     assert report["linked"]["tables"][1] == {
         "name": "visits", "role": "events", "file": "visits.csv", "records": 9,
@@ -490,4 +499,5 @@ def test_a_reidentification_table_reverses_every_table_and_stays_away_from_them(
                                                       capsys.readouterr().out]
     assert sorted(p.name for p in out.iterdir()) == ["people.csv", "visits.csv"]
     assert not any(_leaks(text, secret, set(ids.originals)) for text in texts)
-    assert not any(o.encode() in (trusted / "t.bin").read_bytes() for o in ids.originals)
+    with pytest.raises(ConfigurationError, match="passphrase is wrong"):  # sealed
+        reidentification.read_table(trusted / "t.bin", "another passphrase, long")
