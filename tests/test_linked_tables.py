@@ -158,6 +158,10 @@ def test_neither_the_key_nor_an_original_identifier_is_in_outputs_or_report(link
         assert not any(k in text for k in keys)
         assert not any(p in text for p in source[PID])
     report = json.loads(texts[2])
+    assert "reidentification_table" not in report["identifiers"]  # never without the flag
+    assert sorted(p.name for p in linked.rglob("*") if p.is_file()) == sorted(
+        ["patients.csv", "admissions.csv", "k.key", "report.json", "patients.csv",
+         "admissions.csv", "Age.csv", "Sex.csv", "ZIP code.csv"])
     assert report["linked"]["link_column"] == PID
     assert [t["name"] for t in report["linked"]["tables"]] == ["patients", "admissions"]
     assert [t["file"] for t in report["linked"]["tables"]] == ["patients.csv", "admissions.csv"]
@@ -260,19 +264,6 @@ def test_linked_options_that_would_be_ignored_are_refused(tmp_path, capsys, extr
     assert code == 2 and message in capsys.readouterr().err
 
 
-def test_a_reidentification_table_is_refused_not_left_unwritten(tmp_path, capsys):
-    (tmp_path / "p.csv").write_text("Patient ID,age\nP1,30\n")
-    (tmp_path / "pass.txt").write_text("a passphrase long enough\n")
-    assert main(["keygen", "--pseudonym", str(tmp_path / "k.key")]) == 0
-    code = main(["anonymize", "--data", str(tmp_path / "p.csv"), "--hierarchy",
-                 f"age={tmp_path / 'p.csv'}", "--k", "2", "--link", "a=a.csv",
-                 "--link-column", PID, "--output-dir", str(tmp_path / "o"),
-                 "--pseudonymize", PID, "--key-file", str(tmp_path / "k.key"),
-                 "--reidentification-table", str(tmp_path / "r.bin"),
-                 "--passphrase-file", str(tmp_path / "pass.txt")])
-    assert code == 2 and "leave --reidentification-table out" in capsys.readouterr().err
-
-
 def test_the_linked_example_is_deterministic_and_links(tmp_path):
     from arxpy.linked_example import generate_linked_example
 
@@ -365,21 +356,32 @@ def test_a_set_of_codes_is_judged_as_one_value_and_released_as_judged():
     assert release.view.definition["stays:set:dx"].data_type.kind.value == "set"
 
 
-def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys):
+def _clinic(tmp_path):
+    """The patients (CSV and a table of clinic.db), their visits (clinic.db) and a key."""
     import sqlite3
 
     ids = [f"P{i}" for i in range(6)]
+    people = [(p, "FM"[i % 2]) for i, p in enumerate(ids)]
     (tmp_path / "people.csv").write_text(
-        "Patient ID;sex\n" + "".join(f"{p};{'FM'[i % 2]}\n" for i, p in enumerate(ids)))
+        "Patient ID;sex\n" + "".join(f"{p};{s}\n" for p, s in people))
     (tmp_path / "sex.csv").write_text("F;*\nM;*\n")
     with sqlite3.connect(tmp_path / "clinic.db") as connection:
+        connection.execute("CREATE TABLE people (\"Patient ID\" TEXT, sex TEXT)")
+        connection.executemany("INSERT INTO people VALUES (?, ?)", people)
         connection.execute("CREATE TABLE visits (\"Patient ID\" TEXT, ward TEXT)")
         connection.executemany("INSERT INTO visits VALUES (?, ?)",
                                [(p, w) for p in ids for w in ("A", "B")[:1 + ids.index(p) % 2]])
     assert main(["keygen", "--pseudonym", str(tmp_path / "k.key")]) == 0
-    linked = ["--data", str(tmp_path / "people.csv"), "--hierarchy",
-              f"sex={tmp_path / 'sex.csv'}", "--link-column", PID, "--pseudonymize", PID,
-              "--key-file", str(tmp_path / "k.key"), "--link-aggregate", "visits:set:ward",
+    return ["--hierarchy", f"sex={tmp_path / 'sex.csv'}", "--pseudonymize", PID,
+            "--key-file", str(tmp_path / "k.key")]
+
+
+def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys, monkeypatch):
+    from arxpy.identifiers import reidentification
+
+    monkeypatch.setattr(reidentification, "SCRYPT_N", 2**10)  # the same code, cheaper
+    linked = ["--data", str(tmp_path / "people.csv"), *_clinic(tmp_path), "--link-column",
+              PID, "--link-aggregate", "visits:set:ward",
               "--link", f"visits={tmp_path / 'clinic.db'}:visits"]
     anonymize = ["anonymize", *linked, "--k", "3", "--output-dir", str(tmp_path / "out")]
     no_table = [a.removesuffix(":visits") for a in anonymize]
@@ -390,12 +392,112 @@ def test_an_event_table_is_read_from_a_sqlite_database(tmp_path, capsys):
     assert sorted(people["visits:set:ward"]) == ["A"] * 3 + ["A;B"] * 3  # every set as it is
     assert list(visits.columns) == [PID] and len(visits) == 9  # the ward: the judged set
     assert set(visits[PID]) == set(people[PID])
-    # `run` judges the same view with any method and writes the same report.
+    # `run` judges the same view with any method and writes the same report (and the
+    # same re-identification table, asked for).
+    (tmp_path / "pass.txt").write_text("a passphrase long enough\n")
     assert main(["run", "generalization", *linked, "--privacy-models",
                  '[{"kind": "k-anonymity", "k": 3}]', "--output-dir", str(tmp_path / "run"),
-                 "--report", str(tmp_path / "run.json")]) == 0
-    report = json.loads((tmp_path / "run.json").read_text())
+                 "--report", str(tmp_path / "run" / "run.json"), "--reidentification-table",
+                 str(tmp_path / "t.bin"), "--passphrase-file", str(tmp_path / "pass.txt")]) == 0
+    table = reidentification.read_table(tmp_path / "t.bin", "a passphrase long enough")
+    assert [(c.attribute, sorted(c.originals)) for c in table.columns] == [
+        (PID, [f"P{i}" for i in range(6)])]
+    report = json.loads((tmp_path / "run" / "run.json").read_text())
     assert report["verification"]["anonymous"] and report["identifiers"]["key_fingerprint"]
     assert report["linked"]["tables"][1] == {
         "name": "visits", "role": "events", "file": "visits.csv", "records": 9,
         "released_records": 9, "left_out": ["ward"]}
+
+
+def test_the_patient_table_is_read_from_a_sqlite_database(tmp_path, capsys):
+    options = [*_clinic(tmp_path), "--k", "3", "--shuffle-seed", "7"]
+    linked = [*options, "--link-column", PID, "--link-aggregate", "visits:count",
+              "--link", f"visits={tmp_path / 'clinic.db'}:visits"]
+    database = f"{tmp_path / 'clinic.db'}:people"
+    assert main(["anonymize", "--data", database, *linked,
+                 "--output-dir", str(tmp_path / "db"), "--report", str(tmp_path / "r.json")]) == 0
+    assert main(["anonymize", "--data", str(tmp_path / "people.csv"), *linked,
+                 "--output-dir", str(tmp_path / "csv")]) == 0
+    # The table is named after the SQLite table, and released as its CSV twin is.
+    for name in ("people.csv", "visits.csv"):
+        assert (tmp_path / "db" / name).read_bytes() == (tmp_path / "csv" / name).read_bytes()
+    tables = json.loads((tmp_path / "r.json").read_text())["linked"]["tables"]
+    assert [(t["name"], t["file"], t["records"]) for t in tables] == [
+        ("people", "people.csv", 6), ("visits", "visits.csv", 9)]
+    # One table alone, and `risk` (every command reading --data shares the reader).
+    assert main(["anonymize", "--data", database, *options, "--output",
+                 str(tmp_path / "one.csv")]) == 0
+    assert sorted(read(tmp_path / "one.csv")["sex"]) == ["F"] * 3 + ["M"] * 3
+    assert main(["risk", "--data", database, "--qi", "sex",
+                 "--report", str(tmp_path / "risk.json")]) == 0
+    assert json.loads((tmp_path / "risk.json").read_text())["records"] == 6
+    capsys.readouterr()
+    assert main(["anonymize", "--data", str(tmp_path / "clinic.db"), *options]) == 2
+    assert "--data names the SQLite database 'clinic.db' without a table; write --data " \
+        "FILE.sqlite:TABLE" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [
+    ["anonymize", "--hierarchy", "sex=sex.csv", "--k", "2", "--engine", "duckdb"],
+    ["disassociate", "--codes-column", "ward", "--k", "2", "--m", "2", "--output", "o.json"],
+])
+def test_commands_that_read_csv_only_refuse_a_sqlite_table_in_one_line(tmp_path, capsys,
+                                                                       command):
+    code = main([*command, "--data", f"{tmp_path / 'clinic.db'}:visits"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--data cannot name a SQLite table here" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_reidentification_table_reverses_every_table_and_stays_away_from_them(
+        tmp_path, capsys, monkeypatch):
+    from test_cli_identifiers import _leaks
+
+    from arxpy.identifiers import reidentification
+
+    monkeypatch.setattr(reidentification, "SCRYPT_N", 2**10)  # the same code, cheaper
+    trusted, out = tmp_path / "trusted", tmp_path / "out"
+    trusted.mkdir()
+    (trusted / "pass.txt").write_text("a passphrase long enough\n")
+    (trusted / "short.txt").write_text("too short\n")
+    args = ["anonymize", "--data", f"{tmp_path / 'clinic.db'}:people", *_clinic(tmp_path),
+            "--k", "3", "--link", f"visits={tmp_path / 'clinic.db'}:visits", "--link-column",
+            PID, "--replace-random", "ward", "--output-dir", str(out),
+            "--report", str(tmp_path / "r.json")]
+    for table, passphrase, message in [
+            (out / "keys" / "t.bin", "pass.txt", "beside the release"),  # inside the release
+            (trusted / "t.bin", "short.txt", "at least 12 characters"),
+            (trusted / "short.txt", "pass.txt", "never overwritten")]:
+        code = main([*args, "--reidentification-table", str(table),
+                     "--passphrase-file", str(trusted / passphrase)])
+        assert code == 2 and message in capsys.readouterr().err and not out.exists()
+    assert main([*args, "--reidentification-table", str(trusted / "t.bin"),
+                 "--passphrase-file", str(trusted / "pass.txt")]) == 0
+    table = reidentification.read_table(trusted / "t.bin", "a passphrase long enough")
+    # One column per attribute: the link column's pseudonyms once, though both tables
+    # hold them; every pair the key's HMAC (recomputed here) gives.
+    secret = (tmp_path / "k.key").read_bytes()
+    ids, wards = table.columns
+    assert (ids.attribute, wards.attribute) == (PID, "ward") and len(ids.pseudonyms) == 6
+    assert all(pseudonym(secret, o) == p for p, o in zip(ids.pseudonyms, ids.originals,
+                                                          strict=True))
+    assert sorted(wards.originals) == ["A", "B"]
+    # Every released pseudonym maps back to its original, in every table.
+    for name in ("people", "visits"):
+        assert main(["reidentify", str(trusted / "t.bin"), "--passphrase-file",
+                     str(trusted / "pass.txt"), "--release", str(out / f"{name}.csv"),
+                     "--output", str(trusted / f"{name}.csv")]) == 0
+    back = read(trusted / "visits.csv")
+    source = [(f"P{i}", w) for i in range(6) for w in ("A", "B")[:1 + i % 2]]
+    assert sorted(zip(back[PID], back["ward"], strict=True)) == sorted(source)
+    assert sorted(read(trusted / "people.csv")[PID]) == [f"P{i}" for i in range(6)]
+    report = json.loads((tmp_path / "r.json").read_text())["identifiers"]
+    assert report["reidentification_table"]["attributes"] == [PID, "ward"]
+    assert report["reidentification_table"]["entries"] == 8
+    # Neither the key nor an original identifier in the release, its report or output.
+    texts = [p.read_text() for p in out.iterdir()] + [(tmp_path / "r.json").read_text(),
+                                                      capsys.readouterr().out]
+    assert sorted(p.name for p in out.iterdir()) == ["people.csv", "visits.csv"]
+    assert not any(_leaks(text, secret, set(ids.originals)) for text in texts)
+    with pytest.raises(ConfigurationError, match="passphrase is wrong"):  # sealed
+        reidentification.read_table(trusted / "t.bin", "another passphrase, long")

@@ -47,6 +47,7 @@ from arxpy.commands.recipe_options import (
     write_certificate,
     write_recipe,
 )
+from arxpy.commands.table_source import refuse_sqlite
 from arxpy.engine.backends.base import ENGINES, is_parquet_path
 from arxpy.errors import ConfigurationError
 
@@ -132,6 +133,9 @@ def run(args: argparse.Namespace) -> int:
     check_recipe_options(args)
     identifiers = IdentifierOptions.from_args(args)
     linked = LinkedOptions.from_args(args)
+    if args.engine not in (None, "memory"):
+        refuse_sqlite(args.data, "--data", f"--engine {args.engine} reads CSV or Parquet "
+                      "files; leave out --engine to read a SQLite table into memory")
     histogram_route = _histogram_route(args, identifiers, linked)
     args.engine = args.engine or "memory"
     _check_engine_options(args)
@@ -140,8 +144,8 @@ def run(args: argparse.Namespace) -> int:
     if linked is not None:
         if args.engine != "memory" or parquet:
             raise ConfigurationError(
-                "Linked tables are read into memory as CSV files; leave out --engine and "
-                "give the patient table as CSV.")
+                "Linked tables are read into memory; leave out --engine and give the "
+                "patient table as CSV or FILE.sqlite:TABLE.")
         return _run_linked(args, identifiers, linked)
     if args.engine != "memory" or parquet or histogram_route:
         return run_on_engine(args, identifiers)  # (the in-memory engine reads Parquet too)
@@ -206,9 +210,11 @@ def _run_linked(args: argparse.Namespace, identifiers: IdentifierOptions,
         _refuse_no_optimum(searched[0])
         return searched[0].release()
 
-    release = release_linked(linked.tables(args, frame), given, hierarchies, search,
-                             linked.aggregates, identifiers.plan, identifiers.key,
-                             event_identifying)
+    tables = linked.tables(args, frame)
+    release = release_linked(tables, given, hierarchies, search, linked.aggregates,
+                             identifiers.plan, identifiers.key, event_identifying)
+    identifiers.reverse_linked(tables, release)
+    identifiers.write_reidentification_table()  # before the tables, as for one table
     order = output_order(args)
     linked.write(args, release, order["seed"])
     report = release.report(file_names(args), order, search=searched[0].to_dict())

@@ -159,12 +159,14 @@ def _anonymized_runs(args, frame, definition, analyses, progress):
 def run(args: argparse.Namespace) -> int:
     from arxpy.analysis.model_preservation import read_analyses
     from arxpy.commands.condense import load_table
+    from arxpy.commands.table_source import refuse_sqlite
     from arxpy.workflows.model_preservation import RepeatedTables
 
     try:
         analyses = read_analyses(args.analyses)
     except ConfigurationError as exc:  # name the option: the file is the user's to fix
         raise ConfigurationError(f"--analyses: {exc}") from None
+    refuse_sqlite(args.original, "--original", "export the SQLite table to CSV first")
     args.data = args.original
     frame, definition = load_table(args)
     _defaults_from_analyses(args, analyses)

@@ -26,6 +26,7 @@ from arxpy.commands.options import (
     seed_option,
     write_json,
 )
+from arxpy.commands.table_source import source_paths
 from arxpy.errors import ConfigurationError
 
 #: CLI name -> registered method name.
@@ -63,7 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "condense", help="condensation / microaggregation for regression and survival analyses",
         description="Replace groups of at least k records by synthetic records that keep "
         "each group's mean and covariance (Gal et al. 2014), or by group means (TFRP, MDAV).")
-    add_input_option(parser, "--data", type=Path, required=True, metavar="IN.csv")
+    add_input_option(parser, "--data", type=Path, paths=source_paths, required=True,
+                     metavar="IN.csv")
     parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter (default: detected); 'tab' for a tab")
     parser.add_argument("--method", choices=tuple(METHODS), default="improved")

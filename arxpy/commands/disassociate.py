@@ -78,10 +78,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from arxpy.commands.table_source import SET_VALUED_CSV, refuse_sqlite
     from arxpy.data.definition import DataDefinition
     from arxpy.data.disassociated import MAX_RECONSTRUCTIONS
     from arxpy.methods.disassociation import Disassociation
 
+    refuse_sqlite(args.data, "--data", SET_VALUED_CSV)
     if not 1 <= args.reconstructions <= MAX_RECONSTRUCTIONS:
         raise ConfigurationError(
             f"--reconstructions must be at least 1 and at most {MAX_RECONSTRUCTIONS}.")

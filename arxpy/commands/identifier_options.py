@@ -156,6 +156,12 @@ class IdentifierOptions:
             self._table = ReidentificationTable.of(frame, treated.frame, treated.record)
         return treated.frame, treated.definition
 
+    def reverse_linked(self, original: Any, release: Any) -> None:
+        """Keep the re-identification table asked for of a linked release (``original``:
+        the linked tables it was made of), to be written as a single table's is."""
+        if self.reidentification is not None:
+            self._table = release.reidentification_table(original)
+
     def write_reidentification_table(self) -> None:
         """Write the re-identification table asked for (once the run succeeded)."""
         if self._table is None:
@@ -255,9 +261,8 @@ def _refuse_beside_release(args: argparse.Namespace) -> None:
     if args.reidentification_beside_release:
         return
     folders = [Path(o).parent for o in (args.output, args.report) if o is not None]
-    if getattr(args, "output_dir", None) is not None:
-        folders.append(args.output_dir)
-    if beside_release(args.reidentification_table, folders):
+    trees = [args.output_dir] if getattr(args, "output_dir", None) is not None else []
+    if beside_release(args.reidentification_table, folders, trees):
         raise ConfigurationError(
             "The re-identification table would be written beside the release (in "
             f"'{Path(args.reidentification_table).resolve().parent}'); give it a folder "

@@ -27,6 +27,7 @@ from arxpy.commands.options import (
     output_order,
     seed_option,
 )
+from arxpy.commands.table_source import source_paths
 from arxpy.engine.export import shuffled
 from arxpy.errors import ConfigurationError
 
@@ -47,7 +48,7 @@ def _register_intervals(subparsers: argparse._SubParsersAction) -> None:
         "numeric attributes become a box that at least k records share, shaped to keep a "
         "target statistic narrow. With --max-width, finds the largest k whose statistic "
         "widths stay within the limits (utility-constrained mode).")
-    add_input_option(parser, "--data", type=Path, required=True, metavar="CSV")
+    add_input_option(parser, "--data", type=Path, paths=source_paths, required=True, metavar="CSV")
     parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter (default: detected); 'tab' for a tab")
     parser.add_argument("--attributes", required=True, metavar="A,B",
@@ -89,7 +90,7 @@ def _register_stats(subparsers: argparse._SubParsersAction) -> None:
         "interval-stats", help="interval statistics of interval data (A_lo/A_hi columns)",
         description="Ranges of statistics over every dataset consistent with the intervals "
         "(guaranteed to contain the true value), each flagged exact or outer.")
-    add_input_option(parser, "--data", type=Path, required=True, metavar="CSV",
+    add_input_option(parser, "--data", type=Path, paths=source_paths, required=True, metavar="CSV",
                      help='interval data: A_lo and A_hi columns, or A as "[lo, hi]"')
     parser.add_argument("--delimiter", metavar="C", type=delimiter_option)
     parser.add_argument("--attributes", required=True, metavar="A[,B]")

@@ -28,6 +28,7 @@ from arxpy.commands.options import (
     seed_option,
     write_json,
 )
+from arxpy.commands.table_source import source_paths
 from arxpy.errors import ConfigurationError
 
 
@@ -63,7 +64,8 @@ def discretization(text: str) -> tuple[str, int]:
 
 def add_kpbms_arguments(parser: argparse.ArgumentParser) -> None:
     """The method settings shared by ``kpbms`` and ``kpbms-evaluate``."""
-    add_input_option(parser, "--data", type=Path, required=True, metavar="D.csv")
+    add_input_option(parser, "--data", type=Path, paths=source_paths, required=True,
+                     metavar="D.csv")
     parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter (default: detected); 'tab' for a tab")
     parser.add_argument("--class-attribute", required=True, metavar="C",

@@ -1,11 +1,13 @@
 """The linked-table options of ``anonymize`` and ``run`` (issue 32), in one place.
 
-``--data`` is the patient table (one row per patient); ``--link NAME=FILE`` (repeatable)
+``--data`` is the patient table (one row per patient; a CSV file or, as
+``FILE.sqlite:TABLE``, a table of a SQLite database); ``--link NAME=FILE`` (repeatable)
 adds an event table from a CSV file or, as ``NAME=FILE.sqlite:TABLE``, from a table of a
 SQLite database; ``--link-column ATTR`` names the patient identifier every table holds,
 ``--link-aggregate TABLE:KIND[:ATTR]`` adds a quasi-identifier of the patient-level view,
 and ``--output-dir DIR`` receives one file per table under its input's file name
-(``NAME.csv`` for a SQLite table). ``--identifying ATTR`` removes ATTR from every table holding it.
+(``NAME.csv`` for a SQLite table, ``TABLE.csv`` for the patients). ``--identifying
+ATTR`` removes ATTR from every table holding it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arxpy.commands.files import add_input_option, add_output_option, assignment_paths
+from arxpy.commands.table_source import SOURCE_HELP, TableSource
 from arxpy.errors import ConfigurationError
 
 
@@ -30,7 +33,7 @@ def add_linked_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_option(group, "--link", action="append", default=[], metavar="NAME=FILE",
                      paths=_link_files,
                      help="an event table (admissions, diagnoses, ...) linked to the "
-                          "patients: a CSV file, or FILE.sqlite:TABLE (also .db, .sqlite3)")
+                          f"patients: {SOURCE_HELP}")
     group.add_argument("--link-column", metavar="ATTR",
                        help="the patient identifier in every table (must be pseudonymized)")
     group.add_argument("--link-aggregate", action="append", default=[],
@@ -50,50 +53,20 @@ def _written(value: Any, args: argparse.Namespace) -> list[Path]:
 def file_names(args: argparse.Namespace) -> dict[str, str]:
     """Each table's output file name by table name, the patient table first: a CSV
     input's file name, ``NAME.csv`` for a SQLite table."""
-    names = {patient_table(args): args.data.name}
+    names = {patient_table(args): TableSource.parse(args.data).file_name()}
     for name, source in _links(args).items():
-        names[name] = source.path.name if source.table is None else f"{name}.csv"
+        names[name] = source.file_name(name)
     return names
 
 
 def patient_table(args: argparse.Namespace) -> str:
-    return args.data.stem
+    """The patient table's name: its CSV file's name without the ending, or its SQLite
+    table's."""
+    return TableSource.parse(args.data).stem
 
 
-@dataclass(frozen=True)
-class LinkSource:
-    """Where an event table is read: a CSV file, or ``table`` of a SQLite database."""
-
-    path: Path
-    table: str | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> LinkSource:
-        """``FILE`` (CSV) or ``FILE.sqlite:TABLE`` (also ``.db``, ``.sqlite3``)."""
-        from arxpy.data.sql_io import SQLITE_SUFFIXES
-
-        database, sep, table = text.rpartition(":")
-        if sep and Path(database).suffix.lower() in SQLITE_SUFFIXES and table:
-            return cls(Path(database), table)
-        if Path(text).suffix.lower() in SQLITE_SUFFIXES:
-            raise ConfigurationError(
-                f"--link names the SQLite database '{Path(text).name}' without a table; "
-                "write NAME=FILE.sqlite:TABLE.")
-        return cls(Path(text))
-
-    def read(self, args: argparse.Namespace) -> Any:
-        """The table as strings (a CSV file with ``--delimiter`` and ``--encoding``)."""
-        if self.table is not None:
-            from arxpy.data.sql_io import read_sqlite
-
-            return read_sqlite(self.path, self.table)
-        from arxpy.commands.options import read_data_option
-
-        return read_data_option(self.path, args.delimiter, getattr(args, "encoding", None))
-
-
-def _links(args: argparse.Namespace) -> dict[str, LinkSource]:
-    links: dict[str, LinkSource] = {}
+def _links(args: argparse.Namespace) -> dict[str, TableSource]:
+    links: dict[str, TableSource] = {}
     for item in args.link:
         name, sep, source = item.partition("=")
         if not (sep and name and source):
@@ -101,8 +74,12 @@ def _links(args: argparse.Namespace) -> dict[str, LinkSource]:
                 f"Cannot read --link '{item}'; write NAME=FILE or NAME=FILE.sqlite:TABLE.")
         if name in links:
             raise ConfigurationError(f"The linked table '{name}' is given twice.")
-        links[name] = LinkSource.parse(source)
+        links[name] = _link_source(source)
     return links
+
+
+def _link_source(text: str) -> TableSource:
+    return TableSource.parse(text, "--link", "NAME=FILE.sqlite:TABLE")
 
 
 def _link_files(value: Any, args: argparse.Namespace) -> list[Path]:
@@ -111,7 +88,7 @@ def _link_files(value: Any, args: argparse.Namespace) -> list[Path]:
     files = []
     for path in assignment_paths(value, args):
         try:
-            files.append(LinkSource.parse(str(path)).path)
+            files.append(_link_source(str(path)).path)
         except ConfigurationError:
             files.append(path)
     return files
@@ -121,7 +98,7 @@ def _link_files(value: Any, args: argparse.Namespace) -> list[Path]:
 class LinkedOptions:
     """What the options ask for, checked together before anything is read."""
 
-    links: dict[str, LinkSource]
+    links: dict[str, TableSource]
     column: str
     aggregates: tuple[Any, ...]
 
@@ -135,8 +112,8 @@ class LinkedOptions:
             return None
         if args.project is not None:
             raise ConfigurationError(
-                "--link takes the patient table as --data CSV; give --data in place of "
-                "--project.")
+                "--link takes the patient table as --data FILE (CSV or FILE.sqlite:TABLE); "
+                "give --data in place of --project.")
         for option, value in (("--output", args.output), ("--recipe-out", args.recipe_out),
                               ("--certificate", args.certificate),
                               ("--preset", getattr(args, "preset", None))):
@@ -144,10 +121,6 @@ class LinkedOptions:
                 raise ConfigurationError(
                     f"Linked tables are written with --output-dir DIR and configured by "
                     f"their options; leave {option} out.")
-        if getattr(args, "reidentification_table", None) is not None:
-            raise ConfigurationError(
-                "A re-identification table is not written for linked tables yet; leave "
-                "--reidentification-table out (the pseudonyms repeat with the same key).")
         if args.link_column is None or args.output_dir is None:
             raise ConfigurationError(
                 "--link needs --link-column ATTR (the patient identifier of every table) "
@@ -165,11 +138,8 @@ class LinkedOptions:
                                                                    tuple[str, ...]]:
         """(args with the patient table's ``--identifying`` only, the other names),
         so the patient table's roles are read as before."""
-        from arxpy.data.csv_io import column_names, sniff_csv
-
-        fmt = sniff_csv(args.data, delimiter=args.delimiter,
-                        encoding=getattr(args, "encoding", None))
-        columns = set(column_names(args.data, fmt))
+        columns = set(TableSource.parse(args.data).columns(
+            args.delimiter, getattr(args, "encoding", None)))
         patient = [n for n in args.identifying if n in columns]
         others = tuple(n for n in args.identifying if n not in columns)
         return argparse.Namespace(**{**vars(args), "identifying": patient}), others
@@ -178,7 +148,8 @@ class LinkedOptions:
         """The linked tables: ``patients`` and each ``--link`` file."""
         from arxpy.workflows.linked_tables import LinkedTables
 
-        events = {name: source.read(args) for name, source in self.links.items()}
+        events = {name: source.read(args.delimiter, getattr(args, "encoding", None))
+                  for name, source in self.links.items()}
         return LinkedTables(patients, events, self.column, patient_table(args))
 
     def write(self, args: argparse.Namespace, release: Any, seed: int | None) -> None:

@@ -41,7 +41,7 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     """``--project FILE | --data CSV [--delimiter C] --hierarchy ATTR=FILE ...`` and roles."""
     source = parser.add_mutually_exclusive_group(required=True)
     add_input_option(source, "--project", type=Path, metavar="FILE", help="an .arxpy project")
-    add_input_option(source, "--data", type=Path, metavar="CSV", help="the data as CSV")
+    add_data_option(source)
     parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter of the data and hierarchy files (default: "
                         "detected for the data, ';' for hierarchies); 'tab' for a tab")
@@ -54,6 +54,14 @@ def add_data_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sensitive", action="append", default=[], metavar="ATTR")
     parser.add_argument("--identifying", action="append", default=[], metavar="ATTR",
                         help="removed from the output")
+
+
+def add_data_option(parser: Any, **kwargs: Any) -> argparse.Action:
+    """``--data``: a CSV file or ``FILE.sqlite:TABLE`` (read by :func:`read_data_option`)."""
+    from arxpy.commands.table_source import SOURCE_HELP, source_paths
+
+    return add_input_option(parser, "--data", type=Path, metavar="CSV", paths=source_paths,
+                            help=f"the data: {SOURCE_HELP}", **kwargs)
 
 
 def add_attribute_arguments(parser: argparse.ArgumentParser) -> None:
@@ -331,12 +339,12 @@ def encoding_option(text: str) -> str:
 
 
 def read_data_option(path: Path, delimiter: str | None, encoding: str | None = None):
-    """The ``--data`` table; a given delimiter and encoding are kept, the rest is detected
-    (a detected encoding falls back to cp1252/latin-1 if a later byte is not UTF-8)."""
-    from arxpy.data.csv_io import read_csv, sniff_csv
+    """The ``--data`` table: a CSV file (a given delimiter and encoding are kept, the
+    rest is detected; a detected encoding falls back to cp1252/latin-1 if a later byte
+    is not UTF-8) or ``FILE.sqlite:TABLE``."""
+    from arxpy.commands.table_source import TableSource
 
-    fmt = sniff_csv(path, delimiter=delimiter, encoding=encoding)
-    return read_csv(path, fmt, guess_encoding=encoding is None)
+    return TableSource.parse(path).read(delimiter, encoding)
 
 
 def load_inputs(args: argparse.Namespace, check: Callable[..., None] | None = None):
@@ -685,15 +693,15 @@ def _genetic_settings(args: argparse.Namespace) -> list[tuple[str, Any]]:
 def _load_files(args: argparse.Namespace, check: Callable[..., None] | None):
     """The data, read after the configuration is checked against its header: a missing
     hierarchy file, an unknown attribute or what ``check`` refuses costs no reading."""
-    from arxpy.data.csv_io import column_names, read_csv, sniff_csv
+    from arxpy.commands.table_source import TableSource
 
     encoding = getattr(args, "encoding", None)
-    fmt = sniff_csv(args.data, delimiter=args.delimiter, encoding=encoding)
+    source = TableSource.parse(args.data)
     hierarchies = read_hierarchy_options(args.hierarchy, args.delimiter)
-    roles = _roles(args, column_names(args.data, fmt), hierarchies)
+    roles = _roles(args, source.columns(args.delimiter, encoding), hierarchies)
     if check is not None:
         check(roles, hierarchies, settings_from_args(args, {}))
-    frame = read_csv(args.data, fmt, guess_encoding=encoding is None)
+    frame = source.read(args.delimiter, encoding)
     definition = _roles(args, frame.columns, hierarchies)
     return frame, apply_attribute_options(args, frame, definition), hierarchies, {}
 

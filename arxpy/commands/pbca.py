@@ -9,6 +9,7 @@ from pathlib import Path
 
 from arxpy.commands.files import add_input_option
 from arxpy.commands.options import delimiter_option, read_data_option, seed_option
+from arxpy.commands.table_source import source_paths
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,7 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "pbca", help="pattern-based classification accuracy of features for a class",
         description="Share of records that the majority class of their pattern (the "
         "combination of the features' values) classifies correctly.")
-    add_input_option(parser, "--data", type=Path, required=True, metavar="D.csv")
+    add_input_option(parser, "--data", type=Path, paths=source_paths, required=True,
+                     metavar="D.csv")
     parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter (default: detected); 'tab' for a tab")
     parser.add_argument("--class-attribute", required=True, metavar="C")

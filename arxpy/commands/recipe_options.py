@@ -105,13 +105,15 @@ def write_certificate(args: argparse.Namespace, release: Any, recipe: Any,
     of (the certificate's utility figures)."""
     if args.certificate is None:
         return
+    from arxpy.commands.table_source import TableSource
     from arxpy.recipes.certificate import build_certificate, file_sha256, sign, write_signed
     from arxpy.recipes.signing import fingerprint, read_private_key
 
     key = read_private_key(args.signing_key)
     certificate = build_certificate(
         release, recipe, output_file=Path(args.output), identifiers=identifiers,
-        input_file_sha256=file_sha256(data) if data is not None else None,
+        input_file_sha256=file_sha256(TableSource.parse(data).path) if data is not None
+        else None,  # a SQLite table's: its database file's
         original=original)
     written = write_signed(sign(certificate, key), args.certificate)
     print(f"Certificate signed with key {fingerprint(key.public_key())}: "

@@ -32,6 +32,7 @@ from arxpy.commands.recipe_options import (
     check_recipe_options,
     write_certificate,
 )
+from arxpy.commands.table_source import source_paths
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the recipe, listing every reason (exit status 2).")
     add_input_option(parser, "recipe", type=Path, metavar="RECIPE.json",
                      help="the recipe --recipe-out wrote")
-    add_input_option(parser, "--data", type=Path, required=True, metavar="CSV",
+    add_input_option(parser, "--data", type=Path, paths=source_paths, required=True, metavar="CSV",
                      help="the new extract")
     parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter of the data and hierarchy files (default: "

@@ -16,6 +16,7 @@ from typing import Any
 
 from arxpy.commands.files import add_input_option, add_output_option, assignment_paths
 from arxpy.commands.options import delimiter_option, encoding_option
+from arxpy.commands.table_source import source_paths
 from arxpy.errors import ConfigurationError, HierarchyError
 
 
@@ -27,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "separation and HIPAA identifiers, as ARX computes them; writes a JSON report.")
     source = parser.add_mutually_exclusive_group(required=True)
     add_input_option(source, "--project", type=Path, metavar="FILE", help="an .arxpy project")
-    add_input_option(source, "--data", type=Path, metavar="CSV", help="the data as CSV")
+    add_input_option(source, "--data", type=Path, paths=source_paths, metavar="CSV",
+                     help="the data: a CSV file, or FILE.sqlite:TABLE")
 
     parser.add_argument("--delimiter", metavar="C", type=delimiter_option,
                         help="field delimiter of the data and hierarchy files; 'tab' for a tab")

@@ -185,9 +185,11 @@ def _run_linked(args: argparse.Namespace, method, identifiers: IdentifierOptions
         identifiers.refuse_quasi_identifying(release)
         return release
 
-    release = release_linked(linked.tables(args, frame), given, hierarchies, judge,
-                             linked.aggregates, identifiers.plan, identifiers.key,
-                             event_identifying)
+    tables = linked.tables(args, frame)
+    release = release_linked(tables, given, hierarchies, judge, linked.aggregates,
+                             identifiers.plan, identifiers.key, event_identifying)
+    identifiers.reverse_linked(tables, release)
+    identifiers.write_reidentification_table()  # before the tables, as for one table
     order = output_order(args, release.view.seed)
     linked.write(args, release, order["seed"])
     identifiers.record = release.identifiers

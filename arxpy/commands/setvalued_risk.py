@@ -44,9 +44,11 @@ def run(args: argparse.Namespace) -> int:
     from arxpy.analysis.setvalued_risk import combination_risk
     from arxpy.commands.options import write_json
     from arxpy.commands.setvalued_utility import read_original
+    from arxpy.commands.table_source import SET_VALUED_CSV, refuse_sqlite
     from arxpy.data.disassociated import MAX_M
     from arxpy.errors import ConfigurationError
 
+    refuse_sqlite(args.original, "--data", SET_VALUED_CSV)
     if args.k < 1 or not 1 <= args.m <= MAX_M or args.cap < args.max_size:
         raise ConfigurationError(f"--k must be at least 1, --m from 1 to {MAX_M} and --cap "
                                  "at least --max-size.")

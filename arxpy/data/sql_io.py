@@ -36,22 +36,34 @@ def list_tables(path: str | os.PathLike[str]) -> list[str]:
 def read_sqlite(path: str | os.PathLike[str], table: str) -> pd.DataFrame:
     """All rows of one table or view as a DataFrame of strings (see the module rules)."""
     with _connect(path) as (file, connection):
-        tables = _tables(connection)
-        if table not in tables:
-            raise DataImportError(
-                f"'{file}' has no table '{table}'; its tables are: {', '.join(tables) or 'none'}."
-            )
-        try:
-            cursor = connection.execute(f"SELECT * FROM {quote_identifier(table)}")
-            names = make_unique_names(d[0] for d in cursor.description)
-            rows = cursor.fetchall()
-        except sqlite3.Error as exc:
-            raise DataImportError(f"Table '{table}' of '{file}' cannot be read: {exc}.") from None
+        names, rows = _select(file, connection, table, "")
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in names]
     return pd.DataFrame(
         {name: _as_text(values) for name, values in zip(names, columns, strict=True)},
         columns=names,
     )
+
+
+def table_columns(path: str | os.PathLike[str], table: str) -> list[str]:
+    """The column names :func:`read_sqlite` gives, without reading a row (to check a
+    configuration before reading the table)."""
+    with _connect(path) as (file, connection):
+        return _select(file, connection, table, " LIMIT 0")[0]
+
+
+def _select(file: Path, connection: sqlite3.Connection, table: str, limit: str
+            ) -> tuple[list[str], list[tuple[object, ...]]]:
+    """(column names, rows) of ``table``; one line naming the tables if it has none."""
+    tables = _tables(connection)
+    if table not in tables:
+        raise DataImportError(
+            f"'{file}' has no table '{table}'; its tables are: {', '.join(tables) or 'none'}."
+        )
+    try:
+        cursor = connection.execute(f"SELECT * FROM {quote_identifier(table)}{limit}")
+        return make_unique_names(d[0] for d in cursor.description), cursor.fetchall()
+    except sqlite3.Error as exc:
+        raise DataImportError(f"Table '{table}' of '{file}' cannot be read: {exc}.") from None
 
 
 def quote_identifier(name: str) -> str:

@@ -48,6 +48,10 @@ _SALT_BYTES, _NONCE_BYTES = 16, 12
 #: Treatments a table can undo: keyed pseudonyms and random replacements (a mask keeps
 #: too little to be one-to-one).
 REVERSIBLE = ("keyed-pseudonym", "random-replacement")
+_NOTHING_TO_REVERSE = (
+    "A re-identification table needs a keyed pseudonym or a random replacement "
+    "(--pseudonymize or --replace-random); masks and removed attributes cannot be "
+    "reversed.")
 
 
 @dataclass(frozen=True)
@@ -84,11 +88,24 @@ class ReidentificationTable:
             columns.append(ReidentifiedColumn(name, kind, tuple(pairs["p"]),
                                               tuple(pairs["o"])))
         if not columns:
-            raise ConfigurationError(
-                "A re-identification table needs a keyed pseudonym or a random replacement "
-                "(--pseudonymize or --replace-random); masks and removed attributes cannot "
-                "be reversed.")
+            raise ConfigurationError(_NOTHING_TO_REVERSE)
         return cls(tuple(columns), record.get("key_fingerprint"))
+
+    @classmethod
+    def merged(cls, parts: list[ReidentificationTable]) -> ReidentificationTable:
+        """One table of the tables of several linked tables, made with one key: the
+        pairs of an attribute that several tables hold (the link column) appear once."""
+        pairs: dict[tuple[str, str], dict[tuple[str, str], None]] = {}
+        for part in parts:
+            for c in part.columns:
+                pairs.setdefault((c.attribute, c.treatment), {}).update(
+                    dict.fromkeys(zip(c.pseudonyms, c.originals, strict=True)))
+        if not pairs:
+            raise ConfigurationError(_NOTHING_TO_REVERSE)
+        columns = tuple(ReidentifiedColumn(name, kind, tuple(p for p, _ in both),
+                                           tuple(o for _, o in both))
+                        for (name, kind), both in pairs.items())
+        return cls(columns, parts[0].key_fingerprint)
 
     @property
     def entries(self) -> int:
@@ -132,11 +149,14 @@ class ReidentificationTable:
 
 
 def beside_release(table: str | os.PathLike[str],
-                   release_folders: list[str | os.PathLike[str]]) -> bool:
-    """Would the table go into a folder a release goes to (where it would travel with
-    it)? The callers refuse that unless the user insists."""
-    folder = Path(table).resolve().parent
-    return any(Path(f).resolve() == folder for f in release_folders)
+                   release_folders: list[str | os.PathLike[str]],
+                   release_trees: list[str | os.PathLike[str]] = ()) -> bool:
+    """Would the table go into a folder a release goes to, or anywhere inside a folder
+    released as a whole (``release_trees``: linked tables' output folder), where it
+    would travel with it? The callers refuse that unless the user insists."""
+    path = Path(table).resolve()
+    return any(Path(f).resolve() == path.parent for f in release_folders) or \
+        any(path.is_relative_to(Path(t).resolve()) for t in release_trees)
 
 
 def reversible(record: Mapping[str, Any] | None) -> list[str]:

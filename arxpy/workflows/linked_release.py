@@ -24,6 +24,7 @@ from arxpy.engine.export import released_frame, shuffled
 from arxpy.errors import ConfigurationError, DataExportError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers import PSEUDONYM, DateShift, IdentifierPlan, PseudonymKey
+from arxpy.identifiers.reidentification import ReidentificationTable, reversible
 from arxpy.release import Release
 from arxpy.workflows.linked_tables import EventAggregate, LinkedTables, left_out, patient_view
 
@@ -79,6 +80,21 @@ class LinkedRelease:
             report["identifiers"] = self.identifiers
         report.update(output_order=dict(output_order), linked=self.record(files))
         return report
+
+    def reidentification_table(self, original: LinkedTables) -> ReidentificationTable:
+        """Pseudonym -> original of the keyed pseudonyms and random replacements of every
+        table (``original``: the tables this release was made of), one column per
+        attribute: the link column's pseudonyms appear once, though every table holds
+        them. Written, on request only, by ``write_table`` as a single table's is."""
+        record = self.identifiers or {}
+        parts = []
+        for name in original.names:
+            treated = self.source.table(name)
+            here = {**record, "treatments": [t for t in record.get("treatments", ())
+                                             if t["attribute"] in treated.columns]}
+            if reversible(here):
+                parts.append(ReidentificationTable.of(original.table(name), treated, here))
+        return ReidentificationTable.merged(parts)
 
     def write(self, directory: str | Path, files: Mapping[str, str], *,
               shuffle_seed: int | None = None, delimiter: str | None = None,
