@@ -31,7 +31,7 @@ from arxpy.lattice.classes import (
     PopulationClasses,
 )
 from arxpy.lattice.encoding import EncodedData, weighted_counts
-from arxpy.lattice.kernels import dense_keys, group_keys, pack_columns, rewrite_keys, sum_pairs
+from arxpy.lattice.kernels import group_beside, group_keys, pack_columns, rewrite_keys, sum_pairs
 
 
 @dataclass(frozen=True)
@@ -319,21 +319,11 @@ class Grouper:
         class keys (first) are numbered by first appearance before any population key;
         where their own grouping would be dense, they are then listed ascending."""
         name, population = carried
-        n, span = source.n_classes, _span(radices)
         assert source.packed is not None
         everyone = _joint(population, source.packed)[1]
-        inverse, distinct, people = group_keys(key, span, everyone, low, place, dense=False)
-        of_classes = inverse[:n]
-        m = int(of_classes.max()) + 1 if n else 0
-        if dense_keys(span, n):
-            order = np.argsort(distinct[:m])
-            rank = np.empty(m, dtype=np.int64)
-            rank[order] = np.arange(m, dtype=np.int64)
-            of_classes = rank[of_classes]
-            distinct = np.concatenate((distinct[order], distinct[m:]))
-            people = np.concatenate((people[order], people[m:]))
-        # Sums of integers below 2**53 are exact in float64.
-        sizes = np.bincount(of_classes, weights=source.sizes, minlength=m).astype(np.int64)
+        of_classes, distinct, people, sizes = group_beside(
+            key, source.n_classes, _span(radices), source.sizes, everyone, low, place)
+        m = len(sizes)
         counted = PopulationClasses(people[:m], distinct[m:], people[m:], (distinct, people))
         return self._summed(source, levels, of_classes, sizes, None,
                             PackedKeys(distinct[:m], tuple(radices)), {name: counted})
