@@ -78,6 +78,45 @@ def test_grouping_keys_matches_numpy(data, n, span, weighted):
 
 
 @needs_kernels
+@settings(max_examples=120, deadline=None)
+@given(data=st.data(), n=st.integers(0, 60), others=st.integers(0, 200),
+       span=st.integers(1, 300_000), split=st.booleans())
+def test_grouping_classes_beside_population_matches_numpy(data, n, others, span, split):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    pool = rng.integers(0, span, size=data.draw(st.integers(1, n + others + 1)))
+    key = rng.choice(pool, size=n + others)
+    if not len(key):
+        key = np.zeros(1, dtype=np.int64)  # the kernels take at least one key
+        n = min(n, 1)
+    sizes = rng.integers(1, 9, size=n)
+    people = rng.integers(0, 9, size=len(key))
+    place = data.draw(st.integers(1, 40)) if split else 1
+    high, low = (key // place, key % place) if split else (key, None)
+    dense = data.draw(st.booleans())  # the classes' own order, ascending or as they come
+    saved = kernels.dense_keys
+    try:
+        kernels.dense_keys = lambda span, n: dense
+        compiled, plain = _both(
+            lambda: kernels.group_beside(high, n, span, sizes, people, low, place))
+    finally:
+        kernels.dense_keys = saved
+    for got, want in zip(compiled, plain, strict=True):
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+    # From the definition: the class keys' groups first, in their own grouping's order.
+    of_classes, distinct, summed, class_sizes = compiled
+    m = len(class_sizes)
+    own = sorted(set(key[:n].tolist())) if dense else pd.unique(key[:n]).tolist()
+    assert distinct[:m].tolist() == own
+    assert distinct[of_classes].tolist() == key[:n].tolist()
+    assert sorted(distinct.tolist()) == sorted(set(key.tolist()))
+    for group, value in enumerate(distinct.tolist()):
+        assert summed[group] == people[key == value].sum()
+        if group < m:
+            assert class_sizes[group] == sizes[key[:n] == value].sum()
+
+
+@needs_kernels
 def test_grouping_hash_mode_takes_any_int64_keys():
     key = np.array([2**62 + 5, -3, 7, 2**62 + 5, -3, 0], dtype=np.int64)
     inverse, distinct, sizes = kernels._grouped_compiled(key, 2**63 - 1, None, None, 1, False)
@@ -117,6 +156,9 @@ def test_kernels_refuse_bad_input_instead_of_writing_out_of_bounds():
     np.testing.assert_array_equal(pairs[2][:2], [2, 1])
     with pytest.raises(ValueError, match="negative"):
         _kernels.rewrite(np.array([3, -1]), 1, (4,), (2,), (None,), np.empty(2, np.int64))
+    with pytest.raises(ValueError, match="n must lie"):
+        _kernels.group_beside(np.array([1, 2]), 3, False, np.ones(3, np.int64),
+                              np.ones(2, np.int64), *(np.empty(3, np.int64) for _ in range(4)))
 
 
 @needs_kernels
