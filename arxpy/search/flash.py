@@ -113,7 +113,12 @@ class _AnyFlag:
         self._arrays = [flags[name] for name in names]
 
     def __call__(self, index: int) -> bool:
-        return any(array[index] for array in self._arrays)
+        # A plain loop: the replay asks thousands of times, any() over a generator costs
+        # twice as much.
+        for array in self._arrays:
+            if array[index]:
+                return True
+        return False
 
     def of(self, indices: np.ndarray) -> np.ndarray:
         return np.logical_or.reduce([array[indices] for array in self._arrays])
@@ -210,6 +215,9 @@ class FlashReplay:
         self.flags = {name: np.zeros(size, dtype=bool) for name in (
             "anonymous", "not_anonymous", "k_anonymous", "not_k_anonymous", "checked",
             "visited", "successors_pruned", "insufficient_utility")}
+        #: Each flag array as a grid of the lattice (a view), for tagging up- and down-sets.
+        self._grids = {name: flags.reshape(self.shape) for name, flags in self.flags.items()}
+        self._nothing_above = [None] * len(self.shape)
         self.privacy = privacy_monotonicity(ctx)
         self.min_group = minimal_group_size(ctx)
         # Upward / downward predictive properties (SolutionSpace); anonymity only when the
@@ -284,16 +292,16 @@ class FlashReplay:
         return bool(self.flags[name][index])
 
     def put(self, name: str, index: int) -> None:
-        flags, direction = self.flags[name], self.direction.get(name)
+        direction = self.direction.get(name)
         if direction is None:
-            flags[index] = True
+            self.flags[name][index] = True
             return
-        grid = flags.reshape(self.shape)
         offsets = self._offsets[index].tolist()
         if direction == "up":
-            grid[tuple(slice(o, None) for o in offsets)] = True
+            corner = tuple(map(slice, offsets, self._nothing_above))
         else:
-            grid[tuple(slice(0, o + 1) for o in offsets)] = True
+            corner = tuple(map(slice, [o + 1 for o in offsets]))
+        self._grids[name][corner] = True
 
     def put_to_successors(self, name: str, index: int) -> None:
         for successor in self.successors(index):
