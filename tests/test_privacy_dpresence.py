@@ -23,7 +23,7 @@ from arxpy.data.definition import AttributeType
 from arxpy.engine import AnonymizationConfig, anonymize
 from arxpy.engine.prepare import prepare
 from arxpy.errors import ConfigurationError
-from arxpy.lattice import grouping, kernels
+from arxpy.lattice import kernels
 from arxpy.lattice.grouping import Grouper
 from arxpy.privacy import (
     DeltaPresence,

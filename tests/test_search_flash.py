@@ -12,6 +12,7 @@ from test_engine_search import HIERARCHIES, definition, table
 from arxpy import search
 from arxpy.engine import AnonymizationConfig
 from arxpy.engine.prepare import prepare
+from arxpy.lattice import kernels
 from arxpy.privacy import KAnonymity
 from arxpy.quality import quality_model_from_dict
 from arxpy.search import SearchContext, run_search
@@ -30,12 +31,15 @@ def _java_compare(a: np.ndarray, b: np.ndarray) -> int:
     return 0
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("seed", range(3))
-def test_ranks_sort_as_the_strategy_compares(seed):
-    """Stable sorts by rank and by the comparator agree, with many ties, -0.0 beside 0.0
-    and a column NaN throughout (an attribute with one level)."""
+def test_ranks_sort_as_the_strategy_compares(seed, compiled, monkeypatch):
+    """Stable sorts by rank and by the comparator agree, with many ties, negative values,
+    -0.0 beside 0.0 and a column NaN throughout (an attribute with one level), with the
+    compiled sort and with numpy's."""
+    monkeypatch.setattr(kernels, "USE_COMPILED", compiled and kernels.compiled_available())
     rng = np.random.default_rng(seed)
-    criteria = rng.integers(0, 3, size=(300, 3)).astype(float) / 2
+    criteria = rng.integers(-2, 3, size=(300, 3)).astype(float) / 2
     criteria[rng.random(300) < 0.2, 0] = -0.0
     criteria[:, 1] = np.nan if seed == 2 else criteria[:, 1]
     rank = _ranks(criteria)

@@ -37,6 +37,7 @@ import numpy as np
 
 from arxpy.arrays import count_distinct, distinct
 from arxpy.jobs import Progress
+from arxpy.lattice.kernels import stable_argsort
 from arxpy.lattice.lattice import Lattice
 from arxpy.privacy.kanonymity import KAnonymity
 from arxpy.privacy.ldiversity import EntropyLDiversity, _LDiversity
@@ -174,6 +175,10 @@ class _JavaPriorityQueue:
         return result
 
 
+#: Flips a negative float's magnitude bits, so its bits as an int64 order as the floats.
+_MAGNITUDE = np.int64(0x7FFFFFFFFFFFFFFF)
+
+
 def _ranks(criteria: np.ndarray) -> list[int] | None:
     """Each row's rank in the lexicographic order of ``criteria`` (equal rows, equal
     rank), or None when a column is NaN for some rows only. A column NaN throughout
@@ -181,8 +186,14 @@ def _ranks(criteria: np.ndarray) -> list[int] | None:
     missing = np.isnan(criteria)
     if (missing.any(axis=0) & ~missing.all(axis=0)).any():
         return None
-    columns = np.where(missing, 0.0, criteria)
-    order = np.lexsort(columns.T[::-1])
+    columns = np.where(missing, 0.0, criteria) + 0.0  # -0.0 ranks with 0.0
+    # np.lexsort's order (stable sorts from the last column to the first) on each float's
+    # bits as an order-preserving int64: the compiled sort, where built, takes a third of
+    # lexsort's time, which each search pays once.
+    order = np.arange(len(columns))
+    for column in reversed(columns.T):
+        bits = np.ascontiguousarray(column[order]).view(np.int64)
+        order = order[stable_argsort(bits ^ ((bits >> 63) & _MAGNITUDE))]
     ordered = columns[order]
     step = np.concatenate(([False], (ordered[1:] != ordered[:-1]).any(axis=1)))
     rank = np.empty(len(order), dtype=np.int64)
