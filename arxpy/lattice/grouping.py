@@ -50,7 +50,7 @@ class _Grouped:
 
 def _span(radices: Sequence[int]) -> int:
     """Number of possible keys (a Python int: it may exceed int64)."""
-    return math.prod(int(r) for r in radices)
+    return math.prod(map(int, radices))
 
 
 def _merge(columns: Sequence[np.ndarray], radices: Sequence[int],
