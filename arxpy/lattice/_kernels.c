@@ -176,6 +176,46 @@ static Py_ssize_t group_hash(const Keys *keys, Py_ssize_t n, const int64_t *weig
     return m;
 }
 
+/* Hash mode's numbering (order of first appearance) through a table indexed by the key
+ * itself, for keys in [0, span) with a small span: no hashing, no probing, and a table
+ * that stays in cache (the dense mode's scratch, cleared entry by entry on exit). */
+static Py_ssize_t group_first_seen(const Keys *keys, Py_ssize_t n, int64_t span,
+                                   const int64_t *weight, int64_t *inverse, int64_t *distinct,
+                                   int64_t *sizes) {
+    if ((size_t)span > scratch_len) {
+        free(scratch);
+        scratch = calloc((size_t)span, sizeof(int32_t));
+        scratch_len = scratch ? (size_t)span : 0;
+        if (scratch == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    int32_t *table = scratch; /* class + 1, 0 for a key not seen yet */
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t k = key_at(keys, i);
+        if ((uint64_t)k >= (uint64_t)span) {
+            for (Py_ssize_t j = 0; j < m; j++) table[distinct[j]] = 0;
+            release_large_scratch();
+            PyErr_SetString(PyExc_ValueError, "a key lies outside [0, span)");
+            return -1;
+        }
+        int32_t c = table[k] - 1;
+        if (c < 0) {
+            c = (int32_t)m++;
+            table[k] = c + 1;
+            distinct[c] = k;
+            sizes[c] = 0;
+        }
+        inverse[i] = c;
+        sizes[c] += weight ? weight[i] : 1;
+    }
+    for (Py_ssize_t j = 0; j < m; j++) table[distinct[j]] = 0;
+    release_large_scratch();
+    return m;
+}
+
 /* Pair sums' per-value accumulator (zero between calls: each call clears what it
  * adds) and list of touched values, kept for the next call unless large. */
 static int64_t *value_acc = NULL, *value_touched = NULL;
@@ -784,15 +824,17 @@ static PyObject *argsort(PyObject *Py_UNUSED(self), PyObject *args) {
 /* ---- Classes and population classes grouped in one call ------------------------------ */
 
 PyDoc_STRVAR(group_beside_doc,
-"group_beside(key, n, dense, sizes, people, inverse, distinct, summed, class_sizes,\n"
-"             low=None, place=1) -> number of classes, number of groups\n\n"
+"group_beside(key, n, span, dense, sizes, people, inverse, distinct, summed,\n"
+"             class_sizes, low=None, place=1) -> number of classes, number of groups\n\n"
 "Group the keys (``key``, or key * place + low) of n classes followed by population\n"
 "classes without records, adding up ``people`` per group and, over the first n keys,\n"
 "``sizes`` per class. The m groups holding a class key come first, numbered as\n"
 "grouping the n class keys alone numbers them: ascending when ``dense``, else in order\n"
 "of first appearance; the other groups follow in order of first appearance. Writes\n"
 "the class keys' groups to inverse[:n], the groups' keys and people to ``distinct``\n"
-"and ``summed``, and the class sizes to class_sizes[:m].");
+"and ``summed``, and the class sizes to class_sizes[:m]. ``span`` > 0 says every key\n"
+"lies in [0, span) and has them numbered through a table of span entries (same order),\n"
+"0 has them hashed.");
 
 /* Renumber the m class groups ascending by key: ``distinct``, ``summed`` and
  * ``class_sizes`` permuted, inverse[:n] renumbered. -1 when memory ran out. */
@@ -821,10 +863,15 @@ static PyObject *group_beside(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *low_o = Py_None;
     Py_ssize_t n;
     int dense;
-    long long place = 1;
-    if (!PyArg_ParseTuple(args, "OnpOOOOOO|OL", &key_o, &n, &dense, &sizes_o, &people_o,
-                          &inverse_o, &distinct_o, &summed_o, &class_sizes_o, &low_o, &place))
+    long long span, place = 1;
+    if (!PyArg_ParseTuple(args, "OnLpOOOOOO|OL", &key_o, &n, &span, &dense, &sizes_o,
+                          &people_o, &inverse_o, &distinct_o, &summed_o, &class_sizes_o, &low_o,
+                          &place))
         return NULL;
+    if (span < 0 || span > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "span must lie in [0, 2**31)");
+        return NULL;
+    }
     Py_buffer key, low, sizes, people, inverse, distinct, summed, class_sizes;
     if (get_array(key_o, &key, 0, -1, "key") < 0) return NULL;
     Py_ssize_t total = key.shape[0], m = -1, groups = -1;
@@ -843,7 +890,9 @@ static PyObject *group_beside(PyObject *Py_UNUSED(self), PyObject *args) {
     Keys keys = {key.buf, have_low ? (const int64_t *)low.buf : NULL, place};
     int64_t *inv = inverse.buf, *cs = class_sizes.buf;
     const int64_t *size = sizes.buf;
-    groups = group_hash(&keys, total, people.buf, inv, distinct.buf, summed.buf);
+    groups = span > 0 ? group_first_seen(&keys, total, span, people.buf, inv, distinct.buf,
+                                         summed.buf)
+                      : group_hash(&keys, total, people.buf, inv, distinct.buf, summed.buf);
     if (groups >= 0) {
         /* The class keys come first, so their groups are 0..m-1. */
         m = 0;

@@ -85,7 +85,10 @@ def group_beside(key: np.ndarray, n: int, span: int, sizes: np.ndarray, people: 
     """
     total, dense = len(key), dense_keys(span, n)
     if USE_COMPILED and 0 < total < _COMPILED_MAX_KEYS:
-        return _beside_compiled(key, n, dense, sizes, people, low, place)
+        # Roll-ups from the root group tens of thousands of keys into a span of a few
+        # thousand: a table of the span, in cache, then beats hashing.
+        table = span if dense_keys(span, total) else 0
+        return _beside_compiled(key, n, table, dense, sizes, people, low, place)
     inverse, distinct, summed = group_keys(key, span, people, low, place, dense=False)
     of_classes = inverse[:n]
     m = int(of_classes.max()) + 1 if n else 0
@@ -101,7 +104,7 @@ def group_beside(key: np.ndarray, n: int, span: int, sizes: np.ndarray, people: 
     return of_classes, distinct, summed, class_sizes
 
 
-def _beside_compiled(key: np.ndarray, n: int, dense: bool, sizes: np.ndarray,
+def _beside_compiled(key: np.ndarray, n: int, table: int, dense: bool, sizes: np.ndarray,
                      people: np.ndarray, low: np.ndarray | None, place: int
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     assert _kernels is not None
@@ -109,7 +112,7 @@ def _beside_compiled(key: np.ndarray, n: int, dense: bool, sizes: np.ndarray,
     inverse, distinct, summed = (np.empty(total, dtype=np.int64) for _ in range(3))
     class_sizes = np.empty(n, dtype=np.int64)
     m, groups = _kernels.group_beside(
-        np.ascontiguousarray(key, dtype=np.int64), n, dense,
+        np.ascontiguousarray(key, dtype=np.int64), n, table, dense,
         np.ascontiguousarray(sizes, dtype=np.int64), np.ascontiguousarray(people, dtype=np.int64),
         inverse, distinct, summed, class_sizes,
         None if low is None else np.ascontiguousarray(low, dtype=np.int64), int(place))
