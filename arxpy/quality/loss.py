@@ -282,7 +282,8 @@ class Loss(QualityModel):
         if self.aggregate == "geometric_mean":
             result = np.ones(len(levels))
             for q in range(len(self._bounds)):
-                result *= np.power(self._bounds[q][levels[:, q]] * w[q] + 1.0, 1.0 / n)
+                # Each level's factor once (the same values as per node, to the bit).
+                result *= np.power(self._bounds[q] * w[q] + 1.0, 1.0 / n)[levels[:, q]]
             return result - 1.0
         result = np.zeros(len(levels))
         for q in range(len(self._bounds)):

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from arxpy.arrays import count_distinct, distinct
+from arxpy.arrays import distinct
 from arxpy.jobs import Progress
 from arxpy.lattice.kernels import stable_argsort
 from arxpy.lattice.lattice import Lattice
@@ -258,8 +258,9 @@ class FlashReplay:
         with np.errstate(divide="ignore", invalid="ignore"):  # Java: 0.0/0.0 is NaN
             for q, qi in enumerate(data.quasi_identifiers):
                 present = distinct(qi.codes)  # GeneralizationHierarchy: values in the data
-                kept_values = np.array([count_distinct(m[present]) for m in qi.level_maps],
-                                    dtype=float)
+                # Distinct codes counted by a tally (36 counts per search on Adult).
+                kept_values = np.array([np.count_nonzero(np.bincount(m[present]))
+                                        for m in qi.level_maps], dtype=float)
                 prec += nodes[:, q] / float(top[q])
                 kept += kept_values[nodes[:, q]] / kept_values[0]
             level = self.level / float(sum(top))
