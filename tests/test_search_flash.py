@@ -4,6 +4,7 @@ the replay give."""
 from __future__ import annotations
 
 import functools
+import gc
 
 import numpy as np
 import pytest
@@ -96,3 +97,22 @@ def test_a_replayed_choice_that_is_beaten_is_not_taken(monkeypatch):
     fresh = _context(6, 2, "loss")
     assert search_after_replay(fresh) is None
     assert run_search(_context(6, 2, "loss"), "optimal").optimum.levels != worse.levels
+
+
+def test_the_heap_before_a_search_is_set_aside_while_it_runs():
+    """Objects alive before a search are frozen while it runs (full collections walk only
+    the search's own), thawed after it, and a caller's own freeze is left in place."""
+    if gc.get_freeze_count():
+        pytest.skip("something froze the heap before this test")
+    during = []
+    ctx = _context(0, 2, "loss")
+    ctx.on_check = lambda check, classes: during.append(gc.get_freeze_count())
+    run_search(ctx, "optimal")
+    assert during and min(during) > 0
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        run_search(_context(0, 2, "loss"), "optimal")
+        assert gc.get_freeze_count() > 0  # still the caller's (some frozen objects died)
+    finally:
+        gc.unfreeze()
