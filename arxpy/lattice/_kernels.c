@@ -1,6 +1,6 @@
 /* Roll-up kernels (arxpy.lattice.kernels wraps them): group keys and add up sizes,
- * sum distribution pairs, rewrite packed digits, pack key columns, sum tables over
- * packed digits.
+ * group classes beside a population's classes without records, sum distribution pairs,
+ * rewrite packed digits, pack key columns, sum tables over packed digits.
  *
  * numpy needs about ten passes to group packed class keys and add up the class sizes
  * (mark, list, look up, count); at the sizes roll-up works on (a few thousand to tens of
