@@ -35,7 +35,6 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from arxpy.arrays import distinct
 from arxpy.jobs import Progress
 from arxpy.lattice.kernels import stable_argsort
 from arxpy.lattice.lattice import Lattice
@@ -184,9 +183,12 @@ def _ranks(criteria: np.ndarray) -> list[int] | None:
     rank), or None when a column is NaN for some rows only. A column NaN throughout
     compares equal everywhere (Java's ``<`` and ``>`` are both false), as a constant."""
     missing = np.isnan(criteria)
-    if (missing.any(axis=0) & ~missing.all(axis=0)).any():
-        return None
-    columns = np.where(missing, 0.0, criteria) + 0.0  # -0.0 ranks with 0.0
+    columns = criteria
+    if missing.any():
+        if (missing.any(axis=0) & ~missing.all(axis=0)).any():
+            return None
+        columns = np.where(missing, 0.0, criteria)
+    columns = columns + 0.0  # -0.0 ranks with 0.0
     # np.lexsort's order (stable sorts from the last column to the first) on each float's
     # bits as an order-preserving int64: the compiled sort, where built, takes a third of
     # lexsort's time, which each search pays once.
@@ -257,8 +259,9 @@ class FlashReplay:
         kept = np.zeros(len(nodes))
         with np.errstate(divide="ignore", invalid="ignore"):  # Java: 0.0/0.0 is NaN
             for q, qi in enumerate(data.quasi_identifiers):
-                present = distinct(qi.codes)  # GeneralizationHierarchy: values in the data
-                # Distinct codes counted by a tally (36 counts per search on Adult).
+                # GeneralizationHierarchy: the values in the data (codes, by a tally), and
+                # how many distinct values each level keeps of them.
+                present = np.flatnonzero(np.bincount(qi.codes))
                 kept_values = np.array([np.count_nonzero(np.bincount(m[present]))
                                         for m in qi.level_maps], dtype=float)
                 prec += nodes[:, q] / float(top[q])
