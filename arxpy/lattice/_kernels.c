@@ -115,10 +115,8 @@ static Py_ssize_t group_dense(const Keys *keys, Py_ssize_t n, int64_t span,
     return m;
 }
 
-/* Hash mode: any int64 keys. Open addressing (Fibonacci hashing, linear probing) in a
- * table at most half full; classes are numbered as they first appear. */
-/* The hash mode's slots, kept between calls unless large: a fresh table of a few
- * hundred kilobytes per roll-up costs more in page faults than the grouping itself. */
+/* The hash mode's slots, kept between calls unless large: roll-up groups thousands of
+ * times per search, and from the root each table is a few hundred kilobytes. */
 static int32_t *hash_slots = NULL;
 static size_t hash_slots_len = 0;
 
@@ -140,6 +138,8 @@ static void release_large_hash_slots(void) {
     }
 }
 
+/* Hash mode: any int64 keys. Open addressing (Fibonacci hashing, linear probing) in a
+ * table at most half full; classes are numbered as they first appear. */
 static Py_ssize_t group_hash(const Keys *keys, Py_ssize_t n, const int64_t *weight,
                              int64_t *inverse, int64_t *distinct, int64_t *sizes) {
     int shift = 64;

@@ -44,7 +44,7 @@ def _heap_set_aside() -> Iterator[None]:
 
     A search allocates many short-lived objects, and every full collection would walk
     the whole prepared heap (pandas, the encoded data) again: on a small search such
-    as δ-presence on Adult, a sixth of its time.
+    as δ-presence on Adult, up to a sixth of its time.
     """
     if gc.get_freeze_count():
         yield
