@@ -78,6 +78,47 @@ def test_grouping_keys_matches_numpy(data, n, span, weighted):
 
 
 @needs_kernels
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), n=st.integers(0, 60), others=st.integers(0, 200),
+       span=st.integers(1, 300_000), split=st.booleans())
+def test_grouping_classes_beside_population_matches_numpy(data, n, others, span, split):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    pool = rng.integers(0, span, size=data.draw(st.integers(1, n + others + 1)))
+    key = rng.choice(pool, size=n + others)
+    if not len(key):
+        key = np.zeros(1, dtype=np.int64)  # the kernels take at least one key
+        n = min(n, 1)
+    sizes = rng.integers(1, 9, size=n)
+    people = rng.integers(0, 9, size=len(key))
+    place = data.draw(st.integers(1, 40)) if split else 1
+    high, low = (key // place, key % place) if split else (key, None)
+    dense = data.draw(st.booleans())  # the classes' own order, ascending or as they come
+    table = data.draw(st.booleans())  # keys numbered through a table of the span, or hashed
+    compiled = kernels._beside_compiled(high, n, span if table else 0, dense, sizes, people,
+                                        low, place)
+    saved = kernels.dense_keys, kernels.USE_COMPILED
+    try:
+        kernels.dense_keys, kernels.USE_COMPILED = (lambda span, n: dense), False
+        plain = kernels.group_beside(high, n, span, sizes, people, low, place)
+    finally:
+        kernels.dense_keys, kernels.USE_COMPILED = saved
+    for got, want in zip(compiled, plain, strict=True):
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, want)
+    # From the definition: the class keys' groups first, in their own grouping's order.
+    of_classes, distinct, summed, class_sizes = compiled
+    m = len(class_sizes)
+    own = sorted(set(key[:n].tolist())) if dense else pd.unique(key[:n]).tolist()
+    assert distinct[:m].tolist() == own
+    assert distinct[of_classes].tolist() == key[:n].tolist()
+    assert sorted(distinct.tolist()) == sorted(set(key.tolist()))
+    group_of = {value: group for group, value in enumerate(distinct.tolist())}
+    groups = np.array([group_of[value] for value in key.tolist()], dtype=np.int64)
+    assert summed.tolist() == np.bincount(groups, people, len(distinct)).astype(int).tolist()
+    assert class_sizes.tolist() == np.bincount(groups[:n], sizes, m).astype(int).tolist()
+
+
+@needs_kernels
 def test_grouping_hash_mode_takes_any_int64_keys():
     key = np.array([2**62 + 5, -3, 7, 2**62 + 5, -3, 0], dtype=np.int64)
     inverse, distinct, sizes = kernels._grouped_compiled(key, 2**63 - 1, None, None, 1, False)
@@ -117,6 +158,18 @@ def test_kernels_refuse_bad_input_instead_of_writing_out_of_bounds():
     np.testing.assert_array_equal(pairs[2][:2], [2, 1])
     with pytest.raises(ValueError, match="negative"):
         _kernels.rewrite(np.array([3, -1]), 1, (4,), (2,), (None,), np.empty(2, np.int64))
+    with pytest.raises(ValueError, match="n must lie"):
+        _kernels.group_beside(np.array([1, 2]), 3, 0, False, np.ones(3, np.int64),
+                              np.ones(2, np.int64), *(np.empty(3, np.int64) for _ in range(4)))
+    out = [np.empty(3, np.int64) for _ in range(4)]
+    with pytest.raises(ValueError, match="outside"):  # 5 is not below span 5
+        _kernels.group_beside(np.array([4, 5, 4]), 2, 5, False, np.ones(2, np.int64),
+                              np.ones(3, np.int64), *out)
+    # The table is left clean: the next call is right.
+    assert _kernels.group_beside(np.array([4, 0, 4]), 2, 5, False, np.ones(2, np.int64),
+                                 np.ones(3, np.int64), *out) == (2, 2)
+    np.testing.assert_array_equal(out[1][:2], [4, 0])
+    np.testing.assert_array_equal(out[2][:2], [2, 1])
 
 
 @needs_kernels

@@ -4,6 +4,7 @@ the replay give."""
 from __future__ import annotations
 
 import functools
+import gc
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from test_engine_search import HIERARCHIES, definition, table
 from arxpy import search
 from arxpy.engine import AnonymizationConfig
 from arxpy.engine.prepare import prepare
+from arxpy.lattice import kernels
 from arxpy.privacy import KAnonymity
 from arxpy.quality import quality_model_from_dict
 from arxpy.search import SearchContext, run_search
@@ -30,12 +32,15 @@ def _java_compare(a: np.ndarray, b: np.ndarray) -> int:
     return 0
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("seed", range(3))
-def test_ranks_sort_as_the_strategy_compares(seed):
-    """Stable sorts by rank and by the comparator agree, with many ties, -0.0 beside 0.0
-    and a column NaN throughout (an attribute with one level)."""
+def test_ranks_sort_as_the_strategy_compares(seed, compiled, monkeypatch):
+    """Stable sorts by rank and by the comparator agree, with many ties, negative values,
+    -0.0 beside 0.0 and a column NaN throughout (an attribute with one level), with the
+    compiled sort and with numpy's."""
+    monkeypatch.setattr(kernels, "USE_COMPILED", compiled and kernels.compiled_available())
     rng = np.random.default_rng(seed)
-    criteria = rng.integers(0, 3, size=(300, 3)).astype(float) / 2
+    criteria = rng.integers(-2, 3, size=(300, 3)).astype(float) / 2
     criteria[rng.random(300) < 0.2, 0] = -0.0
     criteria[:, 1] = np.nan if seed == 2 else criteria[:, 1]
     rank = _ranks(criteria)
@@ -92,3 +97,23 @@ def test_a_replayed_choice_that_is_beaten_is_not_taken(monkeypatch):
     fresh = _context(6, 2, "loss")
     assert search_after_replay(fresh) is None
     assert run_search(_context(6, 2, "loss"), "optimal").optimum.levels != worse.levels
+
+
+def test_the_heap_before_a_search_is_set_aside_while_it_runs():
+    """Objects alive before a search are frozen while it runs (full collections walk only
+    the search's own), thawed after it, and a caller's own freeze is left in place."""
+    if gc.get_freeze_count():
+        pytest.skip("something froze the heap before this test")
+    during = []
+    ctx = _context(0, 2, "loss")
+    # Counted once: counting walks every frozen object.
+    ctx.on_check = lambda check, classes: during or during.append(gc.get_freeze_count())
+    run_search(ctx, "optimal")
+    assert during[0] > 0
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        run_search(_context(0, 2, "loss"), "optimal")
+        assert gc.get_freeze_count() > 0  # still the caller's (some frozen objects died)
+    finally:
+        gc.unfreeze()

@@ -1,6 +1,6 @@
 /* Roll-up kernels (arxpy.lattice.kernels wraps them): group keys and add up sizes,
- * sum distribution pairs, rewrite packed digits, pack key columns, sum tables over
- * packed digits.
+ * group classes beside a population's classes without records, sum distribution pairs,
+ * rewrite packed digits, pack key columns, sum tables over packed digits.
  *
  * numpy needs about ten passes to group packed class keys and add up the class sizes
  * (mark, list, look up, count); at the sizes roll-up works on (a few thousand to tens of
@@ -115,6 +115,29 @@ static Py_ssize_t group_dense(const Keys *keys, Py_ssize_t n, int64_t span,
     return m;
 }
 
+/* The hash mode's slots, kept between calls unless large: roll-up groups thousands of
+ * times per search, and from the root each table is a few hundred kilobytes. */
+static int32_t *hash_slots = NULL;
+static size_t hash_slots_len = 0;
+
+static int32_t *reserve_hash_slots(size_t capacity) {
+    if (capacity > hash_slots_len) {
+        free(hash_slots);
+        hash_slots = malloc(capacity * sizeof(int32_t));
+        hash_slots_len = hash_slots ? capacity : 0;
+        if (hash_slots == NULL) PyErr_NoMemory();
+    }
+    return hash_slots;
+}
+
+static void release_large_hash_slots(void) {
+    if (hash_slots_len > SCRATCH_KEPT) {
+        free(hash_slots);
+        hash_slots = NULL;
+        hash_slots_len = 0;
+    }
+}
+
 /* Hash mode: any int64 keys. Open addressing (Fibonacci hashing, linear probing) in a
  * table at most half full; classes are numbered as they first appear. */
 static Py_ssize_t group_hash(const Keys *keys, Py_ssize_t n, const int64_t *weight,
@@ -125,11 +148,8 @@ static Py_ssize_t group_hash(const Keys *keys, Py_ssize_t n, const int64_t *weig
         capacity <<= 1;
         shift--;
     }
-    int32_t *slot = malloc(capacity * sizeof(int32_t));
-    if (slot == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    int32_t *slot = reserve_hash_slots(capacity);
+    if (slot == NULL) return -1;
     memset(slot, 0xff, capacity * sizeof(int32_t)); /* -1: empty */
     size_t mask = capacity - 1;
     Py_ssize_t m = 0;
@@ -152,7 +172,47 @@ static Py_ssize_t group_hash(const Keys *keys, Py_ssize_t n, const int64_t *weig
         inverse[i] = c;
         sizes[c] += weight ? weight[i] : 1;
     }
-    free(slot);
+    release_large_hash_slots();
+    return m;
+}
+
+/* Hash mode's numbering (order of first appearance) through a table indexed by the key
+ * itself, for keys in [0, span) with a small span: no hashing, no probing, and a table
+ * that stays in cache (the dense mode's scratch, cleared entry by entry on exit). */
+static Py_ssize_t group_first_seen(const Keys *keys, Py_ssize_t n, int64_t span,
+                                   const int64_t *weight, int64_t *inverse, int64_t *distinct,
+                                   int64_t *sizes) {
+    if ((size_t)span > scratch_len) {
+        free(scratch);
+        scratch = calloc((size_t)span, sizeof(int32_t));
+        scratch_len = scratch ? (size_t)span : 0;
+        if (scratch == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    int32_t *table = scratch; /* class + 1, 0 for a key not seen yet */
+    Py_ssize_t m = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t k = key_at(keys, i);
+        if ((uint64_t)k >= (uint64_t)span) {
+            for (Py_ssize_t j = 0; j < m; j++) table[distinct[j]] = 0;
+            release_large_scratch();
+            PyErr_SetString(PyExc_ValueError, "a key lies outside [0, span)");
+            return -1;
+        }
+        int32_t c = table[k] - 1;
+        if (c < 0) {
+            c = (int32_t)m++;
+            table[k] = c + 1;
+            distinct[c] = k;
+            sizes[c] = 0;
+        }
+        inverse[i] = c;
+        sizes[c] += weight ? weight[i] : 1;
+    }
+    for (Py_ssize_t j = 0; j < m; j++) table[distinct[j]] = 0;
+    release_large_scratch();
     return m;
 }
 
@@ -761,6 +821,108 @@ static PyObject *argsort(PyObject *Py_UNUSED(self), PyObject *args) {
 }
 /* ==== end of the stable argsort ==================================================== */
 
+/* ---- Classes and population classes grouped in one call ------------------------------ */
+
+PyDoc_STRVAR(group_beside_doc,
+"group_beside(key, n, span, dense, sizes, people, inverse, distinct, summed,\n"
+"             class_sizes, low=None, place=1) -> number of classes, number of groups\n\n"
+"Group the keys (``key``, or key * place + low) of n classes followed by population\n"
+"classes without records, adding up ``people`` per group and, over the first n keys,\n"
+"``sizes`` per class. The m groups holding a class key come first, numbered as\n"
+"grouping the n class keys alone numbers them: ascending when ``dense``, else in order\n"
+"of first appearance; the other groups follow in order of first appearance. Writes\n"
+"the class keys' groups to inverse[:n], the groups' keys and people to ``distinct``\n"
+"and ``summed``, and the class sizes to class_sizes[:m]. ``span`` > 0 says every key\n"
+"lies in [0, span) and has them numbered through a table of span entries (same order),\n"
+"0 has them hashed.");
+
+/* Renumber the m class groups ascending by key: ``distinct``, ``summed`` and
+ * ``class_sizes`` permuted, inverse[:n] renumbered. -1 when memory ran out. */
+static int classes_ascending(Py_ssize_t n, Py_ssize_t m, int64_t *inverse, int64_t *distinct,
+                             int64_t *summed, int64_t *class_sizes) {
+    int64_t *order = malloc((size_t)(3 * m + 1) * sizeof(int64_t));
+    if (order == NULL) return -1;
+    int64_t *rank = order + m, *held = rank + m;
+    if (argsort_keys(distinct, m, order) < 0) {
+        free(order);
+        return -1;
+    }
+    for (Py_ssize_t r = 0; r < m; r++) rank[order[r]] = r;
+    for (Py_ssize_t i = 0; i < n; i++) inverse[i] = rank[inverse[i]];
+    int64_t *columns[3] = {distinct, summed, class_sizes};
+    for (int c = 0; c < 3; c++) {
+        memcpy(held, columns[c], (size_t)m * sizeof(int64_t));
+        for (Py_ssize_t r = 0; r < m; r++) columns[c][r] = held[order[r]];
+    }
+    free(order);
+    return 0;
+}
+
+static PyObject *group_beside(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *key_o, *sizes_o, *people_o, *inverse_o, *distinct_o, *summed_o, *class_sizes_o;
+    PyObject *low_o = Py_None;
+    Py_ssize_t n;
+    int dense;
+    long long span, place = 1;
+    if (!PyArg_ParseTuple(args, "OnLpOOOOOO|OL", &key_o, &n, &span, &dense, &sizes_o,
+                          &people_o, &inverse_o, &distinct_o, &summed_o, &class_sizes_o, &low_o,
+                          &place))
+        return NULL;
+    if (span < 0 || span > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "span must lie in [0, 2**31)");
+        return NULL;
+    }
+    Py_buffer key, low, sizes, people, inverse, distinct, summed, class_sizes;
+    if (get_array(key_o, &key, 0, -1, "key") < 0) return NULL;
+    Py_ssize_t total = key.shape[0], m = -1, groups = -1;
+    int have_low = low_o != Py_None;
+    if (total > INT32_MAX || n < 0 || n > total) {
+        PyErr_SetString(PyExc_ValueError, "n must lie in [0, len(key)] and len(key) below 2**31");
+        goto release_key;
+    }
+    if (have_low && get_array(low_o, &low, 0, total, "low") < 0) goto release_key;
+    if (get_array(sizes_o, &sizes, 0, n, "sizes") < 0) goto release_low;
+    if (get_array(people_o, &people, 0, total, "people") < 0) goto release_sizes;
+    if (get_array(inverse_o, &inverse, 1, total, "inverse") < 0) goto release_people;
+    if (get_array(distinct_o, &distinct, 1, total, "distinct") < 0) goto release_inverse;
+    if (get_array(summed_o, &summed, 1, total, "summed") < 0) goto release_distinct;
+    if (get_array(class_sizes_o, &class_sizes, 1, n, "class_sizes") < 0) goto release_summed;
+    Keys keys = {key.buf, have_low ? (const int64_t *)low.buf : NULL, place};
+    int64_t *inv = inverse.buf, *cs = class_sizes.buf;
+    const int64_t *size = sizes.buf;
+    groups = span > 0 ? group_first_seen(&keys, total, span, people.buf, inv, distinct.buf,
+                                         summed.buf)
+                      : group_hash(&keys, total, people.buf, inv, distinct.buf, summed.buf);
+    if (groups >= 0) {
+        /* The class keys come first, so their groups are 0..m-1. */
+        m = 0;
+        for (Py_ssize_t i = 0; i < n; i++) m = inv[i] >= m ? inv[i] + 1 : m;
+        memset(cs, 0, (size_t)m * sizeof(int64_t));
+        for (Py_ssize_t i = 0; i < n; i++) cs[inv[i]] += size[i];
+        if (dense && classes_ascending(n, m, inv, distinct.buf, summed.buf, cs) < 0) {
+            PyErr_NoMemory();
+            groups = -1;
+        }
+    }
+    PyBuffer_Release(&class_sizes);
+release_summed:
+    PyBuffer_Release(&summed);
+release_distinct:
+    PyBuffer_Release(&distinct);
+release_inverse:
+    PyBuffer_Release(&inverse);
+release_people:
+    PyBuffer_Release(&people);
+release_sizes:
+    PyBuffer_Release(&sizes);
+release_low:
+    if (have_low) PyBuffer_Release(&low);
+release_key:
+    PyBuffer_Release(&key);
+    if (groups < 0) return NULL;
+    return Py_BuildValue("nn", m, groups);
+}
+
 /* ---- Batch HMAC-SHA-256 (issue 32: identifier treatments in the DuckDB engine) ------
  *
  * hmac_sha256(inner, outer, offsets, data, out[, portable]) writes the 32-byte
@@ -991,6 +1153,7 @@ static PyMethodDef methods[] = {
     {"pack", pack, METH_VARARGS, pack_doc},
     {"rewrite", rewrite, METH_VARARGS, rewrite_doc},
     {"group", group, METH_VARARGS, group_doc},
+    {"group_beside", group_beside, METH_VARARGS, group_beside_doc},
     {"sum_pairs", sum_pairs_py, METH_VARARGS, sum_pairs_doc},
     {"hmac_sha256", hmac_sha256, METH_VARARGS, hmac_sha256_doc},
     {NULL, NULL, 0, NULL},

@@ -31,7 +31,7 @@ from arxpy.lattice.classes import (
     PopulationClasses,
 )
 from arxpy.lattice.encoding import EncodedData, weighted_counts
-from arxpy.lattice.kernels import dense_keys, group_keys, pack_columns, rewrite_keys, sum_pairs
+from arxpy.lattice.kernels import group_beside, group_keys, pack_columns, rewrite_keys, sum_pairs
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class _Grouped:
 
 def _span(radices: Sequence[int]) -> int:
     """Number of possible keys (a Python int: it may exceed int64)."""
-    return math.prod(int(r) for r in radices)
+    return math.prod(map(int, radices))
 
 
 def _merge(columns: Sequence[np.ndarray], radices: Sequence[int],
@@ -319,21 +319,11 @@ class Grouper:
         class keys (first) are numbered by first appearance before any population key;
         where their own grouping would be dense, they are then listed ascending."""
         name, population = carried
-        n, span = source.n_classes, _span(radices)
         assert source.packed is not None
         everyone = _joint(population, source.packed)[1]
-        inverse, distinct, people = group_keys(key, span, everyone, low, place, dense=False)
-        of_classes = inverse[:n]
-        m = int(of_classes.max()) + 1 if n else 0
-        if dense_keys(span, n):
-            order = np.argsort(distinct[:m])
-            rank = np.empty(m, dtype=np.int64)
-            rank[order] = np.arange(m, dtype=np.int64)
-            of_classes = rank[of_classes]
-            distinct = np.concatenate((distinct[order], distinct[m:]))
-            people = np.concatenate((people[order], people[m:]))
-        # Sums of integers below 2**53 are exact in float64.
-        sizes = np.bincount(of_classes, weights=source.sizes, minlength=m).astype(np.int64)
+        of_classes, distinct, people, sizes = group_beside(
+            key, source.n_classes, _span(radices), source.sizes, everyone, low, place)
+        m = len(sizes)
         counted = PopulationClasses(people[:m], distinct[m:], people[m:], (distinct, people))
         return self._summed(source, levels, of_classes, sizes, None,
                             PackedKeys(distinct[:m], tuple(radices)), {name: counted})
@@ -582,6 +572,7 @@ def _as_key(levels: Sequence[int]) -> tuple[int, ...]:
 
 
 _HIGH_BITS = np.uint64(0x8080808080808080)
+_NO_SNAPSHOT = np.iinfo(np.int64).max
 
 
 def _level_words(levels: tuple[int, ...]) -> tuple[np.uint64, ...]:
@@ -609,7 +600,9 @@ class SnapshotCache:
         self._levels = np.zeros((n_qi, self.max_entries), dtype=np.int64)
         self._level_words = np.zeros(((n_qi + 7) // 8, self.max_entries), dtype=np.uint64)
         self._bytewise = True
-        self._classes = np.zeros(self.max_entries, dtype=np.int64)
+        #: Classes per slot; free slots hold more than any snapshot (``_NO_SNAPSHOT``), so
+        #: the fewest classes below a transformation are never a free slot's.
+        self._classes = np.full(self.max_entries, _NO_SNAPSHOT, dtype=np.int64)
         self._used = np.zeros(self.max_entries, dtype=np.int64)  # last-use tick, 0 = free
         self._pinned = np.zeros(self.max_entries, dtype=bool)
         self._items: list[EquivalenceClasses | None] = [None] * self.max_entries
@@ -657,21 +650,24 @@ class SnapshotCache:
                 best, fewest = slot, self._counts[slot]
         if best is None:
             end = self._end
-            below = self._used[:end] > 0
             if self._bytewise:
                 # Every cached level is below 0x80: a larger target level compares as 0x7F.
                 target = levels if max(levels) < 0x80 else tuple(min(v, 0x7F) for v in levels)
+                below = None
                 for word, cached in zip(_level_words(target), self._level_words[:, :end],
                                         strict=True):
                     # Per byte, (target | 0x80) - cached keeps its high bit exactly when
                     # cached <= target; bytes below 0x80 borrow nothing from their neighbours.
-                    below &= ((word | _HIGH_BITS) - cached) & _HIGH_BITS == _HIGH_BITS
+                    fits = ((word | _HIGH_BITS) - cached) & _HIGH_BITS == _HIGH_BITS
+                    below = fits if below is None else below & fits
             else:
-                below &= (self._levels[:, :end] <= np.asarray(levels, dtype=np.int64)[:, None]
-                          ).all(axis=0)
-            if not below.any():
+                below = (self._levels[:, :end] <= np.asarray(levels, dtype=np.int64)[:, None]
+                         ).all(axis=0)
+            # The first of the fewest classes below (free slots hold _NO_SNAPSHOT).
+            classes = np.where(below, self._classes[:end], _NO_SNAPSHOT)
+            best = int(classes.argmin())
+            if classes[best] == _NO_SNAPSHOT:
                 return None
-            best = int(below.nonzero()[0][np.argmin(self._classes[:end][below])])
         self._touch(best)
         return self._items[best]
 
@@ -753,6 +749,7 @@ class SnapshotCache:
         self.nbytes -= self._bytes[slot]
         del self._slot[tuple(item.levels)]
         self._items[slot] = None
+        self._classes[slot] = _NO_SNAPSHOT
         self._used[slot] = 0
         self._pinned[slot] = False
         heapq.heappush(self._free, slot)

@@ -70,6 +70,57 @@ def group_keys(key: np.ndarray, span: int, weights: np.ndarray | None = None,
     return inverse, distinct, weighted_counts(inverse, weights, len(distinct))
 
 
+def group_beside(key: np.ndarray, n: int, span: int, sizes: np.ndarray, people: np.ndarray,
+                 low: np.ndarray | None = None, place: int = 1
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Group the exact int64 keys in [0, ``span``) (``key``, or ``key * place + low``) of
+    ``n`` classes (of ``sizes`` records) followed by population classes without records,
+    each key weighing ``people``: each class key's group, every group's key and people,
+    and the class groups' sizes.
+
+    The m groups holding a class key come first, numbered as :func:`group_keys` numbers
+    the class keys alone (ascending where ``dense_keys(span, n)``, else by first
+    appearance); the other groups follow by first appearance. One kernel pass where
+    compiled, else a hashed grouping and a sort of the class groups.
+    """
+    total, dense = len(key), dense_keys(span, n)
+    if USE_COMPILED and 0 < total < _COMPILED_MAX_KEYS:
+        # Roll-ups from the root group tens of thousands of keys into a span of a few
+        # thousand: a table of the span, in cache, then beats hashing.
+        table = span if dense_keys(span, total) else 0
+        return _beside_compiled(key, n, table, dense, sizes, people, low, place)
+    inverse, distinct, summed = group_keys(key, span, people, low, place, dense=False)
+    of_classes = inverse[:n]
+    m = int(of_classes.max()) + 1 if n else 0
+    if dense:
+        order = np.argsort(distinct[:m])
+        rank = np.empty(m, dtype=np.int64)
+        rank[order] = np.arange(m, dtype=np.int64)
+        of_classes = rank[of_classes]
+        distinct = np.concatenate((distinct[order], distinct[m:]))
+        summed = np.concatenate((summed[order], summed[m:]))
+    # Sums of integers below 2**53 are exact in float64.
+    class_sizes = np.bincount(of_classes, weights=sizes, minlength=m).astype(np.int64)
+    return of_classes, distinct, summed, class_sizes
+
+
+def _beside_compiled(key: np.ndarray, n: int, table: int, dense: bool, sizes: np.ndarray,
+                     people: np.ndarray, low: np.ndarray | None, place: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    assert _kernels is not None
+    total = len(key)
+    inverse, distinct, summed = (np.empty(total, dtype=np.int64) for _ in range(3))
+    class_sizes = np.empty(n, dtype=np.int64)
+    m, groups = _kernels.group_beside(
+        np.ascontiguousarray(key, dtype=np.int64), n, table, dense,
+        np.ascontiguousarray(sizes, dtype=np.int64), np.ascontiguousarray(people, dtype=np.int64),
+        inverse, distinct, summed, class_sizes,
+        None if low is None else np.ascontiguousarray(low, dtype=np.int64), int(place))
+    if groups < total:  # hold only what the classes need
+        distinct, summed = distinct[:groups].copy(), summed[:groups].copy()
+    return inverse[:n], distinct, summed, class_sizes[:m]
+
+
 def rewrite_keys(key: np.ndarray, place: int, old_radices: Sequence[int],
                  new_radices: Sequence[int], maps: Sequence[np.ndarray | None]
                  ) -> np.ndarray | None:

@@ -77,11 +77,18 @@ class Lattice:
 
     def nodes(self) -> np.ndarray:
         """(size, n_qi) level matrix in index order; only for lattices that fit in memory."""
-        grids = np.meshgrid(*[np.arange(b, t + 1) for b, t in zip(self.bottom, self.top,
-                                                                   strict=True)],
-                            indexing="ij")
-        return np.stack([g.ravel() for g in grids], axis=1).astype(np.int64) if grids else \
-            np.zeros((1, 0), dtype=np.int64)
+        n = len(self.bottom)
+        if not n:
+            return np.zeros((1, 0), dtype=np.int64)
+        # Column by column through a view of the lattice's shape: one broadcast write each,
+        # several times faster than a meshgrid stacked and cast (a search builds this twice).
+        out = np.empty((self.size, n), dtype=np.int64)
+        grid = out.reshape(tuple(int(w) for w in self.widths) + (n,))
+        for q, (low, high) in enumerate(zip(self.bottom, self.top, strict=True)):
+            axis = [1] * n
+            axis[q] = -1
+            grid[..., q] = np.arange(low, high + 1, dtype=np.int64).reshape(axis)
+        return out
 
     def height(self, levels: Sequence[int]) -> int:
         """Number of generalization steps above the bottom."""

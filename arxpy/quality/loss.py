@@ -152,15 +152,16 @@ class Loss(QualityModel):
         # share + s * (1 - share), which is 1 at s = 1.
         suppressed = np.asarray(suppressed, dtype=bool)
         everything = self._all_rows(classes.levels)
-        few = int(np.count_nonzero(suppressed)) * 2 <= classes.n_classes
+        n_suppressed = int(np.count_nonzero(suppressed))
+        if not n_suppressed:  # most anonymous checks: the generalization alone, as the bound
+            return self._normalized(self.g_factor * everything / self._domain).tolist() + \
+                self._aggregated_values(classes, suppressed)
+        few = n_suppressed * 2 <= classes.n_classes
         picked = (suppressed if few else ~suppressed).nonzero()[0]
         sizes = classes.sizes[picked]
         starts = np.array([self._starts[q][level] for q, level in enumerate(classes.levels)],
                           dtype=np.int64)
-        if len(picked):
-            summed = sizes @ self._row_counts[classes.keys_of(picked) + starts]
-        else:  # nothing suppressed (most anonymous checks): no keys to decode
-            summed = np.zeros(len(starts), dtype=np.result_type(sizes, self._row_counts))
+        summed = sizes @ self._row_counts[classes.keys_of(picked) + starts]
         lost = summed if few else everything - summed
         n_lost = int(sizes.sum()) if few else classes.n_records - int(sizes.sum())
         loss = self.g_factor * (everything - lost)
@@ -168,8 +169,14 @@ class Loss(QualityModel):
         if s < 1.0:
             loss = loss + (1.0 - s) * lost
         total = loss / self._domain + s * float(n_lost)
-        return self._normalized(total).tolist() + aggregated_losses(
-            classes, suppressed, self._aggregated, self.g_factor, self.s_factor)
+        return self._normalized(total).tolist() + self._aggregated_values(classes, suppressed)
+
+    def _aggregated_values(self, classes: EquivalenceClasses, suppressed: np.ndarray
+                           ) -> list[float]:
+        if not self._aggregated:
+            return []
+        return aggregated_losses(classes, suppressed, self._aggregated, self.g_factor,
+                                 self.s_factor)
 
     def bound_values(self, classes: EquivalenceClasses) -> list[float]:
         """Per quasi-identifier generalization loss only: ARX's lower bound components."""
@@ -275,7 +282,8 @@ class Loss(QualityModel):
         if self.aggregate == "geometric_mean":
             result = np.ones(len(levels))
             for q in range(len(self._bounds)):
-                result *= np.power(self._bounds[q][levels[:, q]] * w[q] + 1.0, 1.0 / n)
+                # Each level's factor once (the same values as per node, to the bit).
+                result *= np.power(self._bounds[q] * w[q] + 1.0, 1.0 / n)[levels[:, q]]
             return result - 1.0
         result = np.zeros(len(levels))
         for q in range(len(self._bounds)):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from arxpy.errors import ConfigurationError
 from arxpy.jobs import ThrottledProgress
@@ -35,6 +37,25 @@ STRATEGIES: dict[str, Callable[[SearchContext], SearchOutcome]] = {
 }
 
 
+@contextmanager
+def _heap_set_aside() -> Iterator[None]:
+    """The objects alive before the search left out of the collector's full passes
+    while it runs (``gc.freeze``), unless someone else froze them already.
+
+    A search allocates many short-lived objects, and every full collection would walk
+    the whole prepared heap (pandas, the encoded data) again: on a small search such
+    as δ-presence on Adult, up to a sixth of its time.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def run_search(ctx: SearchContext, strategy: str) -> SearchOutcome:
     """Run the named strategy (``optimal``, ``exhaustive``, ``lightning`` or ``genetic``)."""
     try:
@@ -43,6 +64,12 @@ def run_search(ctx: SearchContext, strategy: str) -> SearchOutcome:
         raise ConfigurationError(
             f"Unknown search strategy '{strategy}'; use one of {', '.join(STRATEGIES)}."
         ) from None
+    with _heap_set_aside():
+        return _run(ctx, function)
+
+
+def _run(ctx: SearchContext, function: Callable[[SearchContext], SearchOutcome]
+         ) -> SearchOutcome:
     if function is search_optimal and replays_first(ctx):
         report = ctx.progress
         try:
