@@ -45,3 +45,8 @@ def test_the_kernel_refuses_a_table_of_no_power_of_two_and_short_outputs():
         _kernels.hash_find(np.full(6, -1, np.int64), hashes, np.empty(3, np.int64))
     with pytest.raises(ValueError, match="shorter"):
         _kernels.hash_find(np.full(8, -1, np.int64), hashes, np.empty(2, np.int64))
+
+
+def test_hashes_that_repeat_have_no_table():
+    assert HashPositions.of(np.array([3, 9, 3], np.uint64)) is None
+    assert HashPositions.of(np.array([3, 9, 2**64 - 3], np.uint64)) is not None

@@ -44,7 +44,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from arxpy.arrays import distinct
 from arxpy.data.definition import DataDefinition, DataType
 from arxpy.data.types import MISSING_VALUES, is_missing
 from arxpy.engine.backends import keyed_digests
@@ -683,7 +682,7 @@ def _hash_index(texts: Sequence[str]) -> HashPositions | None:
         connection.register("arxpy_texts", table)
         hashes = np.asarray(connection.execute(
             "SELECT hash(v) AS h FROM arxpy_texts").fetchnumpy()["h"], dtype=np.uint64)
-    return HashPositions(hashes) if len(distinct(hashes)) == len(hashes) else None
+    return HashPositions.of(hashes)
 
 
 def _positions(index: HashPositions, hashes: Any, what: str) -> np.ndarray:

@@ -13,8 +13,6 @@ import os
 
 import numpy as np
 
-from arxpy.arrays import distinct
-
 try:
     from arxpy.lattice import _kernels
 except ImportError:  # no compiler when arxpy was installed
@@ -33,22 +31,27 @@ class HashPositions:
     __slots__ = ("_mask", "_table")
 
     def __init__(self, hashes: np.ndarray) -> None:
-        """``hashes``: distinct uint64 (or int64) values; the caller ensures they are."""
+        """``hashes``: uint64 (or int64) values, distinct (:meth:`of` checks that)."""
         hashes = np.ascontiguousarray(hashes).view(np.int64)
         size = 1 << max(int(2 * len(hashes) - 1).bit_length(), 1)  # at most half full
         self._mask = np.int64(size - 1)
         self._table = np.full((size, 2), _EMPTY, dtype=np.int64)
-        self._table[:, 0] = 0
         waiting = np.arange(len(hashes), dtype=np.int64)
         slots = hashes & self._mask
-        while len(waiting):  # each free slot taken by the first hash wanting it; the rest probe on
-            free = self._table[slots, 1] == _EMPTY
-            wanted, first = distinct(slots[free], return_index=True)
-            takers = waiting[free][first]
-            self._table[wanted, 0], self._table[wanted, 1] = hashes[takers], takers
+        while len(waiting):  # one hash takes each free slot it wants; the rest probe on
+            free = np.flatnonzero(self._table[slots, 1] == _EMPTY)
+            self._table[slots[free], 1] = waiting[free]  # whichever write lands, once
             placed = np.zeros(len(waiting), dtype=bool)
-            placed[np.flatnonzero(free)[first]] = True
+            placed[free] = self._table[slots[free], 1] == waiting[free]
+            self._table[slots[placed], 0] = hashes[waiting[placed]]
             waiting, slots = waiting[~placed], (slots[~placed] + 1) & self._mask
+
+    @classmethod
+    def of(cls, hashes: np.ndarray) -> HashPositions | None:
+        """The table of ``hashes``; None when one repeats (each must have one position)."""
+        table = cls(hashes)
+        found = table.find(hashes)
+        return table if (found == np.arange(len(hashes))).all() else None
 
     def find(self, hashes: np.ndarray, compiled: bool | None = None) -> np.ndarray:
         """The position of each hash (int64), -1 for a hash not in the table.
