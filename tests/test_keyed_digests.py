@@ -186,3 +186,15 @@ def test_a_date_the_first_pass_did_not_read_is_refused_not_passed():
     assert shifted.to_pylist() == ["2021-03-02", None, "2021-03-01"]  # missing: kept by SQL
     with pytest.raises(ConfigurationError, match="data changed during the run"):
         table.by_hash(pa.array([1]), hashes[3:])
+
+
+@pytest.mark.parametrize("texts", [["2021-03-01", "2021-03-02", "2021-03-03"],
+                                   ["1 May 2021", "12 May 2021", "ä"]],
+                         ids=["one-width", "widths"])
+def test_texts_taken_by_position_are_arrows_take(texts):
+    from arxpy.engine.backends.duckdb_identifiers import _Texts
+
+    table = _Texts(pa.array(texts, pa.string())[0:])
+    positions, missing = np.array([2, 0, 0, 1]), np.array([False, True, False, False])
+    assert table.take(positions).to_pylist() == [texts[i] for i in positions]
+    assert table.take(positions, missing).to_pylist() == [texts[2], None, texts[0], texts[1]]

@@ -623,7 +623,8 @@ class _Patients:
         macs = keyed_digests.KeyedDigests(key, SHIFT_LABEL)(pa.array(values, pa.string()))
         shown = None
         if pseudonym is not None:
-            shown = pa.array(_patient_pseudonyms(values, key, pseudonym), type=pa.string())
+            shown = _Texts(pa.array(_patient_pseudonyms(values, key, pseudonym),
+                                    type=pa.string()))
         return cls(index, offsets_drawn(macs, days), shown)
 
 
@@ -825,13 +826,12 @@ class _DateTable:
         span = np.arange(low, high + 1, dtype=np.int64).astype("datetime64[D]")
         import pyarrow as pa
 
-        self._written = pa.array(pd.Series(span.astype("datetime64[s]")).dt.strftime(
-            date_format).to_numpy(dtype=object), type=pa.string())
+        self._written = _Texts(pa.array(pd.Series(span.astype("datetime64[s]")).dt.strftime(
+            date_format).to_numpy(dtype=object), type=pa.string()))
 
     def by_hash(self, offsets: Any, hashes: Any) -> Any:
         """(offsets, DuckDB's hashes of the dates) -> shifted dates, null where a date is
         missing (the SQL keeps the text there); no text crosses."""
-        import pyarrow as pa
 
         positions = self._found.find(_numbers(hashes))
         if (positions < 0).any():  # the data changed since the dates were read
@@ -841,7 +841,7 @@ class _DateTable:
         shifted = self._from_first[positions] + _numbers(offsets)
         if shifted.min(initial=0) >= 0:  # no date missing: no mask to build
             return self._written.take(shifted)
-        return self._written.take(pa.array(np.maximum(shifted, 0), mask=shifted < 0))
+        return self._written.take(np.maximum(shifted, 0), shifted < 0)
 
     def __call__(self, offsets: Any, dates: Any) -> Any:
         """(offsets, dates with a time of day) -> shifted dates."""
@@ -851,6 +851,38 @@ class _DateTable:
         values = pd.Series(_combined(dates).to_numpy(zero_copy_only=False), dtype=object)
         return pa.array(_shift_column(values, offsets, self.date_format).to_numpy(),
                         type=pa.string())
+
+
+class _Texts:
+    """Texts taken by position, as Arrow's ``take``; texts of one width in bytes (dates in
+    one format, ``hex:N`` pseudonyms) as one NumPy gather of their bytes (a third of
+    ``take``'s time from a few thousand dates)."""
+
+    def __init__(self, texts: Any) -> None:
+        self._texts, self._bytes = texts, None
+        n = len(texts)
+        if not n or texts.null_count:
+            return
+        _, offsets, data = texts.buffers()
+        offsets = np.frombuffer(offsets, np.int32, n + 1, texts.offset * 4)
+        width = int(offsets[1] - offsets[0])
+        if width and (np.diff(offsets) == width).all():
+            self._bytes = np.frombuffer(data, np.uint8)[offsets[0]:offsets[-1]].reshape(n, width)
+
+    def take(self, positions: np.ndarray, missing: np.ndarray | None = None) -> Any:
+        """The texts at ``positions``, null where ``missing``."""
+        import pyarrow as pa
+
+        if self._bytes is None:
+            return self._texts.take(pa.array(positions, mask=missing))
+        n, width = len(positions), self._bytes.shape[1]
+        validity = None if missing is None else \
+            pa.py_buffer(np.packbits(~missing, bitorder="little"))
+        return pa.Array.from_buffers(
+            pa.string(), n, [validity, pa.py_buffer(np.arange(0, width * n + 1, width,
+                                                              dtype=np.int32)),
+                             pa.py_buffer(self._bytes[positions])],
+            null_count=-1 if missing is not None else 0)
 
 
 def _combined(array: Any) -> Any:
