@@ -194,7 +194,7 @@ def test_a_date_the_first_pass_did_not_read_is_refused_not_passed():
 def test_texts_taken_by_position_are_arrows_take(texts):
     from arxpy.engine.backends.duckdb_identifiers import _Texts
 
-    table = _Texts(pa.array(texts, pa.string())[0:])
+    table = _Texts(pa.array(["a longer one", *texts], pa.string())[1:])  # a slice
     positions, missing = np.array([2, 0, 0, 1]), np.array([False, True, False, False])
     assert table.take(positions).to_pylist() == [texts[i] for i in positions]
     assert table.take(positions, missing).to_pylist() == [texts[2], None, texts[0], texts[1]]
