@@ -762,16 +762,20 @@ class _Identities:
 
     def _compact(self) -> None:
         whole = self._whole()
-        whole = whole[_first_rows(whole[:, 0])]
+        first = _first_rows(whole[:, 0])
+        if first is not None:
+            whole = whole[first]
         self._parts, self._rows = [whole], len(whole)
 
     def refuse_collisions(self, names: str) -> None:
-        if _first_rows(self._whole()[:, 1]).all():  # no identity's first word twice
+        first_words = np.concatenate([p[:, 1] for p in self._parts]) if self._parts else \
+            np.zeros(0, np.uint64)  # a third of the rows' bytes: no copy of the rest
+        if _first_rows(first_words) is None:  # no identity's first word twice
             return
         self._compact()
         (whole,) = self._parts
         one_word = not whole[:, 2].any()
-        met = not _first_rows(whole[:, 1]).all() if one_word else \
+        met = _first_rows(whole[:, 1]) is not None if one_word else \
             bool(pd.DataFrame(whole[:, 1:]).duplicated().any())
         if met:  # the memory engine's message, with its counts
             identity = whole[:, 1] if one_word else \
@@ -779,14 +783,17 @@ class _Identities:
             _refuse_collisions(np.asarray(identity, dtype=object), self.fmt, names)
 
 
-def _first_rows(words: np.ndarray) -> np.ndarray:
-    """Whether each row is the first with its 64-bit word: the roll-up's grouping kernel
-    numbers the words in order of first appearance (a third of pandas' time at 10^7),
-    so a row that raises the running maximum is a first."""
+def _first_rows(words: np.ndarray) -> np.ndarray | None:
+    """Whether each row is the first with its 64-bit word, None when every row is (the
+    common case: counted, not marked). The roll-up's grouping kernel numbers the words in
+    order of first appearance (a third of pandas' time at 10^7), so a row that raises the
+    running maximum is a first."""
     from arxpy.lattice.kernels import group_keys
 
     # a span beyond 4n hashes, and hashing takes any 64 bits (read as int64)
-    numbers, _, _ = group_keys(words.view(np.int64), _ANY_WORD)
+    numbers, distinct_words, _ = group_keys(words.view(np.int64), _ANY_WORD)
+    if len(distinct_words) == len(words):
+        return None
     highest = np.maximum.accumulate(numbers)
     first = np.ones(len(words), dtype=bool)
     np.greater(highest[1:], highest[:-1], out=first[1:])
