@@ -15,9 +15,10 @@ and the work is SQL on every core, or vectorized Arrow functions, not Python per
 - ``hex:N`` is the digest's first N hex digits; ``prefix:P:N`` and ``digits`` are the MAC
   modulo 10^N (or 9 * 10^(L-1)) by eight 32-bit limbs in ``HUGEINT``, up to
   :data:`SQL_DIGITS` digits (longer numbers are rendered by Python from the digest).
-- A patient's offset is drawn from its MAC as in :func:`offsets_drawn`; dates are
-  looked up in the table :class:`_DateTable` wrote from the distinct dates read first,
-  at the position a cast to an ``ENUM`` of those dates gives.
+- A patient's offset is drawn from its MAC as in :func:`offsets_drawn`, and its
+  pseudonym rendered, once a distinct patient read first (:class:`_Patients`); a record
+  finds them, and each date its shifted date in the table :class:`_DateTable` wrote from
+  the distinct dates, by DuckDB's ``hash`` of its text (:class:`HashPositions`).
 - ``keep-first``/``keep-last`` masks of ASCII values are ``translate``; a regular
   expression's groups (Python's ``re``, whose classes differ from RE2's) and non-ASCII
   values go through the memory engine's :func:`mask_values`, per batch's distinct values.
@@ -70,7 +71,7 @@ from arxpy.identifiers.plan import (
 )
 
 #: The most distinct patients whose offsets (and pseudonyms) are computed once each and
-#: looked up, about 40 bytes per patient and its pseudonym; beyond, every record's are
+#: looked up, about 60 bytes per patient with its pseudonym; beyond, every record's are
 #: computed from its own MACs.
 _MOST_PATIENTS = 1 << 22
 #: The most digits of a number computed in SQL: 10^28 * 2^32 stays below HUGEINT's 2^127.
@@ -204,7 +205,7 @@ class DuckDBTreatment:
             query.patient = chunk.computed(_FoundPatients(
                 self._patients, chunk.input(f"hash({patient})", "UBIGINT")))
             offset = chunk.computed(_LookedUp(self._patients.offsets, query.patient))
-        elif keyed_digests.COMPILED:  # two compressions a record beat a look-up
+        elif keyed_digests.COMPILED:  # too many patients to keep: each record's MAC
             offset = chunk.computed(_Offsets(
                 keyed_digests.KeyedDigests(self.key, SHIFT_LABEL), shift.days,
                 chunk.input(patient, "VARCHAR")))
@@ -602,9 +603,9 @@ class _Patients:
     """Each distinct patient's offset, and pseudonym when the patient attribute is
     pseudonymized, computed once as the memory engine computes them, for the chunk's
     look-ups (:class:`_FoundPatients`, :class:`_LookedUp`): a record finds its patient
-    by DuckDB's 64-bit ``hash`` of the identifier (:class:`HashPositions`), in place of
-    two MACs (a sorted array's binary search misses the cache at 10^6 patients); two patients
-    sharing one hash, a chance of n^2 / 2^65, compute every record's offset instead."""
+    by DuckDB's 64-bit ``hash`` of the identifier (:class:`HashPositions`), a tenth of
+    the CPU of the two MACs it replaces; two patients sharing one hash, a chance of
+    n^2 / 2^65, compute every record's offset and pseudonym instead."""
 
     def __init__(self, index: HashPositions, offsets: np.ndarray, pseudonyms: Any) -> None:
         self.index, self.offsets, self.pseudonyms = index, offsets, pseudonyms
