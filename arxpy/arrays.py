@@ -54,7 +54,8 @@ def _counted(a: np.ndarray) -> tuple[np.ndarray, None, np.ndarray, np.ndarray] |
     shifted = ints - low if low else ints
     tally = np.bincount(shifted.astype(np.intp, copy=False), minlength=high - low + 1)
     present = tally > 0
-    uniques = (np.flatnonzero(present) + low).astype(a.dtype)
+    # low in the values' own type: a Python int beyond int64 (a uint64 hash) overflows
+    uniques = (np.flatnonzero(present).astype(ints.dtype) + ints.dtype.type(low)).astype(a.dtype)
     rank = np.cumsum(present, dtype=np.intp) - 1
     return uniques, None, rank[shifted], tally[present].astype(np.intp)
 

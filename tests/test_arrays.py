@@ -13,6 +13,8 @@ ARRAYS = st.one_of(
     hnp.arrays(np.int64, st.integers(0, 60),  # a range too wide to count: sorted
                elements=st.integers(-2**62, 2**62)),
     hnp.arrays(np.uint8, st.integers(0, 60)),
+    hnp.arrays(np.uint64, st.integers(0, 40),  # counted, beyond int64 (hashes)
+               elements=st.integers(2**64 - 30, 2**64 - 1)),
     hnp.arrays(np.int32, st.integers(0, 60), elements=st.integers(0, 10**6)),
     hnp.arrays(np.bool_, st.integers(0, 40)),
     hnp.arrays(np.float64, st.integers(0, 60),
@@ -52,3 +54,11 @@ def test_first_appearances_of_factorized_codes(values):
     codes, _ = pd.factorize(pd.Series(values, dtype="int64"), sort=False)
     np.testing.assert_array_equal(first_appearances(codes),
                                   np.unique(codes, return_index=True)[1])
+
+
+def test_uint64_values_beyond_int64_are_counted():
+    # DuckDB's hashes: a dense range of uint64 above 2^63 (the counting path's low bound)
+    values = np.array([2**64 - 1, 2**64 - 3, 2**64 - 1], dtype=np.uint64)
+    uniques, inverse = distinct(values, return_inverse=True)
+    np.testing.assert_array_equal(uniques, [2**64 - 3, 2**64 - 1])
+    assert uniques.dtype == np.uint64 and inverse.tolist() == [1, 0, 1]

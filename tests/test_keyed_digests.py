@@ -84,24 +84,27 @@ def test_the_kernel_refuses_offsets_outside_the_data():
         _kernels.hmac_sha256(b"\0" * 64, b"\0" * 64, np.array([0, 1], np.int32), b"1", out)
 
 
-@pytest.mark.parametrize(("compiled", "patient_format"),
-                         [(True, "h20"), (True, "p"), (False, "h20")],
+@pytest.mark.parametrize(("compiled", "patient_format", "looked_up"),
+                         [(True, "h20", False), (True, "p", True), (False, "h20", True)],
                          ids=["kernel-hex", "kernel-prefix", "sql"])
 def test_duckdb_pseudonyms_and_shifts_are_the_memory_engines_through_either_hmac(
-        compiled, patient_format, monkeypatch):
+        compiled, patient_format, looked_up, monkeypatch):
     pytest.importorskip("duckdb")
     if compiled and not keyed_digests.COMPILED:
         pytest.skip("the compiled kernel was not built")
     from test_duckdb_identifiers import _plan, _table, _through_duckdb
 
     from arxpy.data.definition import DataDefinition
+    from arxpy.engine.backends import duckdb_identifiers
 
     monkeypatch.setattr(keyed_digests, "COMPILED", compiled)
+    if not looked_up:  # too many patients: each record's offset by the kernel
+        monkeypatch.setattr(duckdb_identifiers, "_MOST_PATIENTS", 0)
     key, frame, plan = PseudonymKey(SECRET), _table(), _plan(patient_format)
     memory = plan.apply(frame, DataDefinition.for_columns(frame.columns), key).frame
     treatment, sql, duck = _through_duckdb(plan, frame, key)
     treatment.check()  # the patient's pseudonyms meet their namesakes' in one namespace
-    assert (treatment._patients is None) == compiled  # each record's offset by the kernel
+    assert (treatment._patients is not None) == looked_up
     for name in frame.columns.drop("r"):
         assert duck[name].tolist() == memory[name].tolist(), name
     assert ("arxpy_hmac_" in sql) == compiled and ("sha256" in sql) != compiled
@@ -145,7 +148,7 @@ def test_patients_pseudonyms_that_meet_are_refused_when_counted_once_a_patient()
         plan = IdentifierPlan((Treatment("pid", PSEUDONYM, PseudonymFormat.parse(
             f"hex:{digits}")),), DateShift(("day",), "pid", 5))
         treatment, _, duck = _through_duckdb(plan, frame, PseudonymKey(SECRET))
-        assert treatment._patients_seen and duck["pid"].str.len().eq(digits).all()
+        assert treatment._patients is not None and duck["pid"].str.len().eq(digits).all()
         if refused:  # 40 patients in 16 pseudonyms
             with pytest.raises(ConfigurationError, match="share their pseudonym"):
                 treatment.check()
@@ -174,8 +177,24 @@ def test_a_date_the_first_pass_did_not_read_is_refused_not_passed():
     from arxpy.engine.backends.duckdb_identifiers import _DateTable
     from arxpy.errors import ConfigurationError
 
-    table = _DateTable(pd.Series(["2021-03-01", "", "2021-03-03"]), "%Y-%m-%d", 2)
-    shifted = table.by_code(pa.array([1, 2, -2]), pa.array([0, 1, 2], pa.int32()))
+    duckdb = pytest.importorskip("duckdb")
+    dates = ["2021-03-01", "", "2021-03-03", "2021-03-02"]
+    hashes = pa.array(duckdb.sql("SELECT " + ", ".join(f"hash('{d}')" for d in dates))
+                      .fetchall()[0], pa.uint64())  # as the treated table's SQL hashes them
+    table = _DateTable(pd.Series(dates[:3]), "%Y-%m-%d", 2)
+    shifted = table.by_hash(pa.array([1, 2, -2]), hashes[:3])
     assert shifted.to_pylist() == ["2021-03-02", None, "2021-03-01"]  # missing: kept by SQL
     with pytest.raises(ConfigurationError, match="data changed during the run"):
-        table.by_code(pa.array([1]), pa.array([None], pa.int32()))
+        table.by_hash(pa.array([1]), hashes[3:])
+
+
+@pytest.mark.parametrize("texts", [["2021-03-01", "2021-03-02", "2021-03-03"],
+                                   ["1 May 2021", "12 May 2021", "ä"]],
+                         ids=["one-width", "widths"])
+def test_texts_taken_by_position_are_arrows_take(texts):
+    from arxpy.engine.backends.duckdb_identifiers import _Texts
+
+    table = _Texts(pa.array(["a longer one", *texts], pa.string())[1:])  # a slice
+    positions, missing = np.array([2, 0, 0, 1]), np.array([False, True, False, False])
+    assert table.take(positions).to_pylist() == [texts[i] for i in positions]
+    assert table.take(positions, missing).to_pylist() == [texts[2], None, texts[0], texts[1]]

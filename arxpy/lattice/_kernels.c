@@ -1147,6 +1147,73 @@ release:
 
 /* ---- end of batch HMAC-SHA-256 ------------------------------------------------------ */
 
+/* ---- positions of 64-bit hashes ------------------------------------------------------
+ * A record's patient found by its identifier's hash among a million patients: the table
+ * (16 MB and more) misses the cache at every look-up, so the slot a few records ahead is
+ * fetched while this one is compared (a tenth of pandas' get_indexer's time). */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)0)
+#endif
+#define HASH_AHEAD 16
+
+PyDoc_STRVAR(hash_find_doc,
+"hash_find(table, hashes, out)\n\n"
+"out[i] = the position paired with hashes[i] in table, -1 if none: table holds size\n"
+"(hash, position) pairs (int64, 2 * size entries, size a power of two), a position -1\n"
+"where a slot is empty, a hash in the first free slot from hash mod size on (linear\n"
+"probing); hashes (64 bits read as int64) and out int64, of one length.");
+
+static PyObject *hash_find(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *table_o, *hashes_o, *out_o;
+    if (!PyArg_ParseTuple(args, "OOO", &table_o, &hashes_o, &out_o)) return NULL;
+    Py_buffer table_view, hashes_view, out_view;
+    if (get_array(table_o, &table_view, 0, -1, "table") < 0) return NULL;
+    PyObject *result = NULL;
+    if (get_array(hashes_o, &hashes_view, 0, -1, "hashes") < 0) goto release_table;
+    Py_ssize_t n = hashes_view.shape[0];
+    if (get_array(out_o, &out_view, 1, n, "out") < 0) goto release_hashes;
+    Py_ssize_t size = table_view.shape[0] / 2;
+    if (size < 1 || (size & (size - 1)) != 0 || table_view.shape[0] != 2 * size) {
+        PyErr_SetString(PyExc_ValueError, "hash_find needs a table of 2 * size entries, "
+                        "size a power of two");
+        goto release_out;
+    }
+    const int64_t *table = table_view.buf;
+    const uint64_t *hashes = hashes_view.buf;
+    int64_t *out = out_view.buf;
+    const uint64_t mask = (uint64_t)size - 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i + HASH_AHEAD < n) PREFETCH(table + 2 * (hashes[i + HASH_AHEAD] & mask));
+        uint64_t slot = hashes[i] & mask;
+        int64_t found = -1;
+        for (Py_ssize_t probe = 0; probe < size; probe++) {  /* a full table ends too */
+            int64_t position = table[2 * slot + 1];
+            if (position < 0) break;
+            if ((uint64_t)table[2 * slot] == hashes[i]) {
+                found = position;
+                break;
+            }
+            slot = (slot + 1) & mask;
+        }
+        out[i] = found;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+release_out:
+    PyBuffer_Release(&out_view);
+release_hashes:
+    PyBuffer_Release(&hashes_view);
+release_table:
+    PyBuffer_Release(&table_view);
+    return result;
+}
+
+/* ---- end of positions of 64-bit hashes ---------------------------------------------- */
+
 static PyMethodDef methods[] = {
     {"argsort", argsort, METH_VARARGS, argsort_doc},
     {"digit_sums", digit_sums, METH_VARARGS, digit_sums_doc},
@@ -1156,6 +1223,7 @@ static PyMethodDef methods[] = {
     {"group_beside", group_beside, METH_VARARGS, group_beside_doc},
     {"sum_pairs", sum_pairs_py, METH_VARARGS, sum_pairs_doc},
     {"hmac_sha256", hmac_sha256, METH_VARARGS, hmac_sha256_doc},
+    {"hash_find", hash_find, METH_VARARGS, hash_find_doc},
     {NULL, NULL, 0, NULL},
 };
 
