@@ -55,6 +55,10 @@ _DUCKDB_ENCODINGS = {"utf-8": "utf-8", "utf-8-sig": "utf-8", "ascii": "utf-8",
 _POLL_SECONDS = 0.25
 #: Classes are numbered in mixed radix of their label codes below this many combinations.
 RADIX_LIMIT = 2**62
+#: The temporary table of a shuffled write's rows, numbered by ``rowid``.
+_WRITTEN = "arxpy_written"
+#: The share of a shuffled write's progress spent storing its rows (the rest sorts them).
+_NUMBERING_SHARE = 0.7
 
 
 def _duckdb() -> Any:
@@ -271,13 +275,17 @@ class DuckDBEngine:
         with self._connection() as connection:
             scan = self._scan(source, connection)
             output = _OutputQuery(plan, connection, None if parquet else delimiter)
-            select = output.select(scan)
             suppressed = plan.suppressed_records
             if suppressed is None:  # a plan without counts: one pass to count them
                 suppressed = int(self._run(
                     connection, f"SELECT count(*) FROM ({output.released(scan)}) "
                     "WHERE r.arxpy_suppressed", "Counting suppressed records",
                     progress, cancel)[0][0])
+            numbering = output.numbering(scan)
+            if numbering is not None:
+                self._run(connection, numbering, f"Releasing {path.name} (DuckDB)",
+                          _stage(progress, 0.0, _NUMBERING_SHARE), cancel)
+                progress = _stage(progress, _NUMBERING_SHARE, 1.0)
             with atomic_path(path) as temporary:
                 if parquet:
                     options = "FORMAT parquet"
@@ -285,7 +293,8 @@ class DuckDBEngine:
                     # One raw line per record, already quoted; the header is its name.
                     options = "FORMAT csv, HEADER true, QUOTE '', ESCAPE '', DELIMITER '\x1f'"
                 rows = self._run(connection,
-                                 f"COPY ({select}) TO {_literal(str(temporary))} ({options})",
+                                 f"COPY ({output.select(scan)}) TO "
+                                 f"{_literal(str(temporary))} ({options})",
                                  f"Writing {path.name} (DuckDB)", progress,
                                  cancel)
                 written = int(rows[0][0]) if rows else 0
@@ -356,20 +365,35 @@ class _OutputQuery:
         return (f"SELECT arxpy_release(struct_pack({', '.join(arguments)})) AS r "
                 f"FROM {scan}")
 
-    def select(self, scan: str) -> str:
-        """The written rows: in input order, or sorted by their shuffle keys."""
+    def _kept(self, scan: str) -> str:
+        """The written rows in input order, one column each output column."""
         where = " WHERE NOT r.arxpy_suppressed" if self.plan.remove_suppressed else ""
         columns = ", ".join(f"r.{_identifier(n)} AS {_identifier(n)}"
                             for n in self._output_names)
-        rows = f"SELECT {columns} FROM ({self.released(scan)}){where}"
+        return f"SELECT {columns} FROM ({self.released(scan)}){where}"
+
+    def numbering(self, scan: str) -> str | None:
+        """The statement that stores the written rows in input order before a shuffle, so
+        that each one's ``rowid`` (0, 1, ...) is its written position; None keeps order.
+
+        A streaming ``row_number() OVER ()`` would number them too, but it holds the whole
+        pipeline (scan, release, treatments) to one thread; an insert keeps the input's
+        order on every thread (insertion order is preserved) and spills like a sort.
+        Columns are stored by position: an output column may be named ``rowid``."""
         if self.plan.shuffle_seed is None:
-            return rows
-        # A streaming row_number() numbers the rows in input order (insertion order is
-        # preserved); the sort by key spills to disk like any other.
-        position = _identifier(_unused_name("arxpy_position", self._output_names))
-        names = ", ".join(_identifier(n) for n in self._output_names)
-        return (f"SELECT {names} FROM (SELECT *, row_number() OVER () - 1 AS {position} "
-                f"FROM ({rows})) ORDER BY arxpy_shuffle_key({position})")
+            return None
+        stored = ", ".join(f"{_identifier(n)} AS c{i}"
+                           for i, n in enumerate(self._output_names))
+        return (f"CREATE TEMP TABLE {_WRITTEN} AS SELECT {stored} "
+                f"FROM ({self._kept(scan)})")
+
+    def select(self, scan: str) -> str:
+        """The written rows: in input order, or (after :meth:`numbering`) sorted by the
+        shuffle keys of their written positions."""
+        if self.plan.shuffle_seed is None:
+            return self._kept(scan)
+        names = ", ".join(f"c{i} AS {_identifier(n)}" for i, n in enumerate(self._output_names))
+        return f"SELECT {names} FROM {_WRITTEN} ORDER BY arxpy_shuffle_key(rowid)"
 
 
 class _Release:
@@ -481,10 +505,11 @@ class _ShuffleKey:
         return pa.array(shuffle_keys(positions.to_numpy(), self.seed), type=pa.int64())
 
 
-def _unused_name(name: str, taken: Sequence[str]) -> str:
-    while name in taken:
-        name += "_"
-    return name
+def _stage(progress: Progress | None, start: float, end: float) -> Progress | None:
+    """``progress`` of one step of several, mapped onto ``start``..``end``."""
+    if progress is None:
+        return None
+    return lambda fraction, message: progress(start + (end - start) * fraction, message)
 
 
 def _label_positions(distinct: np.ndarray, labels: pd.Series, name: str) -> np.ndarray:
