@@ -1,0 +1,94 @@
+"""The DuckDB engine's shuffled write (issue 32): the written rows are numbered for the
+shuffle by a temporary table's ``rowid``, not by a streaming ``row_number()`` (which held
+the whole write to one thread), the temporary table spills only into the engine's
+temporary folder, and the file is still the memory engine's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from arxpy.data.definition import AttributeDefinition, DataDefinition
+from arxpy.engine import AnonymizationConfig
+from arxpy.engine.backends import MemoryEngine, RecordSource
+from arxpy.engine.scaled import anonymize_source
+from arxpy.example import example_project
+
+duckdb_engine = pytest.importorskip("arxpy.engine.backends.duckdb_engine",
+                                    exc_type=ImportError)
+pytest.importorskip("duckdb")
+
+
+@pytest.fixture(scope="module")
+def example():
+    """The example with a column named ``rowid`` holding each record's input position:
+    a shuffle numbering rows by it (and not by the written position) reorders them."""
+    project = example_project(records=1500)
+    data = project.data.assign(rowid=np.arange(len(project.data)).astype(str))
+    definition = DataDefinition([*project.definition, AttributeDefinition("rowid")])
+    config = AnonymizationConfig.from_dict({**project.settings, "remove_suppressed": True})
+    return project, RecordSource.of_frame(data), definition, config
+
+
+@pytest.fixture(scope="module")
+def runs(example):
+    """The example's run through DuckDB and through the memory engine."""
+    project, source, definition, config = example
+    return tuple(anonymize_source(source, definition, project.hierarchies, config, engine)
+                 for engine in (duckdb_engine.DuckDBEngine(), MemoryEngine()))
+
+
+def _explaining(engine, monkeypatch) -> list[str]:
+    """The physical plan of every statement ``engine`` runs from now on."""
+    plans, run = [], engine._run
+
+    def explained(connection, sql, *args, **kwargs):
+        plans.append("".join(row[1] for row in connection.execute(f"EXPLAIN {sql}").fetchall()))
+        return run(connection, sql, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "_run", explained)
+    return plans
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_shuffled_write_is_the_memory_engines_without_a_streaming_window(
+        runs, tmp_path, monkeypatch, suffix):
+    duck, memory = runs
+    plans = _explaining(duck.engine, monkeypatch)
+    written = duck.write(tmp_path / f"duck{suffix}", shuffle_seed=7)
+    expected = memory.write(tmp_path / f"memory{suffix}", shuffle_seed=7)
+    assert not any("Streaming Window" in plan for plan in plans)
+    assert len(plans) == 2 and "Create Table As" in plans[0]  # numbered, then sorted
+    assert 0 < written.suppressed == expected.suppressed  # suppressed rows left gaps
+    assert written.records == expected.records
+    if suffix == ".csv":
+        assert written.path.read_bytes() == expected.path.read_bytes()
+    else:  # the rowid column is released as it is, not replaced by the table's rowid
+        pd.testing.assert_frame_equal(pd.read_parquet(written.path),
+                                      pd.read_parquet(expected.path))
+
+
+def test_the_numbered_rows_spill_into_the_engine_s_temporary_folder_only(
+        example, tmp_path, monkeypatch):
+    spill, output = tmp_path / "spill", tmp_path / "out"
+    spill.mkdir(), output.mkdir()
+    project, _, definition, config = example
+    many = pd.concat([example[1].frame] * 20, ignore_index=True)
+    many["rowid"] = np.arange(len(many)).astype(str)
+    engine = duckdb_engine.DuckDBEngine(memory_limit="8MB", temp_directory=spill)
+    duck = anonymize_source(RecordSource.of_frame(many), definition, project.hierarchies,
+                            config, engine)
+    spilled, run = [], engine._run
+
+    def noting_spills(connection, sql, *args, **kwargs):
+        rows = run(connection, sql, *args, **kwargs)
+        spilled.extend(connection.execute("SELECT path FROM duckdb_temporary_files()")
+                       .fetchall())
+        return rows
+
+    monkeypatch.setattr(engine, "_run", noting_spills)
+    written = duck.write(output / "o.csv", shuffle_seed=7)
+    assert spilled and all(path.startswith(str(spill)) for (path,) in spilled)
+    assert not list(spill.iterdir()) and [p.name for p in output.iterdir()] == ["o.csv"]
+    assert written.records == len(many) - written.suppressed
