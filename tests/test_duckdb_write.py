@@ -13,7 +13,9 @@ from arxpy.data.definition import AttributeDefinition, DataDefinition
 from arxpy.engine import AnonymizationConfig
 from arxpy.engine.backends import MemoryEngine, RecordSource
 from arxpy.engine.scaled import anonymize_source
+from arxpy.errors import CancelledError
 from arxpy.example import example_project
+from arxpy.jobs import CancelToken
 
 duckdb_engine = pytest.importorskip("arxpy.engine.backends.duckdb_engine",
                                     exc_type=ImportError)
@@ -92,3 +94,29 @@ def test_the_numbered_rows_spill_into_the_engine_s_temporary_folder_only(
     assert spilled and all(path.startswith(str(spill)) for (path,) in spilled)
     assert not list(spill.iterdir()) and [p.name for p in output.iterdir()] == ["o.csv"]
     assert written.records == len(many) - written.suppressed
+
+
+def test_a_shuffled_write_reports_progress_once_from_0_to_1_and_stops_on_cancel(
+        runs, tmp_path, monkeypatch):
+    duck, _ = runs
+    run, seen = duck.engine._run, []
+
+    def halfway_and_done(connection, sql, message, progress, cancel, *args, **kwargs):
+        progress(0.5, message)
+        progress(1.0, message)
+        return run(connection, sql, message, None, cancel, *args, **kwargs)
+
+    monkeypatch.setattr(duck.engine, "_run", halfway_and_done)
+    duck.write(tmp_path / "o.csv", shuffle_seed=7, progress=lambda f, m: seen.append(f))
+    assert seen == sorted(seen) and seen[-1] == 1.0 and len(seen) == 4  # two steps
+    token = CancelToken()
+
+    def cancelled_while_numbering(connection, sql, *args, **kwargs):
+        if sql.startswith("CREATE"):
+            token.cancel()
+        return run(connection, sql, *args, **kwargs)
+
+    monkeypatch.setattr(duck.engine, "_run", cancelled_while_numbering)
+    with pytest.raises(CancelledError):
+        duck.write(tmp_path / "cancelled.csv", shuffle_seed=7, cancel=token)
+    assert not (tmp_path / "cancelled.csv").exists()
