@@ -5,8 +5,9 @@ text, exactly as arxpy's CSV reader gives it (an empty cell is ``""``); the outp
 ``COPY (SELECT ...) TO`` a temporary file renamed on success. DuckDB spills to a
 temporary folder beyond ``memory_limit``, so neither step needs the records in memory.
 
-The output keeps the input's record order, or with the plan's ``shuffle_seed`` is sorted
-by each row's :func:`~arxpy.engine.backends.base.shuffle_keys`; either way it is compared
+The output keeps the input's record order, or with the plan's ``shuffle_seed`` is stored
+in a temporary table first (its ``rowid`` is the written position) and sorted by each
+row's :func:`~arxpy.engine.backends.base.shuffle_keys`; either way it is compared
 line by line with the in-memory engine's. Joins would not keep the input's order
 (DuckDB's hash joins reorder their probe side), so generalization and suppression are
 projections: vectorized functions over Arrow batches that look values up in each
