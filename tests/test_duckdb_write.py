@@ -120,3 +120,31 @@ def test_a_shuffled_write_reports_progress_once_from_0_to_1_and_stops_on_cancel(
     with pytest.raises(CancelledError):
         duck.write(tmp_path / "cancelled.csv", shuffle_seed=7, cancel=token)
     assert not (tmp_path / "cancelled.csv").exists()
+
+
+@pytest.mark.parametrize("delimiter", [";", ",", "§"])
+def test_passed_columns_skip_the_pattern_only_when_no_cell_needs_quotes(delimiter):
+    """The byte check that spares the regular expression is never wrong: on chunks with
+    and without a telling character (also at a slice's edges and in a multi-byte
+    delimiter), a passed column is quoted exactly as by the pattern alone."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from arxpy.data.export import quoting_characters
+
+    telling = duckdb_engine._quoting_bytes(quoting_characters(delimiter))
+    pattern = duckdb_engine._re2_quoting_pattern(delimiter, False)
+    rng = np.random.default_rng(32)
+    alphabet = ["a", "0", "-", "é", " ", "\t", '"', "\n", delimiter, ",", "|"]
+    free = 0
+    for chunk in range(200):
+        cells = ["".join(rng.choice(alphabet[:4] if chunk % 2 else alphabet,
+                                    rng.integers(0, 4))) for _ in range(6)]
+        column = pa.array([*cells, None], type=pa.string()).slice(1, 5)
+        if duckdb_engine._free_of(column, telling):
+            free += 1
+            assert not pc.any(pc.match_substring_regex(column, pattern)).as_py(), cells
+    assert free >= 100  # every chunk of the plain alphabet skips the pattern
+    clean = pa.array(["ab", "c-d", None], type=pa.large_string())
+    assert duckdb_engine._free_of(clean, telling)
+    assert not duckdb_engine._free_of(pa.array([1, 2]), telling)  # cannot tell: pattern
