@@ -72,21 +72,25 @@ static void release_large_scratch(void) {
     }
 }
 
+/* The zeroed scratch table of at least span entries (grown when smaller; its users
+ * clear the entries they set before returning); NULL with MemoryError set. */
+static int32_t *zeroed_scratch(int64_t span) {
+    if ((size_t)span > scratch_len) {
+        free(scratch);
+        scratch = calloc((size_t)span, sizeof(int32_t));
+        scratch_len = scratch ? (size_t)span : 0;
+        if (scratch == NULL) PyErr_NoMemory();
+    }
+    return scratch;
+}
+
 /* Dense mode: keys in [0, span). The table marks the keys present, a scan numbers them
  * in ascending order, a last pass looks every key up and adds its weight. */
 static Py_ssize_t group_dense(const Keys *keys, Py_ssize_t n, int64_t span,
                               const int64_t *weight, int64_t *inverse, int64_t *distinct,
                               int64_t *sizes) {
-    if ((size_t)span > scratch_len) {
-        free(scratch);
-        scratch = calloc((size_t)span, sizeof(int32_t));
-        scratch_len = scratch ? (size_t)span : 0;
-        if (scratch == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-    }
-    int32_t *table = scratch;
+    int32_t *table = zeroed_scratch(span);
+    if (table == NULL) return -1;
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t k = key_at(keys, i);
         if ((uint64_t)k >= (uint64_t)span) {
@@ -182,16 +186,8 @@ static Py_ssize_t group_hash(const Keys *keys, Py_ssize_t n, const int64_t *weig
 static Py_ssize_t group_first_seen(const Keys *keys, Py_ssize_t n, int64_t span,
                                    const int64_t *weight, int64_t *inverse, int64_t *distinct,
                                    int64_t *sizes) {
-    if ((size_t)span > scratch_len) {
-        free(scratch);
-        scratch = calloc((size_t)span, sizeof(int32_t));
-        scratch_len = scratch ? (size_t)span : 0;
-        if (scratch == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-    }
-    int32_t *table = scratch; /* class + 1, 0 for a key not seen yet */
+    int32_t *table = zeroed_scratch(span); /* class + 1, 0 for a key not seen yet */
+    if (table == NULL) return -1;
     Py_ssize_t m = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t k = key_at(keys, i);
