@@ -26,6 +26,7 @@ from arxpy.gui.folders import path_row, pick_folder
 from arxpy.gui.plain_text import plain_label
 from arxpy.identifiers.reidentification import ReidentificationTable, reversible
 from arxpy.workflows.current_release import CurrentRelease
+from arxpy.workflows.linked_release import REPORT_FILE
 
 if TYPE_CHECKING:
     from arxpy.gui.project_actions import ProjectActions
@@ -41,8 +42,8 @@ class LinkedExportDialog(QDialog):
         self.folder, row = path_row("Browse…", self._browse)
         self.folder.setPlaceholderText("a new or empty folder")
         names = ", ".join(actions.linked_export_files().values())
-        files = plain_label(QLabel(f"Writes {names} and the report (rows shuffled).",
-                                   wordWrap=True))
+        files = plain_label(QLabel(f"Writes {names} (rows shuffled) and the report "
+                                   f"{REPORT_FILE}.", wordWrap=True))
         files.setStyleSheet("color: #555")
         form = QFormLayout()
         form.addRow("Folder", row)
