@@ -3,9 +3,11 @@
 ``QT_QPA_PLATFORM=offscreen python -m screenshots.linked [DIR]`` writes ``linked-*.png``
 (default DIR /tmp/arxpy-shots) at 1280x720 and 1920x1080 (``-1080p``): the import
 wizard's linked-tables page over the window, Configure with the linked tables panel,
-and Explore and Risk judging the patient-level view of the linked example (800
+Explore and Risk judging the patient-level view of the linked example (800
 patients, their admissions, 5-anonymity with the number of admissions and the set of
-diagnoses, ticked on the wizard's page).
+diagnoses, ticked on the wizard's page), and the linked export's dialog with the
+re-identification table asked for (``linked-export``, refusing a file inside the
+release's folder).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def render(output: Path, size: tuple[int, int], suffix: str) -> list[Path]:
         wait_until(ready[index], what=f"the {name} perspective")
         QApplication.processEvents()
         written.append(save_png(window, output / f"linked-{name}{suffix}.png"))
+    written.append(_export_dialog(window, size, scratch, output / f"linked-export{suffix}.png"))
     window.state.discard_changes()
     window.close()
     return written
@@ -81,6 +84,26 @@ def _configure(window, scratch: Path) -> None:
     state.update_settings(privacy_models=[{"kind": "k-anonymity", "k": 5}],
                           suppression_limit=0.05)
     window.configure.select_attribute("Age")
+
+
+def _export_dialog(window, size: tuple[int, int], scratch: Path, path: Path) -> Path:
+    """File › Export's dialog: the folder, the table asked for inside it (refused)."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    window.projects.export_linked()
+    dialog = window.projects.linked_export_dialog
+    options = dialog.reidentification
+    dialog.folder.setText(str(scratch / "release"))
+    options.setChecked(True)
+    options.path.setText(str(scratch / "release" / "trusted" / "ward.arxreid"))
+    options.passphrase.setText("correct horse battery staple")
+    options.again.setText("correct horse battery staple")
+    dialog.export()  # refused: the table would travel with the release
+    QApplication.processEvents()
+    shot = dialogs_over_window(window, size, [(dialog, QPoint(0, 0))], path)
+    dialog.close()
+    return shot
 
 
 def _tick(items, text: str) -> None:

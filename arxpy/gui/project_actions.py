@@ -23,6 +23,7 @@ from arxpy.workflows.runs import MethodRun
 from arxpy.workflows.saved_runs import RestoredRun, restore_runs
 
 if TYPE_CHECKING:
+    from arxpy.workflows.current_release import CurrentRelease
     from arxpy.gui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ class ProjectActions:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
         self.runs_worker: JobWorker | None = None  # restores the saved runs of a project
+        self.linked_export_dialog: QDialog | None = None  # the last linked export asked
 
     @property
     def state(self):
@@ -247,26 +249,25 @@ class ProjectActions:
             log.info("Exported the output of %s to %s", current.label, path)
         return ok
 
-    def export_linked(self, folder: str | Path | None = None) -> bool:
+    def export_linked(self, folder: str | Path | None = None,
+                      reidentification: Callable[[], Path] | None = None) -> bool:
         """Write every table of the current release of a patient-level view into
-        ``folder`` (asked for without it): ``<project>.csv`` and one file per event
-        table, rows shuffled, and the JSON report the command line's ``--report`` writes
+        ``folder``: ``<project>.csv`` and one file per event table, rows shuffled, and
+        the JSON report the command line's ``--report`` writes
         (:data:`~arxpy.workflows.linked_release.REPORT_FILE`); a folder holding one of them
-        already is refused."""
-        from arxpy.gui.folders import pick_folder
+        already is refused. ``reidentification`` (the export dialog's writer of the
+        encrypted re-identification table) runs after them. Without ``folder`` the
+        :class:`~arxpy.gui.linked_export_dialog.LinkedExportDialog` asks for both."""
         from arxpy.workflows.linked_release import REPORT_FILE, write_report
 
-        folder = folder or pick_folder(self.window, "exports", "Folder for the released tables")
-        if not folder:
-            return False
         state = self.state
-        files = {name: f"{name}.csv" for name in (state.patient_table, *state.events)}
-        existing = [n for n in (*files.values(), REPORT_FILE)
-                    if (Path(folder) / n).exists()]
-        if existing:  # an input, or an earlier release: never replaced from here
-            self.window.error("Export failed", f"The folder already holds {existing[0]}; "
-                              "choose another folder.")
+        if folder is None:
+            return self._open_linked_export(state.current_release())
+        problem = self.linked_export_problem(folder)
+        if problem:  # an input, or an earlier release: never replaced from here
+            self.window.error("Export failed", problem)
             return False
+        files = self.linked_export_files()
         written: dict = {}
 
         def write() -> None:
@@ -278,12 +279,40 @@ class ProjectActions:
             written.update(release.write(folder, files, shuffle_seed=seed))
             report = release.report(files, {"shuffled": True, "seed": seed})
             written["report"] = write_report(Path(folder) / REPORT_FILE, report)
+            if reidentification is not None:  # last: the release is complete without it
+                written["reidentification"] = reidentification()
 
         if not self._guarded(write):
             return False
+        table = written.pop("reidentification", None)
         names = ", ".join(path.name for path in written.values())
-        self.window.statusBar().showMessage(f"Exported {names} to {folder}", 5000)
-        log.info("Exported %d linked tables and their report to %s", len(files), folder)
+        also = f"; the re-identification table to {table}" if table else ""
+        self.window.statusBar().showMessage(f"Exported {names} to {folder}{also}", 8000)
+        log.info("Exported %d linked tables and their report to %s%s", len(files), folder,
+                 " (and a re-identification table)" if table else "")
+        return True
+
+    def linked_export_files(self) -> dict[str, str]:
+        """The released tables' file names by table name, the patient table first."""
+        state = self.state
+        return {name: f"{name}.csv" for name in (state.patient_table, *state.events)}
+
+    def linked_export_problem(self, folder: str | Path) -> str:
+        """Why the linked tables cannot go to ``folder`` ("" if they can)."""
+        from arxpy.workflows.linked_release import REPORT_FILE
+
+        existing = [n for n in (*self.linked_export_files().values(), REPORT_FILE)
+                    if (Path(folder) / n).exists()]
+        return (f"The folder already holds {existing[0]}; choose another folder."
+                if existing else "")
+
+    def _open_linked_export(self, current: CurrentRelease | None) -> bool:
+        from arxpy.gui.linked_export_dialog import LinkedExportDialog
+
+        if current is None:
+            return False
+        self.linked_export_dialog = LinkedExportDialog(self, current)
+        self.linked_export_dialog.open()
         return True
 
     # --- recent projects and recovery ----------------------------------------------------

@@ -148,7 +148,9 @@ def release_linked(tables: LinkedTables, definition: DataDefinition,
 @dataclass(frozen=True)
 class JudgedView:
     """The patient-level view a method judges (``frame``, ``definition``,
-    ``hierarchies``) and the treated tables its release is projected onto."""
+    ``hierarchies``) and the treated tables its release is projected onto;
+    ``original``: the tables before treatment (what a re-identification table reverses
+    to)."""
 
     frame: pd.DataFrame
     definition: DataDefinition
@@ -156,6 +158,7 @@ class JudgedView:
     treated: LinkedTables
     aggregates: tuple[EventAggregate, ...]
     identifiers: dict[str, Any] | None
+    original: LinkedTables | None = None
 
     def released(self, view: Release) -> LinkedRelease:
         """Every table released as ``view`` (a release of :attr:`frame`) says."""
@@ -177,7 +180,8 @@ def judged_view(tables: LinkedTables, definition: DataDefinition,
         treated, treated_definition, aggregates, hierarchies)
     record = plan.record(definition, key) or {}
     record["linked"] = linked_summary(tables, aggregates)
-    return JudgedView(frame, view_definition, view_hierarchies, treated, aggregates, record)
+    return JudgedView(frame, view_definition, view_hierarchies, treated, aggregates, record,
+                      tables)
 
 
 def linked_summary(tables: LinkedTables, aggregates: tuple[EventAggregate, ...]

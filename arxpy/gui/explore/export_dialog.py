@@ -171,7 +171,7 @@ class ExportDialog(QDialog):
         layout.addWidget(note)
         self.reidentification: ReidentificationOptions | None = None
         if original is not None and ReidentificationOptions.offered(current):
-            self.reidentification = ReidentificationOptions(current, original, self)
+            self.reidentification = ReidentificationOptions.of_table(current, original, self)
             layout.addWidget(self.reidentification)
         if getattr(release, "published", None) is not None:  # a disassociation release
             synthetic = plain_label(QLabel(

@@ -1,8 +1,10 @@
-"""The export's option to also write the encrypted re-identification table for a
+"""The exports' option to also write the encrypted re-identification table for a
 trusted party (issue 32): a file away from the release and a passphrase typed twice.
 
 The table (pseudonym -> original value) is built from the project's data and the
-treated table the release was made of, and written by
+treated table the release was made of (the single-table export), or from every table
+of a linked release (:meth:`LinkedRelease.reidentification_table`, the linked export),
+and written by
 :func:`arxpy.identifiers.reidentification.write_table` (AES-256-GCM, scrypt, mode 0600,
 never over another file). The passphrase stays in the two fields until the export
 starts and reaches no log or message.
@@ -10,6 +12,7 @@ starts and reaches no log or message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -42,12 +45,15 @@ NOTE = ("Pseudonym → original value of {names}, encrypted with the passphrase 
 
 
 class ReidentificationOptions(QGroupBox):
-    """A checkable group: the table's file and its passphrase, typed twice."""
+    """A checkable group: the table's file and its passphrase, typed twice.
 
-    def __init__(self, current: CurrentRelease, original: pd.DataFrame,
+    ``build`` makes the table once the export runs (in its worker); ``attributes`` are
+    the ones it reverses, named in the note."""
+
+    def __init__(self, attributes: list[str], build: Callable[[], ReidentificationTable],
                  parent: QWidget | None = None) -> None:
         super().__init__("Also write a re-identification table for a trusted party", parent)
-        self.current, self.original = current, original
+        self.build = build
         self.setCheckable(True)
         self.setChecked(False)
         self.path = QLineEdit()
@@ -63,10 +69,17 @@ class ReidentificationOptions(QGroupBox):
         form.addRow("Table file", row)
         form.addRow("Passphrase", self.passphrase)
         form.addRow("Passphrase again", self.again)
-        names = ", ".join(reversible(current.identifiers))
-        self.note = plain_label(QLabel(NOTE.format(names=names), wordWrap=True))
+        self.note = plain_label(QLabel(NOTE.format(names=", ".join(attributes)),
+                                       wordWrap=True))
         self.note.setStyleSheet("color: #555")
         form.addRow(self.note)
+
+    @classmethod
+    def of_table(cls, current: CurrentRelease, original: pd.DataFrame,
+                 parent: QWidget | None = None) -> ReidentificationOptions:
+        """The option of a single table's release (``original``: the project's data)."""
+        return cls(reversible(current.identifiers), lambda: ReidentificationTable.of(
+            original, current.frame, current.identifiers), parent)
 
     @staticmethod
     def offered(current: CurrentRelease | None) -> bool:
@@ -79,14 +92,19 @@ class ReidentificationOptions(QGroupBox):
         if name:
             self.path.setText(name)
 
-    def problem(self, release: Path) -> str:
-        """Why the table cannot be written with these entries ("" if it can)."""
+    def problem(self, release: Path, whole_folder: bool = False) -> str:
+        """Why the table cannot be written with these entries ("" if it can).
+        ``release``: the released file, or with ``whole_folder`` the folder released as
+        a whole (linked tables), in none of whose subfolders the table may go."""
         if not self.isChecked():
             return ""
         text = self.path.text().strip()
         if not text:
             return "Choose the re-identification table's file."
-        if beside_release(text, [release.parent]):
+        if whole_folder and beside_release(text, [], [release]):
+            return ("The re-identification table would travel with the release; choose a "
+                    "folder outside the release's folder.")
+        if not whole_folder and beside_release(text, [release.parent]):
             return ("The re-identification table would travel with the release; choose a "
                     "folder other than the release's.")
         if Path(text).exists():
@@ -107,10 +125,9 @@ class ReidentificationOptions(QGroupBox):
         target, passphrase = Path(self.path.text().strip()), self.passphrase.text()
         self.passphrase.clear()
         self.again.clear()
-        current, original = self.current, self.original
+        build = self.build
 
         def write() -> Path:
-            table = ReidentificationTable.of(original, current.frame, current.identifiers)
-            write_table(table, target, passphrase)
+            write_table(build(), target, passphrase)
             return target
         return write
