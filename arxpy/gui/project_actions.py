@@ -23,8 +23,8 @@ from arxpy.workflows.runs import MethodRun
 from arxpy.workflows.saved_runs import RestoredRun, restore_runs
 
 if TYPE_CHECKING:
-    from arxpy.workflows.current_release import CurrentRelease
     from arxpy.gui.main_window import MainWindow
+    from arxpy.workflows.current_release import CurrentRelease
 
 log = logging.getLogger(__name__)
 
