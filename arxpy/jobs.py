@@ -33,6 +33,14 @@ def no_progress(fraction: float, message: str) -> None:
     """A progress callback that ignores every report."""
 
 
+def progress_part(progress: Progress | None, start: float, share: float) -> Progress | None:
+    """``progress`` of a step that fills ``share`` of the bar from ``start`` (None stays
+    None)."""
+    if progress is None:
+        return None
+    return lambda fraction, message: progress(start + share * fraction, message)
+
+
 class CancelToken:
     """A thread-safe flag a job polls to learn that it should stop."""
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arxpy.commands.files import add_input_option, add_output_option, assignment_paths
-from arxpy.commands.table_source import SOURCE_HELP, TableSource
+from arxpy.commands.table_source import SOURCE_HELP, TableSource, source_paths
 from arxpy.errors import ConfigurationError
 
 
@@ -74,24 +74,15 @@ def _links(args: argparse.Namespace) -> dict[str, TableSource]:
                 f"Cannot read --link '{item}'; write NAME=FILE or NAME=FILE.sqlite:TABLE.")
         if name in links:
             raise ConfigurationError(f"The linked table '{name}' is given twice.")
-        links[name] = _link_source(source)
+        links[name] = TableSource.parse(source, "--link", "NAME=FILE.sqlite:TABLE")
     return links
-
-
-def _link_source(text: str) -> TableSource:
-    return TableSource.parse(text, "--link", "NAME=FILE.sqlite:TABLE")
 
 
 def _link_files(value: Any, args: argparse.Namespace) -> list[Path]:
     """The files ``--link`` reads, a database without its table (for the overwrite
     guard; an unreadable item is refused later, by :func:`_links`)."""
-    files = []
-    for path in assignment_paths(value, args):
-        try:
-            files.append(_link_source(str(path)).path)
-        except ConfigurationError:
-            files.append(path)
-    return files
+    return [file for path in assignment_paths(value, args)
+            for file in source_paths(path, args)]
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from arxpy.engine.result import Result
 from arxpy.engine.safepub import anonymize_safepub, differential_privacy_of, record_sample
 from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
-from arxpy.jobs import CancelToken, Progress
+from arxpy.jobs import CancelToken, Progress, progress_part
 from arxpy.release import SUPPRESSED_VALUE, ClassStatistics
 
 #: Engines that draw SafePub's sample by record position (the histogram's sampled counts).
@@ -134,12 +134,12 @@ def anonymize_source(source: RecordSource, definition: DataDefinition,
             f"Differential privacy runs with --engine {' or '.join(SAMPLING_ENGINES)}; the "
             f"{engine.name} engine cannot draw its sample yet.")
     histogram = engine.histogram(source, needed,
-                                 progress=_part(progress, 0.0, _HISTOGRAM_SHARE),
+                                 progress=progress_part(progress, 0.0, _HISTOGRAM_SHARE),
                                  cancel=cancel, **({} if sample is None else {"sample": sample}))
     if check_histogram is not None:
         check_histogram(histogram.frame)
     kept = DataDefinition(a for a in definition if a.name in needed)
-    search_progress = _part(progress, _HISTOGRAM_SHARE, 1 - _HISTOGRAM_SHARE)
+    search_progress = progress_part(progress, _HISTOGRAM_SHARE, 1 - _HISTOGRAM_SHARE)
     if sample is not None:
         result = anonymize_safepub(histogram.frame[needed], kept, hierarchies, config,
                                    search_progress, cancel, weights=histogram.counts,
@@ -179,10 +179,10 @@ def anonymize_file(data: str | Path, output: str | Path, definition: DataDefinit
     shuffle_seed = None if keep_order else shuffle_seed
     started = time.perf_counter()
     run = anonymize_source(RecordSource.of_file(data), definition, hierarchies, config,
-                           engine, progress=_part(progress, 0.0, 0.8), cancel=cancel)
+                           engine, progress=progress_part(progress, 0.0, 0.8), cancel=cancel)
     searched = time.perf_counter()
     written = run.write(output, shuffle_seed=shuffle_seed,
-                        progress=_part(progress, 0.8, 0.2), cancel=cancel)
+                        progress=progress_part(progress, 0.8, 0.2), cancel=cancel)
     return FileRun(run, written, {"histogram": run.histogram.seconds,
                                   "search": searched - started - run.histogram.seconds,
                                   "write": written.seconds}, shuffle_seed)
@@ -220,10 +220,3 @@ def _levels_or_optimum(result: Result, levels: Sequence[int] | None) -> tuple[in
                 "limit; there is no output to write.")
         levels = result.optimum.levels
     return tuple(int(v) for v in levels)
-
-
-def _part(progress: Progress | None, start: float, share: float) -> Progress | None:
-    """``progress`` of a step that fills ``share`` of the bar from ``start``."""
-    if progress is None:
-        return None
-    return lambda fraction, message: progress(start + share * fraction, message)

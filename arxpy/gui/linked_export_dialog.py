@@ -27,6 +27,7 @@ from arxpy.gui.plain_text import plain_label
 from arxpy.identifiers.reidentification import ReidentificationTable, reversible
 from arxpy.workflows.current_release import CurrentRelease
 from arxpy.workflows.linked_release import REPORT_FILE
+from arxpy.workflows.session_linked import STALE_LINKED_RELEASE
 
 if TYPE_CHECKING:
     from arxpy.gui.project_actions import ProjectActions
@@ -73,8 +74,7 @@ class LinkedExportDialog(QDialog):
     def _table(self) -> ReidentificationTable:
         table = self.actions.state.linked_reidentification_table(self.current)
         if table is None:
-            raise ArxpyError("Anonymize again: the release is not of the project's "
-                             "linked tables.")
+            raise ArxpyError(STALE_LINKED_RELEASE)
         return table
 
     def problem(self) -> str:

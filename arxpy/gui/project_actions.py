@@ -21,6 +21,7 @@ from arxpy.project import PROJECT_SUFFIX, Project
 from arxpy.workflows.pins import Pin
 from arxpy.workflows.runs import MethodRun
 from arxpy.workflows.saved_runs import RestoredRun, restore_runs
+from arxpy.workflows.session_linked import STALE_LINKED_RELEASE
 
 if TYPE_CHECKING:
     from arxpy.gui.main_window import MainWindow
@@ -273,8 +274,7 @@ class ProjectActions:
         def write() -> None:
             release = state.linked_release(state.current_release())
             if release is None:
-                raise ArxpyError("Anonymize again: the release is not of the project's "
-                                 "linked tables.")
+                raise ArxpyError(STALE_LINKED_RELEASE)
             seed = drawn_seed()
             written.update(release.write(folder, files, shuffle_seed=seed))
             report = release.report(files, {"shuffled": True, "seed": seed})

@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from arxpy.workflows.current_release import CurrentRelease
     from arxpy.workflows.runs import MethodRun
 
+#: Why a release cannot go out as linked tables: it is not a release of the current
+#: patient-level view (made before the tables or their settings changed).
+STALE_LINKED_RELEASE = ("Anonymize again: the release is not of the project's linked "
+                        "tables.")
+
 
 class LinkedOfSession:
     """Event tables, their choices and the views judged of them."""

@@ -48,7 +48,7 @@ from arxpy.engine.backends.base import (
     shuffle_keys,
 )
 from arxpy.errors import CancelledError, ConfigurationError, DataExportError, DataImportError
-from arxpy.jobs import CancelToken, Progress
+from arxpy.jobs import CancelToken, Progress, progress_part
 
 #: Encodings DuckDB's CSV reader decodes itself (Python codec name -> DuckDB name).
 _DUCKDB_ENCODINGS = {"utf-8": "utf-8", "utf-8-sig": "utf-8", "ascii": "utf-8",
@@ -285,8 +285,8 @@ class DuckDBEngine:
             numbering = output.numbering(scan)
             if numbering is not None:
                 self._run(connection, numbering, f"Releasing {path.name} (DuckDB)",
-                          _stage(progress, 0.0, _NUMBERING_SHARE), cancel)
-                progress = _stage(progress, _NUMBERING_SHARE, 1.0)
+                          progress_part(progress, 0.0, _NUMBERING_SHARE), cancel)
+                progress = progress_part(progress, _NUMBERING_SHARE, 1.0 - _NUMBERING_SHARE)
             with atomic_path(path) as temporary:
                 if parquet:
                     options = "FORMAT parquet"
@@ -507,13 +507,6 @@ class _ShuffleKey:
         if hasattr(positions, "combine_chunks"):
             positions = positions.combine_chunks()
         return pa.array(shuffle_keys(positions.to_numpy(), self.seed), type=pa.int64())
-
-
-def _stage(progress: Progress | None, start: float, end: float) -> Progress | None:
-    """``progress`` of one step of several, mapped onto ``start``..``end``."""
-    if progress is None:
-        return None
-    return lambda fraction, message: progress(start + (end - start) * fraction, message)
 
 
 def _label_positions(distinct: np.ndarray, labels: pd.Series, name: str) -> np.ndarray:

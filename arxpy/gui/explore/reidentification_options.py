@@ -101,12 +101,12 @@ class ReidentificationOptions(QGroupBox):
         text = self.path.text().strip()
         if not text:
             return "Choose the re-identification table's file."
-        if whole_folder and beside_release(text, [], [release]):
+        folders, trees = ([], [release]) if whole_folder else ([release.parent], [])
+        if beside_release(text, folders, trees):
+            where = "outside the release's folder" if whole_folder else \
+                "other than the release's"
             return ("The re-identification table would travel with the release; choose a "
-                    "folder outside the release's folder.")
-        if not whole_folder and beside_release(text, [release.parent]):
-            return ("The re-identification table would travel with the release; choose a "
-                    "folder other than the release's.")
+                    f"folder {where}.")
         if Path(text).exists():
             return f"'{text}' exists; a re-identification table is never overwritten."
         if self.passphrase.text() != self.again.text():
