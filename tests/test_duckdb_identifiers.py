@@ -38,6 +38,31 @@ def test_duckdb_releases_the_memory_engines_pseudonyms_and_dates_byte_for_byte(w
     assert duck_report["engine"]["name"] == "duckdb"
 
 
+def test_untreated_quasi_identifiers_share_a_scan_and_the_release_treats_its_columns(
+        ward, monkeypatch):  # noqa: F811
+    from arxpy.engine.backends import duckdb_identifiers
+    from arxpy.engine.backends.duckdb_engine import DuckDBEngine
+
+    # Missing record numbers and discharge dates are kept, in both engines.
+    lines = (ward / "data.csv").read_text().splitlines()
+    for i in (3, 8, 40):
+        cells = lines[i].split(";")
+        cells[3], cells[5] = ("", "NA") if i % 2 else ("  null", "")
+        lines[i] = ";".join(cells)
+    (ward / "data.csv").write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(DuckDBEngine, "distinct_values", None)  # no scan of its own
+    computed = []
+    treated = duckdb_identifiers.Deferred.__call__
+    monkeypatch.setattr(duckdb_identifiers.Deferred, "__call__",
+                        lambda self, batch: computed.append(1) or treated(self, batch))
+    runs = _both(ward, "--pseudonymize", "pid", "--pseudonymize", "mrn=records",
+                 "--date-shift", "discharged", "--shift-days", "20", "--patient", "pid")
+    (status, memory, _), (duck_status, duck, _) = runs.values()
+    assert status == duck_status == 0 and computed
+    assert duck == memory and b"M-5" not in duck
+    assert b';"  null";2021;;' in duck and b";;2021;NA;" in duck  # quoted, as exported
+
+
 def test_duckdb_refuses_what_memory_refuses_in_the_same_words(ward, capsys):  # noqa: F811
     capsys.readouterr()
     # 40 patients, 10 numbers: pseudonyms meet.

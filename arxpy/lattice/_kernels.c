@@ -1208,6 +1208,52 @@ release_table:
     return result;
 }
 
+PyDoc_STRVAR(hash_insert_doc,
+"hash_insert(table, hashes) -> repeats\n\n"
+"Pair each of hashes (64 bits read as int64) with its position in a table as hash_find\n"
+"reads it (every slot empty at first); a hash already in the table is left out and\n"
+"counted: the number of such repeats is returned.");
+
+static PyObject *hash_insert(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *table_o, *hashes_o;
+    if (!PyArg_ParseTuple(args, "OO", &table_o, &hashes_o)) return NULL;
+    Py_buffer table_view, hashes_view;
+    if (get_array(table_o, &table_view, 1, -1, "table") < 0) return NULL;
+    PyObject *result = NULL;
+    if (get_array(hashes_o, &hashes_view, 0, -1, "hashes") < 0) goto release_table;
+    Py_ssize_t n = hashes_view.shape[0], size = table_view.shape[0] / 2;
+    if (size < 1 || (size & (size - 1)) != 0 || table_view.shape[0] != 2 * size
+            || n >= size) {
+        PyErr_SetString(PyExc_ValueError, "hash_insert needs a table of 2 * size entries, "
+                        "size a power of two above the number of hashes");
+        goto release_hashes;
+    }
+    int64_t *table = table_view.buf;
+    const uint64_t *hashes = hashes_view.buf;
+    const uint64_t mask = (uint64_t)size - 1;
+    Py_ssize_t repeats = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i + HASH_AHEAD < n) PREFETCH(table + 2 * (hashes[i + HASH_AHEAD] & mask));
+        uint64_t slot = hashes[i] & mask;
+        while (table[2 * slot + 1] >= 0 && (uint64_t)table[2 * slot] != hashes[i])
+            slot = (slot + 1) & mask;  /* a free slot remains: n < size */
+        if (table[2 * slot + 1] >= 0) {
+            repeats++;
+            continue;
+        }
+        table[2 * slot] = (int64_t)hashes[i];
+        table[2 * slot + 1] = i;
+    }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromSsize_t(repeats);
+release_hashes:
+    PyBuffer_Release(&hashes_view);
+release_table:
+    PyBuffer_Release(&table_view);
+    return result;
+}
+
 /* ---- end of positions of 64-bit hashes ---------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1220,6 +1266,7 @@ static PyMethodDef methods[] = {
     {"sum_pairs", sum_pairs_py, METH_VARARGS, sum_pairs_doc},
     {"hmac_sha256", hmac_sha256, METH_VARARGS, hmac_sha256_doc},
     {"hash_find", hash_find, METH_VARARGS, hash_find_doc},
+    {"hash_insert", hash_insert, METH_VARARGS, hash_insert_doc},
     {NULL, NULL, 0, NULL},
 };
 
