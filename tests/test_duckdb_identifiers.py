@@ -260,3 +260,29 @@ def test_whitespace_is_what_str_strip_strips():
     from arxpy.engine.backends.duckdb_identifiers import WHITESPACE
 
     assert WHITESPACE == "".join(c for c in map(chr, range(0x110000)) if c.isspace())
+
+
+def test_the_histogram_that_reads_the_dates_too_counts_and_orders_as_the_plain_one(tmp_path):
+    import dataclasses
+
+    import numpy as np
+
+    from arxpy.data.definition import DataDefinition
+    from arxpy.engine.backends.base import RecordSource
+    from arxpy.engine.backends.duckdb_engine import DuckDBEngine
+    from arxpy.engine.backends.duckdb_identifiers import DuckDBTreatment
+    from arxpy.identifiers import DateShift, IdentifierPlan, PseudonymKey
+
+    # text orders where bytes, code points and case could disagree; repeats to count
+    values = ["é", "Z", "a", "", "e", "ä", "\u3000", "Ω", "a", "é", "Z"]
+    rows = [f"p{i % 4};2021-0{1 + i % 9}-1{i % 3};{v};{i % 2}" for i, v in enumerate(values)]
+    (tmp_path / "d.csv").write_text("pid;day;q;s\n" + "\n".join(rows) + "\n")
+    engine, source = DuckDBEngine(), RecordSource.of_file(tmp_path / "d.csv", delimiter=";")
+    plan = IdentifierPlan((), DateShift(("day",), "pid", 5))
+    treatment = DuckDBTreatment(plan, PseudonymKey(bytes(32)),
+                                DataDefinition.for_columns(["pid", "day", "q", "s"]))
+    plain = engine.histogram(source, ["q", "s"])
+    read = engine.histogram(dataclasses.replace(source, treatment=treatment), ["q", "s"])
+    assert not treatment.unread  # the dates and patients came with the counts
+    assert read.frame.equals(plain.frame) and np.array_equal(read.counts, plain.counts)
+    assert plain.frame["q"].tolist() == sorted(plain.frame["q"])  # by code point
