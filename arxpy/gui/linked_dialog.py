@@ -46,6 +46,10 @@ from arxpy.workflows.linked_release import (
 from arxpy.workflows.linked_tables import EventAggregate
 
 
+#: The tallest first size: a 720-pixel screen less its title bar and a desktop panel.
+FITTING_HEIGHT = 660
+
+
 class LinkedTablesDialog(JobDialog):
     """Event tables, link column, aggregates and output folder; run; the verdict."""
 
@@ -105,7 +109,7 @@ class LinkedTablesDialog(JobDialog):
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
-        self.resize(640, self.heightForWidth(640))
+        self.resize(640, min(self.heightForWidth(640), FITTING_HEIGHT))  # lists shrink
 
     # -- choosing tables -----------------------------------------------------------------
 

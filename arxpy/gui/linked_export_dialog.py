@@ -115,7 +115,9 @@ class LinkedExportDialog(QDialog):
         super().reject()
 
     def _set_running(self, running: bool) -> None:
-        self.buttons.setEnabled(not running)
+        for widget in (self.buttons, self.folder, self.reidentification):
+            if widget is not None:  # the entries the running export was given stay still
+                widget.setEnabled(not running)
         self.progress.setValue(0)
         self.progress.setVisible(running)
 
