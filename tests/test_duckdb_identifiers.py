@@ -240,11 +240,15 @@ def test_a_namespace_finds_pseudonyms_that_met_across_batches_and_compactions(mo
             identities.refuse_collisions("'x'")
 
 
-def test_missing_values_read_from_arrow_buffers_are_is_missings():
+@pytest.mark.parametrize("compiled", [True, False])
+def test_missing_values_read_from_arrow_buffers_are_is_missings(compiled, monkeypatch):
     import pyarrow as pa
 
     from arxpy.data.types import is_missing
     from arxpy.engine.backends.duckdb_identifiers import _missing_values
+    from arxpy.lattice import kernels
+
+    monkeypatch.setattr(kernels, "USE_COMPILED", compiled and kernels.compiled_available())
 
     # odd ends, control characters that str.strip strips, a sign that lowers to ASCII
     odd = [" nan   x", "   null      ", "\x1cnull\x1f", "\u212aabcde", "n/a\t\t\t\t\t"]

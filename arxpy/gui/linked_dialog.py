@@ -45,7 +45,6 @@ from arxpy.workflows.linked_release import (
 )
 from arxpy.workflows.linked_tables import EventAggregate
 
-
 #: The tallest first size: a 720-pixel screen less its title bar and a desktop panel.
 FITTING_HEIGHT = 660
 

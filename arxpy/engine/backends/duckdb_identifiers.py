@@ -69,6 +69,7 @@ from arxpy.identifiers.plan import (
     Treatment,
     _refuse_collisions,
 )
+from arxpy.lattice.kernels import first_seen, unsure_texts
 
 #: The most distinct patients whose offsets (and pseudonyms) are computed once each and
 #: looked up, about 60 bytes per patient with its pseudonym; beyond, every record's are
@@ -79,7 +80,6 @@ SQL_DIGITS = 28
 _RANDOM_LABEL = "arxpy random replacement"
 _TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R")
 _COMPACT_ROWS = 1 << 20  # identities kept before duplicates are dropped
-_ANY_WORD = 2**63 - 1  # the span that makes group_keys hash 64-bit words
 #: What ``str.strip`` strips (every character whose ``isspace()`` is true), for SQL.
 WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003" \
     "\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -833,7 +833,7 @@ class _Identities:
 
     def _compact(self) -> None:
         whole = self._whole()
-        first = _first_rows(whole[:, 0])
+        first = first_seen(whole[:, 0])
         if first is not None:
             whole = whole[first]
         self._parts, self._rows = [whole], len(whole)
@@ -841,34 +841,17 @@ class _Identities:
     def refuse_collisions(self, names: str) -> None:
         first_words = np.concatenate([p[:, 1] for p in self._parts]) if self._parts else \
             np.zeros(0, np.uint64)  # a third of the rows' bytes: no copy of the rest
-        if _first_rows(first_words) is None:  # no identity's first word twice
+        if first_seen(first_words) is None:  # no identity's first word twice
             return
         self._compact()
         (whole,) = self._parts
         one_word = not whole[:, 2].any()
-        met = _first_rows(whole[:, 1]) is not None if one_word else \
+        met = first_seen(whole[:, 1]) is not None if one_word else \
             bool(pd.DataFrame(whole[:, 1:]).duplicated().any())
         if met:  # the memory engine's message, with its counts
             identity = whole[:, 1] if one_word else \
                 np.array([f"{a}:{b}" for a, b in whole[:, 1:]], dtype=object)
             _refuse_collisions(np.asarray(identity, dtype=object), self.fmt, names)
-
-
-def _first_rows(words: np.ndarray) -> np.ndarray | None:
-    """Whether each row is the first with its 64-bit word, None when every row is (the
-    common case: counted, not marked). The roll-up's grouping kernel numbers the words in
-    order of first appearance (a third of pandas' time at 10^7), so a row that raises the
-    running maximum is a first."""
-    from arxpy.lattice.kernels import group_keys
-
-    # a span beyond 4n hashes, and hashing takes any 64 bits (read as int64)
-    numbers, distinct_words, _ = group_keys(words.view(np.int64), _ANY_WORD)
-    if len(distinct_words) == len(words):
-        return None
-    highest = np.maximum.accumulate(numbers)
-    first = np.ones(len(words), dtype=bool)
-    np.greater(highest[1:], highest[:-1], out=first[1:])
-    return first
 
 
 class _DateTable:
@@ -978,7 +961,7 @@ def _missing_values(values: Any) -> np.ndarray:
     """:func:`is_missing` of an Arrow string array's values, read from its buffers (the
     SQL's regular expression cost as much as a MAC): a value longer than every missing
     spelling that starts and ends with printable ASCII is whole after ``str.strip``, so
-    present; only the others (short ones, odd ends) are asked."""
+    present; only the others (:func:`unsure_texts`: short ones, odd ends) are asked."""
     import pyarrow as pa
 
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
@@ -989,14 +972,7 @@ def _missing_values(values: Any) -> np.ndarray:
     offsets = np.frombuffer(offsets, dtype=width, count=n + 1,
                             offset=values.offset * width.itemsize)
     data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(1, np.uint8)
-    # lowering never shortens a value; beyond ASCII a character takes up to 4 bytes
-    ascii = data[offsets[0]:offsets[-1]].max(initial=0) < 0x80
-    longest = _LONGEST_MISSING if ascii else 4 * _LONGEST_MISSING
-    starts, ends = offsets[:-1], offsets[1:]
-    unsure = ends - starts <= longest
-    long = np.flatnonzero(~unsure)
-    for ends_at in (starts[long], ends[long] - 1):  # 0x21-0x7e: no space, no control
-        unsure[long] |= data[ends_at] - np.uint8(0x21) > np.uint8(0x7E - 0x21)
+    unsure = unsure_texts(offsets, data, _LONGEST_MISSING)
     missing = np.zeros(n, dtype=bool)
     if unsure.any():
         missing[unsure] = is_missing(values.filter(pa.array(unsure)).to_pylist())
