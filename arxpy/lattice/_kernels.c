@@ -1017,6 +1017,49 @@ static void sha256_block_shani(uint32_t state[8], const uint8_t *block) {
     _mm_storeu_si128((__m128i *)(state + 4), _mm_alignr_epi8(dchg, feba, 8));
 }
 
+/* Two independent blocks at once, as sha256_block_shani does one: a block's rounds each
+ * wait for the one before (sha256rnds2's latency), and a second block's fill the gaps. */
+__attribute__((target("sha,sse4.1")))
+static void sha256_blocks_shani_x2(uint32_t *states[2], const uint8_t *blocks[2]) {
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i abef[2], cdgh[2], abef_in[2], cdgh_in[2], w[2][4];
+#pragma GCC unroll 2
+    for (int j = 0; j < 2; j++) {
+        __m128i dcba = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)states[j]), 0xB1);
+        __m128i hgfe = _mm_shuffle_epi32(
+            _mm_loadu_si128((const __m128i *)(states[j] + 4)), 0x1B);
+        abef[j] = abef_in[j] = _mm_alignr_epi8(dcba, hgfe, 8);
+        cdgh[j] = cdgh_in[j] = _mm_blend_epi16(hgfe, dcba, 0xF0);
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) {
+        const __m128i k = _mm_loadu_si128((const __m128i *)(sha256_k + 4 * i));
+#pragma GCC unroll 2
+        for (int j = 0; j < 2; j++) {
+            __m128i x;
+            if (i < 4) {
+                x = _mm_shuffle_epi8(
+                    _mm_loadu_si128((const __m128i *)(blocks[j] + 16 * i)), bswap);
+            } else {
+                x = _mm_add_epi32(_mm_sha256msg1_epu32(w[j][i & 3], w[j][(i + 1) & 3]),
+                                  _mm_alignr_epi8(w[j][(i + 3) & 3], w[j][(i + 2) & 3], 4));
+                x = _mm_sha256msg2_epu32(x, w[j][(i + 3) & 3]);
+            }
+            w[j][i & 3] = x;
+            __m128i m = _mm_add_epi32(x, k);
+            cdgh[j] = _mm_sha256rnds2_epu32(cdgh[j], abef[j], m);
+            abef[j] = _mm_sha256rnds2_epu32(abef[j], cdgh[j], _mm_shuffle_epi32(m, 0x0E));
+        }
+    }
+#pragma GCC unroll 2
+    for (int j = 0; j < 2; j++) {
+        __m128i a = _mm_add_epi32(abef[j], abef_in[j]), c = _mm_add_epi32(cdgh[j], cdgh_in[j]);
+        __m128i feba = _mm_shuffle_epi32(a, 0x1B), dchg = _mm_shuffle_epi32(c, 0xB1);
+        _mm_storeu_si128((__m128i *)states[j], _mm_blend_epi16(feba, dchg, 0xF0));
+        _mm_storeu_si128((__m128i *)(states[j] + 4), _mm_alignr_epi8(dchg, feba, 8));
+    }
+}
+
 static int has_sha_extensions(void) {
     unsigned int a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1) || !(c & bit_SSSE3)) return 0;
@@ -1058,6 +1101,15 @@ static void sha256_update(Sha256 *s, const uint8_t *data, size_t len, sha256_blo
     s->tail_len = len;
 }
 
+static void store_be_state(const uint32_t state[8], uint8_t digest[32]) {
+    for (int i = 0; i < 8; i++) {
+        digest[4 * i] = (uint8_t)(state[i] >> 24);
+        digest[4 * i + 1] = (uint8_t)(state[i] >> 16);
+        digest[4 * i + 2] = (uint8_t)(state[i] >> 8);
+        digest[4 * i + 3] = (uint8_t)state[i];
+    }
+}
+
 /* FIPS 180-4 5.1.1 padding, then the digest big-endian. */
 static void sha256_final(Sha256 *s, uint8_t digest[32], sha256_block_fn block) {
     uint64_t bits = s->length * 8;
@@ -1070,12 +1122,7 @@ static void sha256_final(Sha256 *s, uint8_t digest[32], sha256_block_fn block) {
     memset(s->tail + s->tail_len, 0, 56 - s->tail_len);
     for (int i = 0; i < 8; i++) s->tail[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
     block(s->state, s->tail);
-    for (int i = 0; i < 8; i++) {
-        digest[4 * i] = (uint8_t)(s->state[i] >> 24);
-        digest[4 * i + 1] = (uint8_t)(s->state[i] >> 16);
-        digest[4 * i + 2] = (uint8_t)(s->state[i] >> 8);
-        digest[4 * i + 3] = (uint8_t)s->state[i];
-    }
+    store_be_state(s->state, digest);
 }
 
 static void sha256_start(Sha256 *s, const uint8_t *data, size_t len, sha256_block_fn block) {
@@ -1084,6 +1131,43 @@ static void sha256_start(Sha256 *s, const uint8_t *data, size_t len, sha256_bloc
     s->length = 0;
     sha256_update(s, data, len, block);
 }
+
+/* The last block of ``s`` followed by ``len`` bytes, padded (FIPS 180-4 5.1.1); the
+ * caller checked that they fit: s->tail_len + len + 9 <= 64. */
+static void sha256_last_block(const Sha256 *s, const uint8_t *data, size_t len,
+                              uint8_t block[64]) {
+    uint64_t bits = (s->length + len) * 8;
+    memcpy(block, s->tail, s->tail_len);
+    memcpy(block + s->tail_len, data, len);
+    block[s->tail_len + len] = 0x80;
+    memset(block + s->tail_len + len + 1, 0, 55 - s->tail_len - len);
+    for (int i = 0; i < 8; i++) block[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
+}
+
+#ifdef HAVE_SHA_EXTENSIONS
+/* The HMACs of two values whose inner messages end in one block each, side by side. */
+static void hmac_pair_shani(const Sha256 *keyed_inner, const Sha256 *keyed_outer,
+                            const uint8_t *values[2], const size_t lengths[2],
+                            uint8_t *digests[2]) {
+    uint8_t blocks[2][64];
+    uint32_t states[2][8];
+    uint32_t *state_of[2] = {states[0], states[1]};
+    const uint8_t *block_of[2] = {blocks[0], blocks[1]};
+    for (int j = 0; j < 2; j++) {
+        sha256_last_block(keyed_inner, values[j], lengths[j], blocks[j]);
+        memcpy(states[j], keyed_inner->state, sizeof states[j]);
+    }
+    sha256_blocks_shani_x2(state_of, block_of);
+    for (int j = 0; j < 2; j++) {
+        uint8_t first[32];
+        store_be_state(states[j], first);
+        sha256_last_block(keyed_outer, first, 32, blocks[j]);
+        memcpy(states[j], keyed_outer->state, sizeof states[j]);
+    }
+    sha256_blocks_shani_x2(state_of, block_of);
+    for (int j = 0; j < 2; j++) store_be_state(states[j], digests[j]);
+}
+#endif
 
 PyDoc_STRVAR(hmac_sha256_doc,
 "hmac_sha256(inner, outer, offsets, data, out, portable=False)\n\n"
@@ -1119,8 +1203,27 @@ static PyObject *hmac_sha256(PyObject *Py_UNUSED(self), PyObject *args) {
     sha256_start(&keyed_outer, outer.buf, 64, block);
     const uint8_t *bytes = data.buf;
     uint8_t *digests = out.buf;
+    /* values short enough that their inner message ends in the block it starts */
+    const int64_t one_block = 55 - (int64_t)keyed_inner.tail_len;
+#ifdef HAVE_SHA_EXTENSIONS
+    const int paired = block == sha256_block_shani;
+#else
+    const int paired = 0;
+#endif
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
+#ifdef HAVE_SHA_EXTENSIONS
+        if (paired && i + 1 < n && offsets[i + 1] - offsets[i] <= one_block
+                && offsets[i + 2] - offsets[i + 1] <= one_block) {
+            const uint8_t *values[2] = {bytes + offsets[i], bytes + offsets[i + 1]};
+            const size_t lengths[2] = {(size_t)(offsets[i + 1] - offsets[i]),
+                                       (size_t)(offsets[i + 2] - offsets[i + 1])};
+            uint8_t *pair[2] = {digests + 32 * i, digests + 32 * (i + 1)};
+            hmac_pair_shani(&keyed_inner, &keyed_outer, values, lengths, pair);
+            i++;
+            continue;
+        }
+#endif
         Sha256 s = keyed_inner;
         sha256_update(&s, bytes + offsets[i], (size_t)(offsets[i + 1] - offsets[i]), block);
         uint8_t first[32];
