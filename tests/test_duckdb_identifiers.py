@@ -63,6 +63,23 @@ def test_untreated_quasi_identifiers_share_a_scan_and_the_release_treats_its_col
     assert b';"  null";2021;;' in duck and b";;2021;NA;" in duck  # quoted, as exported
 
 
+def test_a_treatment_refusing_inside_the_release_is_the_users_error_and_writes_nothing(
+        ward, monkeypatch, capsys):  # noqa: F811
+    from arxpy.engine.backends import duckdb_identifiers
+    from arxpy.errors import ConfigurationError
+
+    def changed(*_):
+        raise ConfigurationError("A date of a shifted attribute was not there: run it again.")
+
+    monkeypatch.setattr(duckdb_identifiers._DateTable, "by_hash", changed)
+    output = ward / "out.csv"
+    assert main(anonymize_args(ward, "--pseudonymize", "pid", "--date-shift", "discharged",
+                               "--shift-days", "20", "--patient", "pid", "--engine",
+                               "duckdb", "--output", str(output))) == 2
+    assert "error: A date of a shifted attribute was not there" in capsys.readouterr().err
+    assert not output.exists() and not list(ward.glob("*.tmp*"))
+
+
 def test_duckdb_refuses_what_memory_refuses_in_the_same_words(ward, capsys):  # noqa: F811
     capsys.readouterr()
     # 40 patients, 10 numbers: pseudonyms meet.
