@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from arxpy.errors import ArxpyError
 from arxpy.gui.explore.reidentification_options import ReidentificationOptions
 from arxpy.gui.folders import path_row, pick_folder, pick_path
+from arxpy.gui.linked_export_dialog import ERROR
 from arxpy.gui.recipe_dialogs import DATA_FILTER, wrapped
 from arxpy.gui.workers import JobDialog, JobProgressBar, JobWorker
 from arxpy.identifiers import DateShift, IdentifierPlan
@@ -60,8 +61,8 @@ class LinkedTablesDialog(JobDialog):
         self.outcome: Any = None
         self.job.progress.connect(lambda percent, message: self.progress.setValue(percent))
         self.job.finished.connect(self._finished)
-        self.job.failed.connect(lambda message: self.status.setText(f"Failed: {message}"))
-        self.job.cancelled.connect(lambda: self.status.setText("Cancelled."))
+        self.job.failed.connect(lambda message: self._say(f"Failed: {message}", ERROR))
+        self.job.cancelled.connect(lambda: self._say("Cancelled; nothing was written.", ERROR))
         intro = wrapped(
             "The project's table is the patient table (one row per patient). Add the event "
             "tables that name patients in the link column: the privacy models judge one row "
@@ -95,6 +96,7 @@ class LinkedTablesDialog(JobDialog):
         form.addRow("Shift range (±):", self.shift_days)
         form.addRow("Output folder:", output_row)
         self.progress = JobProgressBar(textVisible=True)
+        self.progress.hide()  # shown once a release runs: idle, it reads as an empty field
         self.status = wrapped("Add an event table and choose the output folder.")
         self.job_buttons("Release")
         layout = QVBoxLayout(self)
@@ -121,10 +123,10 @@ class LinkedTablesDialog(JobDialog):
         try:
             sample = read_csv(path, nrows=SAMPLE_ROWS, guess_encoding=True)
         except ArxpyError as exc:
-            self.status.setText(str(exc))
+            self._say(str(exc), ERROR)
             return
         if name in self.events or name == self._patient_table():
-            self.status.setText(f"A table is already named '{name}'; rename the file.")
+            self._say(f"A table is already named '{name}'; rename the file.", ERROR)
             return
         self.events[name] = Path(path)
         self.tables.addItem(f"{name}  ({Path(path).name})")
@@ -210,13 +212,20 @@ class LinkedTablesDialog(JobDialog):
             return None
         request = self.request()
         if isinstance(request, str):
-            self.status.setText(request)
+            self._say(request, ERROR)
             return None
         if self.reidentification is not None:  # the passphrase leaves the fields now
             request = replace(request, reidentification=self.reidentification.request())
         self.outcome = None
-        self.status.setText("Releasing the linked tables…")
+        self.progress.setValue(0)
+        self.progress.show()
+        self._say("Releasing the linked tables…")
         return self.job.start(release_linked_files, request=request)
+
+    def _say(self, text: str, color: str = "") -> None:
+        """The status line: a refusal or failure in ``color`` (red), the rest plain."""
+        self.status.setStyleSheet(f"color: {color}" if color else "")
+        self.status.setText(text)
 
     def _finished(self, outcome: Any) -> None:
         self.outcome = outcome
@@ -224,7 +233,7 @@ class LinkedTablesDialog(JobDialog):
         self.progress.setValue(100)
         view = release.view
         table = written.get("reidentification")
-        self.status.setText(
+        self._say(
             f"Released {view.records - view.suppressed_records:,} of {view.records:,} "
             f"patients (a suppressed patient leaves every table). "
             f"{view.verify().headline} Written: "
