@@ -143,6 +143,29 @@ class LinkedOptions:
                   for name, source in self.links.items()}
         return LinkedTables(patients, events, self.column, patient_table(args))
 
+    def refuse_for_engine(self, args: argparse.Namespace) -> None:
+        """What ``--engine duckdb`` cannot do with linked tables, one line each, before
+        anything is read."""
+        for name, source in self.links.items():
+            if source.table is not None:
+                raise ConfigurationError(
+                    f"--link {name} names a SQLite table, but --engine {args.engine} reads "
+                    "event tables from CSV files; leave out --engine to read it into memory.")
+        if getattr(args, "neutralize_formulas", False):
+            raise ConfigurationError(
+                f"--neutralize-formulas works with the in-memory engine only; the "
+                f"{args.engine} engine writes cells as they are. Leave out one of them.")
+
+    def event_files(self, args: argparse.Namespace, patients: Any, engine: Any):
+        """The linked tables with every ``--link`` CSV file left for ``engine`` to read."""
+        from arxpy.engine.backends.base import RecordSource
+        from arxpy.workflows.linked_engine import EventFiles
+
+        sources = {name: RecordSource(path=source.path, delimiter=args.delimiter,
+                                      encoding=getattr(args, "encoding", None))
+                   for name, source in self.links.items()}
+        return EventFiles(patients, sources, self.column, engine, patient_table(args))
+
     def write(self, args: argparse.Namespace, release: Any, seed: int | None) -> None:
         """Every released table into ``--output-dir``; warnings as one line each."""
         import sys
@@ -152,16 +175,18 @@ class LinkedOptions:
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", FormulaWarning)
+            neutralize = getattr(args, "neutralize_formulas", False)
             release.write(args.output_dir, file_names(args), shuffle_seed=seed,
                           delimiter=args.delimiter or ";",
-                          neutralize_formulas=getattr(args, "neutralize_formulas", False))
+                          **({"neutralize_formulas": True} if neutralize else {}))
         for warning in caught:
             print(f"arxpy: warning: {warning.message}", file=sys.stderr)
 
     @staticmethod
     def summary(release: Any) -> str:
         """One line for the terminal."""
-        counts = ", ".join(f"{name} {len(frame):,}" for name, frame in release.tables.items())
+        counts = ", ".join(f"{table['name']} {table['released_records']:,}"
+                           for table in release.record()["tables"])
         return (f"Linked tables released ({counts} records); "
                 f"{release.view.suppressed_records:,} patients suppressed in every table.")
 

@@ -104,9 +104,7 @@ class EventAggregate:
         """The aggregate of each patient of ``patients`` (link values), as text."""
         if self.kind == COUNT:
             return self.counted(events[link].astype(str).value_counts(), patients)
-        if self.attribute not in events.columns:
-            raise ConfigurationError(
-                f"The aggregate '{self.name}' names no column of '{self.table}'.")
+        self.refuse_unknown(events.columns)
         if self.kind == CODE_SET:
             return self._code_sets(events, link, patients)
         column = events[self.attribute]
@@ -124,6 +122,12 @@ class EventAggregate:
         first = first.groupby(level=0).min()
         return pd.Series([NO_DATE if pd.isna(y) else str(int(y)) for y in patients.map(first)],
                          dtype=object)
+
+    def refuse_unknown(self, columns: Sequence[str]) -> None:
+        """Refuse an aggregate of a column its table (with ``columns``) does not have."""
+        if self.attribute not in columns:
+            raise ConfigurationError(
+                f"The aggregate '{self.name}' names no column of '{self.table}'.")
 
     @staticmethod
     def counted(counts: pd.Series, patients: pd.Series) -> pd.Series:
