@@ -158,12 +158,16 @@ class LinkedOptions:
 
     def event_files(self, args: argparse.Namespace, patients: Any, engine: Any):
         """The linked tables with every ``--link`` CSV file left for ``engine`` to read."""
+        from arxpy.data.csv_io import sniff_csv
         from arxpy.engine.backends.base import RecordSource
         from arxpy.workflows.linked_engine import EventFiles
 
-        sources = {name: RecordSource(path=source.path, delimiter=args.delimiter,
-                                      encoding=getattr(args, "encoding", None))
-                   for name, source in self.links.items()}
+        sources = {}
+        for name, source in self.links.items():  # detected once, not at every pass
+            fmt = sniff_csv(source.path, delimiter=args.delimiter,
+                            encoding=getattr(args, "encoding", None))
+            sources[name] = RecordSource(path=source.path, delimiter=fmt.delimiter,
+                                         encoding=fmt.encoding, has_header=fmt.has_header)
         return EventFiles(patients, sources, self.column, engine, patient_table(args))
 
     def write(self, args: argparse.Namespace, release: Any, seed: int | None) -> None:

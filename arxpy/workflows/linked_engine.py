@@ -61,9 +61,12 @@ class EventFiles:
     engine: Any
     patient_table: str = "patients"
     _per_patient: dict[str, Histogram] = field(default_factory=dict, repr=False)
+    _columns: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     def columns(self, name: str) -> tuple[str, ...]:
-        return self.engine.columns(self.sources[name])
+        if name not in self._columns:
+            self._columns[name] = tuple(self.engine.columns(self.sources[name]))
+        return self._columns[name]
 
     def per_patient(self, name: str) -> Histogram:
         """The rows of event table ``name`` by link value (one pass)."""
