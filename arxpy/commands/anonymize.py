@@ -142,11 +142,14 @@ def run(args: argparse.Namespace) -> int:
     parquet = args.data is not None and is_parquet_path(args.data)
     identifiers.refuse_record_engine(args.engine, parquet)
     if linked is not None:
-        if args.engine not in ("memory", "duckdb") or parquet:
+        if parquet:
+            raise ConfigurationError(
+                "Linked tables take the patient table as CSV (or, without --engine, "
+                "FILE.sqlite:TABLE); convert the Parquet file.")
+        if args.engine not in ("memory", "duckdb"):
             raise ConfigurationError(
                 "Linked tables are read into memory or by --engine duckdb; leave out "
-                f"--engine {args.engine} and give the patient table as CSV (or, in "
-                "memory, FILE.sqlite:TABLE).")
+                f"--engine {args.engine}.")
         if args.engine == "duckdb":
             linked.refuse_for_engine(args)
         return _run_linked(args, identifiers, linked)

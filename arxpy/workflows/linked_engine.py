@@ -20,14 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from arxpy.data.definition import DataDefinition
+from arxpy.data.types import parse_values
 from arxpy.engine.backends.base import Histogram, OutputPlan, RecordSource
 from arxpy.errors import DataExportError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers import DateShift, IdentifierPlan, PseudonymKey
-from arxpy.identifiers.dates import shift_dates
+from arxpy.identifiers.dates import date_format_of, patient_offsets, shiftable_dates
 from arxpy.release import Release
 from arxpy.workflows.linked_release import (
     EventProjection,
@@ -105,12 +107,38 @@ def aggregate_values(aggregate: EventAggregate, events: EventFiles, ids: pd.Seri
         return aggregate.counted(pd.Series(linked.counts, index=linked.frame[link].to_numpy()),
                                  ids)
     aggregate.refuse_unknown(events.columns(name))
+    if aggregate.kind == FIRST_YEAR:
+        shifted = shift is not None and aggregate.attribute in shift.attributes
+        return _first_years(aggregate, events, ids, shift.days if shifted else 0, key)
     pairs = events.engine.histogram(events.sources[name], [link, aggregate.attribute]).frame
-    if aggregate.kind == FIRST_YEAR and shift is not None and \
-            aggregate.attribute in shift.attributes:
-        moved = DateShift((aggregate.attribute,), link, shift.days)
-        pairs[aggregate.attribute] = shift_dates(pairs, moved, key, {})[aggregate.attribute]
     return aggregate.values(pairs, link, ids)
+
+
+def _first_years(aggregate: EventAggregate, events: EventFiles, ids: pd.Series,
+                 shift_days: int, key: PseudonymKey | None) -> pd.Series:
+    """A first-year aggregate from each patient's earliest original day (DuckDB's
+    grouping), moved by the patient's offset when the dates are shifted (``shift_days``
+    > 0): every date of a patient moves by one offset, so the earliest stays earliest."""
+    from arxpy.engine.backends.duckdb_events import NO_DAY, FirstDays
+
+    link, date, source = events.link_column, aggregate.attribute, events.sources[aggregate.table]
+    distinct = pd.Series(events.engine.distinct_values(source, [date])[date], dtype=object,
+                         name=date)
+    if shift_days:  # read as the shift reads them (its format, its refusals)
+        dates = shiftable_dates(distinct, date_format_of(distinct, None, date))
+    else:
+        dates = parse_values(distinct, aggregate.date_type(distinct))
+    days = dates.astype("datetime64[D]")
+    days = np.where(np.isnat(days), NO_DAY, days.astype(np.int64))
+    first = events.engine.histogram(dataclasses.replace(
+        source, treatment=FirstDays(link, date, distinct, days)), [link, date]).frame
+    first_day = first[date].astype(np.int64).to_numpy()
+    dated = first_day != NO_DAY
+    patients, first_day = first[link].to_numpy()[dated], first_day[dated]
+    if shift_days:
+        first_day = first_day + patient_offsets(key, patients.tolist(), shift_days)
+    return aggregate.first_years(pd.Series(first_day.astype("datetime64[D]"), index=patients),
+                                 ids)
 
 
 @dataclass(frozen=True)

@@ -108,20 +108,31 @@ class EventAggregate:
         if self.kind == CODE_SET:
             return self._code_sets(events, link, patients)
         column = events[self.attribute]
+        dates = parse_values(column.reset_index(drop=True), self.date_type(column))
+        present = ~np.isnat(dates)
+        first = pd.Series(dates[present].astype("datetime64[D]"),
+                          index=events[link].astype(str).to_numpy()[present])
+        return self.first_years(first.groupby(level=0).min(), patients)
+
+    def date_type(self, values: pd.Series) -> DataType:
+        """The date type a first-year aggregate reads ``values`` (its column) in."""
         try:
-            date_type = DataType(DataKind.DATE, date_format_of(column, None, self.attribute))
+            return DataType(DataKind.DATE, date_format_of(values, None, self.attribute))
         except ConfigurationError:
             raise ConfigurationError(
                 f"The aggregate '{self.name}' takes dates, but the values of "
                 f"'{self.attribute}' are not dates with a day in a format arxpy "
                 "recognizes.") from None
-        dates = parse_values(column.reset_index(drop=True), date_type)
-        present = ~np.isnat(dates)
-        years = dates[present].astype("datetime64[Y]").astype(np.int64) + 1970
-        first = pd.Series(years, index=events[link].astype(str).to_numpy()[present])
-        first = first.groupby(level=0).min()
-        return pd.Series([NO_DATE if pd.isna(y) else str(int(y)) for y in patients.map(first)],
-                         dtype=object)
+
+    @staticmethod
+    def first_years(first: pd.Series, patients: pd.Series) -> pd.Series:
+        """A first-year aggregate from ``first`` (each patient's earliest day,
+        datetime64[D], by link value) for each patient of ``patients``, as text."""
+        years = first.to_numpy(dtype="datetime64[D]").astype("datetime64[Y]").astype(
+            np.int64) + 1970
+        by_link = pd.Series(years, index=first.index)
+        return pd.Series([NO_DATE if pd.isna(y) else str(int(y))
+                          for y in patients.map(by_link)], dtype=object)
 
     def refuse_unknown(self, columns: Sequence[str]) -> None:
         """Refuse an aggregate of a column its table (with ``columns``) does not have."""

@@ -1,5 +1,5 @@
-"""The rows of released patients, as DuckDB reads an event table of a linked release
-(issue 32; ``docs/linked-tables.md``).
+"""The rows of released patients, and each patient's earliest date, as DuckDB reads an
+event table of a linked release (issue 32; ``docs/linked-tables.md``).
 
 A patient suppressed in the patient-level view leaves every table, so the DuckDB engine
 writes an event table through :class:`ReleasedPatientsOnly`: its identifier treatment
@@ -23,6 +23,9 @@ from arxpy.engine.backends.hash_positions import HashPositions
 
 _IDS = "arxpy_released_ids"  # the released identifiers, registered on the connection
 _FUNCTION = "arxpy_released"
+_DAY_FUNCTION = "arxpy_day"
+#: The day number of a patient without a date (above every day a date can have).
+NO_DAY = np.iinfo(np.int64).max
 
 
 def _identifier(name: str) -> str:
@@ -49,6 +52,51 @@ class ReleasedPatientsOnly:
         text = f"COALESCE(CAST({_identifier(self.link)} AS VARCHAR), '')"
         kept = f"(SELECT * FROM {scan} WHERE {_FUNCTION}(hash({text}), {text}))"
         return self.treatment.select(connection, kept, columns)
+
+
+class FirstDays:
+    """A record source's treatment giving one row per patient: the ``link`` value and, as
+    ``date``, the day number (days since 1970-01-01, as text) of the patient's earliest
+    date, :data:`NO_DAY` when none. ``days`` are the day numbers of the ``distinct``
+    values of ``date`` (:data:`NO_DAY` where a value is missing). Read with the engine's
+    histogram of ``(link, date)``: the grouping is DuckDB's, the rows one per patient."""
+
+    def __init__(self, link: str, date: str, distinct: pd.Series, days: np.ndarray) -> None:
+        self.link, self.date = link, date
+        self.distinct = distinct.astype(str).reset_index(drop=True)
+        self.days = np.asarray(days, dtype=np.int64)
+
+    def select(self, connection: Any, scan: str, columns: Sequence[str]) -> str:
+        from duckdb.sqltypes import BIGINT, UBIGINT, VARCHAR
+
+        day = _DayOf(self.distinct, _hashes(connection, self.distinct), self.days)
+        connection.create_function(_DAY_FUNCTION, day, [UBIGINT, VARCHAR], BIGINT,
+                                   type="arrow")
+        link, text = _identifier(self.link), f"COALESCE(CAST({_identifier(self.date)} " \
+            "AS VARCHAR), '')"
+        return (f"(SELECT {link}, CAST(min({_DAY_FUNCTION}(hash({text}), {text})) AS VARCHAR) "
+                f"AS {_identifier(self.date)} FROM {scan} GROUP BY {link})")
+
+
+class _DayOf:
+    """An Arrow function: (hash, text) of a date -> its day number (:data:`NO_DAY` when
+    missing); every text is one of the distinct values."""
+
+    def __init__(self, distinct: pd.Series, hashes: np.ndarray, days: np.ndarray) -> None:
+        self._days = days
+        self._index = HashPositions.of(hashes) if len(hashes) else None
+        self._by_text = pd.Index(distinct) if self._index is None else None
+
+    def __call__(self, hashes: Any, texts: Any) -> Any:
+        import pyarrow as pa
+
+        if self._index is not None:
+            hashes = hashes.combine_chunks() if hasattr(hashes, "combine_chunks") else hashes
+            positions = self._index.find(hashes.to_numpy(zero_copy_only=False))
+        else:  # two distinct dates with one hash: by their text
+            texts = texts.combine_chunks() if hasattr(texts, "combine_chunks") else texts
+            positions = self._by_text.get_indexer(texts.to_numpy(zero_copy_only=False))
+        return pa.array(np.where(positions >= 0, self._days[positions], NO_DAY))
 
 
 def _hashes(connection: Any, texts: pd.Series) -> np.ndarray:
