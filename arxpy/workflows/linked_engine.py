@@ -3,12 +3,13 @@
 
 The patient table is in memory and judged as :mod:`arxpy.workflows.linked_release`
 judges it (the same view, search and verdict). Each event table stays in its file:
-the engine's histograms give the link checks' counts and the view's aggregates (per
-patient, or distinct (patient, value) pairs that :meth:`EventAggregate.values` reads as
-it reads the whole table: its answers do not depend on repeated pairs), and its write
-releases the rows of released patients, treated by the engine's identifier treatment
-(the same pseudonyms and offsets as in memory) and shuffled as the memory path shuffles
-them: the same files, byte for byte, with the same seed.
+the engine's histograms give the link checks' counts and the view's aggregates (rows
+per patient; each patient's earliest day, grouped by DuckDB; the distinct (patient,
+cell) pairs that :meth:`EventAggregate.values` reads as it reads the whole table: a set
+does not depend on repeated pairs), and its write releases the rows of released
+patients, treated by the engine's identifier treatment (the same pseudonyms and offsets
+as in memory) and shuffled as the memory path shuffles them: the same files, byte for
+byte, with the same seed.
 """
 
 from __future__ import annotations
@@ -98,9 +99,9 @@ class EventFiles:
 def aggregate_values(aggregate: EventAggregate, events: EventFiles, ids: pd.Series,
                      shift: DateShift | None, key: PseudonymKey | None) -> pd.Series:
     """What :meth:`EventAggregate.values` gives on the treated event table, from the
-    engine's histograms: counts per patient, or the distinct (patient, value) pairs, a
-    first-year's dates shifted as the memory path shifts them. ``ids``: the patients'
-    original identifiers, in the patient table's order."""
+    engine's histograms: rows per patient, each patient's earliest day (shifted as the
+    memory path shifts it), or the distinct (patient, cell) pairs. ``ids``: the
+    patients' original identifiers, in the patient table's order."""
     link, name = events.link_column, aggregate.table
     if aggregate.kind == COUNT:
         linked = events.per_patient(name)
@@ -145,8 +146,8 @@ def _first_years(aggregate: EventAggregate, events: EventFiles, ids: pd.Series,
 class EngineJudgedView:
     """The patient-level view (``frame``, ``definition``, ``hierarchies``), as the memory
     path's :class:`~arxpy.workflows.linked_release.JudgedView`, over event files;
-    ``treated_ids`` and ``original_ids`` are the patients' link values after and before
-    treatment, in the patient table's order."""
+    ``original_ids``: the patients' link values before treatment, in the patient table's
+    order (``frame`` holds their pseudonyms)."""
 
     frame: pd.DataFrame
     definition: DataDefinition
