@@ -5,9 +5,11 @@
 wizard's linked-tables page over the window, Configure with the linked tables panel,
 Explore and Risk judging the patient-level view of the linked example (800
 patients, their admissions, 5-anonymity with the number of admissions and the set of
-diagnoses, ticked on the wizard's page), and the linked export's dialog with the
+diagnoses, ticked on the wizard's page), the linked export's dialog with the
 re-identification table asked for (``linked-export``, refusing a file inside the
-release's folder).
+release's folder; ``linked-export-running``, its progress while the job writes), and
+File › Release linked tables… on the same patients as a project without linked tables,
+the table asked for with passphrases that differ (``linked-release``, refused).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from arxpy.gui.rendering import save_png, wait_until
 from screenshots import dialogs_over_window, example_window, render_main
 
 PATIENTS = 800
+PASSPHRASE = "correct horse battery staple"
 
 
 def render(output: Path, size: tuple[int, int], suffix: str) -> list[Path]:
@@ -56,7 +59,9 @@ def render(output: Path, size: tuple[int, int], suffix: str) -> list[Path]:
         wait_until(ready[index], what=f"the {name} perspective")
         QApplication.processEvents()
         written.append(save_png(window, output / f"linked-{name}{suffix}.png"))
-    written.append(_export_dialog(window, size, scratch, output / f"linked-export{suffix}.png"))
+    written += _export_dialog(window, size, scratch, output, suffix)
+    written.append(_release_dialog(window, size, scratch,
+                                   output / f"linked-release{suffix}.png"))
     window.state.discard_changes()
     window.close()
     return written
@@ -86,8 +91,10 @@ def _configure(window, scratch: Path) -> None:
     window.configure.select_attribute("Age")
 
 
-def _export_dialog(window, size: tuple[int, int], scratch: Path, path: Path) -> Path:
-    """File › Export's dialog: the folder, the table asked for inside it (refused)."""
+def _export_dialog(window, size: tuple[int, int], scratch: Path, output: Path,
+                   suffix: str) -> list[Path]:
+    """File › Export's dialog: the folder, the table asked for inside it (refused); then
+    as it shows a running export (the progress bar, the buttons disabled)."""
     from PySide6.QtCore import QPoint
     from PySide6.QtWidgets import QApplication
 
@@ -97,9 +104,56 @@ def _export_dialog(window, size: tuple[int, int], scratch: Path, path: Path) -> 
     dialog.folder.setText(str(scratch / "release"))
     options.setChecked(True)
     options.path.setText(str(scratch / "release" / "trusted" / "ward.arxreid"))
-    options.passphrase.setText("correct horse battery staple")
-    options.again.setText("correct horse battery staple")
+    options.passphrase.setText(PASSPHRASE)
+    options.again.setText(PASSPHRASE)
     dialog.export()  # refused: the table would travel with the release
+    QApplication.processEvents()
+    shots = [dialogs_over_window(window, size, [(dialog, QPoint(0, 0))],
+                                 output / f"linked-export{suffix}.png")]
+    options.request()  # the passphrase fields empty as the export starts
+    dialog._set_running(True)  # as the job shows it, held still for the picture
+    dialog.progress.setValue(60)
+    dialog._say("Writing the linked tables…", "#555")
+    QApplication.processEvents()
+    shots.append(dialogs_over_window(window, size, [(dialog, QPoint(0, 0))],
+                                     output / f"linked-export-running{suffix}.png"))
+    dialog._set_running(False)
+    dialog.close()
+    return shots
+
+
+def _release_dialog(window, size: tuple[int, int], scratch: Path, path: Path) -> Path:
+    """File › Release linked tables… with the admissions, the count judged, both dates
+    shifted and the re-identification table asked for (passphrases differ: refused).
+    Its patient table is a project without linked tables, as the menu offers it for."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication
+
+    from arxpy.gui.linked_dialog import LinkedTablesDialog
+    from arxpy.linked_example import LINK_COLUMN
+    from arxpy.project import Project
+    from arxpy.workflows.linked_project import with_linked
+    from arxpy.workflows.session import Session
+
+    state, session = window.state, Session()
+    session.set_project(Project(state.data, state.definition, state.hierarchies,
+                                with_linked(state.settings, None), name="patients"))
+    session.set_identifier_plan(state.identifier_plan)
+    session.use_key(state.pseudonym_key)
+    dialog = LinkedTablesDialog(session, window)
+    dialog.add_table(str(scratch / "admissions.csv"))
+    dialog.link_column.setCurrentText(LINK_COLUMN)
+    _tick(dialog.aggregates, "admissions:count")
+    for i in range(dialog.shifted.count()):
+        _tick(dialog.shifted, dialog.shifted.item(i).text())
+    dialog.output_edit.setText(str(scratch / "release"))
+    options = dialog.reidentification
+    options.setChecked(True)
+    options.path.setText(str(scratch / "trusted" / "ward.arxreid"))
+    options.passphrase.setText(PASSPHRASE)
+    options.again.setText(PASSPHRASE + "!")
+    dialog.show()
+    dialog.run()  # refused: the two passphrases differ
     QApplication.processEvents()
     shot = dialogs_over_window(window, size, [(dialog, QPoint(0, 0))], path)
     dialog.close()

@@ -38,6 +38,31 @@ def test_duckdb_releases_the_memory_engines_pseudonyms_and_dates_byte_for_byte(w
     assert duck_report["engine"]["name"] == "duckdb"
 
 
+def test_untreated_quasi_identifiers_share_a_scan_and_the_release_treats_its_columns(
+        ward, monkeypatch):  # noqa: F811
+    from arxpy.engine.backends import duckdb_identifiers
+    from arxpy.engine.backends.duckdb_engine import DuckDBEngine
+
+    # Missing record numbers and discharge dates are kept, in both engines.
+    lines = (ward / "data.csv").read_text().splitlines()
+    for i in (3, 8, 40):
+        cells = lines[i].split(";")
+        cells[3], cells[5] = ("", "NA") if i % 2 else ("  null", "")
+        lines[i] = ";".join(cells)
+    (ward / "data.csv").write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(DuckDBEngine, "distinct_values", None)  # no scan of its own
+    computed = []
+    treated = duckdb_identifiers.Deferred.__call__
+    monkeypatch.setattr(duckdb_identifiers.Deferred, "__call__",
+                        lambda self, batch: computed.append(1) or treated(self, batch))
+    runs = _both(ward, "--pseudonymize", "pid", "--pseudonymize", "mrn=records",
+                 "--date-shift", "discharged", "--shift-days", "20", "--patient", "pid")
+    (status, memory, _), (duck_status, duck, _) = runs.values()
+    assert status == duck_status == 0 and computed
+    assert duck == memory and b"M-5" not in duck
+    assert b';"  null";2021;;' in duck and b";;2021;NA;" in duck  # quoted, as exported
+
+
 def test_duckdb_refuses_what_memory_refuses_in_the_same_words(ward, capsys):  # noqa: F811
     capsys.readouterr()
     # 40 patients, 10 numbers: pseudonyms meet.
@@ -215,11 +240,15 @@ def test_a_namespace_finds_pseudonyms_that_met_across_batches_and_compactions(mo
             identities.refuse_collisions("'x'")
 
 
-def test_missing_values_read_from_arrow_buffers_are_is_missings():
+@pytest.mark.parametrize("compiled", [True, False])
+def test_missing_values_read_from_arrow_buffers_are_is_missings(compiled, monkeypatch):
     import pyarrow as pa
 
     from arxpy.data.types import is_missing
     from arxpy.engine.backends.duckdb_identifiers import _missing_values
+    from arxpy.lattice import kernels
+
+    monkeypatch.setattr(kernels, "USE_COMPILED", compiled and kernels.compiled_available())
 
     # odd ends, control characters that str.strip strips, a sign that lowers to ASCII
     odd = [" nan   x", "   null      ", "\x1cnull\x1f", "\u212aabcde", "n/a\t\t\t\t\t"]
@@ -235,3 +264,29 @@ def test_whitespace_is_what_str_strip_strips():
     from arxpy.engine.backends.duckdb_identifiers import WHITESPACE
 
     assert WHITESPACE == "".join(c for c in map(chr, range(0x110000)) if c.isspace())
+
+
+def test_the_histogram_that_reads_the_dates_too_counts_and_orders_as_the_plain_one(tmp_path):
+    import dataclasses
+
+    import numpy as np
+
+    from arxpy.data.definition import DataDefinition
+    from arxpy.engine.backends.base import RecordSource
+    from arxpy.engine.backends.duckdb_engine import DuckDBEngine
+    from arxpy.engine.backends.duckdb_identifiers import DuckDBTreatment
+    from arxpy.identifiers import DateShift, IdentifierPlan, PseudonymKey
+
+    # text orders where bytes, code points and case could disagree; repeats to count
+    values = ["é", "Z", "a", "", "e", "ä", "\u3000", "Ω", "a", "é", "Z"]
+    rows = [f"p{i % 4};2021-0{1 + i % 9}-1{i % 3};{v};{i % 2}" for i, v in enumerate(values)]
+    (tmp_path / "d.csv").write_text("pid;day;q;s\n" + "\n".join(rows) + "\n")
+    engine, source = DuckDBEngine(), RecordSource.of_file(tmp_path / "d.csv", delimiter=";")
+    plan = IdentifierPlan((), DateShift(("day",), "pid", 5))
+    treatment = DuckDBTreatment(plan, PseudonymKey(bytes(32)),
+                                DataDefinition.for_columns(["pid", "day", "q", "s"]))
+    plain = engine.histogram(source, ["q", "s"])
+    read = engine.histogram(dataclasses.replace(source, treatment=treatment), ["q", "s"])
+    assert not treatment.unread  # the dates and patients came with the counts
+    assert read.frame.equals(plain.frame) and np.array_equal(read.counts, plain.counts)
+    assert plain.frame["q"].tolist() == sorted(plain.frame["q"])  # by code point

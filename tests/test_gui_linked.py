@@ -1,9 +1,12 @@
 """File › Release linked tables… (issue 32): the project's table as the patient table,
 an admissions file linked to it, pseudonyms and date shifts from the project's plan and
-the session's key; the exported tables are audited by the independent checker."""
+the session's key; the exported tables are audited by the independent checker, and the
+re-identification table's pairs are recomputed with Python's ``hmac``."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 
 import audit as anonymity
@@ -17,6 +20,8 @@ from arxpy.linked_example import LINK_COLUMN, QUASI_IDENTIFIERS, write_linked_ex
 from arxpy.workflows.session import Session
 
 PATIENTS = 200
+SECRET = b"w" * 32
+PASSPHRASE = "a passphrase for the trusted party"
 
 
 def _session(folder) -> Session:
@@ -27,8 +32,18 @@ def _session(folder) -> Session:
     session.set_project(ward_project(data, PATIENTS, name="Ward"),
                         folder / "patients.arxpy")
     session.set_identifier_plan(IdentifierPlan((Treatment(LINK_COLUMN, PSEUDONYM),)))
-    session.use_key(PseudonymKey(b"w" * 32))
+    session.use_key(PseudonymKey(SECRET))
     return session
+
+
+def _dialog(qtbot, folder, session=None) -> LinkedTablesDialog:
+    """The dialog with the admissions added, the output folder ``folder / "release"``."""
+    dialog = LinkedTablesDialog(session or _session(folder))
+    qtbot.addWidget(dialog)
+    dialog.add_table(str(folder / "admissions.csv"))
+    dialog.link_column.setCurrentText(LINK_COLUMN)
+    dialog.output_edit.setText(str(folder / "release"))
+    return dialog
 
 
 def test_the_dialog_releases_both_tables_5_anonymous_per_patient(qtbot, tmp_path):
@@ -62,3 +77,66 @@ def test_the_dialog_releases_both_tables_5_anonymous_per_patient(qtbot, tmp_path
     assert report["linked"]["patients"]["suppressed"] == PATIENTS - len(patients)
     assert report["linked"]["tables"][1]["released_records"] == len(events)
     assert "report.json" in dialog.status.text()
+
+
+def _ask_for_table(dialog, table, again=PASSPHRASE) -> None:
+    options = dialog.reidentification
+    options.setChecked(True)
+    options.path.setText(str(table))
+    options.passphrase.setText(PASSPHRASE)
+    options.again.setText(again)
+
+
+def test_the_dialog_writes_a_reidentification_table_away_from_the_release_only(
+        qtbot, tmp_path, monkeypatch):
+    from arxpy.identifiers import reidentification
+
+    monkeypatch.setattr(reidentification, "SCRYPT_N", 2**10)  # the same code, cheaper
+    dialog, release = _dialog(qtbot, tmp_path), tmp_path / "release"
+    assert dialog.height() <= 660  # opens within a 720-pixel screen, the option shown
+    assert f"original value of {LINK_COLUMN}" in dialog.reidentification.note.text()
+    earlier = tmp_path / "earlier.arxreid"
+    earlier.write_text("an earlier table")
+    for reason, table, again in [
+            ("outside the release's folder", release / "keys" / "t.arxreid", PASSPHRASE),
+            ("never overwritten", earlier, PASSPHRASE),
+            ("passphrases differ", tmp_path / "t.arxreid", PASSPHRASE + "?")]:
+        _ask_for_table(dialog, table, again)
+        assert dialog.run() is None and reason in dialog.status.text(), reason
+    dialog.reidentification.passphrase.setText("too short")
+    dialog.reidentification.again.setText("too short")
+    assert dialog.run() is None and "at least 12 characters" in dialog.status.text()
+    assert dialog.reidentification.passphrase.text() == "too short"  # kept until it runs
+    assert not release.exists() and earlier.read_text() == "an earlier table"
+    # A table that cannot be written (its folder is missing) fails the job last, and
+    # the tables and the report written before it are removed with the folder.
+    _ask_for_table(dialog, tmp_path / "gone" / "t.arxreid")
+    dialog.run()
+    qtbot.waitUntil(lambda: not dialog.job.running, timeout=30_000)
+    assert "Cannot write the re-identification table" in dialog.status.text()
+    assert not release.exists()
+    table = tmp_path / "trusted" / "t.arxreid"
+    table.parent.mkdir()
+    _ask_for_table(dialog, table)
+    dialog.run()
+    assert not dialog.reidentification.passphrase.text()  # emptied as the job starts
+    assert not dialog.reidentification.again.text()
+    qtbot.waitUntil(lambda: dialog.outcome is not None, timeout=30_000)
+    assert f"the re-identification table to {table}" in dialog.status.text()
+    assert PASSPHRASE not in dialog.status.text()
+    pairs = reidentification.read_table(table, PASSPHRASE)
+    source = set(pd.read_csv(tmp_path / "patients.csv", dtype=str)[LINK_COLUMN])
+    for name in ("patients.csv", "admissions.csv"):
+        for pseudonym in set(pd.read_csv(release / name, dtype=str)[LINK_COLUMN]):
+            ((attribute, original),) = pairs.originals_of(pseudonym)
+            assert attribute == LINK_COLUMN and original in source
+            assert hmac.new(SECRET, b"arxpy pseudonym v1\0default\0" + original.encode(),
+                            hashlib.sha256).hexdigest()[:16] == pseudonym
+    assert sorted(p.name for p in release.iterdir()) == ["admissions.csv", "patients.csv",
+                                                         "report.json"]
+
+
+def test_no_table_is_offered_without_a_pseudonym_or_random_replacement(qtbot, tmp_path):
+    session = _session(tmp_path)
+    session.set_identifier_plan(IdentifierPlan())
+    assert _dialog(qtbot, tmp_path, session).reidentification is None

@@ -105,16 +105,23 @@ def test_refusals_write_nothing_and_no_table_is_offered_without_pseudonyms(
     plain.close()
 
 
-def test_the_table_reverses_every_released_pseudonym(exported, window, tmp_path, caplog):
+def test_the_table_reverses_every_released_pseudonym(exported, window, tmp_path, caplog,
+                                                     qtbot):
     from arxpy.identifiers.reidentification import read_table
 
     dialog, release, table = exported, tmp_path / "release", tmp_path / "trusted.arxreid"
     note = dialog.reidentification.note.text()
     assert f"Pseudonym → original value of {LINK_COLUMN}" in note
     _fill(dialog, release, table)
+    progress = []
+    dialog.job.progress.connect(lambda percent, _message: progress.append(percent))
     with caplog.at_level(logging.DEBUG):
         dialog.export()
-    assert not dialog.isVisible() and not dialog.reidentification.passphrase.text()
+        # A job writes while the window's thread goes on: the dialog waits, buttons off.
+        assert dialog.job.running and not dialog.buttons.isEnabled()
+        assert not dialog.reidentification.passphrase.text()  # emptied as it starts
+        qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=20_000)
+    assert progress[-1] == 100 and progress == sorted(progress)
     assert sorted(p.name for p in release.iterdir()) == ["admissions.csv", "report.json",
                                                          "ward.csv"]
     reversed_ = read_table(table, PASSPHRASE)

@@ -347,3 +347,37 @@ def test_searches_are_the_same_with_and_without_kernels(name):
         assert score == other[1] or (np.isnan(score) and np.isnan(other[1])), levels
     assert compiled[1:] == plain[1:]
     assert len(compiled[0]) > 40 and compiled[-1] > 40  # a search that rolled up
+
+
+@needs_kernels
+@settings(max_examples=60, deadline=None)
+@given(words=st.lists(st.integers(-2**63, 2**63 - 1), max_size=60), repeats=st.integers(0, 20))
+def test_first_seen_marks_each_words_first_appearance_as_numpy_does(words, repeats):
+    words = np.array(words + words[:repeats], dtype=np.int64)
+    compiled, numpy_path = _both(lambda: kernels.first_seen(words.view(np.uint64)))
+    expected = ~pd.Series(words).duplicated().to_numpy()
+    for found in (compiled, numpy_path):
+        assert (found is None) == bool(expected.all())
+        if found is not None:
+            np.testing.assert_array_equal(found, expected)
+
+
+@needs_kernels
+@settings(max_examples=80, deadline=None)
+@given(texts=st.lists(st.text(st.sampled_from(["a", " ", "é", "\x1f", "~", "N", "€"]),
+                              max_size=26), max_size=12), start=st.integers(0, 3))
+def test_unsure_texts_keep_every_short_or_odd_ended_text(texts, start):
+    import pyarrow as pa
+
+    array = pa.array(texts, pa.string()).slice(min(start, len(texts)))
+    texts = texts[min(start, len(texts)):]
+    _, offsets, data = array.buffers()
+    offsets = np.frombuffer(offsets, np.int32, len(array) + 1, array.offset * 4)
+    data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(1, np.uint8)
+    for unsure in _both(lambda: kernels.unsure_texts(offsets, data, 5)):
+        for text, flagged in zip(texts, unsure, strict=True):
+            odd = not text or not ("!" <= text[0] <= "~" and "!" <= text[-1] <= "~")
+            if odd or len(text) <= 5:  # could strip or lower to a 5-character spelling
+                assert flagged, text
+            if not odd and len(text.encode()) > 20:
+                assert not flagged, text  # longer than any such spelling can be

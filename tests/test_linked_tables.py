@@ -242,6 +242,49 @@ def test_a_link_column_that_is_not_pseudonymized_is_refused():
         release_linked(tables, _definition(tables), {}, _unchanged)
 
 
+def test_the_desktops_writer_leaves_nothing_when_a_later_file_fails_or_it_is_cancelled(
+        tmp_path, monkeypatch):
+    from arxpy.errors import CancelledError
+    from arxpy.identifiers import reidentification
+    from arxpy.identifiers.reidentification import ReidentificationRequest, read_table
+    from arxpy.jobs import CancelToken
+    from arxpy.workflows.linked_release import write_linked_files
+
+    monkeypatch.setattr(reidentification, "SCRYPT_N", 2**10)  # the same code, cheaper
+    tables = _tables()
+    key = PseudonymKey(b"k" * 32)
+    release = release_linked(tables, _definition(tables), {}, _unchanged, (), PLAN, key)
+    files = {"patients": "patients.csv", "stays": "stays.csv"}
+    passphrase = "a passphrase long enough"
+    # The table's folder is missing: it fails last, after the tables and the report.
+    missing = ReidentificationRequest(tmp_path / "gone" / "t.arxreid", passphrase)
+    with pytest.raises(ConfigurationError, match="Cannot write the re-identification"):
+        write_linked_files(release, tables, tmp_path / "new", files, missing)
+    assert not (tmp_path / "new").exists()  # the folder it made goes too
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "notes.txt").write_text("not the release's")
+    token = CancelToken()
+    def cancel_after_a_table(fraction, message):
+        if message == "Writing stays.csv":
+            token.cancel()
+    with pytest.raises(CancelledError):
+        write_linked_files(release, tables, kept, files, None, cancel_after_a_table, token)
+    assert [p.name for p in kept.iterdir()] == ["notes.txt"]
+    said = []
+    table = ReidentificationRequest(tmp_path / "t.arxreid", passphrase)
+    written = write_linked_files(release, tables, kept, files, table,
+                                 lambda fraction, message: said.append(fraction))
+    assert sorted(p.name for p in kept.iterdir()) == ["notes.txt", "patients.csv",
+                                                      "report.json", "stays.csv"]
+    assert written["reidentification"] == tmp_path / "t.arxreid" and said[-1] == 1.0
+    assert said == sorted(said)
+    (column,) = read_table(tmp_path / "t.arxreid", passphrase).columns
+    assert {pseudonym(b"k" * 32, o): o for o in tables.patients[PID]} == \
+        dict(zip(column.pseudonyms, column.originals, strict=True))  # suppressed too
+    assert passphrase not in repr(table)
+
+
 @pytest.mark.parametrize("text", ["stays", "stays:sum", "stays:first-year", "stays:count:x",
                                   "stays:set"])
 def test_an_unreadable_aggregate_is_refused(text):

@@ -410,7 +410,7 @@ def _run_with(engine: Any, args: argparse.Namespace, identifiers: IdentifierOpti
         source = RecordSource.of_file(args.data, delimiter=args.delimiter,
                                       encoding=args.encoding)
         definition, hierarchies, settings = load_configuration(args, engine.columns(source))
-        treatment = identifiers.engine_treatment(engine, source, definition)
+        treatment = identifiers.engine_treatment(definition)
         if treatment is not None:  # treated as DuckDB reads the records
             source = dataclasses.replace(source, treatment=treatment)
             definition = treatment.definition

@@ -131,15 +131,15 @@ class IdentifierOptions:
                 "--reidentification-table runs with --engine memory (the table holds every "
                 f"original value); leave out --engine {engine} or the table.")
 
-    def engine_treatment(self, engine: Any, source: Any, definition: Any) -> Any:
-        """The DuckDB treatment of ``source`` (None without a plan), its dates read and
-        checked; the report's record is kept."""
+    def engine_treatment(self, definition: Any) -> Any:
+        """The DuckDB treatment of the records (None without a plan; the engine reads
+        their dates and patients first, in the histogram's scan where it can); the
+        report's record is kept."""
         if self.plan is None:
             return None
         from arxpy.engine.backends.duckdb_identifiers import DuckDBTreatment
 
         treatment = DuckDBTreatment(self.plan, self.key, definition)
-        treatment.prepare(lambda names: engine.distinct_values(source, names))
         self.record = treatment.record
         return treatment
 

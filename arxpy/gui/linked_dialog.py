@@ -1,6 +1,9 @@
 """File › Release linked tables… (issue 32): the project's table as the patient table,
 event tables from CSV files, the link column and the aggregates of the patient-level
-view; the release runs as a background job through a :class:`ViewJob`.
+view, and, when the project's plan has keyed pseudonyms or random replacements, the
+encrypted re-identification table for a trusted party (:class:`ReidentificationOptions`,
+as File › Export offers it); the release runs as a background job through a
+:class:`ViewJob`.
 
 Widgets only: :func:`arxpy.workflows.linked_release.release_linked_files` reads, judges
 and writes (docs/linked-tables.md). The project's roles, hierarchies, privacy models,
@@ -9,6 +12,7 @@ identifier plan and the session's key apply, as in a search.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +30,13 @@ from PySide6.QtWidgets import (
 )
 
 from arxpy.errors import ArxpyError
+from arxpy.gui.explore.reidentification_options import ReidentificationOptions
 from arxpy.gui.folders import path_row, pick_folder, pick_path
 from arxpy.gui.recipe_dialogs import DATA_FILTER, wrapped
 from arxpy.gui.workers import JobDialog, JobProgressBar, JobWorker
 from arxpy.identifiers import DateShift, IdentifierPlan
 from arxpy.identifiers.dates import MAX_SHIFT_DAYS
+from arxpy.identifiers.reidentification import REVERSIBLE
 from arxpy.workflows.linked_project import SAMPLE_ROWS, date_columns, offered_aggregates
 from arxpy.workflows.linked_release import (
     REPORT_FILE,
@@ -38,6 +44,9 @@ from arxpy.workflows.linked_release import (
     release_linked_files,
 )
 from arxpy.workflows.linked_tables import EventAggregate
+
+#: The tallest first size: a 720-pixel screen less its title bar and a desktop panel.
+FITTING_HEIGHT = 660
 
 
 class LinkedTablesDialog(JobDialog):
@@ -91,10 +100,15 @@ class LinkedTablesDialog(JobDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
+        reversed_ = _reversible(state.identifier_plan) if state.has_project else []
+        self.reidentification = ReidentificationOptions(reversed_, parent=self) \
+            if reversed_ else None  # offered only when there is something to reverse
+        if self.reidentification is not None:
+            layout.addWidget(self.reidentification)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
-        self.resize(640, self.heightForWidth(640))
+        self.resize(640, min(self.heightForWidth(640), FITTING_HEIGHT))  # lists shrink
 
     # -- choosing tables -----------------------------------------------------------------
 
@@ -186,7 +200,9 @@ class LinkedTablesDialog(JobDialog):
                     if (Path(output) / n).exists()]
         if existing:  # an input, or an earlier release: never replaced from here
             return f"The output folder already holds {existing[0]}; choose another folder."
-        return request
+        problem = self.reidentification.problem(Path(output), whole_folder=True) \
+            if self.reidentification is not None else ""
+        return problem or request
 
     def run(self) -> JobWorker | None:
         """Start the release (None if a field is missing or one is running)."""
@@ -196,6 +212,8 @@ class LinkedTablesDialog(JobDialog):
         if isinstance(request, str):
             self.status.setText(request)
             return None
+        if self.reidentification is not None:  # the passphrase leaves the fields now
+            request = replace(request, reidentification=self.reidentification.request())
         self.outcome = None
         self.status.setText("Releasing the linked tables…")
         return self.job.start(release_linked_files, request=request)
@@ -205,11 +223,19 @@ class LinkedTablesDialog(JobDialog):
         release, written = outcome
         self.progress.setValue(100)
         view = release.view
+        table = written.get("reidentification")
         self.status.setText(
             f"Released {view.records - view.suppressed_records:,} of {view.records:,} "
             f"patients (a suppressed patient leaves every table). "
             f"{view.verify().headline} Written: "
-            + ", ".join(path.name for path in written.values()) + ".")
+            + ", ".join(path.name for name, path in written.items()
+                        if name != "reidentification")
+            + (f"; the re-identification table to {table}." if table else "."))
+
+
+def _reversible(plan: IdentifierPlan) -> list[str]:
+    """The attributes a re-identification table of ``plan``'s release would reverse."""
+    return [t.attribute for t in plan.treatments if t.kind in REVERSIBLE]
 
 
 def _checkable(text: str) -> QListWidgetItem:

@@ -4,7 +4,9 @@ the encrypted re-identification table for a trusted party (the same option as th
 single-table export, :class:`ReidentificationOptions`).
 
 Widgets only: :meth:`ProjectActions.export_linked` writes the tables and the report,
-then the table; every refusal comes before anything is written.
+then the table, as this dialog's background job (progress shown, buttons disabled
+meanwhile; closing the dialog cancels it, and a cancelled or failed export leaves
+nothing written); every refusal comes before the job starts.
 """
 
 from __future__ import annotations
@@ -20,17 +22,18 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from arxpy.errors import ArxpyError
 from arxpy.gui.explore.reidentification_options import ReidentificationOptions
 from arxpy.gui.folders import path_row, pick_folder
 from arxpy.gui.plain_text import plain_label
-from arxpy.identifiers.reidentification import ReidentificationTable, reversible
+from arxpy.gui.workers import JobProgressBar, ViewJob
+from arxpy.identifiers.reidentification import reversible
 from arxpy.workflows.current_release import CurrentRelease
 from arxpy.workflows.linked_release import REPORT_FILE
-from arxpy.workflows.session_linked import STALE_LINKED_RELEASE
 
 if TYPE_CHECKING:
     from arxpy.gui.project_actions import ProjectActions
+
+ERROR, NOTE = "#b3261e", "#555"
 
 
 class LinkedExportDialog(QDialog):
@@ -45,23 +48,35 @@ class LinkedExportDialog(QDialog):
         names = ", ".join(actions.linked_export_files().values())
         files = plain_label(QLabel(f"Writes {names} (rows shuffled) and the report "
                                    f"{REPORT_FILE}.", wordWrap=True))
-        files.setStyleSheet("color: #555")
+        files.setStyleSheet(f"color: {NOTE}")
         form = QFormLayout()
         form.addRow("Folder", row)
         form.addRow("", files)
         self.status = plain_label(QLabel(wordWrap=True))
+        self.progress = JobProgressBar(textVisible=True)
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # the buttons stay where they are
+        self.progress.setSizePolicy(policy)
+        self.progress.hide()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.export)
         self.buttons.rejected.connect(self.reject)
+        self.job = ViewJob(self)
+        self.job.busy.connect(self._set_running)
+        self.job.progress.connect(lambda percent, _message: self.progress.setValue(percent))
+        self.job.finished.connect(lambda _written: self.accept())
+        self.job.failed.connect(lambda message: self._say(message, ERROR))
+        self.job.cancelled.connect(lambda: self._say("Cancelled; nothing was written.", ERROR))
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         self.reidentification: ReidentificationOptions | None = None
         if ReidentificationOptions.offered(current):
             self.reidentification = ReidentificationOptions(
-                reversible(current.identifiers), self._table, self)
+                reversible(current.identifiers), parent=self)
             layout.addWidget(self.reidentification)
         layout.addStretch(1)
+        layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
         self.resize(640, self.sizeHint().height())
@@ -70,12 +85,6 @@ class LinkedExportDialog(QDialog):
         folder = pick_folder(self, "exports", "Folder for the released tables")
         if folder:
             self.folder.setText(folder)
-
-    def _table(self) -> ReidentificationTable:
-        table = self.actions.state.linked_reidentification_table(self.current)
-        if table is None:
-            raise ArxpyError(STALE_LINKED_RELEASE)
-        return table
 
     def problem(self) -> str:
         """Why nothing can be written with these entries ("" if it can)."""
@@ -88,16 +97,29 @@ class LinkedExportDialog(QDialog):
         return problem
 
     def export(self) -> None:
-        """Refuse with a reason, or write the tables, the report and the table."""
+        """Refuse with a reason, or start writing the tables, the report and the table
+        (the dialog closes once they are written)."""
         problem = self.problem()
         if problem:
-            self._say(problem, "#b3261e")
+            self._say(problem, ERROR)
             return
-        table = self.reidentification.writer() if self.reidentification else None
-        if self.actions.export_linked(self.folder.text().strip(), table):
-            self.accept()
-        else:
-            self._say("The export failed; see the message.", "#b3261e")
+        table = self.reidentification.request() if self.reidentification else None
+        self._say("Writing the linked tables…", NOTE)
+        if not self.actions.export_linked(self.folder.text().strip(), table, job=self.job):
+            self._say("The export failed; see the message.", ERROR)
+
+    def reject(self) -> None:  # closing the dialog stops its export, which then cleans up
+        if self.job.running:
+            self.job.cancel()
+            self.job.wait(5)
+        super().reject()
+
+    def _set_running(self, running: bool) -> None:
+        for widget in (self.buttons, self.folder, self.reidentification):
+            if widget is not None:  # the entries the running export was given stay still
+                widget.setEnabled(not running)
+        self.progress.setValue(0)
+        self.progress.setVisible(running)
 
     def _say(self, text: str, color: str) -> None:
         self.status.setStyleSheet(f"color: {color}")

@@ -9,15 +9,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QDialog, QMessageBox
 
 from arxpy.engine.stored import ResultTooLarge
 from arxpy.errors import ArxpyError, ProjectError
 from arxpy.gui.folders import remember
 from arxpy.gui.plain_text import escaped
-from arxpy.gui.workers import JobWorker, view_job
+from arxpy.gui.workers import JobWorker, ViewJob, view_job
 from arxpy.params import drawn_seed
 from arxpy.project import PROJECT_SUFFIX, Project
+from arxpy.workflows.linked_release import write_linked_files
 from arxpy.workflows.pins import Pin
 from arxpy.workflows.runs import MethodRun
 from arxpy.workflows.saved_runs import RestoredRun, restore_runs
@@ -25,6 +27,7 @@ from arxpy.workflows.session_linked import STALE_LINKED_RELEASE
 
 if TYPE_CHECKING:
     from arxpy.gui.main_window import MainWindow
+    from arxpy.identifiers.reidentification import ReidentificationRequest
     from arxpy.workflows.current_release import CurrentRelease
 
 log = logging.getLogger(__name__)
@@ -230,14 +233,15 @@ class ProjectActions:
         """Export the current release (applied transformation or method run): without
         ``path`` through the export dialog (the same one Explore opens), with it straight
         to that file (CSV or Excel by extension, suppressed records kept as in the
-        configuration, input delimiter)."""
+        configuration, input delimiter). With linked tables ``path`` is the folder of
+        :meth:`export_linked`, and the call returns once they are written."""
         from arxpy.engine.export import export_release
 
         current = self.state.current_release()
         if current is None:
             return False
         if self.state.events:  # a patient-level view: every table goes out
-            return self.export_linked(path)
+            return self.export_linked(path, wait=path is not None)
         if path is None:
             self.window.explore.export_dialog().open()
             return True
@@ -251,46 +255,62 @@ class ProjectActions:
         return ok
 
     def export_linked(self, folder: str | Path | None = None,
-                      reidentification: Callable[[], Path] | None = None) -> bool:
+                      reidentification: ReidentificationRequest | None = None, *,
+                      job: ViewJob | None = None, wait: bool = False) -> bool:
         """Write every table of the current release of a patient-level view into
-        ``folder``: ``<project>.csv`` and one file per event table, rows shuffled, and
-        the JSON report the command line's ``--report`` writes
-        (:data:`~arxpy.workflows.linked_release.REPORT_FILE`); a folder holding one of them
-        already is refused. ``reidentification`` (the export dialog's writer of the
-        encrypted re-identification table) runs after them. Without ``folder`` the
-        :class:`~arxpy.gui.linked_export_dialog.LinkedExportDialog` asks for both."""
-        from arxpy.workflows.linked_release import REPORT_FILE, write_report
+        ``folder`` as a background job: ``<project>.csv`` and one file per event table,
+        rows shuffled, the JSON report the command line's ``--report`` writes
+        (:data:`~arxpy.workflows.linked_release.REPORT_FILE`), then the encrypted
+        re-identification table if ``reidentification`` asks for one
+        (:func:`~arxpy.workflows.linked_release.write_linked_files`: all or nothing).
 
+        A folder holding one of the files, or a release that is not of the current
+        view, is refused (False) before the job starts. ``job`` is the export dialog's
+        (which shows progress and failures); without it the window's own slot runs the
+        job and a failure is shown in a message box. ``wait`` returns once the job has
+        ended (scripts, tests): True if everything was written. Without ``folder`` the
+        :class:`~arxpy.gui.linked_export_dialog.LinkedExportDialog` asks for both."""
         state = self.state
+        current = state.current_release()
         if folder is None:
-            return self._open_linked_export(state.current_release())
+            return self._open_linked_export(current)
         problem = self.linked_export_problem(folder)
-        if problem:  # an input, or an earlier release: never replaced from here
+        view = state.linked_view(current) if current is not None else None
+        if not problem and view is None:
+            problem = STALE_LINKED_RELEASE
+        if problem:  # an input, an earlier release or a stale one: never written from here
             self.window.error("Export failed", problem)
             return False
-        files = self.linked_export_files()
-        written: dict = {}
+        files, folder = self.linked_export_files(), Path(folder)
 
-        def write() -> None:
-            release = state.linked_release(state.current_release())
-            if release is None:
-                raise ArxpyError(STALE_LINKED_RELEASE)
-            seed = drawn_seed()
-            written.update(release.write(folder, files, shuffle_seed=seed))
-            report = release.report(files, {"shuffled": True, "seed": seed})
-            written["report"] = write_report(Path(folder) / REPORT_FILE, report)
-            if reidentification is not None:  # last: the release is complete without it
-                written["reidentification"] = reidentification()
+        def work(progress, cancel) -> dict[str, Path]:
+            return write_linked_files(view.released(current.release()), view.original,
+                                      folder, files, reidentification, progress, cancel)
 
-        if not self._guarded(write):
-            return False
+        worker = (job or view_job(self.window, "linked-export")).start(
+            work, on_finished=lambda written: self._linked_exported(folder, written),
+            on_failed=None if job is not None else
+            lambda message: self.window.error("Export failed", message))
+        return self._waited(worker) if wait else True
+
+    def _linked_exported(self, folder: Path, written: dict[str, Path]) -> None:
         table = written.pop("reidentification", None)
         names = ", ".join(path.name for path in written.values())
         also = f"; the re-identification table to {table}" if table else ""
         self.window.statusBar().showMessage(f"Exported {names} to {folder}{also}", 8000)
-        log.info("Exported %d linked tables and their report to %s%s", len(files), folder,
-                 " (and a re-identification table)" if table else "")
-        return True
+        log.info("Exported %d linked tables and their report to %s%s", len(written) - 1,
+                 folder, " (and a re-identification table)" if table else "")
+
+    @staticmethod
+    def _waited(worker: JobWorker) -> bool:
+        """Run the event loop until ``worker`` ended; True if it finished."""
+        finished: list[bool] = []
+        loop = QEventLoop()
+        worker.finished.connect(lambda _outcome: (finished.append(True), loop.quit()))
+        worker.failed.connect(lambda _message: loop.quit())
+        worker.cancelled.connect(loop.quit)
+        loop.exec()
+        return bool(finished)
 
     def linked_export_files(self) -> dict[str, str]:
         """The released tables' file names by table name, the patient table first."""

@@ -117,7 +117,7 @@ FORWARDED = (
     "release_inputs", "release_hierarchies", "identifier_record",
     # linked tables
     "events", "linked", "patient_table", "set_linked_tables", "set_linked", "linked_release",
-    "linked_reidentification_table",
+    "linked_view",
     # policy presets
     "preview_preset", "apply_preset", "preset_record",
     # the lattice result, selection, staleness and the current release

@@ -23,7 +23,7 @@ import os
 import secrets
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -197,6 +197,20 @@ def write_table(table: ReidentificationTable, path: str | os.PathLike[str], pass
         raise ConfigurationError(
             f"Cannot write the re-identification table '{path}': "
             f"{exc.strerror or exc}.") from None
+
+
+@dataclass(frozen=True)
+class ReidentificationRequest:
+    """A re-identification table asked for: its new file and the passphrase (kept out
+    of ``repr``, so it reaches no log or message)."""
+
+    file: Path
+    passphrase: str = field(repr=False)
+
+    def write(self, table: ReidentificationTable) -> Path:
+        """Encrypt ``table`` into :attr:`file` (:func:`write_table`); the file."""
+        write_table(table, self.file, self.passphrase)
+        return self.file
 
 
 def read_table(path: str | os.PathLike[str], passphrase: str) -> ReidentificationTable:

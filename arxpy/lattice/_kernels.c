@@ -1208,6 +1208,165 @@ release_table:
     return result;
 }
 
+PyDoc_STRVAR(hash_insert_doc,
+"hash_insert(table, hashes) -> repeats\n\n"
+"Pair each of hashes (64 bits read as int64) with its position in a table as hash_find\n"
+"reads it (every slot empty at first); a hash already in the table is left out and\n"
+"counted: the number of such repeats is returned.");
+
+static PyObject *hash_insert(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *table_o, *hashes_o;
+    if (!PyArg_ParseTuple(args, "OO", &table_o, &hashes_o)) return NULL;
+    Py_buffer table_view, hashes_view;
+    if (get_array(table_o, &table_view, 1, -1, "table") < 0) return NULL;
+    PyObject *result = NULL;
+    if (get_array(hashes_o, &hashes_view, 0, -1, "hashes") < 0) goto release_table;
+    Py_ssize_t n = hashes_view.shape[0], size = table_view.shape[0] / 2;
+    if (size < 1 || (size & (size - 1)) != 0 || table_view.shape[0] != 2 * size
+            || n >= size) {
+        PyErr_SetString(PyExc_ValueError, "hash_insert needs a table of 2 * size entries, "
+                        "size a power of two above the number of hashes");
+        goto release_hashes;
+    }
+    int64_t *table = table_view.buf;
+    const uint64_t *hashes = hashes_view.buf;
+    const uint64_t mask = (uint64_t)size - 1;
+    Py_ssize_t repeats = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i + HASH_AHEAD < n) PREFETCH(table + 2 * (hashes[i + HASH_AHEAD] & mask));
+        uint64_t slot = hashes[i] & mask;
+        while (table[2 * slot + 1] >= 0 && (uint64_t)table[2 * slot] != hashes[i])
+            slot = (slot + 1) & mask;  /* a free slot remains: n < size */
+        if (table[2 * slot + 1] >= 0) {
+            repeats++;
+            continue;
+        }
+        table[2 * slot] = (int64_t)hashes[i];
+        table[2 * slot + 1] = i;
+    }
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromSsize_t(repeats);
+release_hashes:
+    PyBuffer_Release(&hashes_view);
+release_table:
+    PyBuffer_Release(&table_view);
+    return result;
+}
+
+PyDoc_STRVAR(first_seen_doc,
+"first_seen(words, first) -> repeats\n\n"
+"first[i] = 1 where words[i] (64 bits read as int64) appears for the first time, else 0\n"
+"(first: one byte a word); returns how many words are not first. A table of its own,\n"
+"the GIL released: DuckDB's threads call it side by side.");
+
+static PyObject *first_seen(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *words_o;
+    Py_buffer first_view, words_view;
+    if (!PyArg_ParseTuple(args, "Ow*", &words_o, &first_view)) return NULL;
+    PyObject *result = NULL;
+    if (get_array(words_o, &words_view, 0, -1, "words") < 0) goto release_first;
+    Py_ssize_t n = words_view.shape[0];
+    if (first_view.len < n || n >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "first_seen needs a byte a word, below 2**31 words");
+        goto release_words;
+    }
+    int shift = 64;
+    size_t capacity = 1;
+    while (capacity < 2 * (size_t)n + 2) {
+        capacity <<= 1;
+        shift--;
+    }
+    int32_t *slots = malloc(capacity * sizeof(int32_t));
+    if (slots == NULL) {
+        PyErr_NoMemory();
+        goto release_words;
+    }
+    const int64_t *words = words_view.buf;
+    uint8_t *first = first_view.buf;
+    const size_t mask = capacity - 1;
+    Py_ssize_t repeats = 0;
+    Py_BEGIN_ALLOW_THREADS
+    memset(slots, 0xff, capacity * sizeof(int32_t)); /* -1: empty */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t w = (uint64_t)words[i];
+        size_t h = shift < 64 ? (size_t)((w * 0x9E3779B97F4A7C15ULL) >> shift) : 0;
+        for (;;) {
+            int32_t at = slots[h];
+            if (at < 0) {
+                slots[h] = (int32_t)i;
+                first[i] = 1;
+                break;
+            }
+            if ((uint64_t)words[at] == w) {
+                first[i] = 0;
+                repeats++;
+                break;
+            }
+            h = (h + 1) & mask;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(slots);
+    result = PyLong_FromSsize_t(repeats);
+release_words:
+    PyBuffer_Release(&words_view);
+release_first:
+    PyBuffer_Release(&first_view);
+    return result;
+}
+
+PyDoc_STRVAR(unsure_texts_doc,
+"unsure_texts(offsets, data, longest, unsure)\n\n"
+"unsure[i] = 1 where text i (bytes offsets[i] to offsets[i + 1] of data, UTF-8) could be\n"
+"a missing value's spelling of at most longest characters between spaces: it is empty,\n"
+"starts or ends outside printable ASCII (0x21-0x7e), or is short (longest bytes, or\n"
+"4 * longest bytes when it holds a byte beyond ASCII); else 0. The GIL released.");
+
+static PyObject *unsure_texts(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *offsets_o;
+    Py_buffer data, unsure_view, offsets_view;
+    long long longest;
+    if (!PyArg_ParseTuple(args, "Oy*Lw*", &offsets_o, &data, &longest, &unsure_view))
+        return NULL;
+    PyObject *result = NULL;
+    if (get_array(offsets_o, &offsets_view, 0, -1, "offsets") < 0) goto release;
+    const int64_t *offsets = offsets_view.buf;
+    Py_ssize_t n = offsets_view.shape[0] - 1;
+    if (n < 0 || unsure_view.len < n || longest < 0) {
+        PyErr_SetString(PyExc_ValueError, "unsure_texts needs offsets of n + 1 and a byte a "
+                        "text");
+        goto release_offsets;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {  /* every text inside data: no read beyond it */
+        if (offsets[i] < 0 || offsets[i + 1] < offsets[i] || offsets[i + 1] > data.len) {
+            PyErr_SetString(PyExc_ValueError, "offsets are not ascending within data");
+            goto release_offsets;
+        }
+    }
+    const uint8_t *bytes = data.buf;
+    uint8_t *unsure = unsure_view.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t start = offsets[i], length = offsets[i + 1] - start;
+        int odd_ends = length == 0 || (uint8_t)(bytes[start] - 0x21) > 0x7e - 0x21
+            || (uint8_t)(bytes[start + length - 1] - 0x21) > 0x7e - 0x21;
+        int maybe = odd_ends || length <= longest;
+        if (!maybe && length <= 4 * longest) {  /* beyond ASCII, 4 bytes a character */
+            for (int64_t j = start; j < start + length && !maybe; j++) maybe = bytes[j] >= 0x80;
+        }
+        unsure[i] = (uint8_t)maybe;
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_NewRef(Py_None);
+release_offsets:
+    PyBuffer_Release(&offsets_view);
+release:
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&unsure_view);
+    return result;
+}
+
 /* ---- end of positions of 64-bit hashes ---------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -1220,6 +1379,9 @@ static PyMethodDef methods[] = {
     {"sum_pairs", sum_pairs_py, METH_VARARGS, sum_pairs_doc},
     {"hmac_sha256", hmac_sha256, METH_VARARGS, hmac_sha256_doc},
     {"hash_find", hash_find, METH_VARARGS, hash_find_doc},
+    {"hash_insert", hash_insert, METH_VARARGS, hash_insert_doc},
+    {"first_seen", first_seen, METH_VARARGS, first_seen_doc},
+    {"unsure_texts", unsure_texts, METH_VARARGS, unsure_texts_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -244,3 +244,47 @@ def stable_argsort(keys: np.ndarray) -> np.ndarray:
     order = np.empty(len(keys), dtype=np.int64)
     _kernels.argsort(keys, order)
     return order
+
+
+# -- the identifier treatments' passes over a write's chunks (issue 32) -----------------
+# DuckDB's threads call them side by side: the compiled ones release the GIL.
+
+
+def first_seen(words: np.ndarray) -> np.ndarray | None:
+    """Whether each 64-bit word (any dtype of 8 bytes) is the first with its value, None
+    when every one is (the common case: counted, not marked)."""
+    words = np.ascontiguousarray(words).view(np.int64)
+    if USE_COMPILED and hasattr(_kernels, "first_seen"):
+        first = np.empty(len(words), dtype=np.uint8)
+        repeats = _kernels.first_seen(words, first)
+        return first.view(bool) if repeats else None
+    # grouping numbers the words in order of first appearance (a span beyond 4n
+    # hashes), so a row that raises the running maximum is a first
+    numbers, distinct_words, _ = group_keys(words, 2**63 - 1)
+    if len(distinct_words) == len(words):
+        return None
+    highest = np.maximum.accumulate(numbers)
+    first = np.ones(len(words), dtype=bool)
+    np.greater(highest[1:], highest[:-1], out=first[1:])
+    return first
+
+
+def unsure_texts(offsets: np.ndarray, data: np.ndarray, longest: int) -> np.ndarray:
+    """Which texts (an Arrow string array's ``offsets`` into its ``data`` bytes, UTF-8)
+    could be a spelling of at most ``longest`` characters between spaces: empty, starting
+    or ending outside printable ASCII, or short (``longest`` bytes; four times as many
+    beyond ASCII, a character taking up to 4 bytes). The others are surely none."""
+    if USE_COMPILED and hasattr(_kernels, "unsure_texts"):
+        unsure = np.empty(len(offsets) - 1, dtype=np.uint8)
+        _kernels.unsure_texts(np.ascontiguousarray(offsets, dtype=np.int64),
+                              data if len(data) else b"", int(longest), unsure)
+        return unsure.view(bool)
+    # lowering never shortens a value; beyond ASCII a character takes up to 4 bytes
+    if data[offsets[0]:offsets[-1]].max(initial=0) >= 0x80:
+        longest *= 4
+    starts, ends = offsets[:-1], offsets[1:]
+    unsure = ends - starts <= longest
+    long = np.flatnonzero(~unsure)
+    for ends_at in (starts[long], ends[long] - 1):  # 0x21-0x7e: no space, no control
+        unsure[long] |= data[ends_at] - np.uint8(0x21) > np.uint8(0x7E - 0x21)
+    return unsure

@@ -225,21 +225,28 @@ class EngineLinkedRelease:
               shuffle_seed: int | None = None, delimiter: str | None = None) -> dict[str, Path]:
         """The patient table (from memory) and every event table (by the engine) to
         ``directory / files[name]``, rows shuffled by ``shuffle_seed`` as
-        :meth:`LinkedRelease.write` shuffles them."""
+        :meth:`LinkedRelease.write` shuffles them; a failure removes what was written."""
         events = self.judged.events
         directory = Path(directory)
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise DataExportError(f"Cannot create '{directory}': {exc}.") from exc
-        written = {events.patient_table: write_released(
-            self.patients, directory / files[events.patient_table], shuffle_seed, delimiter)}
-        self.released_records = {events.patient_table: len(self.patients)}
-        started = time.perf_counter()
-        for name in events.sources:
-            written[name] = self._write_events(name, directory / files[name], shuffle_seed,
-                                               delimiter or ";")
-        self.seconds = time.perf_counter() - started
+        written: dict[str, Path] = {}
+        try:  # every table or none, as LinkedRelease.write
+            written[events.patient_table] = write_released(
+                self.patients, directory / files[events.patient_table], shuffle_seed,
+                delimiter)
+            self.released_records = {events.patient_table: len(self.patients)}
+            started = time.perf_counter()
+            for name in events.sources:
+                written[name] = self._write_events(name, directory / files[name],
+                                                   shuffle_seed, delimiter or ";")
+            self.seconds = time.perf_counter() - started
+        except BaseException:
+            for path in written.values():
+                path.unlink(missing_ok=True)
+            raise
         return written
 
     def _write_events(self, name: str, path: Path, shuffle_seed: int | None,
@@ -252,7 +259,6 @@ class EngineLinkedRelease:
         projection = EventProjection.of(events.columns(name), judged.plan,
                                         judged.event_identifying, self.left_out.get(name, ()))
         treatment = DuckDBTreatment(projection.plan, judged.key, projection.roles)
-        treatment.prepare(lambda names: engine.distinct_values(source, names))
         released = dataclasses.replace(source, treatment=ReleasedPatientsOnly(
             treatment, events.link_column, self.kept))
         plan = OutputPlan(columns=projection.released, labels={}, suppressed=pd.DataFrame(),

@@ -11,7 +11,7 @@ aggregate summarizes. Its other columns are released as they are (not judged).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,13 @@ from arxpy.engine.export import released_frame, shuffled
 from arxpy.errors import ConfigurationError, DataExportError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers import PSEUDONYM, DateShift, IdentifierPlan, PseudonymKey
-from arxpy.identifiers.reidentification import ReidentificationTable, reversible
+from arxpy.identifiers.reidentification import (
+    ReidentificationRequest,
+    ReidentificationTable,
+    reversible,
+)
+from arxpy.jobs import CancelToken, Progress, progress_part
+from arxpy.params import drawn_seed
 from arxpy.release import Release
 from arxpy.workflows.linked_tables import EventAggregate, LinkedTables, left_out, patient_view
 
@@ -88,17 +94,27 @@ class LinkedRelease:
 
     def write(self, directory: str | Path, files: Mapping[str, str], *,
               shuffle_seed: int | None = None, delimiter: str | None = None,
-              neutralize_formulas: bool = False) -> dict[str, Path]:
+              neutralize_formulas: bool = False,
+              progress: Progress | None = None) -> dict[str, Path]:
         """Write each table to ``directory / files[name]`` (created if missing), rows
-        shuffled by ``shuffle_seed`` (None keeps them in order)."""
+        shuffled by ``shuffle_seed`` (None keeps them in order); every table or none (a
+        failure removes the tables already written)."""
         directory = Path(directory)
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise DataExportError(f"Cannot create '{directory}': {exc}.") from exc
-        return {name: write_released(frame, directory / files[name], shuffle_seed, delimiter,
-                                     neutralize_formulas)
-                for name, frame in self.tables.items()}
+        written: dict[str, Path] = {}
+        try:
+            for number, (name, frame) in enumerate(self.tables.items()):
+                if progress is not None:
+                    progress(number / len(self.tables), f"Writing {files[name]}")
+                written[name] = write_released(frame, directory / files[name], shuffle_seed,
+                                               delimiter, neutralize_formulas)
+        except BaseException:
+            _remove(written.values())
+            raise
+        return written
 
 
 def write_released(frame: pd.DataFrame, path: Path, shuffle_seed: int | None,
@@ -139,6 +155,61 @@ def linked_report(view: Release, identifiers: dict[str, Any] | None,
         report["identifiers"] = identifiers
     report.update(output_order=dict(output_order), linked=record)
     return report
+
+
+def write_linked_files(release: LinkedRelease, original: LinkedTables, folder: str | Path,
+                       files: Mapping[str, str],
+                       reidentification: ReidentificationRequest | None = None,
+                       progress: Progress | None = None,
+                       cancel: CancelToken | None = None) -> dict[str, Path]:
+    """The desktop's linked release on disk: every table of ``release`` into ``folder``
+    under ``files`` (rows shuffled by a drawn seed), the report (:data:`REPORT_FILE`),
+    then, if asked, the encrypted re-identification table of ``original`` (the tables
+    before treatment; scrypt takes about half a second). Returns the paths by table
+    name, ``"report"`` and ``"reidentification"``.
+
+    All or nothing: a failure or a cancel removes every file this call wrote, and
+    ``folder`` if it made it, so a release is never left half written. Runs as a job."""
+    folder = Path(folder)
+    made = not folder.exists()
+    share = 0.7 if reidentification is not None else 0.9  # scrypt's half second
+    written: dict[str, Path] = {}
+    try:
+        _step(cancel, progress, 0.0, "Writing the released tables")
+        seed = drawn_seed()
+        written.update(release.write(folder, files, shuffle_seed=seed,
+                                     progress=progress_part(progress, 0.0, share)))
+        _step(cancel, progress, share, f"Writing {REPORT_FILE}")
+        written["report"] = write_report(folder / REPORT_FILE, release.report(
+            files, {"shuffled": True, "seed": seed}))
+        if reidentification is not None:  # last: the release is complete without it
+            _step(cancel, progress, share + 0.05, "Encrypting the re-identification table")
+            written["reidentification"] = reidentification.write(
+                release.reidentification_table(original))
+        _step(None, progress, 1.0, "Written")
+    except BaseException:
+        _remove(written.values(), folder if made else None)
+        raise
+    return written
+
+
+def _step(cancel: CancelToken | None, progress: Progress | None, fraction: float,
+          message: str) -> None:
+    if cancel is not None:
+        cancel.raise_if_cancelled()
+    if progress is not None:
+        progress(fraction, message)
+
+
+def _remove(paths: Iterable[Path], folder: Path | None = None) -> None:
+    """Remove ``paths`` (what a failed write made) and ``folder`` if left empty."""
+    for path in paths:
+        path.unlink(missing_ok=True)
+    if folder is not None:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty: something else is in it
+            pass
 
 
 def write_report(path: str | Path, report: Mapping[str, Any]) -> Path:
@@ -361,6 +432,8 @@ class LinkedFilesRequest:
     patient_file: str = "patients.csv"
     plan: IdentifierPlan | None = None
     key: PseudonymKey | None = None
+    #: The encrypted re-identification table asked for (None: none is written).
+    reidentification: ReidentificationRequest | None = None
 
     @property
     def files(self) -> dict[str, str]:
@@ -369,13 +442,12 @@ class LinkedFilesRequest:
                 **{name: path.name for name, path in self.events.items()}}
 
 
-def release_linked_files(request: LinkedFilesRequest, progress: Any = None,
-                         cancel: Any = None) -> tuple[LinkedRelease, dict[str, Path]]:
+def release_linked_files(request: LinkedFilesRequest, progress: Progress | None = None,
+                         cancel: CancelToken | None = None
+                         ) -> tuple[LinkedRelease, dict[str, Path]]:
     """Read the event tables, release the linked tables with the lattice search and
-    write them, rows shuffled, and the report (:data:`REPORT_FILE`) to
-    ``request.output_dir``. Runs as a job."""
-    import secrets
-
+    write them with :func:`write_linked_files` (the re-identification table too, if
+    asked) to ``request.output_dir``. Runs as a job."""
     from arxpy.data.csv_io import read_csv
     from arxpy.engine import AnonymizationConfig
 
@@ -385,9 +457,7 @@ def release_linked_files(request: LinkedFilesRequest, progress: Any = None,
     release = anonymize_linked(tables, request.definition, request.hierarchies,
                                AnonymizationConfig.from_dict(dict(request.settings)),
                                request.aggregates, request.plan, request.key,
-                               progress=progress, cancel=cancel)
-    seed = secrets.randbelow(2**32)
-    written = release.write(request.output_dir, request.files, shuffle_seed=seed)
-    written["report"] = write_report(request.output_dir / REPORT_FILE, release.report(
-        request.files, {"shuffled": True, "seed": seed}))
-    return release, written
+                               progress=progress_part(progress, 0.0, 0.8), cancel=cancel)
+    return release, write_linked_files(release, tables, request.output_dir, request.files,
+                                       request.reidentification,
+                                       progress_part(progress, 0.8, 0.2), cancel)

@@ -19,7 +19,6 @@ from arxpy.workflows.linked_project import LinkedSettings, linked_of, with_linke
 from arxpy.workflows.linked_release import JudgedView, LinkedRelease
 
 if TYPE_CHECKING:
-    from arxpy.identifiers.reidentification import ReidentificationTable
     from arxpy.project import Project
     from arxpy.workflows.commands import CommandStack
     from arxpy.workflows.current_release import CurrentRelease
@@ -90,19 +89,14 @@ class LinkedOfSession:
     def linked_release(self, current: CurrentRelease) -> LinkedRelease | None:
         """Every table as ``current`` (a release of a patient-level view) says: a
         suppressed patient left out of every table (None: not a view's release)."""
-        view = self._view_of(current)
+        view = self.linked_view(current)
         return view.released(current.release()) if view is not None else None
 
-    def linked_reidentification_table(self, current: CurrentRelease
-                                      ) -> ReidentificationTable | None:
-        """Pseudonym -> original of every table of ``current``'s linked release, for a
-        trusted party (None: not a view's release)."""
-        view = self._view_of(current)
-        if view is None:
-            return None
-        return view.released(current.release()).reidentification_table(view.original)
-
-    def _view_of(self, current: CurrentRelease) -> JudgedView | None:
+    def linked_view(self, current: CurrentRelease) -> JudgedView | None:
+        """The patient-level view ``current`` is a release of (None: not a view's
+        release): what an export projects back onto every table, in its own thread
+        (``view.released(current.release())``), with the tables before treatment that
+        a re-identification table reverses to (``view.original``)."""
         view = self._views.get(id(current.frame))
         return view if view is not None and view.frame is current.frame else None
 

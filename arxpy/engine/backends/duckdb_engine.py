@@ -25,7 +25,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -184,10 +184,22 @@ class DuckDBEngine:
 
     def _scan(self, source: RecordSource, connection: Any) -> str:
         """The SQL table expression of ``source`` with its identifier treatments."""
+        return self._scan_deferring(source, connection, None)[0]
+
+    def _scan_deferring(self, source: RecordSource, connection: Any,
+                        coded: Collection[str] | None) -> tuple[str, Any]:
+        """:meth:`_scan`, and with ``coded`` (the columns the SQL reads itself) the
+        treated columns left to the release's function, if any (a ``Deferred``)."""
         scan = self._raw_scan(source, connection)
-        if source.treatment is None:
-            return scan
-        return source.treatment.select(connection, scan, self.columns(source))
+        treatment = source.treatment
+        if treatment is None:
+            return scan, None
+        if treatment.unread:  # a first scan of its own
+            treatment.prepare(lambda names: self.distinct_values(source, names))
+        columns = self.columns(source)
+        if coded is None:
+            return treatment.select(connection, scan, columns), None
+        return treatment.select_deferring(connection, scan, columns, coded)
 
     def distinct_values(self, source: RecordSource, attributes: Sequence[str], *,
                         progress: Progress | None = None,
@@ -205,12 +217,8 @@ class DuckDBEngine:
                                f"FROM {scan}) GROUP BY GROUPING SETS ({sets})",
                                f"Reading the values of {', '.join(attributes)}", progress,
                                cancel, numpy=True)
-        out = {}
-        for attribute, name in zip(attributes, names, strict=True):
-            column = arrays[name]
-            out[attribute] = np.asarray(column, dtype=object)[
-                ~np.ma.getmaskarray(column)].tolist()
-        return out
+        return {attribute: _present(arrays[name])
+                for attribute, name in zip(attributes, names, strict=True)}
 
     def _raw_scan(self, source: RecordSource, connection: Any = None) -> str:
         """The SQL table expression reading ``source`` (a frame is registered first)."""
@@ -243,9 +251,16 @@ class DuckDBEngine:
         attributes = list(dict.fromkeys(attributes))
         columns = self.columns(source)
         _check_known(attributes, columns, source)
+        treatment = source.treatment
+        # The values a treatment reads first, in the histogram's scan when it counts
+        # untreated columns: one pass over the records instead of two.
+        reads = [] if treatment is None or sample is not None or \
+            treatment.treats(attributes) else treatment.unread
         with self._connection() as connection:
-            scan = self._scan(source, connection)
-            values = ", ".join(f"{_text(a)} AS {_identifier(a)}" for a in attributes)
+            scan = self._raw_scan(source, connection) if reads else \
+                self._scan(source, connection)
+            values = ", ".join([*(f"{_text(a)} AS {_identifier(a)}" for a in attributes),
+                                *(f"{_text(a)} AS r{i}" for i, a in enumerate(reads))])
             grouped = ", ".join(_identifier(a) for a in attributes)
             counts = "count(*) AS arxpy_count"
             if sample is not None:
@@ -253,16 +268,31 @@ class DuckDBEngine:
                 _register_sample(connection, sample)
                 values += ", arxpy_sampled(row_number() OVER () - 1) AS arxpy_kept"
                 counts += ", count(*) FILTER (WHERE arxpy_kept) AS arxpy_sampled"
-            sql = (f"SELECT {grouped}, {counts} FROM "
-                   f"(SELECT {values} FROM {scan}) GROUP BY {grouped} ORDER BY {grouped}")
+            sql = (f"SELECT {grouped}, {counts} FROM (SELECT {values} FROM {scan}) "
+                   f"GROUP BY {grouped} ORDER BY {grouped}")
+            if reads:  # a grouping set each; text is never NULL, so NULL says "another set"
+                read = ", ".join(f"r{i}" for i in range(len(reads)))
+                sets = ", ".join([f"({grouped})", *(f"(r{i})" for i in range(len(reads)))])
+                # unordered: DuckDB sorts every set's rows on one thread, seconds at 10^6
+                sql = (f"SELECT {grouped}{', ' if grouped else ''}{read}, {counts}, "
+                       f"grouping({read}) AS arxpy_set FROM (SELECT {values} FROM {scan}) "
+                       f"GROUP BY GROUPING SETS ({sets})")
             arrays = self._run(connection, sql, "Counting distinct rows (DuckDB)",
                                progress, cancel, numpy=True)
-        frame = pd.DataFrame({a: np.asarray(arrays[a], dtype=object) for a in attributes},
-                             columns=attributes)
+        rows = slice(None)
+        if reads:
+            rows = np.asarray(arrays["arxpy_set"]) == (1 << len(reads)) - 1
+            treatment.prepare(lambda names: {a: _present(arrays[f"r{i}"])
+                                             for i, a in enumerate(reads)})
+        frame = pd.DataFrame({a: np.asarray(arrays[a], dtype=object)[rows]
+                              for a in attributes}, columns=attributes)
+        counts = np.asarray(arrays["arxpy_count"], dtype=np.int64)[rows]
+        if reads and attributes:  # DuckDB's order: text by code point, as Python's
+            order = frame.sort_values(attributes).index.to_numpy()
+            frame, counts = frame.iloc[order].reset_index(drop=True), counts[order]
         sampled = None if sample is None else np.asarray(arrays["arxpy_sampled"], dtype=np.int64)
-        return Histogram(frame=frame, counts=np.asarray(arrays["arxpy_count"], dtype=np.int64),
-                         columns=columns, seconds=time.perf_counter() - started,
-                         sampled=sampled)
+        return Histogram(frame=frame, counts=counts, columns=columns,
+                         seconds=time.perf_counter() - started, sampled=sampled)
 
     # -- writing ---------------------------------------------------------------------
 
@@ -274,8 +304,8 @@ class DuckDBEngine:
         parquet = is_parquet_path(path)
         _check_known(plan.columns, self.columns(source), source)
         with self._connection() as connection:
-            scan = self._scan(source, connection)
-            output = _OutputQuery(plan, connection, None if parquet else delimiter)
+            scan, deferred = self._scan_deferring(source, connection, plan.labels)
+            output = _OutputQuery(plan, connection, None if parquet else delimiter, deferred)
             suppressed = plan.suppressed_records
             if suppressed is None:  # a plan without counts: one pass to count them
                 suppressed = int(self._run(
@@ -307,6 +337,11 @@ class DuckDBEngine:
         return WriteSummary(path, written, suppressed, time.perf_counter() - started)
 
 
+def _present(column: Any) -> list[str]:
+    """The values of a column of grouping sets' rows where its own set grouped it."""
+    return np.asarray(column, dtype=object)[~np.ma.getmaskarray(column)].tolist()
+
+
 def _register_sample(connection: Any, sample: RecordSample) -> None:
     """``arxpy_sampled(position)``: is the record at this input position in the sample?"""
     from duckdb.sqltypes import BIGINT, BOOLEAN
@@ -330,20 +365,25 @@ class _OutputQuery:
     reorder the records, and lookup lists in the SQL are copied for every chunk, which
     is slow for large hierarchies. ``delimiter`` None gives one column per output column
     (Parquet); a delimiter gives one column holding the CSV line, named by the header.
+    ``deferred``: treated columns the release's function computes from their inputs.
     """
 
-    def __init__(self, plan: OutputPlan, connection: Any, delimiter: str | None) -> None:
+    def __init__(self, plan: OutputPlan, connection: Any, delimiter: str | None,
+                 deferred: Any = None) -> None:
         from duckdb.sqltypes import BIGINT, BOOLEAN, INTEGER, VARCHAR
 
-        self.plan, self.delimiter = plan, delimiter
+        self.plan, self.delimiter, self._deferred = plan, delimiter, deferred
         self._codes = []  # SQL of each quasi-identifier's value codes
         for i, (name, table) in enumerate(plan.labels.items()):
             _create_enum(connection, f"arxpy_values_{i}", table["value"].astype(str))
             self._codes.append(f"enum_code(CAST({_text(name)} AS arxpy_values_{i}))::INTEGER")
-        self._passed = [c for c in plan.columns if c not in plan.labels]
-        release = _Release(plan, self._passed, delimiter)
+        treated = () if deferred is None else deferred.columns
+        self._passed = [c for c in plan.columns if c not in plan.labels and c not in treated]
+        release = _Release(plan, self._passed, delimiter, deferred)
         fields = {**{f"q{i}": INTEGER for i in range(len(self._codes))},
                   **{f"c{j}": VARCHAR for j in range(len(self._passed))}}
+        if deferred is not None:
+            fields["t"] = deferred.arguments(connection)
         if plan.sample is not None:
             fields["p"] = BIGINT  # the input position, for the sample
         outputs = {**{name: VARCHAR for name in release.output_names},
@@ -361,6 +401,8 @@ class _OutputQuery:
         """One struct per record: the released columns and ``arxpy_suppressed``."""
         arguments = [f"q{i} := {sql}" for i, sql in enumerate(self._codes)]
         arguments += [f"c{j} := {_text(name)}" for j, name in enumerate(self._passed)]
+        if self._deferred is not None:
+            arguments.append(f"t := {_identifier(self._deferred.column)}")
         if self.plan.sample is not None:
             arguments.append("p := row_number() OVER () - 1")
         return (f"SELECT arxpy_release(struct_pack({', '.join(arguments)})) AS r "
@@ -405,10 +447,12 @@ class _Release:
     in mixed radix and looked up in the sorted numbers of the suppressed classes (a
     MultiIndex when the numbers would not fit 63 bits)."""
 
-    def __init__(self, plan: OutputPlan, passed: list[str], delimiter: str | None) -> None:
+    def __init__(self, plan: OutputPlan, passed: list[str], delimiter: str | None,
+                 deferred: Any = None) -> None:
         import pyarrow as pa
 
         self.plan, self.passed, self.delimiter = plan, passed, delimiter
+        self.deferred = deferred
         single = len(plan.columns) == 1
         self._pattern = quoting_pattern(delimiter, single) if delimiter is not None else None
         self._re2 = _re2_quoting_pattern(delimiter, single) if delimiter is not None else None
@@ -488,6 +532,9 @@ class _Release:
                                               strict=True)}
         for j, name in enumerate(self.passed):
             cells[name] = self._pass(batch.field(f"c{j}"))
+        if self.deferred is not None:
+            for name, values in self.deferred(batch.field("t")).items():
+                cells[name] = self._pass(values)
         columns = [cells[name] for name in self.plan.columns]
         if self.delimiter is not None:
             columns = [pc.binary_join_element_wise(*columns, self.delimiter)]

@@ -13,7 +13,7 @@ identifiers share never lets a suppressed patient's row through.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -41,17 +41,29 @@ class ReleasedPatientsOnly:
         self.treatment, self.link = treatment, link
         self.released = pd.Series(released, dtype=object).astype(str)
 
+    def __getattr__(self, name: str) -> Any:
+        # the rest of the treatment's protocol (unread, treats, prepare, ...) is its own
+        return getattr(self.treatment, name)
+
     def select(self, connection: Any, scan: str, columns: Sequence[str]) -> str:
         """The treatment's SQL over the released patients' rows of ``scan``, in input
         order."""
+        return self.treatment.select(connection, self._kept(connection, scan), columns)
+
+    def select_deferring(self, connection: Any, scan: str, columns: Sequence[str],
+                         coded: Collection[str]) -> tuple[str, Any]:
+        """The treatment's ``select_deferring`` over the released patients' rows."""
+        return self.treatment.select_deferring(connection, self._kept(connection, scan),
+                                               columns, coded)
+
+    def _kept(self, connection: Any, scan: str) -> str:
         from duckdb.sqltypes import BOOLEAN, UBIGINT, VARCHAR
 
         member = _Released(self.released, _hashes(connection, self.released))
         connection.create_function(_FUNCTION, member, [UBIGINT, VARCHAR], BOOLEAN,
                                    type="arrow")
         text = f"COALESCE(CAST({_identifier(self.link)} AS VARCHAR), '')"
-        kept = f"(SELECT * FROM {scan} WHERE {_FUNCTION}(hash({text}), {text}))"
-        return self.treatment.select(connection, kept, columns)
+        return f"(SELECT * FROM {scan} WHERE {_FUNCTION}(hash({text}), {text}))"
 
 
 class FirstDays:
@@ -65,6 +77,12 @@ class FirstDays:
         self.link, self.date = link, date
         self.distinct = distinct.astype(str).reset_index(drop=True)
         self.days = np.asarray(days, dtype=np.int64)
+
+    unread: tuple[str, ...] = ()  # nothing to read before the scan
+
+    @staticmethod
+    def treats(names: Collection[str]) -> bool:
+        return True  # the rows are the patients': never counted from the raw records
 
     def select(self, connection: Any, scan: str, columns: Sequence[str]) -> str:
         from duckdb.sqltypes import BIGINT, UBIGINT, VARCHAR

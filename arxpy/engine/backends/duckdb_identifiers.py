@@ -37,7 +37,7 @@ import re
 import secrets
 import string
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,7 @@ from arxpy.identifiers.plan import (
     Treatment,
     _refuse_collisions,
 )
+from arxpy.lattice.kernels import first_seen, unsure_texts
 
 #: The most distinct patients whose offsets (and pseudonyms) are computed once each and
 #: looked up, about 60 bytes per patient with its pseudonym; beyond, every record's are
@@ -79,7 +80,6 @@ SQL_DIGITS = 28
 _RANDOM_LABEL = "arxpy random replacement"
 _TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R")
 _COMPACT_ROWS = 1 << 20  # identities kept before duplicates are dropped
-_ANY_WORD = 2**63 - 1  # the span that makes group_keys hash 64-bit words
 #: What ``str.strip`` strips (every character whose ``isspace()`` is true), for SQL.
 WHITESPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003" \
     "\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -116,9 +116,10 @@ class DuckDBTreatment:
     """An identifier plan DuckDB applies while it reads: every treatment and date shifts.
 
     ``definition`` is the user's (before the treatments); :attr:`definition` the one the
-    search and the output use. :meth:`prepare` reads the distinct dates once;
-    :meth:`select` gives the treated table's SQL over a scan; :meth:`check` refuses
-    pseudonyms that met, after a write, and completes the record.
+    search and the output use. :meth:`prepare` reads the distinct values named by
+    :attr:`unread` once (the engine's first scan, or its histogram's); :meth:`select`
+    gives the treated table's SQL over a scan; :meth:`check` refuses pseudonyms that
+    met, after a write, and completes the record.
     """
 
     def __init__(self, plan: IdentifierPlan, key: PseudonymKey | None,
@@ -140,18 +141,36 @@ class DuckDBTreatment:
                        for t in plan.of_kind(MASK)}
         self._dates: dict[str, _DateTable] = {}
         self._patients: _Patients | None = None
+        self._prepared = False
         self.failure: ArxpyError | None = None
 
     # -- reading the dates first --------------------------------------------------------
 
+    @property
+    def unread(self) -> list[str]:
+        """The attributes whose distinct values :meth:`prepare` still needs."""
+        shift = self.plan.date_shift
+        if shift is None or self._prepared:
+            return []
+        return list(dict.fromkeys([*shift.attributes, shift.patient]))
+
+    def treats(self, names: Collection[str]) -> bool:
+        """Does the treated table differ from the source in one of ``names``?"""
+        shift = self.plan.date_shift
+        treated = {t.attribute for t in self.plan.treatments} | \
+            set(shift.attributes if shift is not None else ())
+        return bool(treated & set(names))
+
     def prepare(self, distinct_values: Any) -> None:
         """Read, check and parse each shifted attribute's distinct dates, and the distinct
-        patients with their offsets, in one scan (``distinct_values(names)`` gives them
-        as text by name)."""
-        shift = self.plan.date_shift
-        if shift is None:
+        patients with their offsets (``distinct_values(names)`` gives the values of
+        :attr:`unread` as text by name, from one scan)."""
+        names = self.unread
+        if not names:
             return
-        read = distinct_values([*shift.attributes, shift.patient])
+        shift = self.plan.date_shift
+        read = distinct_values(names)
+        self._prepared = True
         for name in shift.attributes:
             values = pd.Series(read[name], dtype=object, name=name)
             date_format = date_format_of(values, self._types.get(name), name)
@@ -178,6 +197,26 @@ class DuckDBTreatment:
     def select(self, connection: Any, scan: str, columns: Sequence[str]) -> str:
         """The SQL of the treated table over ``scan`` (every column, treated ones as text);
         sets the key variables and registers the Arrow functions on ``connection``."""
+        return self._query(connection, columns).sql(scan)
+
+    def select_deferring(self, connection: Any, scan: str, columns: Sequence[str],
+                         coded: Collection[str]) -> tuple[str, Deferred | None]:
+        """:meth:`select`, with the columns computed per chunk in Python left to the
+        caller's own Arrow function when none of them is in ``coded`` (the columns the
+        SQL itself reads): (the SQL, what computes them, or None as in :meth:`select`)."""
+        query = self._query(connection, columns, register=False)
+        chunk = query.chunk
+        if not chunk.steps or set(chunk.columns) & set(coded):
+            if chunk.steps:
+                self._register_chunk(connection, chunk)
+            return query.sql(scan), None
+        for name in chunk.columns:  # its raw text: unread, but the layer names it
+            query.final[name] = _identifier(name)
+        query.final[chunk.column] = _identifier(chunk.column)
+        return query.sql(scan, packed=True), Deferred(chunk, self._keeping_failures)
+
+    def _query(self, connection: Any, columns: Sequence[str], register: bool = True
+               ) -> _Query:
         query = _Query(connection, columns)
         self._shift_into(query)
         self._keyed_into(query)
@@ -188,12 +227,14 @@ class DuckDBTreatment:
             masked = _masked(t.rule, self.plan.mask_character, text, python)
             query.final[t.attribute] = f"CASE WHEN {_missing(text)} THEN {text} " \
                                        f"ELSE {masked} END"
-        chunk = query.chunk
-        if chunk.steps:  # null where a value or date is missing: the SQL keeps its text
-            chunk.function = self._register(connection, "arxpy_treated", chunk,
-                                            [chunk.arguments(connection)],
-                                            chunk.results(connection), nulls=True)
-        return query.sql(scan)
+        if register and query.chunk.steps:
+            self._register_chunk(connection, query.chunk)
+        return query
+
+    def _register_chunk(self, connection: Any, chunk: _Chunk) -> None:
+        chunk.function = self._register(connection, "arxpy_treated", chunk,
+                                        [chunk.arguments(connection)],
+                                        chunk.results(connection))
 
     def _shift_into(self, query: _Query) -> None:
         """Each record's offset (looked up, else drawn from its MAC) and shifted dates."""
@@ -217,13 +258,10 @@ class DuckDBTreatment:
                                  "::BIGINT", "BIGINT")
         for name in shift.attributes:
             dates, text = self._dates[name], _text(name)
-            if dates.by_day:  # the date's position among the distinct dates: no text crosses
-                hashes = chunk.input(f"hash({text})", "UBIGINT")
-                shifted = chunk.released(_ShiftedDates(dates, offset, hashes))
-                query.final[name] = f"COALESCE({shifted}, {text})"
-            else:
-                query.final[name] = chunk.released(_ShiftedDates(
-                    dates, offset, chunk.input(text, "VARCHAR")))
+            # by day, the date's position among the distinct dates: no text crosses
+            dated = chunk.input(f"hash({text})", "UBIGINT") if dates.by_day else \
+                chunk.input(text, "VARCHAR")
+            query.final[name] = chunk.released(_ShiftedDates(dates, offset, dated), name)
 
     def _keyed_into(self, query: _Query) -> None:
         """Pseudonyms and random replacements: rendered from each record's MAC, or the
@@ -233,13 +271,12 @@ class DuckDBTreatment:
             text = _text(t.attribute)
             if self._patients is not None and t.attribute == shift.patient:
                 query.final[t.attribute] = query.chunk.released(_LookedUp(
-                    self._patients.pseudonyms, query.patient))
+                    self._patients.pseudonyms, query.patient), t.attribute)
                 continue
             if keyed_digests.COMPILED and t.format.kind == HEX:  # no MAC text in SQL
-                shown = query.chunk.released(_HexPseudonyms(
+                query.final[t.attribute] = query.chunk.released(_HexPseudonyms(
                     keyed_digests.KeyedDigests(key, label), t.format, identities,
-                    query.chunk.input(text, "VARCHAR")))
-                query.final[t.attribute] = f"COALESCE({shown}, {text})"
+                    query.chunk.input(text, "VARCHAR")), t.attribute)
                 continue
             mac = query.mac(key, label, text)
             long = self._register(connection, f"arxpy_long_{i}", _LongNumbers(t.format, names),
@@ -266,16 +303,11 @@ class DuckDBTreatment:
                    self._random[t.attribute], f"'{t.attribute}'")
 
     def _register(self, connection: Any, name: str, function: Any,
-                  parameters: list[Any], result: Any, nulls: bool = False) -> str:
+                  parameters: list[Any], result: Any) -> str:
         """Register ``function`` as an Arrow function keeping an ArxpyError it raises
         (DuckDB would reword it); DuckDB reads the arity from the signature. Types are
-        DuckDB's, or their names; ``nulls``: the function returns nulls."""
-        def call(*arrays: Any) -> Any:
-            try:
-                return function(*arrays)
-            except ArxpyError as exc:
-                self.failure = self.failure or exc
-                raise _Failure("see the treatment's failure") from None
+        DuckDB's, or their names."""
+        call = self._keeping_failures(function)
         arity = {1: lambda a: call(a), 2: lambda a, b: call(a, b),
                  3: lambda a, b, c: call(a, b, c)}[len(parameters)]
         from duckdb import sqltypes
@@ -284,9 +316,19 @@ class DuckDBTreatment:
             return getattr(sqltypes, t) if isinstance(t, str) else t
 
         connection.create_function(name, arity, [typed(p) for p in parameters],
-                                   typed(result), type="arrow",
-                                   null_handling="special" if nulls else "default")
+                                   typed(result), type="arrow")
         return name
+
+    def _keeping_failures(self, function: Any) -> Any:
+        """``function``, keeping an ArxpyError it raises as the treatment's failure and
+        raising one DuckDB passes on (it would reword the error)."""
+        def call(*arrays: Any) -> Any:
+            try:
+                return function(*arrays)
+            except ArxpyError as exc:
+                self.failure = self.failure or exc
+                raise _Failure("see the treatment's failure") from None
+        return call
 
     @contextmanager
     def failures(self) -> Iterator[None]:
@@ -352,9 +394,12 @@ class _Query:
                            f"getvariable('arxpy_inner_{i}') || encode({text}))))")
         return _identifier(name)
 
-    def sql(self, scan: str) -> str:
+    def sql(self, scan: str, packed: bool = False) -> str:
+        """The treated table's SQL; ``packed``: the chunk's column is the struct of its
+        inputs (the caller's function computes it), not its function's result."""
         inner, chunk = scan, self.chunk
-        treated = {chunk.column: chunk.call()} if chunk.steps else {}
+        call = chunk.packed() if packed else f"{chunk.function}({chunk.packed()})"
+        treated = {chunk.column: call} if chunk.steps else {}
         for layer in (self.macs, self.derived, treated):
             if layer:
                 added = ", ".join(f"{sql} AS {_identifier(n)}" for n, sql in layer.items())
@@ -445,20 +490,22 @@ class _Seen:
 
 class _Chunk:
     """The treatments computed in Python as one Arrow function per chunk of records: a
-    struct of their inputs (patients, dates' positions, values and whether each is
-    missing) to a struct of their outputs (shifted dates, ``hex:N`` pseudonyms). Each
-    Arrow function call costs its columns' crossing into Arrow and a turn on the GIL,
-    about as much as the work at 10^7 records: one call a chunk, in place of five.
+    struct of their inputs (patients, dates' positions, values) to their outputs
+    (shifted dates, ``hex:N`` pseudonyms, every value present: a missing one is kept
+    as it is). Each Arrow function call costs its columns' crossing into Arrow and back
+    and a turn on the GIL, about as much as the work at 10^7 records: one call a chunk,
+    in place of five, or none when the release's own function computes them
+    (:class:`Deferred`).
 
     Steps run in order on the chunk's fields; a step reads the fields it was given
-    and its result becomes a field of its own (computed, or released in the output)."""
+    and its result becomes a field of its own (computed, or released as a column)."""
 
     def __init__(self, column: str) -> None:
         self.column = column  # the struct's column in the query
         self.function = ""  # the registered Arrow function's name
         self.inputs: dict[str, tuple[str, str]] = {}  # field: (SQL, DuckDB type name)
         self.steps: list[tuple[str, Any]] = []  # (field, step)
-        self.outputs: list[str] = []
+        self.columns: dict[str, str] = {}  # released column: its field
 
     def input(self, sql: str, type_name: str) -> str:
         """The field carrying ``sql``'s value (one field per distinct SQL)."""
@@ -475,10 +522,10 @@ class _Chunk:
         self.steps.append((field, step))
         return field
 
-    def released(self, step: Any) -> str:
-        """SQL of ``step``'s result (text) in the treated table's last layer."""
+    def released(self, step: Any, column: str) -> str:
+        """SQL of ``step``'s result (text), the treated ``column``, in the last layer."""
         field = self.computed(step)
-        self.outputs.append(field)
+        self.columns[column] = field
         return f"struct_extract({_identifier(self.column)}, {_literal(field)})"
 
     def arguments(self, connection: Any) -> Any:
@@ -490,21 +537,46 @@ class _Chunk:
     def results(self, connection: Any) -> Any:
         from duckdb.sqltypes import VARCHAR
 
-        return connection.struct_type({f: VARCHAR for f in self.outputs})
+        return connection.struct_type({f: VARCHAR for f in self.columns.values()})
 
-    def call(self) -> str:
-        packed = ", ".join(f"{f} := {sql}" for f, (sql, _) in self.inputs.items())
-        return f"{self.function}(struct_pack({packed}))"
+    def packed(self) -> str:
+        """SQL of the struct of the inputs."""
+        return "struct_pack(" + ", ".join(f"{f} := {sql}" for f, (sql, _)
+                                          in self.inputs.items()) + ")"
 
-    def __call__(self, batch: Any) -> Any:
-        import pyarrow as pa
-
+    def treated(self, batch: Any) -> dict[str, Any]:
+        """A struct array of inputs -> each released column's texts, by column."""
         batch = _combined(batch)
         fields = {f: batch.field(f) for f in self.inputs}
         for field, step in self.steps:
             fields[field] = step(fields)
-        return pa.StructArray.from_arrays([fields[f] for f in self.outputs],
-                                          names=self.outputs)
+        return {column: fields[field] for column, field in self.columns.items()}
+
+    def __call__(self, batch: Any) -> Any:
+        import pyarrow as pa
+
+        treated = self.treated(batch)
+        return pa.StructArray.from_arrays(list(treated.values()),
+                                          names=[self.columns[c] for c in treated])
+
+
+class Deferred:
+    """Treated columns the release's Arrow function computes itself, from the struct
+    of their inputs in the scan's column :attr:`column`: their texts never cross into
+    DuckDB and back (a quarter of a 10^7-record write). An error the treatments raise is
+    the treatment's failure, as through their own function."""
+
+    def __init__(self, chunk: _Chunk, kept: Any) -> None:
+        self.column, self.columns = chunk.column, tuple(chunk.columns)
+        self._chunk, self._kept = chunk, kept
+
+    def arguments(self, connection: Any) -> Any:
+        """DuckDB's type of the struct of inputs."""
+        return self._chunk.arguments(connection)
+
+    def __call__(self, batch: Any) -> dict[str, Any]:
+        """A struct array of inputs -> each treated column's texts, by column."""
+        return self._kept(self._chunk.treated)(batch)
 
 
 class _Offsets:
@@ -534,9 +606,9 @@ class _ShiftedDates:
 
 
 class _HexPseudonyms:
-    """A step: values -> their ``hex:N`` pseudonyms from the batch kernel's MACs, null
-    where a value is missing (the SQL keeps it); hands the present values' identities to
-    the namespace, as :class:`_Seen` does for the SQL's."""
+    """A step: values -> their ``hex:N`` pseudonyms from the batch kernel's MACs, a
+    missing value kept as it is; hands the present values' identities to the namespace,
+    as :class:`_Seen` does for the SQL's."""
 
     def __init__(self, digests: keyed_digests.KeyedDigests, fmt: PseudonymFormat,
                  identities: _Identities | None, values: str) -> None:
@@ -557,7 +629,7 @@ class _HexPseudonyms:
         shown = keyed_digests.hex_digests(macs, self.fmt.length)
         if not anything_missing:
             return shown
-        return pc.if_else(pa.array(missing), pa.scalar(None, pa.string()), shown)
+        return pc.if_else(pa.array(missing), values.cast(shown.type), shown)
 
 
 class _LongNumbers:
@@ -611,21 +683,20 @@ class _Patients:
         self.index, self.offsets, self.pseudonyms = index, offsets, pseudonyms
 
     @classmethod
-    def of(cls, patients: list[str], key: PseudonymKey, days: int,
+    def of(cls, patients: Sequence[str], key: PseudonymKey, days: int,
            pseudonym: tuple[Treatment, PseudonymKey, str, _Identities, str] | None
            ) -> _Patients | None:
         import pyarrow as pa
 
-        index = _hash_index(patients)
+        texts = pa.array(np.asarray(patients, dtype=object), pa.string())
+        index = _hash_index(texts)
         if index is None:
             return None
-        values = np.asarray(patients, dtype=object)
         # a million patients' MACs: the batch kernel's seconds against Python's minutes
-        macs = keyed_digests.KeyedDigests(key, SHIFT_LABEL)(pa.array(values, pa.string()))
+        macs = keyed_digests.KeyedDigests(key, SHIFT_LABEL)(texts)
         shown = None
         if pseudonym is not None:
-            shown = _Texts(pa.array(_patient_pseudonyms(values, key, pseudonym),
-                                    type=pa.string()))
+            shown = _Texts(_patient_pseudonyms(texts, key, pseudonym))
         return cls(index, offsets_drawn(macs, days), shown)
 
 
@@ -651,34 +722,42 @@ class _LookedUp:
         return self.column.take(fields[self.positions])
 
 
-def _patient_pseudonyms(patients: Sequence[str], key: PseudonymKey,
+def _patient_pseudonyms(texts: Any, key: PseudonymKey,
                         pseudonym: tuple[Treatment, PseudonymKey, str, _Identities, str]
-                        ) -> np.ndarray:
-    """The distinct patients' pseudonyms (missing ones kept), their identities handed to
-    the namespace: each once, whatever the records repeat."""
+                        ) -> Any:
+    """The distinct patients' (an Arrow string array) pseudonyms, missing ones kept, as
+    Arrow texts; their identities handed to the namespace: each once, whatever the
+    records repeat."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     t, _, label, identities, names = pseudonym
-    values = np.asarray(patients, dtype=object)
-    texts = pa.array(values, pa.string())
     missing = _missing_values(texts)  # a million patients: a tenth of is_missing's time
+    if t.format.kind == HEX:  # a million patients: Arrow's texts, no Python string
+        macs = keyed_digests.KeyedDigests(key, label)(texts)
+        identities.add(_identity_rows(t.format, macs[~missing], None))
+        shown = keyed_digests.hex_digests(macs, t.format.length)
+        return pc.if_else(pa.array(missing), texts, shown) if missing.any() else shown
+    values = texts.to_numpy(zero_copy_only=False).astype(object)
     present = values[~missing]
     t.format.check_values(present, names)
     macs = keyed_digests.KeyedDigests(key, label)(texts.filter(pa.array(~missing)))
-    rendered = _rendered_in_python(t.format, macs, present)
+    rendered = t.format.render([bytes(m) for m in macs], present)
     identities.add(_identity_rows(t.format, macs, rendered))
     whole = values.copy()
     whole[~missing] = rendered
-    return whole
+    return pa.array(whole, type=pa.string())
 
 
-def _hash_index(texts: Sequence[str]) -> HashPositions | None:
-    """DuckDB's ``hash`` of each text, as a table of their positions; None when two texts
-    share a hash (then find them another way)."""
+def _hash_index(texts: Any) -> HashPositions | None:
+    """DuckDB's ``hash`` of each text (a sequence or an Arrow string array), as a table
+    of their positions; None when two texts share a hash (then find them another way)."""
     import duckdb
     import pyarrow as pa
 
-    table = pa.table({"v": pa.array(list(texts), type=pa.string())})
+    if not isinstance(texts, pa.Array):
+        texts = pa.array(list(texts), type=pa.string())
+    table = pa.table({"v": texts})
     # hash() is the same in every connection; a cursor is one without a new database
     with duckdb.default_connection().cursor() as connection:
         connection.register("arxpy_texts", table)
@@ -695,15 +774,6 @@ def _positions(index: HashPositions, hashes: Any, what: str) -> np.ndarray:
             f"{what} was not there when the values were read first: the data changed "
             "during the run. Run it again.")
     return at
-
-
-def _rendered_in_python(fmt: PseudonymFormat, macs: np.ndarray, values: np.ndarray
-                        ) -> np.ndarray:
-    """:meth:`PseudonymFormat.render` of (n, 32) MACs; ``hex:N`` by Arrow's kernels."""
-    if fmt.kind != HEX:
-        return fmt.render([bytes(m) for m in macs], values)
-    texts = keyed_digests.hex_digests(macs, fmt.length)
-    return texts.to_numpy(zero_copy_only=False).astype(object)
 
 
 def _identity_rows(fmt: PseudonymFormat, macs: np.ndarray, shown: np.ndarray | None
@@ -763,7 +833,7 @@ class _Identities:
 
     def _compact(self) -> None:
         whole = self._whole()
-        first = _first_rows(whole[:, 0])
+        first = first_seen(whole[:, 0])
         if first is not None:
             whole = whole[first]
         self._parts, self._rows = [whole], len(whole)
@@ -771,34 +841,17 @@ class _Identities:
     def refuse_collisions(self, names: str) -> None:
         first_words = np.concatenate([p[:, 1] for p in self._parts]) if self._parts else \
             np.zeros(0, np.uint64)  # a third of the rows' bytes: no copy of the rest
-        if _first_rows(first_words) is None:  # no identity's first word twice
+        if first_seen(first_words) is None:  # no identity's first word twice
             return
         self._compact()
         (whole,) = self._parts
         one_word = not whole[:, 2].any()
-        met = _first_rows(whole[:, 1]) is not None if one_word else \
+        met = first_seen(whole[:, 1]) is not None if one_word else \
             bool(pd.DataFrame(whole[:, 1:]).duplicated().any())
         if met:  # the memory engine's message, with its counts
             identity = whole[:, 1] if one_word else \
                 np.array([f"{a}:{b}" for a, b in whole[:, 1:]], dtype=object)
             _refuse_collisions(np.asarray(identity, dtype=object), self.fmt, names)
-
-
-def _first_rows(words: np.ndarray) -> np.ndarray | None:
-    """Whether each row is the first with its 64-bit word, None when every row is (the
-    common case: counted, not marked). The roll-up's grouping kernel numbers the words in
-    order of first appearance (a third of pandas' time at 10^7), so a row that raises the
-    running maximum is a first."""
-    from arxpy.lattice.kernels import group_keys
-
-    # a span beyond 4n hashes, and hashing takes any 64 bits (read as int64)
-    numbers, distinct_words, _ = group_keys(words.view(np.int64), _ANY_WORD)
-    if len(distinct_words) == len(words):
-        return None
-    highest = np.maximum.accumulate(numbers)
-    first = np.ones(len(words), dtype=bool)
-    np.greater(highest[1:], highest[:-1], out=first[1:])
-    return first
 
 
 class _DateTable:
@@ -821,6 +874,8 @@ class _DateTable:
         self.by_day = self._found is not None  # else (or two dates sharing a hash) per batch
         if not self.by_day:
             return
+        import pyarrow as pa
+
         from arxpy.data.definition import DataKind
         from arxpy.data.types import parse_values
 
@@ -831,15 +886,17 @@ class _DateTable:
         high = int(day[present].max()) + days if present.any() else 0
         # days after the table's first, below any offset's reach where a date is missing
         self._from_first = np.where(present, day - low, -4 * days - 1)
+        self._missing = pa.array(distinct[~present].tolist(), type=pa.string())
+        self._missing_at = np.cumsum(~present) - 1  # where a missing date is in _missing
         span = np.arange(low, high + 1, dtype=np.int64).astype("datetime64[D]")
-        import pyarrow as pa
-
         self._written = _Texts(pa.array(pd.Series(span.astype("datetime64[s]")).dt.strftime(
             date_format).to_numpy(dtype=object), type=pa.string()))
 
     def by_hash(self, offsets: Any, hashes: Any) -> Any:
-        """(offsets, DuckDB's hashes of the dates) -> shifted dates, null where a date is
-        missing (the SQL keeps the text there); no text crosses."""
+        """(offsets, DuckDB's hashes of the dates) -> shifted dates, a missing date kept
+        as it is; no text crosses."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
         positions = self._found.find(_numbers(hashes))
         if (positions < 0).any():  # the data changed since the dates were read
@@ -849,7 +906,10 @@ class _DateTable:
         shifted = self._from_first[positions] + _numbers(offsets)
         if shifted.min(initial=0) >= 0:  # no date missing: no mask to build
             return self._written.take(shifted)
-        return self._written.take(np.maximum(shifted, 0), shifted < 0)
+        missing = shifted < 0
+        kept = self._missing.take(np.where(missing, self._missing_at[positions], 0))
+        return pc.if_else(pa.array(missing), kept, self._written.take(
+            np.maximum(shifted, 0)))
 
     def __call__(self, offsets: Any, dates: Any) -> Any:
         """(offsets, dates with a time of day) -> shifted dates."""
@@ -901,7 +961,7 @@ def _missing_values(values: Any) -> np.ndarray:
     """:func:`is_missing` of an Arrow string array's values, read from its buffers (the
     SQL's regular expression cost as much as a MAC): a value longer than every missing
     spelling that starts and ends with printable ASCII is whole after ``str.strip``, so
-    present; only the others (short ones, odd ends) are asked."""
+    present; only the others (:func:`unsure_texts`: short ones, odd ends) are asked."""
     import pyarrow as pa
 
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
@@ -912,14 +972,7 @@ def _missing_values(values: Any) -> np.ndarray:
     offsets = np.frombuffer(offsets, dtype=width, count=n + 1,
                             offset=values.offset * width.itemsize)
     data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(1, np.uint8)
-    # lowering never shortens a value; beyond ASCII a character takes up to 4 bytes
-    ascii = data[offsets[0]:offsets[-1]].max(initial=0) < 0x80
-    longest = _LONGEST_MISSING if ascii else 4 * _LONGEST_MISSING
-    starts, ends = offsets[:-1], offsets[1:]
-    unsure = ends - starts <= longest
-    long = np.flatnonzero(~unsure)
-    for ends_at in (starts[long], ends[long] - 1):  # 0x21-0x7e: no space, no control
-        unsure[long] |= data[ends_at] - np.uint8(0x21) > np.uint8(0x7E - 0x21)
+    unsure = unsure_texts(offsets, data, _LONGEST_MISSING)
     missing = np.zeros(n, dtype=bool)
     if unsure.any():
         missing[unsure] = is_missing(values.filter(pa.array(unsure)).to_pylist())

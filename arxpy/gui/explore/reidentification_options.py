@@ -2,12 +2,12 @@
 trusted party (issue 32): a file away from the release and a passphrase typed twice.
 
 The table (pseudonym -> original value) is built from the project's data and the
-treated table the release was made of (the single-table export), or from every table
-of a linked release (:meth:`LinkedRelease.reidentification_table`, the linked export),
-and written by
-:func:`arxpy.identifiers.reidentification.write_table` (AES-256-GCM, scrypt, mode 0600,
-never over another file). The passphrase stays in the two fields until the export
-starts and reaches no log or message.
+treated table the release was made of (the single-table export: :meth:`writer`), or,
+for linked tables (File › Export, File › Release linked tables…), from every table of
+the release by :func:`~arxpy.workflows.linked_release.write_linked_files`, given the
+:meth:`request`. Either way :func:`~arxpy.identifiers.reidentification.write_table`
+writes it (AES-256-GCM, scrypt, mode 0600, never over another file). The passphrase
+stays in the two fields until the export starts and reaches no log or message.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from arxpy.errors import ArxpyError
 from arxpy.gui.folders import pick_path
 from arxpy.gui.plain_text import plain_label
 from arxpy.identifiers.reidentification import (
+    ReidentificationRequest,
     ReidentificationTable,
     beside_release,
     check_passphrase,
     reversible,
-    write_table,
 )
 from arxpy.workflows.current_release import CurrentRelease
 
@@ -47,10 +47,12 @@ NOTE = ("Pseudonym → original value of {names}, encrypted with the passphrase 
 class ReidentificationOptions(QGroupBox):
     """A checkable group: the table's file and its passphrase, typed twice.
 
-    ``build`` makes the table once the export runs (in its worker); ``attributes`` are
-    the ones it reverses, named in the note."""
+    ``attributes`` are the ones the table reverses, named in the note; ``build`` makes
+    the table once a single table's export runs (in its worker; None for linked
+    tables, whose writer builds it)."""
 
-    def __init__(self, attributes: list[str], build: Callable[[], ReidentificationTable],
+    def __init__(self, attributes: list[str],
+                 build: Callable[[], ReidentificationTable] | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__("Also write a re-identification table for a trusted party", parent)
         self.build = build
@@ -117,17 +119,21 @@ class ReidentificationOptions(QGroupBox):
             return str(exc)
         return ""
 
-    def writer(self):
-        """The work that writes the table (for the export's worker), or None; the
-        passphrase fields are emptied."""
+    def request(self) -> ReidentificationRequest | None:
+        """The table asked for (None: not asked for), once :meth:`problem` said none;
+        the passphrase fields are emptied (the export starts)."""
         if not self.isChecked():
             return None
-        target, passphrase = Path(self.path.text().strip()), self.passphrase.text()
+        request = ReidentificationRequest(Path(self.path.text().strip()),
+                                          self.passphrase.text())
         self.passphrase.clear()
         self.again.clear()
-        build = self.build
+        return request
 
-        def write() -> Path:
-            write_table(build(), target, passphrase)
-            return target
-        return write
+    def writer(self) -> Callable[[], Path] | None:
+        """The work that builds and writes a single table's (for the export's worker),
+        or None; the passphrase fields are emptied."""
+        request, build = self.request(), self.build
+        if request is None or build is None:
+            return None
+        return lambda: request.write(build())
