@@ -186,6 +186,8 @@ def test_membership_compares_identifiers_where_hashes_meet():
 @pytest.mark.parametrize("link, extra, message", [
     ("stays=db.sqlite:stays", ["--engine", "duckdb"], "--link stays names a SQLite table"),
     ("stays=s.csv", ["--engine", "spark"], "leave out --engine spark"),
+    ("stays=s.csv", ["--engine", "duckdb", "--neutralize-formulas"],
+     "--neutralize-formulas works with the in-memory engine only"),
 ])
 def test_what_the_engines_cannot_do_is_refused_in_one_line(tmp_path, capsys, link, extra,
                                                            message):

@@ -179,10 +179,9 @@ class LinkedOptions:
 
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", FormulaWarning)
-            neutralize = getattr(args, "neutralize_formulas", False)
             release.write(args.output_dir, file_names(args), shuffle_seed=seed,
                           delimiter=args.delimiter or ";",
-                          **({"neutralize_formulas": True} if neutralize else {}))
+                          neutralize_formulas=getattr(args, "neutralize_formulas", False))
         for warning in caught:
             print(f"arxpy: warning: {warning.message}", file=sys.stderr)
 

@@ -27,7 +27,7 @@ import pandas as pd
 from arxpy.data.definition import DataDefinition
 from arxpy.data.types import parse_values
 from arxpy.engine.backends.base import Histogram, OutputPlan, RecordSource
-from arxpy.errors import DataExportError
+from arxpy.errors import ConfigurationError, DataExportError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers import DateShift, IdentifierPlan, PseudonymKey
 from arxpy.identifiers.dates import date_format_of, patient_offsets, shiftable_dates
@@ -222,10 +222,16 @@ class EngineLinkedRelease:
         return self.judged.identifiers
 
     def write(self, directory: str | Path, files: Mapping[str, str], *,
-              shuffle_seed: int | None = None, delimiter: str | None = None) -> dict[str, Path]:
+              shuffle_seed: int | None = None, delimiter: str | None = None,
+              neutralize_formulas: bool = False) -> dict[str, Path]:
         """The patient table (from memory) and every event table (by the engine) to
         ``directory / files[name]``, rows shuffled by ``shuffle_seed`` as
-        :meth:`LinkedRelease.write` shuffles them; a failure removes what was written."""
+        :meth:`LinkedRelease.write` shuffles them; a failure removes what was written.
+        The engine writes cells as they are: ``neutralize_formulas`` is refused."""
+        if neutralize_formulas:
+            raise ConfigurationError(
+                "The DuckDB engine writes cells as they are; leave out "
+                "--neutralize-formulas or --engine duckdb.")
         events = self.judged.events
         directory = Path(directory)
         try:
