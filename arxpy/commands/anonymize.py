@@ -142,10 +142,16 @@ def run(args: argparse.Namespace) -> int:
     parquet = args.data is not None and is_parquet_path(args.data)
     identifiers.refuse_record_engine(args.engine, parquet)
     if linked is not None:
-        if args.engine != "memory" or parquet:
+        if parquet:
             raise ConfigurationError(
-                "Linked tables are read into memory; leave out --engine and give the "
-                "patient table as CSV or FILE.sqlite:TABLE.")
+                "Linked tables take the patient table as CSV (or, without --engine, "
+                "FILE.sqlite:TABLE); convert the Parquet file.")
+        if args.engine not in ("memory", "duckdb"):
+            raise ConfigurationError(
+                "Linked tables are read into memory or by --engine duckdb; leave out "
+                f"--engine {args.engine}.")
+        if args.engine == "duckdb":
+            linked.refuse_for_engine(args)
         return _run_linked(args, identifiers, linked)
     if args.engine != "memory" or parquet or histogram_route:
         return run_on_engine(args, identifiers)  # (the in-memory engine reads Parquet too)
@@ -210,14 +216,23 @@ def _run_linked(args: argparse.Namespace, identifiers: IdentifierOptions,
         _refuse_no_optimum(searched[0])
         return searched[0].release()
 
-    tables = linked.tables(args, frame)
-    release = release_linked(tables, given, hierarchies, search, linked.aggregates,
-                             identifiers.plan, identifiers.key, event_identifying)
-    identifiers.reverse_linked(tables, release)
+    if args.engine == "duckdb":  # the event tables stay in their files
+        from arxpy.workflows.linked_engine import release_linked_on_engine
+
+        release = release_linked_on_engine(
+            linked.event_files(args, frame, make_engine(args)), given, hierarchies, search,
+            linked.aggregates, identifiers.plan, identifiers.key, event_identifying)
+    else:
+        tables = linked.tables(args, frame)
+        release = release_linked(tables, given, hierarchies, search, linked.aggregates,
+                                 identifiers.plan, identifiers.key, event_identifying)
+        identifiers.reverse_linked(tables, release)
     identifiers.write_reidentification_table()  # before the tables, as for one table
     order = output_order(args)
     linked.write(args, release, order["seed"])
     report = release.report(file_names(args), order, search=searched[0].to_dict())
+    if args.engine == "duckdb":
+        report["engine"] = {"name": args.engine, "seconds": {"write": release.seconds}}
     identifiers.record = release.identifiers
     identifiers.add_to(report)  # with the re-identification table, if written
     if args.report:

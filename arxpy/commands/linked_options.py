@@ -143,6 +143,33 @@ class LinkedOptions:
                   for name, source in self.links.items()}
         return LinkedTables(patients, events, self.column, patient_table(args))
 
+    def refuse_for_engine(self, args: argparse.Namespace) -> None:
+        """What ``--engine duckdb`` cannot do with linked tables, one line each, before
+        anything is read."""
+        for name, source in self.links.items():
+            if source.table is not None:
+                raise ConfigurationError(
+                    f"--link {name} names a SQLite table, but --engine {args.engine} reads "
+                    "event tables from CSV files; leave out --engine to read it into memory.")
+        if getattr(args, "neutralize_formulas", False):
+            raise ConfigurationError(
+                f"--neutralize-formulas works with the in-memory engine only; the "
+                f"{args.engine} engine writes cells as they are. Leave out one of them.")
+
+    def event_files(self, args: argparse.Namespace, patients: Any, engine: Any):
+        """The linked tables with every ``--link`` CSV file left for ``engine`` to read."""
+        from arxpy.data.csv_io import sniff_csv
+        from arxpy.engine.backends.base import RecordSource
+        from arxpy.workflows.linked_engine import EventFiles
+
+        sources = {}
+        for name, source in self.links.items():  # detected once, not at every pass
+            fmt = sniff_csv(source.path, delimiter=args.delimiter,
+                            encoding=getattr(args, "encoding", None))
+            sources[name] = RecordSource(path=source.path, delimiter=fmt.delimiter,
+                                         encoding=fmt.encoding, has_header=fmt.has_header)
+        return EventFiles(patients, sources, self.column, engine, patient_table(args))
+
     def write(self, args: argparse.Namespace, release: Any, seed: int | None) -> None:
         """Every released table into ``--output-dir``; warnings as one line each."""
         import sys
@@ -161,7 +188,8 @@ class LinkedOptions:
     @staticmethod
     def summary(release: Any) -> str:
         """One line for the terminal."""
-        counts = ", ".join(f"{name} {len(frame):,}" for name, frame in release.tables.items())
+        counts = ", ".join(f"{table['name']} {table['released_records']:,}"
+                           for table in release.record()["tables"])
         return (f"Linked tables released ({counts} records); "
                 f"{release.view.suppressed_records:,} patients suppressed in every table.")
 

@@ -104,16 +104,22 @@ def date_format_of(values: pd.Series, declared: DataType | None, attribute: str)
     return date_format
 
 
-def _shift_column(values: pd.Series, offsets: np.ndarray, date_format: str) -> pd.Series:
-    codes, uniques = pd.factorize(values, sort=False)
-    distinct = pd.Series(uniques, dtype=object, name=values.name)
+def shiftable_dates(distinct: pd.Series, date_format: str) -> np.ndarray:
+    """The dates (datetime64, NaT where missing) of the distinct values of a column to
+    shift, named by the Series; refuses values that are not dates in ``date_format``."""
     date_type = DataType(DataKind.DATE, date_format)
     bad = validate_values(distinct, date_type)
     if bad:  # counted, not listed: the values may identify someone
         raise ConfigurationError(
-            f"{len(bad)} distinct values of '{values.name}' are not dates in the format "
+            f"{len(bad)} distinct values of '{distinct.name}' are not dates in the format "
             f"{date_format}; correct them or declare the format they have.")
-    dates = parse_values(distinct, date_type)[codes]
+    return parse_values(distinct, date_type)
+
+
+def _shift_column(values: pd.Series, offsets: np.ndarray, date_format: str) -> pd.Series:
+    codes, uniques = pd.factorize(values, sort=False)
+    distinct = pd.Series(uniques, dtype=object, name=values.name)
+    dates = shiftable_dates(distinct, date_format)[codes]
     shifted = dates + offsets.astype("timedelta64[D]")
     present = ~np.isnat(shifted)
     days, positions = pd.factorize(shifted[present].astype(np.int64), sort=False)

@@ -11,7 +11,7 @@ aggregate summarizes. Its other columns are released as they are (not judged).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,17 +61,11 @@ class LinkedRelease:
     def record(self, files: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The report's ``linked``: tables (name, file, records in and out), the link
         column and the aggregates; names and counts, never a value."""
-        files = files or {}
         source = self.source
-        tables = [{"name": name, "role": "patients" if name == source.patient_table
-                   else "events", "file": files.get(name), "records": len(source.table(name)),
-                   "released_records": len(self.tables[name]),
-                   "left_out": self.left_out.get(name, [])} for name in source.names]
-        return {"link_column": source.link_column, "patient_table": source.patient_table,
-                "tables": tables, "aggregates": [a.to_dict() for a in self.aggregates],
-                "patients": {"records": self.view.records,
-                             "suppressed": self.view.suppressed_records},
-                "note": LINKED_NOTE}
+        return linked_record(source.patient_table, source.link_column, self.view,
+                             {name: len(source.table(name)) for name in source.names},
+                             {name: len(frame) for name, frame in self.tables.items()},
+                             self.aggregates, self.left_out, files)
 
     def report(self, files: Mapping[str, str], output_order: Mapping[str, Any],
                search: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -80,12 +74,8 @@ class LinkedRelease:
         ``output_order`` (``shuffled``, ``seed``) and :meth:`record` as ``linked``. With
         ``search`` (a lattice search's own report) its keys come first and the view's
         release goes under ``release``."""
-        view = self.view.to_dict()
-        report = {**search, "release": view} if search is not None else view
-        if self.identifiers is not None:
-            report["identifiers"] = self.identifiers
-        report.update(output_order=dict(output_order), linked=self.record(files))
-        return report
+        return linked_report(self.view, self.identifiers, self.record(files), output_order,
+                             search)
 
     def reidentification_table(self, original: LinkedTables) -> ReidentificationTable:
         """Pseudonym -> original of the keyed pseudonyms and random replacements of every
@@ -119,15 +109,52 @@ class LinkedRelease:
             for number, (name, frame) in enumerate(self.tables.items()):
                 if progress is not None:
                     progress(number / len(self.tables), f"Writing {files[name]}")
-                if shuffle_seed is not None:
-                    frame = shuffled(frame, shuffle_seed)
-                written[name] = export_table(frame, directory / files[name],
-                                             delimiter=delimiter,
-                                             neutralize_formulas=neutralize_formulas)
+                written[name] = write_released(frame, directory / files[name], shuffle_seed,
+                                               delimiter, neutralize_formulas)
         except BaseException:
             _remove(written.values())
             raise
         return written
+
+
+def write_released(frame: pd.DataFrame, path: Path, shuffle_seed: int | None,
+                   delimiter: str | None, neutralize_formulas: bool = False) -> Path:
+    """One released table as :meth:`LinkedRelease.write` writes it (rows shuffled by
+    ``shuffle_seed``; None keeps them in order)."""
+    if shuffle_seed is not None:
+        frame = shuffled(frame, shuffle_seed)
+    return export_table(frame, path, delimiter=delimiter,
+                        neutralize_formulas=neutralize_formulas)
+
+
+def linked_record(patient_table: str, link_column: str, view: Release,
+                  records: Mapping[str, int], released: Mapping[str, int],
+                  aggregates: tuple[EventAggregate, ...], dropped: Mapping[str, list[str]],
+                  files: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The report's ``linked`` of a release of ``view`` (:meth:`LinkedRelease.record`):
+    ``records`` and ``released`` count each table's rows in and out, the patient table
+    first."""
+    files = files or {}
+    tables = [{"name": name, "role": "patients" if name == patient_table else "events",
+               "file": files.get(name), "records": records[name],
+               "released_records": released[name], "left_out": dropped.get(name, [])}
+              for name in records]
+    return {"link_column": link_column, "patient_table": patient_table,
+            "tables": tables, "aggregates": [a.to_dict() for a in aggregates],
+            "patients": {"records": view.records, "suppressed": view.suppressed_records},
+            "note": LINKED_NOTE}
+
+
+def linked_report(view: Release, identifiers: dict[str, Any] | None,
+                  record: dict[str, Any], output_order: Mapping[str, Any],
+                  search: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """:meth:`LinkedRelease.report` given its ``linked`` (``record``)."""
+    released = view.to_dict()
+    report = {**search, "release": released} if search is not None else released
+    if identifiers is not None:
+        report["identifiers"] = identifiers
+    report.update(output_order=dict(output_order), linked=record)
+    return report
 
 
 def write_linked_files(release: LinkedRelease, original: LinkedTables, folder: str | Path,
@@ -243,24 +270,32 @@ def judged_view(tables: LinkedTables, definition: DataDefinition,
                 event_identifying: tuple[str, ...] = ()) -> JudgedView:
     """Check the tables, treat every one with ``plan`` and ``key``, and build the view."""
     tables.check()
-    _check_plan(plan, tables, event_identifying)
-    treated, treated_definition = _treat(tables, definition, plan, key, hierarchies,
-                                         event_identifying)
+    check_plan(plan, tables.link_column,
+               {name: tables.table(name).columns for name in tables.names}, event_identifying)
+    patients = treat_patients(tables.patients, definition, plan, key, hierarchies)
+    events = {}
+    for name, frame in tables.events.items():
+        projection = EventProjection.of(frame.columns, plan, event_identifying)
+        treated = projection.plan.apply(frame, projection.roles, key)
+        events[name] = treated.frame.drop(columns=list(projection.removed))
+    treated = LinkedTables(patients.frame, events, tables.link_column, tables.patient_table)
     frame, view_definition, view_hierarchies = patient_view(
-        treated, treated_definition, aggregates, hierarchies)
+        treated, patients.definition, aggregates, hierarchies)
     record = plan.record(definition, key) or {}
-    record["linked"] = linked_summary(tables, aggregates)
+    record["linked"] = linked_summary(tables.patient_table, tables.link_column,
+                                      {name: len(tables.table(name)) for name in tables.names},
+                                      aggregates)
     return JudgedView(frame, view_definition, view_hierarchies, treated, aggregates, record,
                       tables)
 
 
-def linked_summary(tables: LinkedTables, aggregates: tuple[EventAggregate, ...]
-                   ) -> dict[str, Any]:
-    """What the release report says of linked tables: their names and sizes, the link
-    column and the aggregates the view judged (names and counts, never a value)."""
-    return {"patient_table": tables.patient_table, "link_column": tables.link_column,
-            "tables": [{"name": name, "records": len(tables.table(name))}
-                       for name in tables.names],
+def linked_summary(patient_table: str, link_column: str, records: Mapping[str, int],
+                   aggregates: tuple[EventAggregate, ...]) -> dict[str, Any]:
+    """What the release report says of linked tables: their names and sizes
+    (``records`` by table, the patient table first), the link column and the aggregates
+    the view judged (names and counts, never a value)."""
+    return {"patient_table": patient_table, "link_column": link_column,
+            "tables": [{"name": name, "records": count} for name, count in records.items()],
             "aggregates": [a.label for a in aggregates]}
 
 
@@ -285,9 +320,11 @@ def anonymize_linked(tables: LinkedTables, definition: DataDefinition,
     return release_linked(tables, definition, hierarchies, search, aggregates, plan, key)
 
 
-def _check_plan(plan: IdentifierPlan, tables: LinkedTables,
-                event_identifying: tuple[str, ...]) -> None:
-    link = tables.link_column
+def check_plan(plan: IdentifierPlan, link: str, columns: Mapping[str, Sequence[str]],
+               event_identifying: tuple[str, ...]) -> None:
+    """Refuse a plan the linked tables (``columns`` by table name) cannot take: the link
+    column not a keyed pseudonym, dates shifted by another patient column, a treated,
+    shifted or identifying attribute no table has."""
     treatment = next((t for t in plan.treatments if t.attribute == link), None)
     if treatment is None or treatment.kind != PSEUDONYM:
         raise ConfigurationError(
@@ -297,15 +334,15 @@ def _check_plan(plan: IdentifierPlan, tables: LinkedTables,
         raise ConfigurationError(
             f"Dates of linked tables move by the patient of the link column; give "
             f"--patient {link}.")
-    columns = {c for name in tables.names for c in tables.table(name).columns}
+    known = {c for names in columns.values() for c in names}
     shifted = plan.date_shift.attributes if plan.date_shift else ()
     for name in [t.attribute for t in plan.treatments] + list(shifted) + list(event_identifying):
-        if name not in columns:
+        if name not in known:
             raise ConfigurationError(
-                f"No table has an attribute '{name}'; tables: {', '.join(tables.names)}.")
+                f"No table has an attribute '{name}'; tables: {', '.join(columns)}.")
 
 
-def _plan_for(plan: IdentifierPlan, columns: pd.Index) -> IdentifierPlan:
+def plan_for(plan: IdentifierPlan, columns: Sequence[str]) -> IdentifierPlan:
     """The part of ``plan`` that concerns a table with ``columns``."""
     shift = plan.date_shift
     dates = tuple(a for a in shift.attributes if a in columns) if shift else ()
@@ -314,30 +351,45 @@ def _plan_for(plan: IdentifierPlan, columns: pd.Index) -> IdentifierPlan:
                           plan.mask_character)
 
 
-def _treat(tables: LinkedTables, definition: DataDefinition, plan: IdentifierPlan,
-           key: PseudonymKey | None, hierarchies: Mapping[str, Hierarchy],
-           event_identifying: tuple[str, ...]) -> tuple[LinkedTables, DataDefinition]:
-    """Every table treated with the same key: pseudonyms of one namespace and date
-    offsets agree across tables (both derive from the key and the original value)."""
-    patients = _plan_for(plan, tables.patients.columns).apply(
-        tables.patients, definition, key, hierarchies)
-    events = {}
-    for name, frame in tables.events.items():
-        roles = DataDefinition.for_columns(frame.columns)
+def treat_patients(patients: pd.DataFrame, definition: DataDefinition, plan: IdentifierPlan,
+                   key: PseudonymKey | None, hierarchies: Mapping[str, Hierarchy]) -> Any:
+    """The patient table treated with its part of ``plan`` (a ``TreatedTable``): with the
+    same key as the event tables, so pseudonyms of one namespace and date offsets agree
+    across tables (both derive from the key and the original value)."""
+    return plan_for(plan, patients.columns).apply(patients, definition, key, hierarchies)
+
+
+@dataclass(frozen=True)
+class EventProjection:
+    """How an event table is released, whichever engine writes it: ``plan`` (its part of
+    the identifier plan) applied to its columns with ``roles`` (``--identifying`` ones
+    identifying, the rest insensitive); ``removed`` (identifying, untreated) and
+    ``left_out`` (summarized by a first-year or set aggregate) leave; ``released`` are
+    the columns written, in the input's order."""
+
+    plan: IdentifierPlan
+    roles: DataDefinition
+    removed: tuple[str, ...]
+    left_out: tuple[str, ...]
+    released: tuple[str, ...]
+
+    @classmethod
+    def of(cls, columns: Sequence[str], plan: IdentifierPlan,
+           event_identifying: tuple[str, ...], left_out: Sequence[str] = ()
+           ) -> EventProjection:
+        roles = DataDefinition.for_columns(list(columns))
         for column in event_identifying:
             if column in roles:
                 roles = roles.with_attribute(column, type=AttributeType.IDENTIFYING)
-        treated = _plan_for(plan, frame.columns).apply(frame, roles, key)
-        events[name] = treated.frame.drop(columns=treated.definition.identifying)
-    return (LinkedTables(patients.frame, events, tables.link_column, tables.patient_table),
-            patients.definition)
+        part = plan_for(plan, list(columns))
+        removed = tuple(part.treated_definition(roles).identifying)
+        released = tuple(c for c in columns if c not in removed and c not in left_out)
+        return cls(part, roles, removed, tuple(left_out), released)
 
 
-def project_release(view: Release, tables: LinkedTables, dropped: Mapping[str, list[str]]
-             ) -> dict[str, pd.DataFrame]:
-    """The released tables: the view's released rows, and each event table's rows of
-    released patients without the columns in ``dropped``."""
-    link = tables.link_column
+def released_patients(view: Release, link: str) -> pd.DataFrame:
+    """The patient table's release: the view's released rows, suppressed patients left
+    out; refuses a release no event can link to."""
     if view.synthetic or view.input_rows() is None:
         raise ConfigurationError(
             f"A '{view.method}' release publishes generated rows, which no event can link "
@@ -346,6 +398,15 @@ def project_release(view: Release, tables: LinkedTables, dropped: Mapping[str, l
     if link not in patients.columns:
         raise ConfigurationError(
             f"The '{view.method}' release left out the link column '{link}'.")
+    return patients
+
+
+def project_release(view: Release, tables: LinkedTables, dropped: Mapping[str, list[str]]
+             ) -> dict[str, pd.DataFrame]:
+    """The released tables: the view's released rows, and each event table's rows of
+    released patients without the columns in ``dropped``."""
+    link = tables.link_column
+    patients = released_patients(view, link)
     kept = set(patients[link].astype(str))
     out = {tables.patient_table: patients}
     for name, frame in tables.events.items():

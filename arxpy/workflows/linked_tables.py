@@ -11,7 +11,7 @@ back onto every table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,28 +103,48 @@ class EventAggregate:
     def values(self, events: pd.DataFrame, link: str, patients: pd.Series) -> pd.Series:
         """The aggregate of each patient of ``patients`` (link values), as text."""
         if self.kind == COUNT:
-            counts = events[link].astype(str).value_counts()
-            return pd.Series(patients.map(counts).fillna(0).astype(np.int64).astype(str),
-                             dtype=object)
-        if self.attribute not in events.columns:
-            raise ConfigurationError(
-                f"The aggregate '{self.name}' names no column of '{self.table}'.")
+            return self.counted(events[link].astype(str).value_counts(), patients)
+        self.refuse_unknown(events.columns)
         if self.kind == CODE_SET:
             return self._code_sets(events, link, patients)
         column = events[self.attribute]
+        dates = parse_values(column.reset_index(drop=True), self.date_type(column))
+        present = ~np.isnat(dates)
+        first = pd.Series(dates[present].astype("datetime64[D]"),
+                          index=events[link].astype(str).to_numpy()[present])
+        return self.first_years(first.groupby(level=0).min(), patients)
+
+    def date_type(self, values: pd.Series) -> DataType:
+        """The date type a first-year aggregate reads ``values`` (its column) in."""
         try:
-            date_type = DataType(DataKind.DATE, date_format_of(column, None, self.attribute))
+            return DataType(DataKind.DATE, date_format_of(values, None, self.attribute))
         except ConfigurationError:
             raise ConfigurationError(
                 f"The aggregate '{self.name}' takes dates, but the values of "
                 f"'{self.attribute}' are not dates with a day in a format arxpy "
                 "recognizes.") from None
-        dates = parse_values(column.reset_index(drop=True), date_type)
-        present = ~np.isnat(dates)
-        years = dates[present].astype("datetime64[Y]").astype(np.int64) + 1970
-        first = pd.Series(years, index=events[link].astype(str).to_numpy()[present])
-        first = first.groupby(level=0).min()
-        return pd.Series([NO_DATE if pd.isna(y) else str(int(y)) for y in patients.map(first)],
+
+    @staticmethod
+    def first_years(first: pd.Series, patients: pd.Series) -> pd.Series:
+        """A first-year aggregate from ``first`` (each patient's earliest day,
+        datetime64[D], by link value) for each patient of ``patients``, as text."""
+        years = first.to_numpy(dtype="datetime64[D]").astype("datetime64[Y]").astype(
+            np.int64) + 1970
+        by_link = pd.Series(years, index=first.index)
+        return pd.Series([NO_DATE if pd.isna(y) else str(int(y))
+                          for y in patients.map(by_link)], dtype=object)
+
+    def refuse_unknown(self, columns: Sequence[str]) -> None:
+        """Refuse an aggregate of a column its table (with ``columns``) does not have."""
+        if self.attribute not in columns:
+            raise ConfigurationError(
+                f"The aggregate '{self.name}' names no column of '{self.table}'.")
+
+    @staticmethod
+    def counted(counts: pd.Series, patients: pd.Series) -> pd.Series:
+        """A count aggregate from ``counts`` (events by link value) for each patient of
+        ``patients``, as text ("0" for a patient without events)."""
+        return pd.Series(patients.map(counts).fillna(0).astype(np.int64).astype(str),
                          dtype=object)
 
     def _code_sets(self, events: pd.DataFrame, link: str, patients: pd.Series) -> pd.Series:
@@ -211,34 +231,48 @@ class LinkedTables:
         """Refuse tables that do not link: a table without the link column, a patient
         without an identifier or with two rows, an event of no patient (counts only:
         the identifiers are personal data)."""
-        if self.patient_table in self.events:
-            raise ConfigurationError(
-                f"The linked table '{self.patient_table}' has the patient table's name; "
-                "give it another (--link NAME=FILE).")
         link = self.link_column
-        for name in self.names:
-            if link not in self.table(name).columns:
-                raise ConfigurationError(
-                    f"The table '{name}' has no link column '{link}'; every linked table "
-                    "names its patient in that column (--link-column ATTR).")
-        ids = self.patients[link].astype(str)
-        missing = int(is_missing(ids).sum())
-        if missing:
+        check_links(self.patient_table, link, self.patients.columns,
+                    {name: frame.columns for name, frame in self.events.items()},
+                    lambda: self.patients[link].astype(str),
+                    lambda name, ids: int((~self.events[name][link].astype(str).isin(ids)).sum()))
+
+
+def check_links(patient_table: str, link: str, patient_columns: Sequence[str],
+                event_columns: Mapping[str, Sequence[str]],
+                patient_ids: Callable[[], pd.Series],
+                orphans: Callable[[str, pd.Series], int]) -> None:
+    """:meth:`LinkedTables.check` for tables wherever they are: the columns of each
+    table, ``patient_ids()`` the patient table's link values as text,
+    ``orphans(name, ids)`` the rows of event table ``name`` naming none of ``ids``
+    (each asked only once the checks before it passed)."""
+    if patient_table in event_columns:
+        raise ConfigurationError(
+            f"The linked table '{patient_table}' has the patient table's name; "
+            "give it another (--link NAME=FILE).")
+    for name, names in {patient_table: patient_columns, **event_columns}.items():
+        if link not in names:
             raise ConfigurationError(
-                f"{missing} rows of the patient table have no '{link}'; each patient "
-                "needs one to link their events.")
-        repeated = int(ids.duplicated().sum())
-        if repeated:
+                f"The table '{name}' has no link column '{link}'; every linked table "
+                "names its patient in that column (--link-column ATTR).")
+    ids = patient_ids()
+    missing = int(is_missing(ids).sum())
+    if missing:
+        raise ConfigurationError(
+            f"{missing} rows of the patient table have no '{link}'; each patient "
+            "needs one to link their events.")
+    repeated = int(ids.duplicated().sum())
+    if repeated:
+        raise ConfigurationError(
+            f"{repeated} values of '{link}' appear more than once in the patient "
+            "table, which holds one row per patient; put repeated rows in a linked "
+            "table.")
+    for name in event_columns:
+        count = orphans(name, ids)
+        if count:
             raise ConfigurationError(
-                f"{repeated} values of '{link}' appear more than once in the patient "
-                "table, which holds one row per patient; put repeated rows in a linked "
-                "table.")
-        for name, frame in self.events.items():
-            orphans = int((~frame[link].astype(str).isin(ids)).sum())
-            if orphans:
-                raise ConfigurationError(
-                    f"{orphans} rows of '{name}' name no patient of the patient table; "
-                    "add the patients or leave those rows out.")
+                f"{count} rows of '{name}' name no patient of the patient table; "
+                "add the patients or leave those rows out.")
 
 
 def patient_view(tables: LinkedTables, definition: DataDefinition,
@@ -247,17 +281,27 @@ def patient_view(tables: LinkedTables, definition: DataDefinition,
     """(frame, definition, hierarchies) of the view: the patient table's rows, in its
     order, plus one quasi-identifying column per aggregate (with its default hierarchy
     unless ``hierarchies`` names one)."""
-    frame = tables.patients.reset_index(drop=True).copy()
-    ids = frame[tables.link_column].astype(str)
+    ids = tables.patients[tables.link_column].astype(str).reset_index(drop=True)
+    return view_of(tables.patients, tuple(tables.events), definition, aggregates, hierarchies,
+                   lambda a: a.values(tables.events[a.table], tables.link_column, ids))
+
+
+def view_of(patients: pd.DataFrame, events: tuple[str, ...], definition: DataDefinition,
+            aggregates: tuple[EventAggregate, ...], hierarchies: Mapping[str, Hierarchy],
+            values_of: Callable[[EventAggregate], pd.Series]
+            ) -> tuple[pd.DataFrame, DataDefinition, dict[str, Hierarchy]]:
+    """:func:`patient_view` with each aggregate's values (one per patient, in the patient
+    table's order) given by ``values_of``; ``events`` names the event tables."""
+    frame = patients.reset_index(drop=True).copy()
     attributes, hierarchies = list(definition), dict(hierarchies)
     for aggregate in aggregates:
-        if aggregate.table not in tables.events:
+        if aggregate.table not in events:
             raise ConfigurationError(
                 f"The aggregate '{aggregate.name}' names no linked table; linked tables: "
-                f"{', '.join(tables.events) or 'none'}.")
+                f"{', '.join(events) or 'none'}.")
         if aggregate.name in frame.columns:
             raise ConfigurationError(f"The aggregate '{aggregate.name}' is given twice.")
-        values = aggregate.values(tables.events[aggregate.table], tables.link_column, ids)
+        values = values_of(aggregate)
         frame[aggregate.name] = values
         attributes.append(aggregate.definition)
         hierarchies.setdefault(aggregate.name, aggregate.hierarchy(values))
