@@ -5,7 +5,8 @@ anonymization pass.
 Run from the repository root::
 
     python benchmarks/identifiers.py [--records 1000000] [--patients 100000]
-    python benchmarks/identifiers.py --duckdb --records 10000000 --patients 1000000
+    python benchmarks/identifiers.py --duckdb --records 10000000 --patients 1000000 \
+        [--rounds 3] [--data-dir DIR]
 
 Builds a table of ``--records`` rows with as many distinct record identifiers, a phone
 number per record, ``--patients`` patient identifiers and two dates per record, then
@@ -13,7 +14,8 @@ times each treatment alone (best of three) and a whole plan. ``--duckdb`` writes
 table as CSV (with age, sex and zip as quasi-identifiers) and times ``arxpy anonymize
 --engine duckdb`` (5-anonymity) without and with ``--pseudonymize`` of both identifiers
 and ``--date-shift`` of both dates (wall seconds, and the engine's own steps from its
-report). The figures are in docs/identifiers.md.
+report), ``--rounds`` times, alternating, with each pair's ratio (``--data-dir`` keeps
+the CSV and the key there between invocations). The figures are in docs/identifiers.md.
 """
 
 from __future__ import annotations
@@ -96,7 +98,8 @@ def write_csv(folder: Path, records: int, patients: int) -> Path:
 
 
 def time_engine(folder: Path, data: Path, name: str, *extra: str) -> float:
-    """Seconds of one ``arxpy anonymize --engine duckdb`` (its own report's steps)."""
+    """Seconds of one ``arxpy anonymize --engine duckdb`` (printed with its own report's
+    steps and the process's CPU seconds, every thread)."""
     from arxpy.cli import main as arxpy
 
     report = folder / f"{name}.json"
@@ -150,29 +153,45 @@ def hmac_in_sql_or_python(values: int = 2_000_000) -> tuple[float, float, float 
     return sql, python, time.perf_counter() - started
 
 
-def duckdb_main(records: int, patients: int) -> None:
-    from arxpy.identifiers import create_key_file
-
+def duckdb_main(records: int, patients: int, rounds: int = 1,
+                data_dir: Path | None = None) -> None:
     sql, python, kernel = hmac_in_sql_or_python()
     print(f"HMAC of 2,000,000 identifiers: DuckDB sha256 {sql:.1f} s, Python {python:.1f} s"
           + ("" if kernel is None else f", batch kernel {kernel:.2f} s"))
-    with tempfile.TemporaryDirectory(prefix="arxpy-bench-") as name, \
-            tempfile.TemporaryDirectory(prefix="arxpy-bench-key-") as keys:
-        folder, key = Path(name), Path(keys) / "bench.key"
+    if data_dir is not None:
+        _duckdb_rounds(Path(data_dir), records, patients, rounds)
+        return
+    with tempfile.TemporaryDirectory(prefix="arxpy-bench-") as name:
+        _duckdb_rounds(Path(name), records, patients, rounds)
+
+
+def _duckdb_rounds(folder: Path, records: int, patients: int, rounds: int) -> None:
+    """Plain then treated, ``rounds`` times, on one CSV (written once into ``folder``)."""
+    from arxpy.identifiers import create_key_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    data, key = folder / "records.csv", folder / "bench.key"
+    if not data.exists():  # a kept folder holds the CSV of its first invocation
         started = time.perf_counter()
-        data = write_csv(folder, records, patients)
+        write_csv(folder, records, patients)
         print(f"{records:,} records, {patients:,} patients: CSV written in "
               f"{time.perf_counter() - started:.1f} s")
+    if not key.exists():
         create_key_file(key)
+    ratios = []
+    for _ in range(rounds):
         plain = time_engine(folder, data, "plain")
         treated = time_engine(folder, data, "treated", "--pseudonymize", "record=records",
                               "--pseudonymize", "patient", "--key-file", str(key),
                               "--date-shift", "admitted,discharged", "--shift-days", "30",
                               "--patient", "patient")
-    print(f"anonymize --engine duckdb, identifiers removed      {plain:7.1f} s")
-    print(f"  with 2 pseudonyms and 2 shifted dates per record  {treated:7.1f} s")
-    print(f"  treatments' share                                 {treated - plain:7.1f} s")
-    print(f"  treated / removed                                 {treated / plain:7.2f}")
+        ratios.append(treated / plain)
+        print(f"anonymize --engine duckdb, identifiers removed      {plain:7.1f} s")
+        print(f"  with 2 pseudonyms and 2 shifted dates per record  {treated:7.1f} s")
+        print(f"  treated / removed                                 {ratios[-1]:7.2f}")
+    if rounds > 1:
+        print(f"treated / removed over {rounds} rounds: median {np.median(ratios):.2f}, "
+              f"{min(ratios):.2f} to {max(ratios):.2f}")
 
 
 def main() -> None:
@@ -182,9 +201,13 @@ def main() -> None:
     parser.add_argument("--duckdb", action="store_true",
                         help="time the DuckDB engine's anonymization with and without "
                         "pseudonyms and date shifts")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="with --duckdb: plain and treated runs, alternating")
+    parser.add_argument("--data-dir", type=Path,
+                        help="with --duckdb: keep the CSV and key here between invocations")
     args = parser.parse_args()
     if args.duckdb:
-        duckdb_main(args.records, args.patients)
+        duckdb_main(args.records, args.patients, args.rounds, args.data_dir)
         return
     frame = table(args.records, args.patients)
     key = PseudonymKey(bytes(range(32)))
