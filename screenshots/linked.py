@@ -143,7 +143,7 @@ def _release_dialog(window, size: tuple[int, int], scratch: Path, path: Path) ->
     dialog = LinkedTablesDialog(session, window)
     dialog.add_table(str(scratch / "admissions.csv"))
     dialog.link_column.setCurrentText(LINK_COLUMN)
-    _tick(dialog.aggregates, "admissions:count")
+    _tick(dialog.aggregates, "admissions per patient")
     for i in range(dialog.shifted.count()):
         _tick(dialog.shifted, dialog.shifted.item(i).text())
     dialog.output_edit.setText(str(scratch / "release"))

@@ -54,8 +54,8 @@ def test_the_dialog_releases_both_tables_5_anonymous_per_patient(qtbot, tmp_path
     dialog.add_table(str(tmp_path / "admissions.csv"))
     dialog.link_column.setCurrentText(LINK_COLUMN)
     offered = [dialog.aggregates.item(i).text() for i in range(dialog.aggregates.count())]
-    assert offered == ["admissions:count", "admissions:first-year:Admission date",
-                       "admissions:first-year:Discharge date", "admissions:set:Diagnosis"]
+    assert offered == ["admissions per patient", "first year of Admission date",
+                       "first year of Discharge date", "set of Diagnosis"]  # as Configure
     dialog.aggregates.item(0).setCheckState(Qt.CheckState.Checked)
     for i in range(dialog.shifted.count()):  # both date columns
         dialog.shifted.item(i).setCheckState(Qt.CheckState.Checked)

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QListWidget,
-    QListWidgetItem,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -33,6 +32,7 @@ from arxpy.errors import ArxpyError
 from arxpy.gui.explore.reidentification_options import ReidentificationOptions
 from arxpy.gui.folders import path_row, pick_folder, pick_path
 from arxpy.gui.linked_export_dialog import ERROR
+from arxpy.gui.linked_import import checkable, checked_names
 from arxpy.gui.recipe_dialogs import DATA_FILTER, wrapped
 from arxpy.gui.workers import JobDialog, JobProgressBar, JobWorker
 from arxpy.identifiers import DateShift, IdentifierPlan
@@ -132,12 +132,12 @@ class LinkedTablesDialog(JobDialog):
         self.tables.addItem(f"{name}  ({Path(path).name})")
         link = self.link_column.currentText()
         for aggregate in offered_aggregates(name, sample, link):
-            self.aggregates.addItem(_checkable(aggregate.name))
+            self.aggregates.addItem(checkable(aggregate.label, False, aggregate.name))
         dates = date_columns(sample, link)
         known = {self.shifted.item(i).text() for i in range(self.shifted.count())}
         for column in dates:
             if column not in known:
-                self.shifted.addItem(_checkable(column))
+                self.shifted.addItem(checkable(column, False))
 
     def _choose_table(self) -> None:
         path = pick_path(self, "data", False, "Event table", DATA_FILTER)
@@ -152,7 +152,8 @@ class LinkedTablesDialog(JobDialog):
         del self.events[name]
         self.tables.takeItem(row)
         for index in reversed(range(self.aggregates.count())):
-            if EventAggregate.parse(self.aggregates.item(index).text()).table == name:
+            item = self.aggregates.item(index)
+            if EventAggregate.parse(item.data(Qt.ItemDataRole.UserRole)).table == name:
                 self.aggregates.takeItem(index)
 
     def _choose_output(self) -> None:
@@ -170,14 +171,14 @@ class LinkedTablesDialog(JobDialog):
     # -- the release ---------------------------------------------------------------------
 
     def checked_aggregates(self) -> tuple[EventAggregate, ...]:
-        return tuple(EventAggregate.parse(text) for text in _checked(self.aggregates))
+        return tuple(EventAggregate.parse(name) for name in checked_names(self.aggregates))
 
     def plan(self) -> IdentifierPlan:
         """The project's plan, its date shift widened to the checked event dates (one
         range, the link column's patient)."""
         plan = self._state.identifier_plan
         own = plan.date_shift.attributes if plan.date_shift is not None else ()
-        dates = tuple(dict.fromkeys((*own, *_checked(self.shifted))))
+        dates = tuple(dict.fromkeys((*own, *checked_names(self.shifted))))
         shift = DateShift(dates, self.link_column.currentText(), self.shift_days.value()) \
             if dates else None
         return IdentifierPlan(plan.treatments, shift, plan.mask_character)
@@ -245,15 +246,3 @@ class LinkedTablesDialog(JobDialog):
 def _reversible(plan: IdentifierPlan) -> list[str]:
     """The attributes a re-identification table of ``plan``'s release would reverse."""
     return [t.attribute for t in plan.treatments if t.kind in REVERSIBLE]
-
-
-def _checkable(text: str) -> QListWidgetItem:
-    item = QListWidgetItem(text)
-    item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-    item.setCheckState(Qt.CheckState.Unchecked)
-    return item
-
-
-def _checked(items: QListWidget) -> list[str]:
-    return [items.item(i).text() for i in range(items.count())
-            if items.item(i).checkState() == Qt.CheckState.Checked]
