@@ -25,3 +25,15 @@ def ward_project(patients: pd.DataFrame, records: int, name: str = "ward") -> Pr
     settings = {**default_settings(), "suppression_limit": 0.1,
                 "privacy_models": [{"kind": "k-anonymity", "k": 5}]}
     return Project(patients, definition, hierarchies, settings, name=name)
+
+
+#: The trusted party's passphrase the desktop tests type.
+PASSPHRASE = "a passphrase for the trusted party"
+
+
+def ask_for_table(options, table, again: str = PASSPHRASE) -> None:
+    """Tick a dialog's re-identification option and fill its file and passphrases."""
+    options.setChecked(True)
+    options.path.setText(str(table))
+    options.passphrase.setText(PASSPHRASE)
+    options.again.setText(again)

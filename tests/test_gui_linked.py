@@ -11,7 +11,7 @@ import json
 
 import audit as anonymity
 import pandas as pd
-from linked_fixtures import ward_project
+from linked_fixtures import PASSPHRASE, ask_for_table, ward_project
 from PySide6.QtCore import Qt
 
 from arxpy.gui.linked_dialog import LinkedTablesDialog
@@ -21,7 +21,6 @@ from arxpy.workflows.session import Session
 
 PATIENTS = 200
 SECRET = b"w" * 32
-PASSPHRASE = "a passphrase for the trusted party"
 
 
 def _session(folder) -> Session:
@@ -79,14 +78,6 @@ def test_the_dialog_releases_both_tables_5_anonymous_per_patient(qtbot, tmp_path
     assert "report.json" in dialog.status.text()
 
 
-def _ask_for_table(dialog, table, again=PASSPHRASE) -> None:
-    options = dialog.reidentification
-    options.setChecked(True)
-    options.path.setText(str(table))
-    options.passphrase.setText(PASSPHRASE)
-    options.again.setText(again)
-
-
 def test_the_dialog_writes_a_reidentification_table_away_from_the_release_only(
         qtbot, tmp_path, monkeypatch):
     from arxpy.identifiers import reidentification
@@ -101,7 +92,7 @@ def test_the_dialog_writes_a_reidentification_table_away_from_the_release_only(
             ("outside the release's folder", release / "keys" / "t.arxreid", PASSPHRASE),
             ("never overwritten", earlier, PASSPHRASE),
             ("passphrases differ", tmp_path / "t.arxreid", PASSPHRASE + "?")]:
-        _ask_for_table(dialog, table, again)
+        ask_for_table(dialog.reidentification, table, again)
         assert dialog.run() is None and reason in dialog.status.text(), reason
     dialog.reidentification.passphrase.setText("too short")
     dialog.reidentification.again.setText("too short")
@@ -110,14 +101,14 @@ def test_the_dialog_writes_a_reidentification_table_away_from_the_release_only(
     assert not release.exists() and earlier.read_text() == "an earlier table"
     # A table that cannot be written (its folder is missing) fails the job last, and
     # the tables and the report written before it are removed with the folder.
-    _ask_for_table(dialog, tmp_path / "gone" / "t.arxreid")
+    ask_for_table(dialog.reidentification, tmp_path / "gone" / "t.arxreid")
     dialog.run()
     qtbot.waitUntil(lambda: not dialog.job.running, timeout=30_000)
     assert "Cannot write the re-identification table" in dialog.status.text()
     assert not release.exists()
     table = tmp_path / "trusted" / "t.arxreid"
     table.parent.mkdir()
-    _ask_for_table(dialog, table)
+    ask_for_table(dialog.reidentification, table)
     dialog.run()
     assert not dialog.reidentification.passphrase.text()  # emptied as the job starts
     assert not dialog.reidentification.again.text()

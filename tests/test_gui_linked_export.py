@@ -16,7 +16,7 @@ import logging
 
 import pandas as pd
 import pytest
-from linked_fixtures import ward_project
+from linked_fixtures import PASSPHRASE, ask_for_table, ward_project
 
 from arxpy.engine import anonymize
 from arxpy.gui.linked_export_dialog import LinkedExportDialog
@@ -27,7 +27,6 @@ from arxpy.workflows.linked_tables import EventAggregate
 
 PATIENTS = 100
 SECRET = b"k" * 32
-PASSPHRASE = "a passphrase for the trusted party"
 
 
 @pytest.fixture(scope="module")
@@ -60,12 +59,8 @@ def _pseudonym(original: str) -> str:
 
 
 def _fill(dialog, folder, table, again=PASSPHRASE) -> None:
-    options = dialog.reidentification
     dialog.folder.setText(str(folder))
-    options.setChecked(True)
-    options.path.setText(str(table))
-    options.passphrase.setText(PASSPHRASE)
-    options.again.setText(again)
+    ask_for_table(dialog.reidentification, table, again)
 
 
 def test_refusals_write_nothing_and_no_table_is_offered_without_pseudonyms(

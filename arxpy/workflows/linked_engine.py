@@ -27,7 +27,7 @@ import pandas as pd
 from arxpy.data.definition import DataDefinition
 from arxpy.data.types import parse_values
 from arxpy.engine.backends.base import Histogram, OutputPlan, RecordSource
-from arxpy.errors import ConfigurationError, DataExportError
+from arxpy.errors import ConfigurationError
 from arxpy.hierarchy.model import Hierarchy
 from arxpy.identifiers import DateShift, IdentifierPlan, PseudonymKey
 from arxpy.identifiers.dates import date_format_of, patient_offsets, shiftable_dates
@@ -40,6 +40,7 @@ from arxpy.workflows.linked_release import (
     linked_report,
     linked_summary,
     released_patients,
+    tables_or_none,
     treat_patients,
     write_released,
 )
@@ -234,12 +235,7 @@ class EngineLinkedRelease:
                 "--neutralize-formulas or --engine duckdb.")
         events = self.judged.events
         directory = Path(directory)
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise DataExportError(f"Cannot create '{directory}': {exc}.") from exc
-        written: dict[str, Path] = {}
-        try:  # every table or none, as LinkedRelease.write
+        with tables_or_none(directory) as written:  # as LinkedRelease.write
             written[events.patient_table] = write_released(
                 self.patients, directory / files[events.patient_table], shuffle_seed,
                 delimiter)
@@ -249,10 +245,6 @@ class EngineLinkedRelease:
                 written[name] = self._write_events(name, directory / files[name],
                                                    shuffle_seed, delimiter or ";")
             self.seconds = time.perf_counter() - started
-        except BaseException:
-            for path in written.values():
-                path.unlink(missing_ok=True)
-            raise
         return written
 
     def _write_events(self, name: str, path: Path, shuffle_seed: int | None,

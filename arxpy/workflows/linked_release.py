@@ -11,7 +11,8 @@ aggregate summarizes. Its other columns are released as they are (not judged).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,21 +101,29 @@ class LinkedRelease:
         shuffled by ``shuffle_seed`` (None keeps them in order); every table or none (a
         failure removes the tables already written)."""
         directory = Path(directory)
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise DataExportError(f"Cannot create '{directory}': {exc}.") from exc
-        written: dict[str, Path] = {}
-        try:
+        with tables_or_none(directory) as written:
             for number, (name, frame) in enumerate(self.tables.items()):
                 if progress is not None:
                     progress(number / len(self.tables), f"Writing {files[name]}")
                 written[name] = write_released(frame, directory / files[name], shuffle_seed,
                                                delimiter, neutralize_formulas)
-        except BaseException:
-            _remove(written.values())
-            raise
         return written
+
+
+@contextmanager
+def tables_or_none(directory: Path) -> Iterator[dict[str, Path]]:
+    """``directory`` (created if missing) and the dict of the tables written into it:
+    every table or none (a failure removes those already written)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataExportError(f"Cannot create '{directory}': {exc}.") from exc
+    written: dict[str, Path] = {}
+    try:
+        yield written
+    except BaseException:
+        _remove(written.values())
+        raise
 
 
 def write_released(frame: pd.DataFrame, path: Path, shuffle_seed: int | None,
