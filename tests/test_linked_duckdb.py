@@ -201,3 +201,26 @@ def test_what_the_engines_cannot_do_is_refused_in_one_line(tmp_path, capsys, lin
                  "--output-dir", str(tmp_path / "o"), *extra])
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_value_replaced_at_random_has_one_replacement_in_every_table(tmp_path):
+    # Each admission holds its patient's ward: the released tables must agree on it, in
+    # memory and through DuckDB (one key of random replacements per release).
+    assert main(["example", "--linked", "-o", str(tmp_path), "--records", "120"]) == 0
+    assert main(["keygen", "--pseudonym", str(tmp_path / "k.key")]) == 0
+    patients = pd.read_csv(tmp_path / "patients.csv", dtype=str, keep_default_na=False)
+    admissions = pd.read_csv(tmp_path / "admissions.csv", dtype=str, keep_default_na=False)
+    ward = {p: f"Ward {i % 7}" for i, p in enumerate(patients[PID])}
+    patients["Ward"], admissions["Ward"] = patients[PID].map(ward), admissions[PID].map(ward)
+    patients.to_csv(tmp_path / "patients.csv", index=False)
+    admissions.to_csv(tmp_path / "admissions.csv", index=False)
+    for out, engine in (("memory", []), ("duckdb", ["--engine", "duckdb"])):
+        assert _anonymize(tmp_path, out, "--replace-random", "Ward", *engine) == 0
+        shown = {name: pd.read_csv(tmp_path / out / f"{name}.csv", dtype=str,
+                                   keep_default_na=False, sep=None, engine="python")
+                 for name in ("patients", "admissions")}
+        by_patient = dict(zip(shown["patients"][PID], shown["patients"]["Ward"], strict=True))
+        events = shown["admissions"]
+        assert (events["Ward"] == events[PID].map(by_patient)).all(), out
+        assert not set(by_patient.values()) & set(ward.values())  # replaced
+        assert len(set(by_patient.values())) == len({ward[p] for p in ward}), out

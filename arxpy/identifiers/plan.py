@@ -38,6 +38,9 @@ REMOVE, PSEUDONYM, MASK, RANDOM = "remove", "keyed-pseudonym", "mask", "random-r
 #: The namespace of pseudonyms that name none: one value, one pseudonym, under any name.
 DEFAULT_NAMESPACE = "default"
 PSEUDONYM_LABEL = "arxpy pseudonym v1"
+#: The label of a random replacement keyed by a key drawn for one release and never
+#: kept (``label NUL attribute NUL value``): the DuckDB engine's, and linked tables'.
+RANDOM_LABEL = "arxpy random replacement"
 _LONGEST_MISSING = max(map(len, MISSING_VALUES))
 #: Redraws of random replacements that met another before the format is called too short.
 _RANDOM_ROUNDS = 32
@@ -168,11 +171,15 @@ class IdentifierPlan:
 
     def apply(self, frame: pd.DataFrame, definition: DataDefinition,
               key: PseudonymKey | None = None,
-              hierarchies: Mapping[str, Hierarchy] | None = None) -> TreatedTable:
+              hierarchies: Mapping[str, Hierarchy] | None = None,
+              random_key: PseudonymKey | None = None) -> TreatedTable:
         """Shift dates (by the original patient identifiers), then treat identifiers.
 
         A shifted date attribute's hierarchy in ``hierarchies`` must cover the shifted
-        dates (refused otherwise, with advice, before a search would fail on them)."""
+        dates (refused otherwise, with advice, before a search would fail on them).
+        ``random_key``: random replacements keyed by it (a key drawn for one release and
+        never kept, so every table of the release replaces a value alike) instead of
+        drawn per value."""
         self.check(definition)
         if self.needs_key and key is None:
             raise ConfigurationError(
@@ -186,7 +193,7 @@ class IdentifierPlan:
             _refuse_uncovered(columns, hierarchies or {}, self.date_shift.days)
         columns.update(self._pseudonyms(frame, key))
         columns.update(self._masks(frame, details))
-        columns.update(self._random(frame))
+        columns.update(self._random(frame, random_key))
         treated = frame.copy(deep=False)
         for name, values in columns.items():
             treated[name] = values
@@ -262,13 +269,21 @@ class IdentifierPlan:
             out[t.attribute] = d.mapped(np.array(masked, dtype=object))
         return out
 
-    def _random(self, frame: pd.DataFrame) -> dict[str, pd.Series]:
+    def _random(self, frame: pd.DataFrame, random_key: PseudonymKey | None
+                ) -> dict[str, pd.Series]:
         out = {}
         for t in self.of_kind(RANDOM):
             d = _Distinct.of(frame[t.attribute])
-            t.format.check_values(d.present, f"'{t.attribute}'")
-            out[t.attribute] = d.mapped(_random_replacements(d.present, t.format,
-                                                             t.attribute))
+            name = f"'{t.attribute}'"
+            t.format.check_values(d.present, name)
+            if random_key is None:
+                drawn = _random_replacements(d.present, t.format, t.attribute)
+            else:  # as the DuckDB engine draws them: two values meeting refuse the run
+                values = np.asarray(d.present, dtype=object)
+                drawn = t.format.render(random_key.digests(
+                    f"{RANDOM_LABEL}\0{t.attribute}", values), values)
+                _refuse_collisions(drawn, t.format, name)
+            out[t.attribute] = d.mapped(drawn)
         return out
 
 

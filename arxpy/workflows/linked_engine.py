@@ -39,6 +39,7 @@ from arxpy.workflows.linked_release import (
     linked_record,
     linked_report,
     linked_summary,
+    release_random_key,
     released_patients,
     tables_or_none,
     treat_patients,
@@ -160,6 +161,7 @@ class EngineJudgedView:
     key: PseudonymKey | None
     event_identifying: tuple[str, ...]
     original_ids: pd.Series
+    random_key: PseudonymKey | None = None  # the release's (release_random_key)
 
     def released(self, view: Release) -> EngineLinkedRelease:
         link = self.events.link_column
@@ -182,7 +184,9 @@ def judged_view_on_engine(events: EventFiles, definition: DataDefinition,
     check_plan(plan, link, {events.patient_table: events.patients.columns,
                             **{name: events.columns(name) for name in events.sources}},
                event_identifying)
-    patients = treat_patients(events.patients, definition, plan, key, hierarchies)
+    random_key = release_random_key(plan)
+    patients = treat_patients(events.patients, definition, plan, key, hierarchies,
+                              random_key)
     ids = events.patients[link].astype(str).reset_index(drop=True)
     frame, view_definition, view_hierarchies = view_of(
         patients.frame, tuple(events.sources), patients.definition, aggregates, hierarchies,
@@ -190,7 +194,7 @@ def judged_view_on_engine(events: EventFiles, definition: DataDefinition,
     record = plan.record(definition, key) or {}
     record["linked"] = linked_summary(events.patient_table, link, events.records(), aggregates)
     return EngineJudgedView(frame, view_definition, view_hierarchies, events, aggregates,
-                            record, plan, key, event_identifying, ids)
+                            record, plan, key, event_identifying, ids, random_key)
 
 
 def release_linked_on_engine(events: EventFiles, definition: DataDefinition,
@@ -256,7 +260,8 @@ class EngineLinkedRelease:
         source, engine = events.sources[name], events.engine
         projection = EventProjection.of(events.columns(name), judged.plan,
                                         judged.event_identifying, self.left_out.get(name, ()))
-        treatment = DuckDBTreatment(projection.plan, judged.key, projection.roles)
+        treatment = DuckDBTreatment(projection.plan, judged.key, projection.roles,
+                                    judged.random_key)
         released = dataclasses.replace(source, treatment=ReleasedPatientsOnly(
             treatment, events.link_column, self.kept))
         plan = OutputPlan(columns=projection.released, labels={}, suppressed=pd.DataFrame(),

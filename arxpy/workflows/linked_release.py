@@ -24,7 +24,7 @@ from arxpy.data.export import export_table
 from arxpy.engine.export import released_frame, shuffled
 from arxpy.errors import ConfigurationError, DataExportError
 from arxpy.hierarchy.model import Hierarchy
-from arxpy.identifiers import PSEUDONYM, DateShift, IdentifierPlan, PseudonymKey
+from arxpy.identifiers import PSEUDONYM, RANDOM, DateShift, IdentifierPlan, PseudonymKey
 from arxpy.identifiers.reidentification import (
     ReidentificationRequest,
     ReidentificationTable,
@@ -281,11 +281,13 @@ def judged_view(tables: LinkedTables, definition: DataDefinition,
     tables.check()
     check_plan(plan, tables.link_column,
                {name: tables.table(name).columns for name in tables.names}, event_identifying)
-    patients = treat_patients(tables.patients, definition, plan, key, hierarchies)
+    random_key = release_random_key(plan)
+    patients = treat_patients(tables.patients, definition, plan, key, hierarchies,
+                              random_key)
     events = {}
     for name, frame in tables.events.items():
         projection = EventProjection.of(frame.columns, plan, event_identifying)
-        treated = projection.plan.apply(frame, projection.roles, key)
+        treated = projection.plan.apply(frame, projection.roles, key, random_key=random_key)
         events[name] = treated.frame.drop(columns=list(projection.removed))
     treated = LinkedTables(patients.frame, events, tables.link_column, tables.patient_table)
     frame, view_definition, view_hierarchies = patient_view(
@@ -361,11 +363,23 @@ def plan_for(plan: IdentifierPlan, columns: Sequence[str]) -> IdentifierPlan:
 
 
 def treat_patients(patients: pd.DataFrame, definition: DataDefinition, plan: IdentifierPlan,
-                   key: PseudonymKey | None, hierarchies: Mapping[str, Hierarchy]) -> Any:
+                   key: PseudonymKey | None, hierarchies: Mapping[str, Hierarchy],
+                   random_key: PseudonymKey | None = None) -> Any:
     """The patient table treated with its part of ``plan`` (a ``TreatedTable``): with the
     same key as the event tables, so pseudonyms of one namespace and date offsets agree
-    across tables (both derive from the key and the original value)."""
-    return plan_for(plan, patients.columns).apply(patients, definition, key, hierarchies)
+    across tables (both derive from the key and the original value), and random
+    replacements too (``random_key``, :func:`release_random_key`)."""
+    return plan_for(plan, patients.columns).apply(patients, definition, key, hierarchies,
+                                                  random_key)
+
+
+def release_random_key(plan: IdentifierPlan) -> PseudonymKey | None:
+    """The key of a linked release's random replacements: drawn for the release and
+    never kept, so a value replaced at random has one replacement in every table of the
+    release and none in common with another release. None without random replacement."""
+    import secrets
+
+    return PseudonymKey(secrets.token_bytes(32)) if plan.of_kind(RANDOM) else None
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,7 @@ from arxpy.identifiers.plan import (
     PSEUDONYM,
     PSEUDONYM_LABEL,
     RANDOM,
+    RANDOM_LABEL,
     IdentifierPlan,
     Treatment,
     _refuse_collisions,
@@ -77,7 +78,6 @@ from arxpy.lattice.kernels import first_seen, unsure_texts
 _MOST_PATIENTS = 1 << 22
 #: The most digits of a number computed in SQL: 10^28 * 2^32 stays below HUGEINT's 2^127.
 SQL_DIGITS = 28
-_RANDOM_LABEL = "arxpy random replacement"
 _TIME_DIRECTIVES = ("%H", "%I", "%M", "%S", "%f", "%p", "%X", "%c", "%T", "%R")
 _COMPACT_ROWS = 1 << 20  # identities kept before duplicates are dropped
 #: What ``str.strip`` strips (every character whose ``isspace()`` is true), for SQL.
@@ -119,11 +119,13 @@ class DuckDBTreatment:
     search and the output use. :meth:`prepare` reads the distinct values named by
     :attr:`unread` once (the engine's first scan, or its histogram's); :meth:`select`
     gives the treated table's SQL over a scan; :meth:`check` refuses pseudonyms that
-    met, after a write, and completes the record.
+    met, after a write, and completes the record. ``random_key``: the release's key of
+    random replacements (one for all tables of a linked release), else drawn here.
     """
 
     def __init__(self, plan: IdentifierPlan, key: PseudonymKey | None,
-                 definition: DataDefinition) -> None:
+                 definition: DataDefinition, random_key: PseudonymKey | None = None
+                 ) -> None:
         plan.check(definition)
         if plan.needs_key and key is None:
             raise ConfigurationError(
@@ -136,7 +138,8 @@ class DuckDBTreatment:
         self._namespaces = {t.namespace: _Identities(t.format) for t in plan.of_kind(PSEUDONYM)}
         self._random = {t.attribute: _Identities(t.format) for t in plan.of_kind(RANDOM)}
         # drawn for this run and never kept, so no two runs share a replacement
-        self._random_key = PseudonymKey(secrets.token_bytes(32)) if self._random else None
+        self._random_key = random_key or (PseudonymKey(secrets.token_bytes(32))
+                                          if self._random else None)
         self._masks = {t.attribute: _Masks(t.rule, plan.mask_character)
                        for t in plan.of_kind(MASK)}
         self._dates: dict[str, _DateTable] = {}
@@ -299,7 +302,7 @@ class DuckDBTreatment:
             yield (t, self.key, f"{PSEUDONYM_LABEL}\0{t.namespace}",
                    self._namespaces[t.namespace], names)
         for t in self.plan.of_kind(RANDOM):
-            yield (t, self._random_key, f"{_RANDOM_LABEL}\0{t.attribute}",
+            yield (t, self._random_key, f"{RANDOM_LABEL}\0{t.attribute}",
                    self._random[t.attribute], f"'{t.attribute}'")
 
     def _register(self, connection: Any, name: str, function: Any,
