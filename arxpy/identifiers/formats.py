@@ -74,11 +74,12 @@ class PseudonymFormat:
                                                                          strict=True)],
                         dtype=object)
 
-    def check_values(self, values: np.ndarray, attribute: str) -> None:
-        """Refuse values this format cannot follow (``digits`` of a very long value)."""
+    def check_values(self, values: np.ndarray, names: str) -> None:
+        """Refuse values this format cannot follow (``digits`` of a very long value);
+        ``names``: the attributes as the message names them, quoted (``'a', 'b'``)."""
         if self.kind == DIGITS and len(values) and max(map(len, values)) > MAX_DIGITS:
             raise ConfigurationError(
-                f"Some values of '{attribute}' are longer than {MAX_DIGITS} characters, "
+                f"Some values of {names} are longer than {MAX_DIGITS} characters, "
                 "beyond what the 'digits' format can follow; use hex:N or prefix:P.")
 
     def suggestion(self, distinct: int) -> str:
