@@ -422,3 +422,35 @@ def test_the_memory_engine_treats_a_parquet_files_identifiers(tmp_path):
     assert out["d.parquet"][0] == 0 and out["d.parquet"][1] == out["d.csv"][1]
     assert b"P-1" not in out["d.parquet"][1] and b"2021-01-01" not in out["d.parquet"][1]
     assert out["d.parquet"][2]["identifiers"] == out["d.csv"][2]["identifiers"]
+
+
+def test_random_replacements_beyond_their_format_are_refused_in_memorys_words(tmp_path):
+    # 20 distinct values in hex:1's 16: memory's "too few values", not "values that met"
+    (tmp_path / "k.key").write_bytes(bytes(32))
+    (tmp_path / "d.csv").write_text("mrn;age\n" + "".join(f"M{i};2{i % 2}\n"
+                                                          for i in range(20)))
+    (tmp_path / "age.csv").write_text("20;2*\n21;2*\n")
+    args = ["anonymize", "--data", str(tmp_path / "d.csv"), "--hierarchy",
+            f"age={tmp_path / 'age.csv'}", "--k", "2", "--replace-random", "mrn",
+            "--pseudonym-format", "hex:1"]
+    memory, duck = (run_engine(args, engine, tmp_path / f"{engine}.csv",
+                               tmp_path / f"{engine}.json") for engine in ("memory", "duckdb"))
+    assert memory[0] == duck[0] == 2 and duck[1] is None
+    assert duck[3] == memory[3] and "hex:1 has too few values for the 20 distinct" in duck[3]
+
+
+def test_values_too_long_for_digits_name_the_namespace_memory_names(tmp_path):
+    # Namespace x (a, c) comes first and c holds a value too long; so does b (namespace
+    # y). Memory checks namespace by namespace and names 'a', 'c'; DuckDB named the
+    # first attribute of the plan holding one, 'b'.
+    (tmp_path / "k.key").write_bytes(bytes(32))
+    (tmp_path / "d.csv").write_text(f"a;b;c;age\n1;{'2' * 71};3;20\n4;5;{'6' * 71};21\n")
+    (tmp_path / "age.csv").write_text("20;2*\n21;2*\n")
+    args = ["anonymize", "--data", str(tmp_path / "d.csv"), "--hierarchy",
+            f"age={tmp_path / 'age.csv'}", "--k", "2", "--key-file", str(tmp_path / "k.key"),
+            "--pseudonymize", "a=x", "--pseudonymize", "b=y", "--pseudonymize", "c=x",
+            "--pseudonym-format", "digits"]
+    memory, duck = (run_engine(args, engine, tmp_path / f"{engine}.csv",
+                               tmp_path / f"{engine}.json") for engine in ("memory", "duckdb"))
+    assert memory[0] == duck[0] == 2 and duck[1] is None
+    assert duck[3] == memory[3] and "values of 'a', 'c' are longer" in duck[3]
