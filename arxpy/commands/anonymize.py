@@ -410,7 +410,12 @@ def _run_with(engine: Any, args: argparse.Namespace, identifiers: IdentifierOpti
         source = RecordSource.of_file(args.data, delimiter=args.delimiter,
                                       encoding=args.encoding)
         definition, hierarchies, settings = load_configuration(args, engine.columns(source))
-        treatment = identifiers.engine_treatment(definition)
+        if engine.name == "memory":  # a Parquet file, read whole: treated as in memory
+            frame, definition = identifiers.apply(engine.table(source), definition,
+                                                  hierarchies)
+            source = RecordSource.of_frame(frame)
+        else:
+            treatment = identifiers.engine_treatment(definition)
         if treatment is not None:  # treated as DuckDB reads the records
             source = dataclasses.replace(source, treatment=treatment)
             definition = treatment.definition

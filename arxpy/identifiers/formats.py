@@ -74,12 +74,28 @@ class PseudonymFormat:
                                                                          strict=True)],
                         dtype=object)
 
-    def check_values(self, values: np.ndarray, attribute: str) -> None:
-        """Refuse values this format cannot follow (``digits`` of a very long value)."""
-        if self.kind == DIGITS and len(values) and max(map(len, values)) > MAX_DIGITS:
-            raise ConfigurationError(
-                f"Some values of '{attribute}' are longer than {MAX_DIGITS} characters, "
-                "beyond what the 'digits' format can follow; use hex:N or prefix:P.")
+    def check_values(self, values: np.ndarray, names: str) -> None:
+        """Refuse values this format cannot follow (``digits`` of a very long value);
+        ``names``: the attributes as the message names them, quoted (``'a', 'b'``)."""
+        if self.too_long(values).any():
+            raise self.too_long_refusal(names)
+
+    def too_long(self, values: np.ndarray) -> np.ndarray:
+        """Which values are too long for this format (``digits`` only)."""
+        if self.kind != DIGITS:
+            return np.zeros(len(values), dtype=bool)
+        return np.fromiter(map(len, values), dtype=np.int64, count=len(values)) > MAX_DIGITS
+
+    @staticmethod
+    def too_long_refusal(names: str) -> ConfigurationError:
+        return ConfigurationError(
+            f"Some values of {names} are longer than {MAX_DIGITS} characters, "
+            "beyond what the 'digits' format can follow; use hex:N or prefix:P.")
+
+    @property
+    def capacity(self) -> int | None:
+        """How many distinct pseudonyms the format has (None: ``digits``, by length)."""
+        return None if self.kind == DIGITS else (16 if self.kind == HEX else 10) ** self.length
 
     def suggestion(self, distinct: int) -> str:
         """A format with room for ``distinct`` values: a collision chance below 10^-6."""

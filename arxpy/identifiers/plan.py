@@ -359,6 +359,12 @@ def _random_replacements(values: np.ndarray, fmt: PseudonymFormat, attribute: st
         redrawn = fmt.render([secrets.token_bytes(32) for _ in range(int(again.sum()))],
                              values[again])
         out[again] = redrawn
-    raise ConfigurationError(
-        f"The format {fmt} has too few values for the {len(values)} distinct values of "
-        f"'{attribute}'; use a longer one, e.g. {fmt.suggestion(len(values))}.")
+    raise too_few_values(fmt, len(values), attribute)
+
+
+def too_few_values(fmt: PseudonymFormat, distinct: int, attribute: str
+                   ) -> ConfigurationError:
+    """The refusal of random replacements that ``fmt`` cannot draw apart."""
+    return ConfigurationError(
+        f"The format {fmt} has too few values for the {distinct} distinct values of "
+        f"'{attribute}'; use a longer one, e.g. {fmt.suggestion(distinct)}.")

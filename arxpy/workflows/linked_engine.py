@@ -264,6 +264,7 @@ class EngineLinkedRelease:
                                     judged.random_key)
         released = dataclasses.replace(source, treatment=ReleasedPatientsOnly(
             treatment, events.link_column, self.kept))
+        self._check_suppressed(source, treatment, projection.plan)
         plan = OutputPlan(columns=projection.released, labels={}, suppressed=pd.DataFrame(),
                           shuffle_seed=shuffle_seed)
         with treatment.failures():
@@ -271,6 +272,23 @@ class EngineLinkedRelease:
         treatment.check(summary.path)  # pseudonyms that met: refused, file removed
         self.released_records[name] = summary.records
         return summary.path
+
+    def _check_suppressed(self, source: RecordSource, treatment: Any,
+                          plan: IdentifierPlan) -> None:
+        """Pseudonyms and random replacements of the suppressed patients' rows, computed
+        and discarded: the memory path treats every row before the view is judged, so
+        their values are checked too (too long for ``digits``, pseudonyms that met)."""
+        from arxpy.engine.backends.duckdb_events import ReleasedPatientsOnly
+        from arxpy.identifiers import PSEUDONYM, RANDOM
+
+        link = self.judged.events.link_column
+        keyed = [t.attribute for t in plan.treatments
+                 if t.kind in (PSEUDONYM, RANDOM) and t.attribute != link]
+        if keyed:  # the link column's values are the patient table's, treated there
+            others = dataclasses.replace(source, treatment=ReleasedPatientsOnly(
+                treatment, link, self.kept, others=True))
+            with treatment.failures():
+                self.judged.events.engine.histogram(others, keyed)
 
     def record(self, files: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The report's ``linked``, as :meth:`LinkedRelease.record` gives it (after

@@ -35,10 +35,12 @@ def _identifier(name: str) -> str:
 class ReleasedPatientsOnly:
     """A record source's treatment (``treatment``: a ``DuckDBTreatment`` of the event
     table) applied to the rows whose ``link`` value is one of ``released`` (the released
-    patients' original identifiers); the rest are not read further."""
+    patients' original identifiers); the rest are not read further. ``others``: to the
+    rest instead (the suppressed patients' rows, whose values the treatment checks)."""
 
-    def __init__(self, treatment: Any, link: str, released: Sequence[str]) -> None:
-        self.treatment, self.link = treatment, link
+    def __init__(self, treatment: Any, link: str, released: Sequence[str],
+                 others: bool = False) -> None:
+        self.treatment, self.link, self.others = treatment, link, others
         self.released = pd.Series(released, dtype=object).astype(str)
 
     def __getattr__(self, name: str) -> Any:
@@ -63,7 +65,8 @@ class ReleasedPatientsOnly:
         connection.create_function(_FUNCTION, member, [UBIGINT, VARCHAR], BOOLEAN,
                                    type="arrow")
         text = f"COALESCE(CAST({_identifier(self.link)} AS VARCHAR), '')"
-        return f"(SELECT * FROM {scan} WHERE {_FUNCTION}(hash({text}), {text}))"
+        negated = "NOT " if self.others else ""
+        return f"(SELECT * FROM {scan} WHERE {negated}{_FUNCTION}(hash({text}), {text}))"
 
 
 class FirstDays:

@@ -69,6 +69,7 @@ from arxpy.identifiers.plan import (
     IdentifierPlan,
     Treatment,
     _refuse_collisions,
+    too_few_values,
 )
 from arxpy.lattice.kernels import first_seen, unsure_texts
 
@@ -270,7 +271,7 @@ class DuckDBTreatment:
         """Pseudonyms and random replacements: rendered from each record's MAC, or the
         patient attribute's looked up; identities handed to their namespace."""
         shift, connection = self.plan.date_shift, query.connection
-        for i, (t, key, label, identities, names) in enumerate(self._keyed()):
+        for i, (t, key, label, identities, _names) in enumerate(self._keyed()):
             text = _text(t.attribute)
             if self._patients is not None and t.attribute == shift.patient:
                 query.final[t.attribute] = query.chunk.released(_LookedUp(
@@ -282,7 +283,7 @@ class DuckDBTreatment:
                     query.chunk.input(text, "VARCHAR")), t.attribute)
                 continue
             mac = query.mac(key, label, text)
-            long = self._register(connection, f"arxpy_long_{i}", _LongNumbers(t.format, names),
+            long = self._register(connection, f"arxpy_long_{i}", _LongNumbers(t.format, identities),
                                   ["VARCHAR", "VARCHAR"], "VARCHAR")
             shown = query.unused(f"arxpy_pseudonym_{i}")
             query.derived[shown] = _rendered(t.format, mac, text, long)
@@ -353,11 +354,23 @@ class DuckDBTreatment:
         kept = {names: identities for _, _, _, identities, names in self._keyed()}
         for names, identities in kept.items():
             try:
+                if identities.too_long:
+                    raise identities.fmt.too_long_refusal(names)
+                self._refuse_too_few(names, identities)
                 identities.refuse_collisions(names)
             except ConfigurationError:
                 if written is not None:
                     Path(written).unlink(missing_ok=True)
                 raise
+
+
+    def _refuse_too_few(self, names: str, identities: _Identities) -> None:
+        """Random replacements more than their format has: the memory engine's refusal
+        (where it would draw again in vain) rather than the one of values that met."""
+        random = next((a for a, i in self._random.items() if i is identities), None)
+        capacity = identities.fmt.capacity
+        if random is not None and capacity is not None and capacity < identities.distinct():
+            raise too_few_values(identities.fmt, identities.distinct(), random)
 
 
 class _Query:
@@ -638,17 +651,24 @@ class _HexPseudonyms:
 class _LongNumbers:
     """An Arrow function: (hex digests, values) -> numbers longer than :data:`SQL_DIGITS`
     digits, rendered by :meth:`PseudonymFormat.render` (rare: ``prefix:P:N`` with a large
-    N, ``digits`` of long values)."""
+    N, ``digits`` of long values). A value too long for ``digits`` is left empty and
+    told to the namespace (``identities``), which refuses the run after the write, in
+    the memory engine's order of namespaces (a batch's first refusal would depend on
+    the threads)."""
 
-    def __init__(self, fmt: PseudonymFormat, names: str) -> None:
-        self.fmt, self.names = fmt, names
+    def __init__(self, fmt: PseudonymFormat, identities: _Identities) -> None:
+        self.fmt, self.identities = fmt, identities
 
     def __call__(self, macs: Any, values: Any) -> Any:
         import pyarrow as pa
 
         texts = np.array(_combined(values).to_pylist(), dtype=object)
-        self.fmt.check_values(texts, self.names)
         digests = [bytes.fromhex(m) for m in _combined(macs).to_pylist()]
+        long = self.fmt.too_long(texts)
+        if long.any():
+            self.identities.too_long = True
+            texts[long], digests = "", [b"" if x else d for x, d in zip(long, digests,
+                                                                       strict=True)]
         return pa.array(self.fmt.render(digests, texts), type=pa.string())
 
 
@@ -813,6 +833,7 @@ class _Identities:
         self._rows = 0
         self._compact_at = _COMPACT_ROWS  # grows with the distinct rows: linear time
         self._lock = threading.Lock()
+        self.too_long = False  # a value too long for the format was seen
 
     def add(self, rows: np.ndarray) -> None:
         """Keep ``rows``, an (n, 3) uint64 array of (MAC bits 64-127, identity high, low)."""
@@ -840,6 +861,11 @@ class _Identities:
         if first is not None:
             whole = whole[first]
         self._parts, self._rows = [whole], len(whole)
+
+    def distinct(self) -> int:
+        """How many distinct values were seen."""
+        self._compact()
+        return self._rows
 
     def refuse_collisions(self, names: str) -> None:
         first_words = np.concatenate([p[:, 1] for p in self._parts]) if self._parts else \

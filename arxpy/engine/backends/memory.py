@@ -104,6 +104,10 @@ class MemoryEngine:
             self._loaded = (key, self._read(source))
         return self._loaded[1]
 
+    def table(self, source: RecordSource) -> pd.DataFrame:
+        """The whole table as the engine reads it (cells as strings)."""
+        return self._frame(source)
+
     @staticmethod
     def _read(source: RecordSource, nrows: int | None = None) -> pd.DataFrame:
         if source.format == "parquet":
