@@ -291,3 +291,20 @@ def test_the_record_round_trips_and_names_removed_identifiers():
     assert record["key_fingerprint"] == KEY.fingerprint
     assert record["date_shift"]["range_days"] == [-7, 7]
     assert re.search("direct identification only", record["note"])
+
+
+def test_random_replacements_keyed_for_a_release_refuse_as_drawn_ones_do():
+    from arxpy.errors import ConfigurationError
+    from arxpy.identifiers import RANDOM, IdentifierPlan, PseudonymFormat, PseudonymKey, Treatment
+
+    frame = pd.DataFrame({"w": [f"w{i}" for i in range(20)] * 2})
+    plan = IdentifierPlan((Treatment("w", RANDOM, PseudonymFormat.parse("hex:1")),))
+    definition = DataDefinition.for_columns(["w"])
+    for random_key in (None, PseudonymKey(bytes(32))):  # 20 values, 16 replacements
+        with pytest.raises(ConfigurationError, match="too few values for the 20 distinct"):
+            plan.apply(frame, definition, random_key=random_key)
+    wide = IdentifierPlan((Treatment("w", RANDOM, PseudonymFormat.parse("hex:12")),))
+    one, two = (wide.apply(frame, definition, random_key=PseudonymKey(bytes([b]) * 32))
+                .frame["w"] for b in (1, 2))
+    assert one.nunique() == 20 and one[:20].tolist() == one[20:].tolist()
+    assert not set(one) & set(two)  # another release's key: other replacements

@@ -280,6 +280,8 @@ class IdentifierPlan:
                 drawn = _random_replacements(d.present, t.format, t.attribute)
             else:  # as the DuckDB engine draws them: two values meeting refuse the run
                 values = np.asarray(d.present, dtype=object)
+                if t.format.capacity is not None and t.format.capacity < len(values):
+                    raise too_few_values(t.format, len(values), t.attribute)
                 drawn = t.format.render(random_key.digests(
                     f"{RANDOM_LABEL}\0{t.attribute}", values), values)
                 _refuse_collisions(drawn, t.format, name)

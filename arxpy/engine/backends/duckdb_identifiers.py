@@ -363,7 +363,6 @@ class DuckDBTreatment:
                     Path(written).unlink(missing_ok=True)
                 raise
 
-
     def _refuse_too_few(self, names: str, identities: _Identities) -> None:
         """Random replacements more than their format has: the memory engine's refusal
         (where it would draw again in vain) rather than the one of values that met."""
