@@ -58,6 +58,16 @@ def test_single_quote_character_detected_when_fields_open_with_it(tmp_path):
     assert read_csv(path)["name"].tolist() == ["Smith, J", "Doe, A"]
 
 
+def test_a_value_that_merely_starts_with_an_apostrophe_keeps_it(tmp_path):
+    # Written with '"' quoting, where no field needed quotes: ' must not be taken for the
+    # quote character, which would strip the apostrophes ('single' read as single).
+    path = _write(tmp_path, "pid,name,town\n1,'single',Ulm\n2,'t Hooft,Bonn\n3,Ann,Jena\n")
+    assert sniff_csv(path).quotechar == '"'
+    assert read_csv(path)["name"].tolist() == ["'single'", "'t Hooft", "Ann"]
+    quoted = _write(tmp_path, "name,town\n'Smith','Ulm'\n'Doe','Bonn'\n", "q.csv")
+    assert sniff_csv(quoted).quotechar == "'"  # every field quoted so: its quoting style
+
+
 def test_apostrophes_inside_words_do_not_change_the_quote_character(tmp_path):
     path = _write(tmp_path, 'name,remark\nO\'Brien,"it\'s, fine"\nAnn,ok\n')
     fmt = sniff_csv(path)

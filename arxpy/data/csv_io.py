@@ -98,7 +98,8 @@ def sniff_csv(
 
     Settings passed explicitly are kept and the others are detected given them:
     encoding (byte order mark, else UTF-8, else cp1252, else latin-1), quote character
-    (``'`` only if fields open with it and none with ``"``), delimiter (the candidate
+    (``'`` only if fields open with it, none with ``"``, and its quotes parse cleanly
+    and hold a delimiter or open half the fields: :func:`_detect_quote`), delimiter (the candidate
     under which quotes parse cleanly and most records have the same number of fields,
     at least two; see :func:`_detect_delimiter` for ties) and header
     (no header if a first-row cell is a number or date, or also occurs below it in its
@@ -574,12 +575,24 @@ def _open_quote_at_end(reader: Iterator[list[str]]) -> bool:
 
 
 def _detect_quote(text: str, delimiter: str) -> str:
-    """``'`` only if some field opens with it and none opens with ``"``."""
+    """``'`` only if some field opens with it, none opens with ``"``, and the quotes do
+    work: they hold a delimiter or a line break (the records split otherwise under
+    ``"``), or they open at least half of the fields. A value that merely starts with an
+    apostrophe (``'t Hooft``, ``'single'``) keeps it: under ``'`` it would lose it."""
     def openings(quote: str) -> int:
         pattern = f"(?:^|{re.escape(delimiter)}){re.escape(quote)}"
         return len(re.findall(pattern, text, re.MULTILINE))
 
-    return "'" if openings("'") and not openings('"') else '"'
+    single = openings("'")
+    if not single or openings('"'):
+        return '"'
+    by_single, clean = _sample_records(text, delimiter, "'", True)
+    if not clean:  # an apostrophe that opens a value but never closes it
+        return '"'
+    by_double = _sample_records(text, delimiter, '"', True)[0]
+    if [len(r) for r in by_single] != [len(r) for r in by_double]:
+        return "'"
+    return "'" if 2 * single >= sum(len(r) for r in by_double) else '"'
 
 
 def _detect_delimiter(text: str, quotechar: str | None, complete: bool) -> str:
