@@ -104,6 +104,17 @@ def test_duckdb_leaves_the_reidentification_table_to_memory_and_spark_refuses(wa
                                "--reidentification-table", str(ward / "trusted" / "t.bin"),
                                "--passphrase-file", str(ward / "pass.txt"))) == 2
     assert "--reidentification-table runs with --engine memory" in capsys.readouterr().err
+    import pandas as pd  # a Parquet file read in memory: the table says what to do instead
+
+    parquet = ward / "data.parquet"
+    pd.read_csv(ward / "data.csv", sep=";", dtype=str).to_parquet(parquet)
+    args = anonymize_args(ward, "--pseudonymize", "pid", "--reidentification-table",
+                          str(ward / "trusted" / "t.bin"), "--passphrase-file",
+                          str(ward / "pass.txt"))
+    args[args.index("--data") + 1] = str(parquet)
+    assert main(args) == 2
+    assert "not from Parquet; convert the file to CSV" in capsys.readouterr().err
+    assert not (ward / "trusted" / "t.bin").exists()
     assert main(anonymize_args(ward, "--pseudonymize", "pid", "--engine", "spark")) == 2
     assert "leave out --engine spark" in capsys.readouterr().err
 

@@ -126,6 +126,10 @@ class IdentifierOptions:
             raise ConfigurationError(
                 "Identifier treatments and date shifts run with --engine memory or duckdb; "
                 "leave out --engine spark.")
+        if self.reidentification is not None and engine == "memory":  # a Parquet file
+            raise ConfigurationError(
+                "--reidentification-table reads its originals from a CSV file or a project, "
+                "not from Parquet; convert the file to CSV or leave out the table.")
         if self.reidentification is not None:
             raise ConfigurationError(
                 "--reidentification-table runs with --engine memory (the table holds every "
