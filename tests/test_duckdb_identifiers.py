@@ -80,6 +80,21 @@ def test_a_treatment_refusing_inside_the_release_is_the_users_error_and_writes_n
     assert not output.exists() and not list(ward.glob("*.tmp*"))
 
 
+def test_a_placeholder_date_a_shift_would_move_past_9999_is_refused_alike(ward, capsys):  # noqa: F811
+    lines = (ward / "data.csv").read_text().splitlines()
+    cells = lines[5].split(";")
+    cells[5] = "9999-12-31"  # an open end date
+    lines[5] = ";".join(cells)
+    (ward / "data.csv").write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    runs = _both(ward, "--pseudonymize", "pid", "--date-shift", "discharged",
+                 "--shift-days", "20", "--patient", "pid")
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert [status for status, _, _ in runs.values()] == [2, 2]
+    assert errors[0] == errors[1] and "1 distinct dates of 'discharged' lie within 20 days " \
+        "of the years 1000 or 9999" in errors[0]
+
+
 def test_duckdb_refuses_what_memory_refuses_in_the_same_words(ward, capsys):  # noqa: F811
     capsys.readouterr()
     # 40 patients, 10 numbers: pseudonyms meet.

@@ -84,7 +84,8 @@ def shift_dates(frame: pd.DataFrame, shift: DateShift, key: PseudonymKey,
     codes, patients = pd.factorize(frame[shift.patient].astype(str), sort=False)
     offsets = patient_offsets(key, [str(p) for p in patients], shift.days)[codes]
     return {name: _shift_column(frame[name], offsets,
-                                date_format_of(frame[name], data_types.get(name), name))
+                                date_format_of(frame[name], data_types.get(name), name),
+                                shift.days)
             for name in shift.attributes}
 
 
@@ -104,22 +105,50 @@ def date_format_of(values: pd.Series, declared: DataType | None, attribute: str)
     return date_format
 
 
-def shiftable_dates(distinct: pd.Series, date_format: str) -> np.ndarray:
+def shiftable_dates(distinct: pd.Series, date_format: str, days: int | None = None
+                    ) -> np.ndarray:
     """The dates (datetime64, NaT where missing) of the distinct values of a column to
-    shift, named by the Series; refuses values that are not dates in ``date_format``."""
+    shift, named by the Series; refuses values that are not dates in ``date_format`` and,
+    with ``days`` (the shift range), dates a shift could move out of four-digit years."""
     date_type = DataType(DataKind.DATE, date_format)
     bad = validate_values(distinct, date_type)
     if bad:  # counted, not listed: the values may identify someone
         raise ConfigurationError(
             f"{len(bad)} distinct values of '{distinct.name}' are not dates in the format "
             f"{date_format}; correct them or declare the format they have.")
-    return parse_values(distinct, date_type)
+    dates = parse_values(distinct, date_type)
+    if days is not None:
+        _refuse_beyond_years(dates, days, str(distinct.name))
+    return dates
 
 
-def _shift_column(values: pd.Series, offsets: np.ndarray, date_format: str) -> pd.Series:
+#: The first and last day a shifted date may fall on: its year keeps four digits, as the
+#: column's format writes them (strftime pads no further, and has no year 10000).
+_FIRST_DAY, _LAST_DAY = np.datetime64("1000-01-01", "D"), np.datetime64("9999-12-31", "D")
+
+
+def _refuse_beyond_years(dates: np.ndarray, days: int, attribute: str) -> None:
+    """Refuse dates within ``days`` of the years 1000 and 9999, which a shift could move
+    out of the format (whichever their patients' offsets: every engine refuses alike)."""
+    day = dates.astype("datetime64[D]")
+    day = day[~np.isnat(day)]
+    near = (day < _FIRST_DAY + np.timedelta64(days, "D")) | \
+        (day > _LAST_DAY - np.timedelta64(days, "D"))
+    if near.any():  # counted, not listed
+        raise ConfigurationError(
+            f"{int(near.sum())} distinct dates of '{attribute}' lie within {days} days of "
+            "the years 1000 or 9999 (a placeholder such as 9999-12-31?): shifted, they "
+            "could leave the four-digit year. Replace them with an empty cell or correct "
+            "them.")
+
+
+def _shift_column(values: pd.Series, offsets: np.ndarray, date_format: str,
+                  days: int | None = None) -> pd.Series:
+    """``values`` (dates in ``date_format``) moved by ``offsets`` days; ``days``: the
+    shift range, for :func:`shiftable_dates`' check (None: checked before)."""
     codes, uniques = pd.factorize(values, sort=False)
     distinct = pd.Series(uniques, dtype=object, name=values.name)
-    dates = shiftable_dates(distinct, date_format)[codes]
+    dates = shiftable_dates(distinct, date_format, days)[codes]
     shifted = dates + offsets.astype("timedelta64[D]")
     present = ~np.isnat(shifted)
     days, positions = pd.factorize(shifted[present].astype(np.int64), sort=False)

@@ -128,7 +128,7 @@ def _first_years(aggregate: EventAggregate, events: EventFiles, ids: pd.Series,
     distinct = pd.Series(events.engine.distinct_values(source, [date])[date], dtype=object,
                          name=date)
     if shift_days:  # read as the shift reads them (its format, its refusals)
-        dates = shiftable_dates(distinct, date_format_of(distinct, None, date))
+        dates = shiftable_dates(distinct, date_format_of(distinct, None, date), shift_days)
     else:
         dates = parse_values(distinct, aggregate.date_type(distinct))
     days = dates.astype("datetime64[D]")

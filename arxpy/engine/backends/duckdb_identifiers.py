@@ -896,7 +896,7 @@ class _DateTable:
     def __init__(self, distinct: pd.Series, date_format: str, days: int) -> None:
         self.date_format = date_format
         # validates every distinct value, as the memory engine does (refused with a count)
-        _shift_column(distinct, np.ones(len(distinct), np.int64), date_format)
+        _shift_column(distinct, np.ones(len(distinct), np.int64), date_format, days)
         self._found = None if any(d in date_format for d in _TIME_DIRECTIVES) else \
             _hash_index(distinct.tolist())
         self.by_day = self._found is not None  # else (or two dates sharing a hash) per batch
