@@ -95,6 +95,20 @@ def test_a_placeholder_date_a_shift_would_move_past_9999_is_refused_alike(ward, 
         "of the years 1000 or 9999" in errors[0]
 
 
+def test_a_missing_date_the_hierarchy_lacks_is_not_called_a_shifted_date(ward, capsys):  # noqa: F811
+    lines = (ward / "data.csv").read_text().splitlines()
+    cells = lines[5].split(";")
+    cells[4] = "NA"  # admitted, a quasi-identifier whose hierarchy holds dates only
+    lines[5] = ";".join(cells)
+    (ward / "data.csv").write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    runs = _both(ward, "--pseudonymize", "pid", *SHIFT)
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert [status for status, _, _ in runs.values()] == [2, 2]
+    assert errors[0] == errors[1] and "shifted dates" not in errors[0]
+    assert "1 value of the data is not in the hierarchy: 'NA'" in errors[0]
+
+
 def test_duckdb_refuses_what_memory_refuses_in_the_same_words(ward, capsys):  # noqa: F811
     capsys.readouterr()
     # 40 patients, 10 numbers: pseudonyms meet.

@@ -329,10 +329,12 @@ def _refuse_uncovered(shifted: Mapping[str, pd.Series], hierarchies: Mapping[str
         if name not in hierarchies:
             continue
         known = set(hierarchies[name].values)
-        missing = int((~pd.Series(pd.unique(values)).isin(known)).sum())
-        if missing:
+        distinct = pd.Series(pd.unique(values), dtype=object)
+        dates = distinct[~np.asarray(is_missing(distinct.tolist()), dtype=bool)]
+        lacking = int((~dates.isin(known)).sum())  # missing values: the hierarchy's check
+        if lacking:
             raise ConfigurationError(
-                f"The hierarchy of '{name}' lacks {missing} of the shifted dates; build it "
+                f"The hierarchy of '{name}' lacks {lacking} of the shifted dates; build it "
                 f"over a range reaching {days} days beyond the earliest and latest date of "
                 "the data (or every day of the years concerned).")
 
